@@ -1,0 +1,398 @@
+//! The label algebra of safesh (after the CFC seed, phase 1).
+//!
+//! A [`Label`] says how secret a value is and how far it can be trusted:
+//!
+//! * **confidentiality** is a conjunction (CNF) of [`Clause`]s; each clause is a
+//!   disjunction of [`Atom`]s naming who may read. More clauses = more secret.
+//!   The empty conjunction is *public*.
+//! * **integrity** is a set of [`Atom`]s vouching for the value (who wrote it, what
+//!   checked it). Fewer atoms = less trusted. [`Integrity::Top`] is the neutral
+//!   element ("nothing has tainted this yet").
+//! * **origins** is the set of places the bytes came from (files, the script, the
+//!   network). It only grows on a join, so a summary can always say where data came from.
+//!
+//! Combining data (concatenation, pipes, substitutions) takes the [`Label::join`]:
+//! confidentiality clauses are unioned, integrity is intersected, origins are unioned.
+
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// One fact about a value: a principal, a place, a provenance mark.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum Atom {
+    /// Text the agent wrote itself (the script, its literals).
+    Agent,
+    /// Input typed or approved by the human user.
+    User,
+    /// Bytes read from a file at this path.
+    File(String),
+    /// Bytes received from this network host.
+    Network(String),
+    /// A value taken from this environment variable.
+    Env(String),
+    /// A named secret class (e.g. `secret`, `github_token`).
+    Secret(String),
+    /// A space or tenant the value belongs to.
+    Space(String),
+    /// Produced by an external program run inside the sandbox.
+    Sandboxed(String),
+    /// Produced by an LLM (optionally naming the model).
+    LlmGenerated(String),
+    /// Vouched for by this endorser (a check, a human approval).
+    EndorsedBy(String),
+    /// Anything else, by name.
+    Custom(String),
+}
+
+impl fmt::Display for Atom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Atom::Agent => write!(f, "agent"),
+            Atom::User => write!(f, "user"),
+            Atom::File(p) => write!(f, "file:{p}"),
+            Atom::Network(h) => write!(f, "net:{h}"),
+            Atom::Env(n) => write!(f, "env:{n}"),
+            Atom::Secret(n) => write!(f, "secret:{n}"),
+            Atom::Space(s) => write!(f, "space:{s}"),
+            Atom::Sandboxed(p) => write!(f, "sandboxed:{p}"),
+            Atom::LlmGenerated(m) => write!(f, "llm:{m}"),
+            Atom::EndorsedBy(e) => write!(f, "endorsed:{e}"),
+            Atom::Custom(c) => write!(f, "{c}"),
+        }
+    }
+}
+
+/// A disjunction of atoms: a reader satisfying any one of them may read.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[serde(transparent)]
+pub struct Clause(pub BTreeSet<Atom>);
+
+impl Clause {
+    /// A clause of exactly one atom.
+    pub fn single(atom: Atom) -> Self {
+        Clause(BTreeSet::from([atom]))
+    }
+
+    /// A clause allowing any of `atoms`.
+    pub fn any_of(atoms: impl IntoIterator<Item = Atom>) -> Self {
+        Clause(atoms.into_iter().collect())
+    }
+}
+
+/// Confidentiality in conjunctive normal form: every clause must be satisfied.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[serde(transparent)]
+pub struct Confidentiality(pub BTreeSet<Clause>);
+
+impl Confidentiality {
+    /// No restriction: anyone may read.
+    pub fn public() -> Self {
+        Confidentiality(BTreeSet::new())
+    }
+
+    /// True when no clause restricts readers.
+    pub fn is_public(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Least upper bound: both sets of requirements hold.
+    pub fn join(&self, other: &Self) -> Self {
+        Confidentiality(self.0.union(&other.0).cloned().collect())
+    }
+
+    /// Greatest lower bound: only the requirements both share.
+    pub fn meet(&self, other: &Self) -> Self {
+        Confidentiality(self.0.intersection(&other.0).cloned().collect())
+    }
+
+    /// `self` may flow to a place labeled `other` when `other` is at least as
+    /// restrictive: every clause of `self` is implied by some clause of `other`
+    /// (a clause implies another when its atoms are a subset of the other's).
+    pub fn flows_to(&self, other: &Self) -> bool {
+        self.0
+            .iter()
+            .all(|c| other.0.iter().any(|o| o.0.is_subset(&c.0)))
+    }
+
+    /// True if any clause mentions `atom`.
+    pub fn mentions(&self, atom: &Atom) -> bool {
+        self.0.iter().any(|c| c.0.contains(atom))
+    }
+}
+
+/// Integrity: the atoms vouching for a value. `Top` vouches for everything and is
+/// the neutral element of a join.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Integrity {
+    /// Untainted: the identity of join (intersection).
+    Top,
+    /// Exactly these atoms vouch for the value.
+    Atoms(BTreeSet<Atom>),
+}
+
+impl Default for Integrity {
+    fn default() -> Self {
+        Integrity::Top
+    }
+}
+
+impl Integrity {
+    /// No atom vouches for the value.
+    pub fn none() -> Self {
+        Integrity::Atoms(BTreeSet::new())
+    }
+
+    /// Exactly one atom vouches for the value.
+    pub fn single(atom: Atom) -> Self {
+        Integrity::Atoms(BTreeSet::from([atom]))
+    }
+
+    /// Least upper bound (less trusted): intersection of atoms.
+    pub fn join(&self, other: &Self) -> Self {
+        match (self, other) {
+            (Integrity::Top, x) | (x, Integrity::Top) => x.clone(),
+            (Integrity::Atoms(a), Integrity::Atoms(b)) => {
+                Integrity::Atoms(a.intersection(b).cloned().collect())
+            }
+        }
+    }
+
+    /// Greatest lower bound (more trusted): union of atoms.
+    pub fn meet(&self, other: &Self) -> Self {
+        match (self, other) {
+            (Integrity::Top, _) | (_, Integrity::Top) => Integrity::Top,
+            (Integrity::Atoms(a), Integrity::Atoms(b)) => {
+                Integrity::Atoms(a.union(b).cloned().collect())
+            }
+        }
+    }
+
+    /// True if `atom` vouches for the value.
+    pub fn has(&self, atom: &Atom) -> bool {
+        match self {
+            Integrity::Top => true,
+            Integrity::Atoms(a) => a.contains(atom),
+        }
+    }
+
+    /// `self` is at least as trusted as `other` requires (superset of atoms).
+    pub fn at_least(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Integrity::Top, _) => true,
+            (Integrity::Atoms(_), Integrity::Top) => false,
+            (Integrity::Atoms(a), Integrity::Atoms(b)) => b.is_subset(a),
+        }
+    }
+}
+
+/// The label of a value: confidentiality, integrity and where it came from.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+pub struct Label {
+    /// Who may read it.
+    pub confidentiality: Confidentiality,
+    /// Who vouches for it.
+    pub integrity: Integrity,
+    /// Where its bytes came from (unioned on every join).
+    pub origins: BTreeSet<Atom>,
+}
+
+impl Label {
+    /// The neutral label: public, untainted, from nowhere. `x.join(&empty) == x`.
+    pub fn empty() -> Self {
+        Label::default()
+    }
+
+    /// Public, with no integrity and no provenance (the seed's `bottom()`).
+    pub fn bottom() -> Self {
+        Label {
+            confidentiality: Confidentiality::public(),
+            integrity: Integrity::none(),
+            origins: BTreeSet::new(),
+        }
+    }
+
+    /// Text the agent wrote in its script: public, vouched for by the agent.
+    pub fn agent() -> Self {
+        Label {
+            confidentiality: Confidentiality::public(),
+            integrity: Integrity::single(Atom::Agent),
+            origins: BTreeSet::from([Atom::Agent]),
+        }
+    }
+
+    /// Input from the human user: public, vouched for by the user.
+    pub fn user_input() -> Self {
+        Label {
+            confidentiality: Confidentiality::public(),
+            integrity: Integrity::single(Atom::User),
+            origins: BTreeSet::from([Atom::User]),
+        }
+    }
+
+    /// Bytes read from the file at `path` (classification rules may add secrecy).
+    pub fn from_file(path: impl Into<String>) -> Self {
+        let atom = Atom::File(path.into());
+        Label {
+            confidentiality: Confidentiality::public(),
+            integrity: Integrity::single(atom.clone()),
+            origins: BTreeSet::from([atom]),
+        }
+    }
+
+    /// Bytes received from `host`: untrusted, tagged with the host.
+    pub fn from_network(host: impl Into<String>) -> Self {
+        let atom = Atom::Network(host.into());
+        Label {
+            confidentiality: Confidentiality::public(),
+            integrity: Integrity::single(atom.clone()),
+            origins: BTreeSet::from([atom]),
+        }
+    }
+
+    /// Output of an LLM: untrusted.
+    pub fn llm_generated(model: impl Into<String>) -> Self {
+        let atom = Atom::LlmGenerated(model.into());
+        Label {
+            confidentiality: Confidentiality::public(),
+            integrity: Integrity::single(atom.clone()),
+            origins: BTreeSet::from([atom]),
+        }
+    }
+
+    /// A secret of class `name`: readable only by holders of `Secret(name)`.
+    pub fn secret(name: impl Into<String>) -> Self {
+        let atom = Atom::Secret(name.into());
+        Label {
+            confidentiality: Confidentiality(BTreeSet::from([Clause::single(atom)])),
+            integrity: Integrity::Top,
+            origins: BTreeSet::new(),
+        }
+    }
+
+    /// Least upper bound: the label of data derived from both.
+    pub fn join(&self, other: &Label) -> Label {
+        Label {
+            confidentiality: self.confidentiality.join(&other.confidentiality),
+            integrity: self.integrity.join(&other.integrity),
+            origins: self.origins.union(&other.origins).cloned().collect(),
+        }
+    }
+
+    /// Join `other` into `self` in place.
+    pub fn join_assign(&mut self, other: &Label) {
+        if other == &Label::empty() || self == other {
+            return;
+        }
+        *self = self.join(other);
+    }
+
+    /// Greatest lower bound.
+    pub fn meet(&self, other: &Label) -> Label {
+        Label {
+            confidentiality: self.confidentiality.meet(&other.confidentiality),
+            integrity: self.integrity.meet(&other.integrity),
+            origins: self.origins.intersection(&other.origins).cloned().collect(),
+        }
+    }
+
+    /// Join of many labels (`empty()` for none).
+    pub fn join_all<'a>(labels: impl IntoIterator<Item = &'a Label>) -> Label {
+        labels
+            .into_iter()
+            .fold(Label::empty(), |acc, l| acc.join(l))
+    }
+
+    /// Add integrity atoms (an endorsement by a check or a human).
+    pub fn endorse(&self, atoms: impl IntoIterator<Item = Atom>) -> Label {
+        let mut out = self.clone();
+        if let Integrity::Atoms(set) = &mut out.integrity {
+            set.extend(atoms);
+        }
+        out
+    }
+
+    /// Data labeled `self` may flow to a sink labeled `other`: confidentiality may
+    /// only grow and integrity may only shrink along a flow.
+    pub fn flows_to(&self, other: &Label) -> bool {
+        self.confidentiality.flows_to(&other.confidentiality)
+            && self.integrity.at_least(&other.integrity)
+    }
+
+    /// True if `atom` vouches for this value.
+    pub fn has_integrity(&self, atom: &Atom) -> bool {
+        self.integrity.has(atom)
+    }
+
+    /// True when the value carries any confidentiality requirement.
+    pub fn is_secret(&self) -> bool {
+        !self.confidentiality.is_public()
+    }
+}
+
+/// A value paired with its label.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize)]
+pub struct Labeled<T> {
+    /// The value.
+    pub value: T,
+    /// Its label.
+    pub label: Label,
+}
+
+impl<T> Labeled<T> {
+    /// Pair `value` with `label`.
+    pub fn new(value: T, label: Label) -> Self {
+        Labeled { value, label }
+    }
+
+    /// Transform the value, keeping the label.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Labeled<U> {
+        Labeled {
+            value: f(self.value),
+            label: self.label,
+        }
+    }
+}
+
+/// A short, model-facing summary of a label (used in results).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize)]
+pub struct LabelSummary {
+    /// `public` or `secret`.
+    pub confidentiality: String,
+    /// The secrecy atoms, if any.
+    pub secrets: Vec<String>,
+    /// Integrity atoms (`["*"]` when untainted).
+    pub integrity: Vec<String>,
+    /// Where the bytes came from.
+    pub origins: Vec<String>,
+}
+
+impl From<&Label> for LabelSummary {
+    fn from(l: &Label) -> Self {
+        let secrets: BTreeSet<String> = l
+            .confidentiality
+            .0
+            .iter()
+            .map(|c| {
+                c.0.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect();
+        LabelSummary {
+            confidentiality: if l.is_secret() { "secret" } else { "public" }.to_string(),
+            secrets: secrets.into_iter().collect(),
+            integrity: match &l.integrity {
+                Integrity::Top => vec!["*".to_string()],
+                Integrity::Atoms(a) => a.iter().map(ToString::to_string).collect(),
+            },
+            origins: l.origins.iter().map(ToString::to_string).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

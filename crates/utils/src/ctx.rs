@@ -1,0 +1,179 @@
+//! The context a utility runs in, and the host interface behind it.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Why a utility stopped before finishing on its own: the script was cancelled
+/// (timeout), or an inner command was refused. The payload is the host's own error
+/// value; the interpreter downcasts it back.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Interrupt(pub Box<dyn std::error::Error + Send + Sync>);
+
+/// What a utility returns: its exit status, or an interruption to propagate.
+pub type UtilResult = Result<i32, Interrupt>;
+
+/// How a file is opened for writing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteMode {
+    /// Create or truncate.
+    Truncate,
+    /// Create or append.
+    Append,
+    /// Create; fail if it exists.
+    CreateNew,
+}
+
+/// What the interpreter provides to utilities. Implementations record labels for
+/// every file read, check paths against the roots, and route inner commands through
+/// the same dispatch (and policy) as any command in the script.
+pub trait Host: Send + Sync {
+    /// Called before a file is read or a directory listed; joins the file's label
+    /// into the utility's output label. May refuse (`PermissionDenied`).
+    fn check_read(&self, path: &Path) -> io::Result<()>;
+    /// Called before any change to the filesystem at `path` (create, write, remove,
+    /// rename, chmod, mkdir, touch). May refuse (`PermissionDenied`).
+    fn check_write(&self, path: &Path) -> io::Result<()>;
+    /// Runs an inner command (from `xargs`, `find -exec`, ...) through the shell's
+    /// dispatch: functions, builtins, utilities, and later the policy and sandbox.
+    fn run(
+        &self,
+        argv: &[String],
+        cwd: &Path,
+        stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+    ) -> UtilResult;
+    /// True once the script has been cancelled (timeout); long loops should stop.
+    fn cancelled(&self) -> bool;
+    /// Sleeps up to `d`, returning early (with an interrupt) when cancelled.
+    fn sleep(&self, d: std::time::Duration) -> Result<(), Interrupt>;
+    /// How `name` would resolve in the shell (`function`, `builtin`, `utility`), if at all.
+    fn command_kind(&self, name: &str) -> Option<&'static str>;
+}
+
+/// Everything a utility needs to run.
+pub struct UtilCtx<'a> {
+    /// The full argv; `argv[0]` is the name the utility was called by.
+    pub argv: Vec<String>,
+    /// The working directory (absolute).
+    pub cwd: PathBuf,
+    /// The exported environment.
+    pub env: &'a BTreeMap<String, String>,
+    /// Standard input.
+    pub stdin: &'a mut dyn Read,
+    /// Standard output.
+    pub stdout: &'a mut dyn Write,
+    /// Standard error.
+    pub stderr: &'a mut dyn Write,
+    /// Files, labels, inner commands, cancellation.
+    pub host: &'a dyn Host,
+}
+
+impl UtilCtx<'_> {
+    /// The utility's name (argv[0]).
+    pub fn name(&self) -> &str {
+        self.argv.first().map(String::as_str).unwrap_or("")
+    }
+
+    /// The arguments after argv[0].
+    pub fn args(&self) -> &[String] {
+        self.argv.get(1..).unwrap_or(&[])
+    }
+
+    /// Resolves `p` against the working directory (no symlink resolution).
+    pub fn resolve(&self, p: impl AsRef<Path>) -> PathBuf {
+        let p = p.as_ref();
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.cwd.join(p)
+        }
+    }
+
+    /// Opens a file for reading (relative to cwd), recording its label.
+    pub fn open(&self, p: impl AsRef<Path>) -> io::Result<File> {
+        let path = self.resolve(p);
+        self.host.check_read(&path)?;
+        File::open(&path)
+    }
+
+    /// Reads a whole file (relative to cwd), recording its label.
+    pub fn read_file(&self, p: impl AsRef<Path>) -> io::Result<Vec<u8>> {
+        let mut f = self.open(p)?;
+        let mut buf = Vec::new();
+        f.read_to_end(&mut buf)?;
+        Ok(buf)
+    }
+
+    /// Opens a file for writing (relative to cwd) after the host allowed it.
+    pub fn create(&self, p: impl AsRef<Path>, mode: WriteMode) -> io::Result<File> {
+        let path = self.resolve(p);
+        self.host.check_write(&path)?;
+        let mut o = std::fs::OpenOptions::new();
+        o.write(true);
+        match mode {
+            WriteMode::Truncate => o.create(true).truncate(true),
+            WriteMode::Append => o.create(true).append(true),
+            WriteMode::CreateNew => o.create_new(true),
+        };
+        o.open(&path)
+    }
+
+    /// Checks read access to `p` (stat, readdir) and records its label; returns the resolved path.
+    pub fn check_read(&self, p: impl AsRef<Path>) -> io::Result<PathBuf> {
+        let path = self.resolve(p);
+        self.host.check_read(&path)?;
+        Ok(path)
+    }
+
+    /// Checks write access to `p` (mkdir, rm, mv, chmod, touch); returns the resolved path.
+    pub fn check_write(&self, p: impl AsRef<Path>) -> io::Result<PathBuf> {
+        let path = self.resolve(p);
+        self.host.check_write(&path)?;
+        Ok(path)
+    }
+
+    /// Writes `name: msg\n` to stderr (GNU style), ignoring write errors.
+    pub fn warn(&mut self, msg: impl std::fmt::Display) {
+        let name = self.name().to_string();
+        let _ = writeln!(self.stderr, "{name}: {msg}");
+    }
+
+    /// Reports an I/O error on `what` the way GNU tools do
+    /// (`cat: x: No such file or directory`).
+    pub fn warn_io(&mut self, what: impl std::fmt::Display, e: &io::Error) {
+        let msg = io_error_text(e);
+        self.warn(format_args!("{what}: {msg}"));
+    }
+
+    /// The exit status for a failed write to stdout: a closed pipe ends the
+    /// utility quietly with 141 (as SIGPIPE would); anything else is reported.
+    pub fn write_failed(&mut self, e: &io::Error) -> i32 {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            141
+        } else {
+            let msg = io_error_text(e);
+            self.warn(format_args!("write error: {msg}"));
+            1
+        }
+    }
+}
+
+/// The C library's wording for an I/O error (`No such file or directory`), without
+/// Rust's ` (os error 2)` suffix.
+pub fn io_error_text(e: &io::Error) -> String {
+    if let Some(code) = e.raw_os_error() {
+        // SAFETY: strerror returns a pointer to a static, NUL-terminated string.
+        let s = unsafe { std::ffi::CStr::from_ptr(libc::strerror(code)) };
+        return s.to_string_lossy().into_owned();
+    }
+    match e.kind() {
+        io::ErrorKind::NotFound => "No such file or directory".into(),
+        io::ErrorKind::PermissionDenied => "Permission denied".into(),
+        io::ErrorKind::AlreadyExists => "File exists".into(),
+        _ => e.to_string(),
+    }
+}

@@ -1,0 +1,150 @@
+//! A minimal [`Host`] for unit and differential tests of single utilities: no
+//! policy, real files, inner commands resolved from a given utility table.
+
+use crate::{Host, Interrupt, UtilCtx, UtilFn, UtilResult};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// A host that allows everything and runs inner commands from `table`.
+pub struct TestHost {
+    /// Utilities inner commands may call (for xargs / find -exec tests).
+    pub table: Vec<(&'static str, UtilFn)>,
+    /// The environment given to inner commands.
+    pub env: BTreeMap<String, String>,
+}
+
+impl Host for TestHost {
+    fn check_read(&self, _path: &Path) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn check_write(&self, _path: &Path) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn run(
+        &self,
+        argv: &[String],
+        cwd: &Path,
+        stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+    ) -> UtilResult {
+        let Some(name) = argv.first() else {
+            return Ok(0);
+        };
+        let Some((_, f)) = self.table.iter().find(|(n, _)| n == name) else {
+            let _ = writeln!(stderr, "{name}: command not found");
+            return Ok(127);
+        };
+        let mut ctx = UtilCtx {
+            argv: argv.to_vec(),
+            cwd: cwd.to_path_buf(),
+            env: &self.env,
+            stdin,
+            stdout,
+            stderr,
+            host: self,
+        };
+        f(&mut ctx)
+    }
+    fn cancelled(&self) -> bool {
+        false
+    }
+    fn sleep(&self, d: std::time::Duration) -> Result<(), Interrupt> {
+        std::thread::sleep(d);
+        Ok(())
+    }
+    fn command_kind(&self, name: &str) -> Option<&'static str> {
+        self.table.iter().any(|(n, _)| *n == name).then_some("utility")
+    }
+}
+
+/// What a utility produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    /// Exit status.
+    pub status: i32,
+    /// Bytes written to stdout.
+    pub stdout: Vec<u8>,
+    /// Bytes written to stderr.
+    pub stderr: Vec<u8>,
+}
+
+impl Output {
+    /// Stdout as (lossy) text.
+    pub fn out(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+}
+
+/// Runs utility `f` with `argv` in `cwd`, feeding `stdin`; inner commands come from `table`.
+pub fn run_util(
+    f: UtilFn,
+    argv: &[&str],
+    stdin: &[u8],
+    cwd: &Path,
+    table: &[(&'static str, UtilFn)],
+) -> Output {
+    let host = TestHost {
+        table: table.to_vec(),
+        env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]),
+    };
+    let mut input = stdin;
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let status = {
+        let mut ctx = UtilCtx {
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            cwd: cwd.to_path_buf(),
+            env: &host.env,
+            stdin: &mut input,
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+            host: &host,
+        };
+        f(&mut ctx).unwrap_or(125)
+    };
+    Output {
+        status,
+        stdout,
+        stderr,
+    }
+}
+
+/// Runs the real program `argv[0]` (the oracle) with the same inputs, in the C locale.
+pub fn run_real(argv: &[&str], stdin: &[u8], cwd: &Path) -> Output {
+    use std::process::{Command, Stdio};
+    let spawned = Command::new(argv[0])
+        .args(&argv[1..])
+        .current_dir(cwd)
+        .env("LC_ALL", "C")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let Ok(mut child) = spawned else {
+        return Output {
+            status: 127,
+            stdout: Vec::new(),
+            stderr: b"spawn failed".to_vec(),
+        };
+    };
+    if let Some(mut si) = child.stdin.take() {
+        let data = stdin.to_vec();
+        std::thread::spawn(move || {
+            let _ = si.write_all(&data);
+        });
+    }
+    match child.wait_with_output() {
+        Ok(o) => Output {
+            status: o.status.code().unwrap_or(128),
+            stdout: o.stdout,
+            stderr: o.stderr,
+        },
+        Err(_) => Output {
+            status: 128,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+        },
+    }
+}
