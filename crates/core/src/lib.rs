@@ -1,1 +1,20 @@
-//! Core.
+//! The safesh core: sessions, the interpreter, builtins, labeled streams and limits.
+//!
+//! Every face (CLI, MCP, JSON-RPC) runs scripts through [`Session::exec`]:
+//! parse the whole script ([`safesh_syntax`]), interpret it (`interp`), dispatch
+//! each simple command to a function, a builtin (`builtins`) or an in-process
+//! utility (`registry`, the `safesh-tools-*` crates), and collect a labeled result.
+
+pub mod builtins;
+pub mod error;
+pub mod io;
+pub mod limits;
+pub mod registry;
+pub mod session;
+
+mod host;
+mod interp;
+
+pub use error::{Details, ErrorCode, Refusal};
+pub use limits::Limits;
+pub use session::{ExecOutcome, InputSource, OutputTarget, Session, SessionOptions};

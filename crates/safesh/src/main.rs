@@ -1,1 +1,18 @@
-fn main() {}
+//! The `safesh` command line.
+//!
+//! ```text
+//! safesh -c SCRIPT [NAME [ARG…]]   run SCRIPT (streams like bash, exits with its status)
+//! safesh FILE [ARG…]               run a script file
+//! safesh                           run the script on stdin (when stdin is not a terminal)
+//! safesh run -- PROGRAM [ARG…]     run one command from an argv, no shell parsing
+//! options: --json (one result object on stdout), --output-mode merged|stdout|stderr|separate,
+//!          --timeout-ms N
+//! ```
+
+mod cli;
+mod json;
+
+fn main() {
+    let code = cli::main();
+    std::process::exit(code);
+}

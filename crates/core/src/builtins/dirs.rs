@@ -1,0 +1,148 @@
+//! Directory builtins: `cd`, `pwd`, `pushd`, `popd`.
+
+use super::{args_label, out};
+use crate::interp::expand::Field;
+use crate::interp::{Exec, Shell};
+use safesh_label::Label;
+use std::path::{Component, Path, PathBuf};
+
+/// Lexically normalizes `p` (`a/./b/../c` → `a/c`), as `cd` does without `-P`.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push("/");
+    }
+    out
+}
+
+fn change_dir(sh: &mut Shell, target: &str, label: &Label) -> bool {
+    let dest = normalize(&sh.cwd.join(target));
+    if let Err(r) = sh.check_read_path(&dest) {
+        sh.diag(format!("cd: {target}: {}", r.message));
+        return false;
+    }
+    match std::fs::metadata(&dest) {
+        Ok(m) if m.is_dir() => {
+            let old = sh.cwd.to_string_lossy().into_owned();
+            sh.cwd = dest;
+            let _ = sh.vars.set("OLDPWD", old, label.clone());
+            let _ = sh.vars.set("PWD", sh.cwd.to_string_lossy().into_owned(), label.clone());
+            true
+        }
+        Ok(_) => {
+            sh.diag(format!("cd: {target}: Not a directory"));
+            false
+        }
+        Err(e) => {
+            sh.diag(format!("cd: {target}: {}", safesh_utils::io_error_text(&e)));
+            false
+        }
+    }
+}
+
+pub(super) fn cd(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let args: Vec<&Field> = argv[1..].iter().filter(|f| !matches!(f.text.as_str(), "-L" | "-P" | "--")).collect();
+    if args.len() > 1 {
+        sh.diag("cd: too many arguments");
+        sh.set_status(1);
+        return Ok(());
+    }
+    let label = args_label(sh, argv);
+    let target = match args.first() {
+        None => {
+            let home = sh.var_str("HOME");
+            if home.is_empty() {
+                sh.diag("cd: HOME not set");
+                sh.set_status(1);
+                return Ok(());
+            }
+            home
+        }
+        Some(f) if f.text == "-" => {
+            let old = sh.var_str("OLDPWD");
+            if old.is_empty() {
+                sh.diag("cd: OLDPWD not set");
+                sh.set_status(1);
+                return Ok(());
+            }
+            out(sh, &format!("{old}\n"), &label);
+            old
+        }
+        Some(f) => f.text.clone(),
+    };
+    let ok = change_dir(sh, &target, &label);
+    sh.set_status(if ok { 0 } else { 1 });
+    Ok(())
+}
+
+pub(super) fn pwd(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let physical = argv.iter().any(|f| f.text == "-P");
+    let p = if physical {
+        std::fs::canonicalize(&sh.cwd).unwrap_or_else(|_| sh.cwd.clone())
+    } else {
+        sh.cwd.clone()
+    };
+    let label = args_label(sh, argv);
+    out(sh, &format!("{}\n", p.to_string_lossy()), &label);
+    sh.set_status(0);
+    Ok(())
+}
+
+fn print_stack(sh: &Shell, label: &Label) {
+    let mut parts = vec![sh.cwd.to_string_lossy().into_owned()];
+    parts.extend(sh.dir_stack.iter().rev().cloned());
+    let home = sh.var_str("HOME");
+    let parts: Vec<String> = parts
+        .into_iter()
+        .map(|p| match p.strip_prefix(&home) {
+            Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => format!("~{rest}"),
+            _ => p,
+        })
+        .collect();
+    out(sh, &format!("{}\n", parts.join(" ")), label);
+}
+
+pub(super) fn pushd(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let label = args_label(sh, argv);
+    let Some(target) = argv.get(1).map(|f| f.text.clone()) else {
+        sh.diag("pushd: no other directory");
+        sh.set_status(1);
+        return Ok(());
+    };
+    let here = sh.cwd.to_string_lossy().into_owned();
+    if change_dir(sh, &target, &label) {
+        sh.dir_stack.push(here);
+        print_stack(sh, &label);
+        sh.set_status(0);
+    } else {
+        sh.set_status(1);
+    }
+    Ok(())
+}
+
+pub(super) fn popd(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let label = args_label(sh, argv);
+    match sh.dir_stack.pop() {
+        Some(d) => {
+            let ok = change_dir(sh, &d, &label);
+            if ok {
+                print_stack(sh, &label);
+            }
+            sh.set_status(if ok { 0 } else { 1 });
+        }
+        None => {
+            sh.diag("popd: directory stack empty");
+            sh.set_status(1);
+        }
+    }
+    Ok(())
+}

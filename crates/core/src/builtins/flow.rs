@@ -1,0 +1,278 @@
+//! Control-flow builtins: `exit`, `return`, `break`, `continue`, `eval`, `source`,
+//! `trap`, `wait`, `test`, `true`, `false`, `:`.
+
+use super::{args_label, out, texts};
+use crate::error::Refusal;
+use crate::interp::expand::Field;
+use crate::interp::{Exec, Shell, Stop};
+
+pub(super) fn colon(sh: &mut Shell, _: &[Field]) -> Exec {
+    sh.set_status(0);
+    Ok(())
+}
+
+pub(super) fn true_(sh: &mut Shell, _: &[Field]) -> Exec {
+    sh.set_status(0);
+    Ok(())
+}
+
+pub(super) fn false_(sh: &mut Shell, _: &[Field]) -> Exec {
+    sh.set_status(1);
+    Ok(())
+}
+
+pub(super) fn umask(sh: &mut Shell, argv: &[Field]) -> Exec {
+    if argv.len() == 1 {
+        out(sh, "0022\n", &args_label(sh, argv));
+    }
+    sh.set_status(0);
+    Ok(())
+}
+
+pub(super) fn test(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let name = argv[0].text.clone();
+    let args = texts(&argv[1..]);
+    let label = args_label(sh, argv);
+    sh.pc.join_assign(&label);
+    let s = sh.eval_test_args(&args, &name);
+    sh.set_status(s);
+    Ok(())
+}
+
+fn loop_count(sh: &mut Shell, argv: &[Field], name: &str) -> Option<u32> {
+    match argv.get(1) {
+        None => Some(1),
+        Some(f) => match f.text.parse::<i64>() {
+            Ok(n) if n >= 1 => Some(n as u32),
+            _ => {
+                sh.diag(format!("{name}: {}: loop count out of range", f.text));
+                None
+            }
+        },
+    }
+}
+
+pub(super) fn break_(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let Some(n) = loop_count(sh, argv, "break") else {
+        sh.set_status(1);
+        return Ok(());
+    };
+    if sh.loop_depth == 0 {
+        sh.set_status(0);
+        return Ok(());
+    }
+    sh.set_status(0);
+    Err(Stop::Break(n.min(sh.loop_depth)))
+}
+
+pub(super) fn continue_(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let Some(n) = loop_count(sh, argv, "continue") else {
+        sh.set_status(1);
+        return Ok(());
+    };
+    if sh.loop_depth == 0 {
+        sh.set_status(0);
+        return Ok(());
+    }
+    sh.set_status(0);
+    Err(Stop::Continue(n.min(sh.loop_depth)))
+}
+
+fn status_arg(sh: &mut Shell, argv: &[Field], name: &str) -> Option<i32> {
+    match argv.get(1) {
+        None => Some(sh.last_status),
+        Some(f) => match f.text.trim().parse::<i64>() {
+            Ok(n) => Some((n & 0xff) as i32),
+            Err(_) => {
+                sh.diag(format!("{name}: {}: numeric argument required", f.text));
+                Some(2)
+            }
+        },
+    }
+}
+
+pub(super) fn exit(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let s = status_arg(sh, argv, "exit").unwrap_or(2);
+    sh.set_status(s);
+    Err(Stop::Exit)
+}
+
+pub(super) fn return_(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let s = status_arg(sh, argv, "return").unwrap_or(2);
+    if !sh.vars.in_function() && sh.source_depth == 0 {
+        sh.diag("return: can only `return' from a function or sourced script");
+        sh.set_status(1);
+        return Ok(());
+    }
+    sh.set_status(s);
+    Err(Stop::Return)
+}
+
+pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let text = texts(&argv[1..]).join(" ");
+    if text.trim().is_empty() {
+        sh.set_status(0);
+        return Ok(());
+    }
+    let label = args_label(sh, argv);
+    let script = match sh.parse_cached(&text) {
+        Ok(s) => s,
+        Err(r) => {
+            sh.diag(format!("eval: {}", r.message));
+            sh.set_status(2);
+            return Ok(());
+        }
+    };
+    if sh.call_depth >= sh.shared.limits.call_depth {
+        return Err(Refusal::limit("eval/source nesting", sh.shared.limits.call_depth, "call_depth").into());
+    }
+    // Code built from data runs with that data's label on the PC.
+    let saved_pc = sh.pc.clone();
+    sh.pc.join_assign(&label);
+    sh.call_depth += 1;
+    sh.set_status(0);
+    let r = sh.run_program(&script.program);
+    sh.call_depth -= 1;
+    sh.pc = saved_pc;
+    r
+}
+
+pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let Some(file) = argv.get(1) else {
+        sh.diag(format!("{}: filename argument required", argv[0].text));
+        sh.set_status(2);
+        return Ok(());
+    };
+    let path = sh.cwd.join(&file.text);
+    if let Err(r) = sh.check_read_path(&path) {
+        return Err(r.into());
+    }
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            sh.diag(format!("{}: {}", file.text, safesh_utils::io_error_text(&e)));
+            sh.set_status(1);
+            return Ok(());
+        }
+    };
+    let script = match sh.parse_cached(&text) {
+        Ok(s) => s,
+        Err(r) => {
+            sh.diag(format!("{}: {}", file.text, r.message));
+            sh.set_status(2);
+            return Ok(());
+        }
+    };
+    if sh.call_depth >= sh.shared.limits.call_depth {
+        return Err(Refusal::limit("eval/source nesting", sh.shared.limits.call_depth, "call_depth").into());
+    }
+    let saved_pos = if argv.len() > 2 {
+        Some(std::mem::replace(&mut sh.positional, texts(&argv[2..])))
+    } else {
+        None
+    };
+    let label = sh.file_label(&path);
+    let saved_pc = sh.pc.clone();
+    sh.pc.join_assign(&label);
+    sh.call_depth += 1;
+    sh.source_depth += 1;
+    sh.set_status(0);
+    let r = sh.run_program(&script.program);
+    sh.source_depth -= 1;
+    sh.call_depth -= 1;
+    sh.pc = saved_pc;
+    if let Some(p) = saved_pos {
+        sh.positional = p;
+    }
+    match r {
+        Err(Stop::Return) => Ok(()),
+        other => other,
+    }
+}
+
+pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let args = texts(&argv[1..]);
+    if args.is_empty() || args[0] == "-p" {
+        let mut names: Vec<_> = sh.traps.keys().cloned().collect();
+        names.sort();
+        let label = args_label(sh, argv);
+        for n in names {
+            if let Some(h) = sh.traps.get(&n) {
+                let line = format!("trap -- {} {n}\n", crate::interp::expand::shell_quote(h));
+                out(sh, &line, &label);
+            }
+        }
+        sh.set_status(0);
+        return Ok(());
+    }
+    let (handler, signals) = if args.len() == 1 {
+        (None, &args[..])
+    } else if args[0] == "-" {
+        (None, &args[1..])
+    } else {
+        (Some(args[0].clone()), &args[1..])
+    };
+    let mut status = 0;
+    for s in signals {
+        let name = match s.to_uppercase().trim_start_matches("SIG") {
+            "EXIT" | "0" => "EXIT".to_string(),
+            "ERR" => "ERR".to_string(),
+            "INT" | "TERM" | "HUP" | "QUIT" | "PIPE" | "USR1" | "USR2" | "RETURN" | "DEBUG" | "2"
+            | "15" | "1" | "3" | "13" => {
+                // Accepted for compatibility; safesh delivers no signals to scripts.
+                continue;
+            }
+            _ => {
+                sh.diag(format!("trap: {s}: invalid signal specification"));
+                status = 1;
+                continue;
+            }
+        };
+        match &handler {
+            Some(h) if !h.is_empty() || args.len() > 1 => {
+                sh.traps.insert(name, h.clone());
+            }
+            _ => {
+                sh.traps.remove(&name);
+            }
+        }
+    }
+    sh.set_status(status);
+    Ok(())
+}
+
+pub(super) fn wait(sh: &mut Shell, argv: &[Field]) -> Exec {
+    if argv.len() == 1 {
+        sh.wait_all();
+        sh.set_status(0);
+        return Ok(());
+    }
+    let mut status = 0;
+    for a in &argv[1..] {
+        let want = a.text.trim_start_matches('%');
+        let jobs = std::mem::take(&mut *crate::io::lock(&sh.jobs));
+        let mut rest = Vec::new();
+        let mut found = false;
+        for mut j in jobs {
+            let pid = crate::interp::expand::job_pid(sh.shared.pid, j.id).to_string();
+            if !found && (pid == want || j.id.to_string() == want) {
+                found = true;
+                if let Some(h) = j.handle.take() {
+                    status = h.join().unwrap_or(1);
+                }
+            } else {
+                rest.push(j);
+            }
+        }
+        crate::io::lock(&sh.jobs).extend(rest);
+        if !found {
+            sh.diag(format!("wait: pid {} is not a child of this shell", a.text));
+            status = 127;
+        }
+    }
+    if let Some(r) = crate::io::lock(&sh.shared.refusal).take() {
+        return Err(r.into());
+    }
+    sh.set_status(status);
+    Ok(())
+}

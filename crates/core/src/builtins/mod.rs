@@ -1,0 +1,117 @@
+//! Shell builtins: commands that change or inspect the shell itself (`cd`, `export`,
+//! `read`, `eval`, …) and wrappers (`env`, `timeout`, `command`, …) whose inner
+//! command goes back through the same dispatch as any other.
+//!
+//! To add a builtin: implement `fn(&mut Shell, &[Field]) -> Exec` in the module for its
+//! kind and add it to [`BUILTINS`].
+
+mod dirs;
+mod flow;
+mod read;
+mod vars;
+mod wrappers;
+
+use crate::interp::expand::Field;
+use crate::interp::{Exec, Shell};
+use safesh_label::Label;
+
+type BuiltinFn = fn(&mut Shell, &[Field]) -> Exec;
+
+/// Every builtin, by name.
+static BUILTINS: &[(&str, BuiltinFn)] = &[
+    (".", flow::source),
+    (":", flow::colon),
+    ("[", flow::test),
+    ("break", flow::break_),
+    ("builtin", wrappers::builtin),
+    ("cd", dirs::cd),
+    ("command", wrappers::command),
+    ("continue", flow::continue_),
+    ("declare", vars::declare),
+    ("env", wrappers::env),
+    ("eval", flow::eval),
+    ("exec", wrappers::exec),
+    ("exit", flow::exit),
+    ("export", vars::export),
+    ("false", flow::false_),
+    ("getopts", read::getopts),
+    ("hash", flow::colon),
+    ("ionice", wrappers::ionice),
+    ("let", vars::let_),
+    ("local", vars::local),
+    ("mapfile", read::mapfile),
+    ("nice", wrappers::nice),
+    ("nohup", wrappers::nohup),
+    ("popd", dirs::popd),
+    ("printf", read::printf),
+    ("pushd", dirs::pushd),
+    ("pwd", dirs::pwd),
+    ("read", read::read),
+    ("readarray", read::mapfile),
+    ("readonly", vars::readonly),
+    ("return", flow::return_),
+    ("set", vars::set),
+    ("setsid", wrappers::setsid),
+    ("shift", vars::shift),
+    ("shopt", vars::shopt),
+    ("source", flow::source),
+    ("stdbuf", wrappers::stdbuf),
+    ("taskset", wrappers::taskset),
+    ("test", flow::test),
+    ("time", wrappers::time),
+    ("timeout", wrappers::timeout),
+    ("trap", flow::trap),
+    ("true", flow::true_),
+    ("type", wrappers::type_),
+    ("typeset", vars::declare),
+    ("umask", flow::umask),
+    ("unset", vars::unset),
+    ("wait", flow::wait),
+];
+
+/// True if `name` is a shell builtin.
+pub(crate) fn is_builtin(name: &str) -> bool {
+    BUILTINS.binary_search_by(|(n, _)| n.cmp(&name)).is_ok()
+}
+
+/// The names of all builtins.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    BUILTINS.iter().map(|(n, _)| *n)
+}
+
+/// Runs builtin `argv[0]`.
+pub(crate) fn run(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let name = argv.first().map(|f| f.text.as_str()).unwrap_or("");
+    match BUILTINS.binary_search_by(|(n, _)| n.cmp(&name)) {
+        Ok(i) => (BUILTINS[i].1)(sh, argv),
+        Err(_) => {
+            sh.set_status(127);
+            Ok(())
+        }
+    }
+}
+
+/// The label of a builtin's output: the PC and its arguments.
+fn args_label(sh: &Shell, argv: &[Field]) -> Label {
+    argv.iter().fold(sh.pc.clone(), |l, a| l.join(&a.label))
+}
+
+/// Writes `text` to fd 1 with `label`; a closed pipe gives status 141 like bash's SIGPIPE... not an error.
+fn out(sh: &Shell, text: &str, label: &Label) -> bool {
+    sh.write_out(text.as_bytes(), label).is_ok()
+}
+
+fn texts(argv: &[Field]) -> Vec<String> {
+    argv.iter().map(|f| f.text.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn table_is_sorted() {
+        let names: Vec<_> = super::names().collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted);
+    }
+}

@@ -1,0 +1,418 @@
+//! Input builtins: `read`, `mapfile`/`readarray`, `getopts`, and `printf -v`.
+
+use super::{args_label, texts};
+use crate::interp::expand::Field;
+use crate::interp::{Exec, Shell};
+use safesh_label::Label;
+
+pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let args = texts(&argv[1..]);
+    let mut raw = false;
+    let mut array: Option<String> = None;
+    let mut delim = b'\n';
+    let mut nchars: Option<usize> = None;
+    let mut exact = false;
+    let mut fd = 0;
+    let mut names = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a.starts_with('-') && a.len() > 1 && names.is_empty() {
+            let mut chars = a[1..].chars();
+            while let Some(c) = chars.next() {
+                let rest: String = chars.clone().collect();
+                let mut value = || -> Option<String> {
+                    if !rest.is_empty() {
+                        Some(rest.clone())
+                    } else {
+                        i += 1;
+                        args.get(i).cloned()
+                    }
+                };
+                match c {
+                    'r' => raw = true,
+                    's' | 'e' => {}
+                    'a' => {
+                        array = value();
+                        break;
+                    }
+                    'd' => {
+                        delim = value().and_then(|d| d.bytes().next()).unwrap_or(0);
+                        break;
+                    }
+                    'n' | 'N' => {
+                        exact = c == 'N';
+                        nchars = value().and_then(|v| v.parse().ok());
+                        break;
+                    }
+                    'p' => {
+                        if let Some(p) = value() {
+                            let _ = sh.out_fd(2).write_chunk(p.as_bytes(), &Label::agent());
+                        }
+                        break;
+                    }
+                    't' => {
+                        let _ = value();
+                        break;
+                    }
+                    'u' => {
+                        fd = value().and_then(|v| v.parse().ok()).unwrap_or(0);
+                        break;
+                    }
+                    _ => {
+                        sh.diag(format!("read: -{c}: invalid option"));
+                        sh.set_status(2);
+                        return Ok(());
+                    }
+                }
+            }
+            i += 1;
+            continue;
+        }
+        names.push(a.clone());
+        i += 1;
+    }
+    let input = sh.in_fd(fd);
+    let (mut data, label, found) = match nchars {
+        Some(n) => {
+            let mut out = Vec::new();
+            let mut label = Label::empty();
+            let mut found = true;
+            while out.len() < n {
+                let (b, l) = input.read_n(1).unwrap_or_default();
+                label.join_assign(&l);
+                match b.first() {
+                    None => {
+                        found = false;
+                        break;
+                    }
+                    Some(&c) if c == delim && !exact => break,
+                    Some(&c) => out.push(c),
+                }
+            }
+            (out, label, found)
+        }
+        None => {
+            let mut all = Vec::new();
+            let mut label = Label::empty();
+            let found;
+            loop {
+                let (mut chunk, l, f) = input.read_until(delim).unwrap_or_default();
+                label.join_assign(&l);
+                if f {
+                    chunk.pop();
+                }
+                // Without -r, a backslash before the delimiter continues the line.
+                if f && !raw && chunk.last() == Some(&b'\\') && count_trailing_backslashes(&chunk) % 2 == 1 {
+                    chunk.pop();
+                    all.extend_from_slice(&chunk);
+                    continue;
+                }
+                all.extend_from_slice(&chunk);
+                found = f;
+                break;
+            }
+            (all, label, found)
+        }
+    };
+    if !raw {
+        data = remove_backslashes(&data);
+    }
+    let line = String::from_utf8_lossy(&data).into_owned();
+    let label = label.join(&sh.pc).join(&args_label(sh, argv));
+    let ifs = sh.ifs();
+    if let Some(name) = array {
+        let items: std::collections::BTreeMap<i64, String> =
+            split_ifs(&line, &ifs, usize::MAX).into_iter().enumerate().map(|(i, s)| (i as i64, s)).collect();
+        sh.vars.set_array(&name, items, label).map_err(|e| sh.readonly_stop(&e.0))?;
+    } else if names.is_empty() {
+        sh.assign_scalar("REPLY", line, label)?;
+    } else {
+        let parts = if nchars.is_some() && names.len() == 1 {
+            vec![line]
+        } else {
+            split_ifs(&line, &ifs, names.len())
+        };
+        for (k, name) in names.iter().enumerate() {
+            let v = parts.get(k).cloned().unwrap_or_default();
+            sh.assign_scalar(name, v, label.clone())?;
+        }
+    }
+    let eof_status = if !found && (nchars.is_none() || data.is_empty()) { 1 } else { 0 };
+    sh.set_status(eof_status);
+    Ok(())
+}
+
+fn count_trailing_backslashes(b: &[u8]) -> usize {
+    b.iter().rev().take_while(|c| **c == b'\\').count()
+}
+
+fn remove_backslashes(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(b.len());
+    let mut esc = false;
+    for &c in b {
+        if esc {
+            out.push(c);
+            esc = false;
+        } else if c == b'\\' {
+            esc = true;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Splits a line the way `read` does into at most `n` fields: the last field gets
+/// the rest of the line, minus trailing IFS whitespace.
+pub(crate) fn split_ifs(line: &str, ifs: &str, n: usize) -> Vec<String> {
+    let is_ws = |c: char| ifs.contains(c) && matches!(c, ' ' | '\t' | '\n');
+    let is_delim = |c: char| ifs.contains(c) && !matches!(c, ' ' | '\t' | '\n');
+    if ifs.is_empty() {
+        return vec![line.to_string()];
+    }
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() && is_ws(chars[i]) {
+        i += 1;
+    }
+    let mut out = Vec::new();
+    while i < chars.len() {
+        if out.len() + 1 == n {
+            let mut rest: String = chars[i..].iter().collect();
+            while rest.ends_with(is_ws) {
+                rest.pop();
+            }
+            // A single trailing non-whitespace delimiter is dropped too.
+            if rest.ends_with(is_delim) {
+                let without: String = rest[..rest.len() - 1].to_string();
+                if !without.ends_with(is_delim) && without.chars().filter(|c| is_delim(*c)).count() == 0 {
+                    rest = without;
+                }
+            }
+            out.push(rest);
+            return out;
+        }
+        let start = i;
+        while i < chars.len() && !ifs.contains(chars[i]) {
+            i += 1;
+        }
+        out.push(chars[start..i].iter().collect());
+        // Skip one delimiter (with surrounding IFS whitespace).
+        while i < chars.len() && is_ws(chars[i]) {
+            i += 1;
+        }
+        if i < chars.len() && is_delim(chars[i]) {
+            i += 1;
+            while i < chars.len() && is_ws(chars[i]) {
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn mapfile(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let args = texts(&argv[1..]);
+    let mut strip = false;
+    let mut delim = b'\n';
+    let mut count: Option<usize> = None;
+    let mut skip = 0usize;
+    let mut fd = 0;
+    let mut name = "MAPFILE".to_string();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "-t" => strip = true,
+            "-d" => {
+                i += 1;
+                delim = args.get(i).and_then(|d| d.bytes().next()).unwrap_or(0);
+            }
+            "-n" => {
+                i += 1;
+                count = args.get(i).and_then(|v| v.parse().ok()).filter(|n| *n > 0);
+            }
+            "-s" => {
+                i += 1;
+                skip = args.get(i).and_then(|v| v.parse().ok()).unwrap_or(0);
+            }
+            "-u" => {
+                i += 1;
+                fd = args.get(i).and_then(|v| v.parse().ok()).unwrap_or(0);
+            }
+            s => name = s.to_string(),
+        }
+        i += 1;
+    }
+    let input = sh.in_fd(fd);
+    let mut items = std::collections::BTreeMap::new();
+    let mut label = sh.pc.clone();
+    let mut k = 0i64;
+    let mut seen = 0usize;
+    loop {
+        if count.is_some_and(|c| k as usize >= c) {
+            break;
+        }
+        sh.check_cancel()?;
+        let (mut line, l, found) = input.read_until(delim).unwrap_or_default();
+        if line.is_empty() && !found {
+            break;
+        }
+        seen += 1;
+        if seen <= skip {
+            continue;
+        }
+        label.join_assign(&l);
+        if strip && found {
+            line.pop();
+        }
+        items.insert(k, String::from_utf8_lossy(&line).into_owned());
+        k += 1;
+    }
+    sh.vars.set_array(&name, items, label).map_err(|e| sh.readonly_stop(&e.0))?;
+    sh.set_status(0);
+    Ok(())
+}
+
+pub(super) fn getopts(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let args = texts(&argv[1..]);
+    if args.len() < 2 {
+        sh.diag("getopts: usage: getopts optstring name [arg ...]");
+        sh.set_status(2);
+        return Ok(());
+    }
+    let optstring = args[0].clone();
+    let name = args[1].clone();
+    let params: Vec<String> = if args.len() > 2 { args[2..].to_vec() } else { sh.positional.clone() };
+    let silent = optstring.starts_with(':');
+    let mut optind: usize = sh.var_str("OPTIND").parse().unwrap_or(1).max(1);
+    let mut pos: usize = sh.getopts_pos;
+    let label = args_label(sh, argv);
+    let Some(arg) = params.get(optind - 1).cloned() else {
+        sh.assign_scalar(&name, "?".into(), label)?;
+        sh.set_status(1);
+        return Ok(());
+    };
+    if pos == 0 {
+        if arg == "--" {
+            sh.assign_scalar("OPTIND", (optind + 1).to_string(), label.clone())?;
+            sh.assign_scalar(&name, "?".into(), label)?;
+            sh.set_status(1);
+            return Ok(());
+        }
+        if !arg.starts_with('-') || arg == "-" {
+            sh.assign_scalar(&name, "?".into(), label)?;
+            sh.set_status(1);
+            return Ok(());
+        }
+        pos = 1;
+    }
+    let chars: Vec<char> = arg.chars().collect();
+    let c = chars.get(pos).copied().unwrap_or('?');
+    pos += 1;
+    let spec = optstring.trim_start_matches(':');
+    let idx = spec.find(c).filter(|_| c != ':');
+    let mut advance = |pos: &mut usize, optind: &mut usize| {
+        if *pos >= chars.len() {
+            *pos = 0;
+            *optind += 1;
+        }
+    };
+    match idx {
+        None => {
+            if silent {
+                sh.assign_scalar("OPTARG", c.to_string(), label.clone())?;
+            } else {
+                sh.diag(format!("illegal option -- {c}"));
+                let _ = sh.vars.unset("OPTARG");
+            }
+            sh.assign_scalar(&name, "?".into(), label.clone())?;
+            advance(&mut pos, &mut optind);
+        }
+        Some(k) => {
+            let takes = spec[k + c.len_utf8()..].starts_with(':');
+            if takes {
+                let value = if pos < chars.len() {
+                    let v: String = chars[pos..].iter().collect();
+                    pos = 0;
+                    optind += 1;
+                    Some(v)
+                } else {
+                    pos = 0;
+                    optind += 1;
+                    let v = params.get(optind - 1).cloned();
+                    if v.is_some() {
+                        optind += 1;
+                    }
+                    v
+                };
+                match value {
+                    Some(v) => {
+                        sh.assign_scalar("OPTARG", v, label.clone())?;
+                        sh.assign_scalar(&name, c.to_string(), label.clone())?;
+                    }
+                    None => {
+                        if silent {
+                            sh.assign_scalar(&name, ":".into(), label.clone())?;
+                            sh.assign_scalar("OPTARG", c.to_string(), label.clone())?;
+                        } else {
+                            sh.diag(format!("option requires an argument -- {c}"));
+                            sh.assign_scalar(&name, "?".into(), label.clone())?;
+                        }
+                    }
+                }
+            } else {
+                sh.assign_scalar(&name, c.to_string(), label.clone())?;
+                advance(&mut pos, &mut optind);
+            }
+        }
+    }
+    sh.getopts_pos = pos;
+    sh.assign_scalar("OPTIND", optind.to_string(), label)?;
+    sh.set_status(0);
+    Ok(())
+}
+
+pub(super) fn printf(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let Some(util) = crate::registry::lookup("printf") else {
+        sh.diag("printf: not available");
+        sh.set_status(127);
+        return Ok(());
+    };
+    let label = args_label(sh, argv);
+    if argv.get(1).is_some_and(|f| f.text == "-v") {
+        let Some(var) = argv.get(2).map(|f| f.text.clone()) else {
+            sh.diag("printf: -v: option requires an argument");
+            sh.set_status(2);
+            return Ok(());
+        };
+        let mut args = vec!["printf".to_string()];
+        args.extend(texts(&argv[3..]));
+        let sink = crate::io::Sink::capture(sh.shared.limits.string_bytes);
+        let saved = sh.fds.insert(1, crate::interp::Fd::Out(sink.clone()));
+        let r = sh.run_utility(util, args, label);
+        match saved {
+            Some(fd) => {
+                sh.fds.insert(1, fd);
+            }
+            None => {
+                sh.fds.remove(&1);
+            }
+        }
+        r?;
+        let status = sh.last_status;
+        let captured = sink.take_captured();
+        let text = String::from_utf8_lossy(&captured.data).into_owned();
+        if let Some((name, idx)) = var.strip_suffix(']').and_then(|v| v.split_once('[')) {
+            let i = sh.eval_arith_text(idx)?;
+            sh.vars
+                .set_index(name, i, text, captured.label)
+                .map_err(|e| sh.readonly_stop(&e.0))?;
+        } else {
+            sh.assign_scalar(&var, text, captured.label)?;
+        }
+        sh.set_status(status);
+        return Ok(());
+    }
+    sh.run_utility(util, texts(argv), label)
+}

@@ -1,0 +1,457 @@
+//! Variable builtins: `export`, `unset`, `readonly`, `local`, `declare`, `set`,
+//! `shift`, `let`, `shopt`.
+
+use super::{args_label, out, texts};
+use crate::interp::expand::{Field, shell_quote};
+use crate::interp::{Exec, Shell, Stop, Value};
+use safesh_label::Label;
+
+/// Splits `NAME=value` / `NAME+=value` / `NAME`.
+fn split_assignment(s: &str) -> (&str, Option<&str>, bool) {
+    match s.split_once('=') {
+        Some((n, v)) => match n.strip_suffix('+') {
+            Some(n) => (n, Some(v), true),
+            None => (n, Some(v), false),
+        },
+        None => (s, None, false),
+    }
+}
+
+fn valid_name(n: &str) -> bool {
+    let mut chars = n.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Assigns `NAME=value` from a declaration argument; returns false if invalid.
+fn declare_one(sh: &mut Shell, f: &Field, builtin: &str) -> Result<bool, Stop> {
+    let (name, value, append) = split_assignment(&f.text);
+    let (base, index) = match name.split_once('[') {
+        Some((b, rest)) => (b, rest.strip_suffix(']')),
+        None => (name, None),
+    };
+    if !valid_name(base) {
+        sh.diag(format!("{builtin}: `{}': not a valid identifier", f.text));
+        return Ok(false);
+    }
+    if let Some(v) = value {
+        let label = f.label.join(&sh.pc);
+        if let Some(inner) = v.strip_prefix('(').and_then(|v| v.strip_suffix(')')) {
+            // `declare -a a=(x y)`: parse the list as words.
+            let script = format!("{base}=({inner})");
+            return sh.run_text(&script).map(|_| true);
+        }
+        match index {
+            Some(idx) => {
+                let i = sh.eval_arith_text(idx)?;
+                sh.vars.set_index(base, i, v.to_string(), label).map_err(|e| sh.readonly_stop(&e.0))?;
+            }
+            None => {
+                let v = if append {
+                    format!("{}{v}", sh.var_str(base))
+                } else {
+                    v.to_string()
+                };
+                sh.assign_scalar(base, v, label)?;
+            }
+        }
+    }
+    Ok(true)
+}
+
+pub(super) fn export(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let mut unexport = false;
+    let mut status = 0;
+    let mut any = false;
+    for f in &argv[1..] {
+        match f.text.as_str() {
+            "-n" => {
+                unexport = true;
+                continue;
+            }
+            "-p" | "-f" | "--" => continue,
+            _ => {}
+        }
+        any = true;
+        if !declare_one(sh, f, "export")? {
+            status = 1;
+            continue;
+        }
+        let (name, _, _) = split_assignment(&f.text);
+        if sh.vars.get(name).is_none() {
+            // `export X` of an unset variable marks it for export once set.
+            let _ = sh.vars.set(name, String::new(), Label::agent());
+        }
+        if let Some(v) = sh.vars.get_mut(name) {
+            v.exported = !unexport;
+        }
+    }
+    if !any {
+        let label = args_label(sh, argv);
+        let mut names: Vec<(String, String)> = sh
+            .vars
+            .iter()
+            .filter(|(_, v)| v.exported)
+            .map(|(k, v)| (k.clone(), v.as_str().to_string()))
+            .collect();
+        names.sort();
+        for (k, v) in names {
+            out(sh, &format!("declare -x {k}=\"{}\"\n", escape_dq(&v)), &label);
+        }
+    }
+    sh.set_status(status);
+    Ok(())
+}
+
+fn escape_dq(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$").replace('`', "\\`")
+}
+
+pub(super) fn readonly(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let mut status = 0;
+    for f in &argv[1..] {
+        if f.text.starts_with('-') {
+            continue;
+        }
+        if !declare_one(sh, f, "readonly")? {
+            status = 1;
+            continue;
+        }
+        let (name, _, _) = split_assignment(&f.text);
+        if sh.vars.get(name).is_none() {
+            let _ = sh.vars.set(name, String::new(), Label::agent());
+        }
+        if let Some(v) = sh.vars.get_mut(name) {
+            v.readonly = true;
+        }
+    }
+    sh.set_status(status);
+    Ok(())
+}
+
+pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
+    if !sh.vars.in_function() {
+        sh.diag("local: can only be used in a function");
+        sh.set_status(1);
+        return Ok(());
+    }
+    let mut status = 0;
+    for f in &argv[1..] {
+        if f.text.starts_with('-') {
+            continue;
+        }
+        let (name, value, _) = split_assignment(&f.text);
+        let base = name.split('[').next().unwrap_or(name);
+        if !valid_name(base) {
+            sh.diag(format!("local: `{}': not a valid identifier", f.text));
+            status = 1;
+            continue;
+        }
+        sh.vars.make_local(base);
+        if value.is_none() {
+            // `local x` makes x local and unset-but-declared: bash keeps it empty.
+            let _ = sh.vars.unset(base);
+            let _ = sh.vars.set(base, String::new(), Label::agent());
+        } else {
+            declare_one(sh, f, "local")?;
+        }
+    }
+    sh.set_status(status);
+    Ok(())
+}
+
+pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let mut export = false;
+    let mut readonly = false;
+    let mut array = false;
+    let mut print = false;
+    let mut status = 0;
+    let mut names = Vec::new();
+    for f in &argv[1..] {
+        if let Some(flags) = f.text.strip_prefix('-') {
+            for c in flags.chars() {
+                match c {
+                    'x' => export = true,
+                    'r' => readonly = true,
+                    'a' => array = true,
+                    'p' => print = true,
+                    'g' | 'i' | 'l' | 'u' | 'f' | 'F' | 'A' | 'n' | 't' => {}
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        names.push(f.clone());
+    }
+    if print || names.is_empty() {
+        let label = args_label(sh, argv);
+        let mut lines = Vec::new();
+        let list: Vec<String> = if names.is_empty() {
+            let mut n: Vec<String> = sh.vars.names().cloned().collect();
+            n.sort();
+            n
+        } else {
+            names.iter().map(|f| f.text.clone()).collect()
+        };
+        for n in list {
+            match sh.vars.get(&n) {
+                Some(v) => {
+                    let mut flags = String::new();
+                    if matches!(v.value, Value::Array(_)) {
+                        flags.push('a');
+                    }
+                    if v.readonly {
+                        flags.push('r');
+                    }
+                    if v.exported {
+                        flags.push('x');
+                    }
+                    if flags.is_empty() {
+                        flags.push('-');
+                    }
+                    let body = match &v.value {
+                        Value::Str(s) => format!("\"{}\"", escape_dq(s)),
+                        Value::Array(a) => {
+                            let items: Vec<String> = a
+                                .iter()
+                                .map(|(k, v)| format!("[{k}]=\"{}\"", escape_dq(v)))
+                                .collect();
+                            format!("({})", items.join(" "))
+                        }
+                    };
+                    lines.push(format!("declare -{flags} {n}={body}\n"));
+                }
+                None => {
+                    sh.diag(format!("declare: {n}: not found"));
+                    status = 1;
+                }
+            }
+        }
+        for l in lines {
+            out(sh, &l, &label);
+        }
+        sh.set_status(status);
+        return Ok(());
+    }
+    for f in &names {
+        let (name, value, _) = split_assignment(&f.text);
+        let base = name.split('[').next().unwrap_or(name).to_string();
+        if sh.vars.in_function() && !argv.iter().any(|a| a.text.contains('g') && a.text.starts_with('-')) {
+            sh.vars.make_local(&base);
+        }
+        if value.is_some() {
+            if !declare_one(sh, f, "declare")? {
+                status = 1;
+                continue;
+            }
+        } else if sh.vars.get(&base).is_none() {
+            if array {
+                let _ = sh.vars.set_array(&base, Default::default(), Label::agent());
+            } else {
+                let _ = sh.vars.set(&base, String::new(), Label::agent());
+            }
+        }
+        if let Some(v) = sh.vars.get_mut(&base) {
+            if export {
+                v.exported = true;
+            }
+            if readonly {
+                v.readonly = true;
+            }
+        }
+    }
+    sh.set_status(status);
+    Ok(())
+}
+
+pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let mut functions = false;
+    let mut status = 0;
+    for f in &argv[1..] {
+        match f.text.as_str() {
+            "-f" => {
+                functions = true;
+                continue;
+            }
+            "-v" => {
+                functions = false;
+                continue;
+            }
+            _ => {}
+        }
+        if functions {
+            sh.funcs.remove(&f.text);
+            continue;
+        }
+        if let Some((name, idx)) = f.text.strip_suffix(']').and_then(|t| t.split_once('[')) {
+            let i = sh.eval_arith_text(idx)?;
+            if let Some(v) = sh.vars.get_mut(name) {
+                if let Value::Array(a) = &mut v.value {
+                    a.remove(&i);
+                }
+            }
+            continue;
+        }
+        if sh.vars.unset(&f.text).is_err() {
+            sh.diag(format!("unset: {}: cannot unset: readonly variable", f.text));
+            status = 1;
+        } else if sh.vars.get(&f.text).is_none() {
+            sh.funcs.remove(&f.text).map(|_| ()).unwrap_or(());
+        }
+    }
+    sh.set_status(status);
+    Ok(())
+}
+
+pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let args = texts(&argv[1..]);
+    if args.is_empty() {
+        let label = args_label(sh, argv);
+        let mut vars: Vec<(String, String)> = sh
+            .vars
+            .iter()
+            .filter(|(_, v)| matches!(v.value, Value::Str(_)))
+            .map(|(k, v)| (k.clone(), v.as_str().to_string()))
+            .collect();
+        vars.sort();
+        for (k, v) in vars {
+            let shown = if v.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:,@%+=".contains(c)) && !v.is_empty() {
+                v
+            } else {
+                shell_quote(&v)
+            };
+            out(sh, &format!("{k}={shown}\n"), &label);
+        }
+        sh.set_status(0);
+        return Ok(());
+    }
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" {
+            sh.positional = args[i + 1..].to_vec();
+            sh.positional_label = argv.iter().skip(i + 2).fold(Label::empty(), |l, f| l.join(&f.label));
+            sh.set_status(0);
+            return Ok(());
+        }
+        if a == "-o" || a == "+o" {
+            let on = a == "-o";
+            match args.get(i + 1) {
+                Some(opt) => {
+                    if !set_long(sh, opt, on) {
+                        sh.diag(format!("set: {opt}: invalid option name"));
+                        sh.set_status(1);
+                        return Ok(());
+                    }
+                    i += 2;
+                    continue;
+                }
+                None => {
+                    let label = args_label(sh, argv);
+                    for (name, v) in [
+                        ("errexit", sh.opts.errexit),
+                        ("noclobber", sh.opts.noclobber),
+                        ("noglob", sh.opts.noglob),
+                        ("nounset", sh.opts.nounset),
+                        ("pipefail", sh.opts.pipefail),
+                        ("xtrace", sh.opts.xtrace),
+                    ] {
+                        out(sh, &format!("{name:<15}\t{}\n", if v { "on" } else { "off" }), &label);
+                    }
+                    i += 1;
+                    continue;
+                }
+            }
+        }
+        if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
+            let on = a.starts_with('-');
+            for c in a[1..].chars() {
+                match c {
+                    'e' => sh.opts.errexit = on,
+                    'u' => sh.opts.nounset = on,
+                    'f' => sh.opts.noglob = on,
+                    'C' => sh.opts.noclobber = on,
+                    'x' => sh.opts.xtrace = on,
+                    'o' => {}
+                    'v' | 'h' | 'B' | 'H' | 'm' | 'b' | 'a' | 'n' | 'P' | 'T' | 'E' | 'k' | 't' => {}
+                    _ => {
+                        sh.diag(format!("set: -{c}: invalid option"));
+                        sh.set_status(2);
+                        return Ok(());
+                    }
+                }
+            }
+            i += 1;
+            continue;
+        }
+        // Operands: new positional parameters.
+        sh.positional = args[i..].to_vec();
+        sh.positional_label = argv.iter().skip(i + 1).fold(Label::empty(), |l, f| l.join(&f.label));
+        break;
+    }
+    sh.set_status(0);
+    Ok(())
+}
+
+fn set_long(sh: &mut Shell, opt: &str, on: bool) -> bool {
+    match opt {
+        "errexit" => sh.opts.errexit = on,
+        "nounset" => sh.opts.nounset = on,
+        "pipefail" => sh.opts.pipefail = on,
+        "noglob" => sh.opts.noglob = on,
+        "noclobber" => sh.opts.noclobber = on,
+        "xtrace" => sh.opts.xtrace = on,
+        "posix" | "braceexpand" | "hashall" | "interactive-comments" | "monitor" | "emacs" | "vi"
+        | "histexpand" | "history" | "ignoreeof" | "keyword" | "noexec" | "notify" | "verbose"
+        | "allexport" | "errtrace" | "functrace" | "physical" | "privileged" | "onecmd" => {}
+        _ => return false,
+    }
+    true
+}
+
+pub(super) fn shift(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let n = match argv.get(1) {
+        None => 1,
+        Some(f) => match f.text.parse::<usize>() {
+            Ok(n) => n,
+            Err(_) => {
+                sh.diag(format!("shift: {}: numeric argument required", f.text));
+                sh.set_status(1);
+                return Ok(());
+            }
+        },
+    };
+    if n > sh.positional.len() {
+        sh.set_status(1);
+        return Ok(());
+    }
+    sh.positional.drain(..n);
+    sh.set_status(0);
+    Ok(())
+}
+
+pub(super) fn shopt(sh: &mut Shell, _argv: &[Field]) -> Exec {
+    sh.set_status(0);
+    Ok(())
+}
+
+pub(super) fn let_(sh: &mut Shell, argv: &[Field]) -> Exec {
+    if argv.len() < 2 {
+        sh.diag("let: expression expected");
+        sh.set_status(1);
+        return Ok(());
+    }
+    let mut last = 0;
+    for f in &argv[1..] {
+        last = match sh.eval_arith_text(&f.text) {
+            Ok(v) => v,
+            Err(Stop::Exit) => {
+                sh.set_status(1);
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+    }
+    sh.set_status(if last != 0 { 0 } else { 1 });
+    Ok(())
+}

@@ -1,0 +1,369 @@
+//! Wrappers: builtins that run another command — `command`, `builtin`, `exec`,
+//! `env`, `timeout`, `nice`, `nohup`, `stdbuf`, `time`, `setsid`, `ionice`,
+//! `taskset` — plus `type`. The inner command always goes back through
+//! [`Shell::dispatch`], so it is resolved (and, later, decided) exactly as if it were
+//! run directly.
+
+use super::{args_label, out};
+use crate::interp::expand::Field;
+use crate::interp::simple::Resolved;
+use crate::interp::{Cancel, Exec, Fd, Shell, Stop};
+use std::time::{Duration, Instant};
+
+/// Describes how `name` resolves, for `type` and `command -v`.
+fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
+    if is_keyword(name) {
+        return Some((name.to_string(), format!("{name} is a shell keyword")));
+    }
+    match sh.resolve(name, false) {
+        Resolved::Function(_) => Some((name.to_string(), format!("{name} is a function"))),
+        Resolved::Builtin => Some((name.to_string(), format!("{name} is a shell builtin"))),
+        Resolved::Utility(_) => {
+            // Show where bash would find the program, when it exists on PATH.
+            let path = find_in_path(&sh.var_str("PATH"), name);
+            match path {
+                Some(p) => Some((p.clone(), format!("{name} is {p}"))),
+                None => Some((name.to_string(), format!("{name} is a safesh utility"))),
+            }
+        }
+        Resolved::NotFound => None,
+    }
+}
+
+fn is_keyword(name: &str) -> bool {
+    matches!(
+        name,
+        "if" | "then" | "else" | "elif" | "fi" | "case" | "esac" | "for" | "while" | "until" | "do"
+            | "done" | "in" | "function" | "select" | "time" | "{" | "}" | "!" | "[[" | "]]"
+    )
+}
+
+fn find_in_path(path: &str, name: &str) -> Option<String> {
+    path.split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| std::path::Path::new(d).join(name))
+        .find(|p| p.is_file())
+        .map(|p| p.to_string_lossy().into_owned())
+}
+
+pub(super) fn type_(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let label = args_label(sh, argv);
+    let mut terse = false;
+    let mut status = 0;
+    for f in &argv[1..] {
+        match f.text.as_str() {
+            "-t" => {
+                terse = true;
+                continue;
+            }
+            "-a" | "-p" | "-P" | "-f" => continue,
+            _ => {}
+        }
+        match describe(sh, &f.text) {
+            Some((_, long)) => {
+                if terse {
+                    let kind = if long.ends_with("keyword") {
+                        "keyword"
+                    } else if long.ends_with("function") {
+                        "function"
+                    } else if long.ends_with("builtin") {
+                        "builtin"
+                    } else {
+                        "file"
+                    };
+                    out(sh, &format!("{kind}\n"), &label);
+                } else {
+                    out(sh, &format!("{long}\n"), &label);
+                }
+            }
+            None => {
+                if !terse {
+                    sh.diag(format!("type: {}: not found", f.text));
+                }
+                status = 1;
+            }
+        }
+    }
+    sh.set_status(status);
+    Ok(())
+}
+
+pub(super) fn command(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let mut i = 1;
+    let mut verbose = None;
+    while let Some(f) = argv.get(i) {
+        match f.text.as_str() {
+            "-v" => verbose = Some(false),
+            "-V" => verbose = Some(true),
+            "-p" => {}
+            "--" => {
+                i += 1;
+                break;
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    if let Some(long) = verbose {
+        let label = args_label(sh, argv);
+        let mut status = 0;
+        for f in &argv[i..] {
+            match describe(sh, &f.text) {
+                Some((short, long_text)) => {
+                    let text = if long { long_text } else { short };
+                    out(sh, &format!("{text}\n"), &label);
+                }
+                None => {
+                    if long {
+                        sh.diag(format!("command: {}: not found", f.text));
+                    }
+                    status = 1;
+                }
+            }
+        }
+        sh.set_status(status);
+        return Ok(());
+    }
+    sh.dispatch(argv[i..].to_vec(), true)
+}
+
+pub(super) fn builtin(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let Some(name) = argv.get(1) else {
+        sh.set_status(0);
+        return Ok(());
+    };
+    if !crate::builtins::is_builtin(&name.text) {
+        sh.diag(format!("builtin: {}: not a shell builtin", name.text));
+        sh.set_status(1);
+        return Ok(());
+    }
+    crate::builtins::run(sh, &argv[1..])
+}
+
+pub(super) fn exec(sh: &mut Shell, argv: &[Field]) -> Exec {
+    if argv.len() == 1 {
+        // `exec >file`: the redirections were applied around this command; make
+        // them permanent by not restoring.
+        sh.keep_redirects = true;
+        sh.set_status(0);
+        return Ok(());
+    }
+    sh.dispatch(argv[1..].to_vec(), false)?;
+    Err(Stop::Exit)
+}
+
+/// Skips leading options of a wrapper (`nice -n 5`, `stdbuf -oL`): `valued` lists
+/// options that take a separate value.
+fn skip_options(argv: &[Field], valued: &[&str]) -> usize {
+    let mut i = 1;
+    while let Some(f) = argv.get(i) {
+        let t = f.text.as_str();
+        if t == "--" {
+            return i + 1;
+        }
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if valued.contains(&t) {
+            i += 1;
+        }
+        i += 1;
+    }
+    i
+}
+
+fn run_inner(sh: &mut Shell, argv: &[Field], start: usize) -> Exec {
+    if start >= argv.len() {
+        sh.set_status(0);
+        return Ok(());
+    }
+    sh.dispatch(argv[start..].to_vec(), false)
+}
+
+pub(super) fn nice(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let start = skip_options(argv, &["-n", "--adjustment"]);
+    if start >= argv.len() {
+        out(sh, "0\n", &args_label(sh, argv));
+        sh.set_status(0);
+        return Ok(());
+    }
+    run_inner(sh, argv, start)
+}
+
+pub(super) fn nohup(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let start = skip_options(argv, &[]);
+    run_inner(sh, argv, start)
+}
+
+pub(super) fn setsid(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let start = skip_options(argv, &[]);
+    run_inner(sh, argv, start)
+}
+
+pub(super) fn stdbuf(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let start = skip_options(argv, &["-i", "-o", "-e"]);
+    run_inner(sh, argv, start)
+}
+
+pub(super) fn ionice(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let start = skip_options(argv, &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]);
+    run_inner(sh, argv, start)
+}
+
+pub(super) fn taskset(sh: &mut Shell, argv: &[Field]) -> Exec {
+    // taskset [-c] MASK|LIST cmd …
+    let mut i = skip_options(argv, &[]);
+    i += 1;
+    run_inner(sh, argv, i)
+}
+
+pub(super) fn time(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let start = skip_options(argv, &["-f", "-o", "--format", "--output"]);
+    let t = Instant::now();
+    let r = run_inner(sh, argv, start);
+    let secs = t.elapsed().as_secs_f64();
+    let text = format!("\nreal\t{}m{:.3}s\nuser\t0m0.000s\nsys\t0m0.000s\n", (secs / 60.0) as u64, secs % 60.0);
+    let _ = sh.out_fd(2).write_chunk(text.as_bytes(), &safesh_label::Label::empty());
+    r
+}
+
+/// Parses a duration like `1.5`, `2s`, `3m`, `1h`, `1d`.
+fn parse_duration(s: &str) -> Option<Duration> {
+    let (num, mult) = match s.chars().last()? {
+        's' => (&s[..s.len() - 1], 1.0),
+        'm' => (&s[..s.len() - 1], 60.0),
+        'h' => (&s[..s.len() - 1], 3600.0),
+        'd' => (&s[..s.len() - 1], 86400.0),
+        _ => (s, 1.0),
+    };
+    let v: f64 = num.parse().ok()?;
+    (v >= 0.0 && v.is_finite()).then(|| Duration::from_secs_f64(v * mult))
+}
+
+pub(super) fn timeout(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let mut i = 1;
+    let mut preserve = false;
+    while let Some(f) = argv.get(i) {
+        let t = f.text.as_str();
+        match t {
+            "--preserve-status" => preserve = true,
+            "--foreground" | "-v" | "--verbose" => {}
+            "-s" | "-k" | "--signal" | "--kill-after" => i += 1,
+            _ if t.starts_with("--signal=") || t.starts_with("--kill-after=") || (t.starts_with("-s") && t.len() > 2) || (t.starts_with("-k") && t.len() > 2) => {}
+            "--" => {
+                i += 1;
+                break;
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    let Some(d) = argv.get(i).and_then(|f| parse_duration(&f.text)) else {
+        let shown = argv.get(i).map(|f| f.text.clone()).unwrap_or_default();
+        sh.diag(format!("timeout: invalid time interval '{shown}'"));
+        sh.set_status(125);
+        return Ok(());
+    };
+    if i + 1 >= argv.len() {
+        sh.diag("timeout: missing operand");
+        sh.set_status(125);
+        return Ok(());
+    }
+    // The inner command runs in a subshell (as it would in its own process) with
+    // its own deadline; a duration of 0 means no limit.
+    let mut sub = sh.subshell();
+    if !d.is_zero() {
+        sub.cancel = Cancel::child(&sh.cancel, Instant::now() + d);
+    }
+    let r = sub.dispatch(argv[i + 1..].to_vec(), false);
+    let expired = sub.cancel.expired_here() && !sub.cancel.parent_cancelled() && !d.is_zero();
+    let status = sub.last_status;
+    let fds_keep: Vec<(i32, Fd)> = Vec::new();
+    drop(fds_keep);
+    match r {
+        Err(Stop::Refused(refusal)) if expired && refusal.code == crate::error::ErrorCode::Timeout => {
+            sh.set_status(if preserve { 143 } else { 124 });
+            Ok(())
+        }
+        Err(Stop::Refused(refusal)) => Err(Stop::Refused(refusal)),
+        _ => {
+            sh.set_status(if expired { if preserve { 143 } else { 124 } } else { status });
+            Ok(())
+        }
+    }
+}
+
+pub(super) fn env(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let mut i = 1;
+    let mut clear = false;
+    let mut unsets = Vec::new();
+    while let Some(f) = argv.get(i) {
+        let t = f.text.as_str();
+        match t {
+            "-i" | "-" | "--ignore-environment" => clear = true,
+            "-u" | "--unset" => {
+                i += 1;
+                if let Some(n) = argv.get(i) {
+                    unsets.push(n.text.clone());
+                }
+            }
+            "-0" | "--null" => {}
+            "--" => {
+                i += 1;
+                break;
+            }
+            _ if t.starts_with("-u") && t.len() > 2 => unsets.push(t[2..].to_string()),
+            _ if t.starts_with("--unset=") => unsets.push(t["--unset=".len()..].to_string()),
+            _ if t.starts_with('-') && t.len() > 1 => {
+                sh.diag(format!("env: invalid option -- '{}'", &t[1..]));
+                sh.set_status(125);
+                return Ok(());
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    // env runs its command in a modified copy of the environment.
+    let mut sub = sh.subshell();
+    if clear {
+        let names: Vec<String> = sub.vars.names().cloned().collect();
+        for n in names {
+            if let Some(v) = sub.vars.get_mut(&n) {
+                v.exported = false;
+            }
+        }
+    }
+    for n in unsets {
+        let _ = sub.vars.unset(&n);
+    }
+    while let Some(f) = argv.get(i) {
+        match f.text.split_once('=') {
+            Some((k, v)) if !k.is_empty() => {
+                let _ = sub.vars.set(k, v.to_string(), f.label.clone());
+                if let Some(var) = sub.vars.get_mut(k) {
+                    var.exported = true;
+                }
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    if i >= argv.len() {
+        let env = sub.vars.environment();
+        let label = args_label(sh, argv);
+        let mut text = String::new();
+        for (k, v) in env {
+            text.push_str(&format!("{k}={v}\n"));
+        }
+        out(sh, &text, &label);
+        sh.set_status(0);
+        return Ok(());
+    }
+    // The inner command cannot be a function or a builtin that changes the shell.
+    let r = sub.dispatch(argv[i..].to_vec(), true);
+    sh.set_status(sub.last_status);
+    match r {
+        Err(Stop::Refused(x)) => Err(Stop::Refused(x)),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,173 @@
+//! Refusals and failures: the stable codes of DESIGN.md "Contracts".
+
+use serde::Serialize;
+
+/// A stable refusal code. Each has the exit status the contract gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[allow(missing_docs)]
+pub enum ErrorCode {
+    ParseError,
+    NotSupported,
+    CommandNotFound,
+    CommandNotWhitelisted,
+    FlagNotAllowed,
+    PathViolation,
+    Blocked,
+    Nudge,
+    PermissionDenied,
+    SandboxUnavailable,
+    FlowViolation,
+    ApprovalRequired,
+    Timeout,
+    LimitExceeded,
+    ExecutionError,
+}
+
+impl ErrorCode {
+    /// The exit status a script stopped by this code ends with.
+    pub fn status(self) -> i32 {
+        match self {
+            ErrorCode::ParseError | ErrorCode::NotSupported => 2,
+            ErrorCode::CommandNotFound => 127,
+            ErrorCode::Timeout => 124,
+            ErrorCode::LimitExceeded => 125,
+            ErrorCode::ExecutionError => 1,
+            _ => 126,
+        }
+    }
+
+    /// The code as written in messages (`LIMIT_EXCEEDED`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::ParseError => "PARSE_ERROR",
+            ErrorCode::NotSupported => "NOT_SUPPORTED",
+            ErrorCode::CommandNotFound => "COMMAND_NOT_FOUND",
+            ErrorCode::CommandNotWhitelisted => "COMMAND_NOT_WHITELISTED",
+            ErrorCode::FlagNotAllowed => "FLAG_NOT_ALLOWED",
+            ErrorCode::PathViolation => "PATH_VIOLATION",
+            ErrorCode::Blocked => "BLOCKED",
+            ErrorCode::Nudge => "NUDGE",
+            ErrorCode::PermissionDenied => "PERMISSION_DENIED",
+            ErrorCode::SandboxUnavailable => "SANDBOX_UNAVAILABLE",
+            ErrorCode::FlowViolation => "FLOW_VIOLATION",
+            ErrorCode::ApprovalRequired => "APPROVAL_REQUIRED",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::LimitExceeded => "LIMIT_EXCEEDED",
+            ErrorCode::ExecutionError => "EXECUTION_ERROR",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Details of a refusal, for the model and for tests.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Details {
+    /// The command concerned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The flag concerned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flag: Option<String>,
+    /// The path concerned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The rule or limit that made the decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// What is allowed instead.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allowed: Vec<String>,
+    /// The approval a human must grant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_id: Option<String>,
+    /// Where in the script (`line L, column C`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+}
+
+/// A refusal or failure that stopped a script.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct Refusal {
+    /// Stable code.
+    pub code: ErrorCode,
+    /// What happened, in one sentence.
+    pub message: String,
+    /// Structured details.
+    pub details: Details,
+    /// What to do instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+}
+
+impl Refusal {
+    /// A refusal with a code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Refusal {
+            code,
+            message: message.into(),
+            details: Details::default(),
+            suggestion: None,
+        }
+    }
+
+    /// Adds a suggestion.
+    pub fn suggest(mut self, s: impl Into<String>) -> Self {
+        self.suggestion = Some(s.into());
+        self
+    }
+
+    /// Names the rule or limit.
+    pub fn rule(mut self, r: impl Into<String>) -> Self {
+        self.details.rule = Some(r.into());
+        self
+    }
+
+    /// Names the command.
+    pub fn command(mut self, c: impl Into<String>) -> Self {
+        self.details.command = Some(c.into());
+        self
+    }
+
+    /// The exit status this refusal gives the script.
+    pub fn status(&self) -> i32 {
+        self.code.status()
+    }
+
+    /// A limit was exceeded.
+    pub fn limit(what: &str, limit: u64, key: &str) -> Self {
+        Refusal::new(
+            ErrorCode::LimitExceeded,
+            format!("{what} exceeded the limit of {limit}"),
+        )
+        .rule(format!("limits.{key}"))
+        .suggest(format!(
+            "do less per script, or raise [limits] {key} in safesh.toml"
+        ))
+    }
+}
+
+impl From<safesh_syntax::ParseError> for Refusal {
+    fn from(e: safesh_syntax::ParseError) -> Self {
+        match &e {
+            safesh_syntax::ParseError::Syntax { position, message } => {
+                let mut r = Refusal::new(ErrorCode::ParseError, format!("{message} ({position})"))
+                    .suggest("fix the syntax; nothing was run");
+                r.details.location = Some(position.to_string());
+                r
+            }
+            safesh_syntax::ParseError::NotSupported { what, position } => {
+                let mut r = Refusal::new(ErrorCode::NotSupported, format!("not supported: {what}"))
+                    .suggest("rewrite the script without it; nothing was run");
+                r.details.location = Some(position.to_string());
+                r
+            }
+        }
+    }
+}

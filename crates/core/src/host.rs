@@ -1,0 +1,176 @@
+//! The [`safesh_utils::Host`] the interpreter gives to in-process utilities: file
+//! access records labels (and, with the policy, checks paths), inner commands run
+//! through the shell's own dispatch, and cancellation follows the script's deadline.
+
+use crate::error::{ErrorCode, Refusal};
+use crate::interp::expand::Field;
+use crate::interp::simple::Resolved;
+use crate::interp::{Fd, Shell, Stop};
+use crate::io::{LabelCell, Sink, lock};
+use safesh_label::Label;
+use safesh_utils::{Host, Interrupt, UtilResult};
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::time::Duration;
+
+/// The host for one utility invocation.
+pub(crate) struct ShellHost<'a> {
+    shell: &'a Shell,
+    cell: LabelCell,
+}
+
+impl<'a> ShellHost<'a> {
+    pub(crate) fn new(shell: &'a Shell, cell: LabelCell) -> Self {
+        ShellHost { shell, cell }
+    }
+
+    /// Records a refusal for the interpreter to raise once the utility returns.
+    fn refuse(&self, r: Refusal) -> io::Error {
+        let msg = r.message.clone();
+        let mut slot = lock(&self.shell.shared.refusal);
+        if slot.is_none() {
+            *slot = Some(r);
+        }
+        io::Error::new(io::ErrorKind::PermissionDenied, msg)
+    }
+}
+
+/// Turns a utility's interruption back into the refusal it carries.
+pub(crate) fn refusal_of(i: Interrupt) -> Refusal {
+    match i.0.downcast::<Refusal>() {
+        Ok(r) => *r,
+        Err(e) => Refusal::new(ErrorCode::ExecutionError, e.to_string()),
+    }
+}
+
+impl Host for ShellHost<'_> {
+    fn check_read(&self, path: &Path) -> io::Result<()> {
+        if let Err(r) = self.shell.check_read_path(path) {
+            return Err(self.refuse(r));
+        }
+        self.cell.join(&self.shell.file_label(path));
+        Ok(())
+    }
+
+    fn check_write(&self, path: &Path) -> io::Result<()> {
+        if let Err(r) = self.shell.check_write_path(path) {
+            return Err(self.refuse(r));
+        }
+        Ok(())
+    }
+
+    fn run(
+        &self,
+        argv: &[String],
+        cwd: &Path,
+        _stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+    ) -> UtilResult {
+        let mut sub = self.shell.subshell();
+        sub.cwd = cwd.to_path_buf();
+        let cap = self.shell.shared.limits.string_bytes;
+        let out = Sink::capture(cap);
+        let err = Sink::capture(cap);
+        sub.fds.insert(0, Fd::In(crate::io::Source::empty()));
+        sub.fds.insert(1, Fd::Out(out.clone()));
+        sub.fds.insert(2, Fd::Out(err.clone()));
+        let label = self.cell.get();
+        let fields: Vec<Field> = argv
+            .iter()
+            .map(|a| Field {
+                text: a.clone(),
+                label: label.clone(),
+            })
+            .collect();
+        let r = sub.dispatch(fields, false);
+        let status = sub.last_status;
+        drop(sub);
+        let o = out.take_captured();
+        let e = err.take_captured();
+        self.cell.join(&o.label);
+        let _ = stdout.write_all(&o.data);
+        let _ = stderr.write_all(&e.data);
+        match r {
+            Err(Stop::Refused(r)) => Err(Interrupt(Box::new(r))),
+            _ => Ok(status),
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.shell.cancel.is_cancelled()
+    }
+
+    fn sleep(&self, d: Duration) -> Result<(), Interrupt> {
+        let end = std::time::Instant::now() + d;
+        loop {
+            if self.shell.cancel.is_cancelled() {
+                return Err(Interrupt(Box::new(self.shell.timeout_refusal())));
+            }
+            let now = std::time::Instant::now();
+            if now >= end {
+                return Ok(());
+            }
+            std::thread::sleep((end - now).min(Duration::from_millis(10)));
+        }
+    }
+
+    fn command_kind(&self, name: &str) -> Option<&'static str> {
+        match self.shell.resolve(name, false) {
+            Resolved::Function(_) => Some("function"),
+            Resolved::Builtin => Some("builtin"),
+            Resolved::Utility(_) => Some("utility"),
+            Resolved::NotFound => None,
+        }
+    }
+}
+
+impl Shell {
+    /// Checks that a path may be read. (The policy issue adds roots; today every
+    /// path is readable except safesh's own state.)
+    pub(crate) fn check_read_path(&self, path: &Path) -> Result<(), Refusal> {
+        let _ = path;
+        Ok(())
+    }
+
+    /// Checks that a path may be changed: inside the write roots when they are set.
+    pub(crate) fn check_write_path(&self, path: &Path) -> Result<(), Refusal> {
+        let Some(roots) = &self.shared.write_roots else {
+            return Ok(());
+        };
+        let normalized = normalize(path);
+        if roots.iter().any(|r| normalized.starts_with(r)) {
+            return Ok(());
+        }
+        let mut r = Refusal::new(
+            ErrorCode::PathViolation,
+            format!("writing {} is outside the write roots", path.display()),
+        )
+        .rule("sandbox.write")
+        .suggest("write inside the project directory");
+        r.details.path = Some(path.display().to_string());
+        r.details.allowed = roots.iter().map(|p| p.display().to_string()).collect();
+        Err(r)
+    }
+
+    /// The label of bytes read from `path`.
+    pub(crate) fn file_label(&self, path: &Path) -> Label {
+        Label::from_file(normalize(path).to_string_lossy())
+    }
+}
+
+/// Lexical normalization (`a/./b/../c` → `a/c`) without touching the disk.
+pub(crate) fn normalize(p: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}

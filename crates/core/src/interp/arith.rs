@@ -1,0 +1,235 @@
+//! Arithmetic: `$((…))`, `((…))`, `let`, array indices and C-style `for`.
+
+use super::{Shell, Stop};
+use brush_parser::ast::{
+    ArithmeticExpr as E, ArithmeticTarget, BinaryOperator as B, UnaryAssignmentOperator as UA,
+    UnaryOperator as U,
+};
+use safesh_label::Label;
+
+type R = Result<i64, Stop>;
+
+impl Shell {
+    /// Expands and evaluates arithmetic text.
+    pub(crate) fn eval_arith_text(&mut self, text: &str) -> R {
+        let expanded = if text.contains(['$', '`']) {
+            self.expand_heredoc(text)?.text
+        } else {
+            text.to_string()
+        };
+        let t = expanded.trim();
+        if t.is_empty() {
+            return Ok(0);
+        }
+        let parsed = std::panic::catch_unwind(|| brush_parser::arithmetic::parse(t));
+        match parsed {
+            Ok(Ok(expr)) => self.eval_arith(&expr, 0),
+            _ => Err(self.arith_fail(t, "syntax error in expression")),
+        }
+    }
+
+    fn arith_fail(&mut self, text: &str, what: &str) -> Stop {
+        self.diag(format!("{text}: {what}"));
+        self.last_status = 1;
+        Stop::Exit
+    }
+
+    fn var_number(&mut self, name: &str, depth: u32) -> R {
+        let s = match name {
+            "RANDOM" | "LINENO" | "SECONDS" => {
+                let f = self.expand_raw_single(&format!("${name}"))?;
+                f.text
+            }
+            _ => self.var_str(name),
+        };
+        if self.opts.nounset && self.vars.get(name).is_none() {
+            self.diag(format!("{name}: unbound variable"));
+            self.last_status = 1;
+            return Err(Stop::Exit);
+        }
+        self.value_number(&s, depth)
+    }
+
+    fn value_number(&mut self, s: &str, depth: u32) -> R {
+        let t = s.trim();
+        if t.is_empty() {
+            return Ok(0);
+        }
+        if let Some(n) = parse_int(t) {
+            return Ok(n);
+        }
+        if depth > 64 {
+            return Err(self.arith_fail(t, "expression recursion level exceeded"));
+        }
+        match std::panic::catch_unwind(|| brush_parser::arithmetic::parse(t)) {
+            Ok(Ok(expr)) => self.eval_arith(&expr, depth + 1),
+            _ => Err(self.arith_fail(t, "syntax error: operand expected")),
+        }
+    }
+
+    fn target_get(&mut self, t: &ArithmeticTarget, depth: u32) -> R {
+        match t {
+            ArithmeticTarget::Variable(n) => self.var_number(n, depth),
+            ArithmeticTarget::ArrayElement(n, idx) => {
+                let i = self.eval_arith(idx, depth)?;
+                let s = match self.vars.get(n).map(|v| v.value.clone()) {
+                    Some(super::Value::Array(a)) => a.get(&i).cloned().unwrap_or_default(),
+                    Some(super::Value::Str(s)) if i == 0 => s,
+                    _ => String::new(),
+                };
+                self.value_number(&s, depth)
+            }
+        }
+    }
+
+    fn target_set(&mut self, t: &ArithmeticTarget, v: i64, depth: u32) -> Result<(), Stop> {
+        match t {
+            ArithmeticTarget::Variable(n) => self.assign_scalar(n, v.to_string(), Label::agent()),
+            ArithmeticTarget::ArrayElement(n, idx) => {
+                let i = self.eval_arith(idx, depth)?;
+                self.vars
+                    .set_index(n, i, v.to_string(), Label::agent())
+                    .map_err(|e| self.readonly_stop(&e.0))
+            }
+        }
+    }
+
+    /// Evaluates a parsed arithmetic expression.
+    pub(crate) fn eval_arith(&mut self, e: &E, depth: u32) -> R {
+        Ok(match e {
+            E::Literal(n) => *n,
+            E::Reference(t) => self.target_get(t, depth)?,
+            E::UnaryOp(op, a) => {
+                let a = self.eval_arith(a, depth)?;
+                match op {
+                    U::UnaryPlus => a,
+                    U::UnaryMinus => a.wrapping_neg(),
+                    U::BitwiseNot => !a,
+                    U::LogicalNot => (a == 0) as i64,
+                }
+            }
+            E::BinaryOp(op, a, b) => match op {
+                B::LogicalAnd => {
+                    let a = self.eval_arith(a, depth)?;
+                    if a == 0 {
+                        0
+                    } else {
+                        (self.eval_arith(b, depth)? != 0) as i64
+                    }
+                }
+                B::LogicalOr => {
+                    let a = self.eval_arith(a, depth)?;
+                    if a != 0 {
+                        1
+                    } else {
+                        (self.eval_arith(b, depth)? != 0) as i64
+                    }
+                }
+                _ => {
+                    let x = self.eval_arith(a, depth)?;
+                    let y = self.eval_arith(b, depth)?;
+                    self.binop(*op, x, y)?
+                }
+            },
+            E::Conditional(c, a, b) => {
+                if self.eval_arith(c, depth)? != 0 {
+                    self.eval_arith(a, depth)?
+                } else {
+                    self.eval_arith(b, depth)?
+                }
+            }
+            E::Assignment(t, v) => {
+                let v = self.eval_arith(v, depth)?;
+                self.target_set(t, v, depth)?;
+                v
+            }
+            E::BinaryAssignment(op, t, v) => {
+                let cur = self.target_get(t, depth)?;
+                let v = self.eval_arith(v, depth)?;
+                let r = self.binop(*op, cur, v)?;
+                self.target_set(t, r, depth)?;
+                r
+            }
+            E::UnaryAssignment(op, t) => {
+                let cur = self.target_get(t, depth)?;
+                let (new, ret) = match op {
+                    UA::PrefixIncrement => (cur.wrapping_add(1), cur.wrapping_add(1)),
+                    UA::PrefixDecrement => (cur.wrapping_sub(1), cur.wrapping_sub(1)),
+                    UA::PostfixIncrement => (cur.wrapping_add(1), cur),
+                    UA::PostfixDecrement => (cur.wrapping_sub(1), cur),
+                };
+                self.target_set(t, new, depth)?;
+                ret
+            }
+        })
+    }
+
+    fn binop(&mut self, op: B, x: i64, y: i64) -> R {
+        Ok(match op {
+            B::Power => {
+                if y < 0 {
+                    return Err(self.arith_fail(&format!("{x}**{y}"), "exponent less than 0"));
+                }
+                x.wrapping_pow(y.min(u32::MAX as i64) as u32)
+            }
+            B::Multiply => x.wrapping_mul(y),
+            B::Divide | B::Modulo => {
+                if y == 0 {
+                    return Err(self.arith_fail(&format!("{x}/{y}"), "division by 0 (error token is \"0\")"));
+                }
+                if matches!(op, B::Divide) {
+                    x.wrapping_div(y)
+                } else {
+                    x.wrapping_rem(y)
+                }
+            }
+            B::Comma => y,
+            B::Add => x.wrapping_add(y),
+            B::Subtract => x.wrapping_sub(y),
+            B::ShiftLeft => x.wrapping_shl(y as u32),
+            B::ShiftRight => x.wrapping_shr(y as u32),
+            B::LessThan => (x < y) as i64,
+            B::LessThanOrEqualTo => (x <= y) as i64,
+            B::GreaterThan => (x > y) as i64,
+            B::GreaterThanOrEqualTo => (x >= y) as i64,
+            B::Equals => (x == y) as i64,
+            B::NotEquals => (x != y) as i64,
+            B::BitwiseAnd => x & y,
+            B::BitwiseXor => x ^ y,
+            B::BitwiseOr => x | y,
+            B::LogicalAnd => (x != 0 && y != 0) as i64,
+            B::LogicalOr => (x != 0 || y != 0) as i64,
+        })
+    }
+}
+
+/// Parses a shell integer constant: decimal, `0x…`, octal `0…`, or `BASE#digits`.
+pub(crate) fn parse_int(t: &str) -> Option<i64> {
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    if body.is_empty() {
+        return None;
+    }
+    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16).ok()?
+    } else if let Some((base, digits)) = body.split_once('#') {
+        let base: u32 = base.parse().ok()?;
+        if !(2..=64).contains(&base) {
+            return None;
+        }
+        if base <= 36 {
+            i64::from_str_radix(digits, base).ok()?
+        } else {
+            return None;
+        }
+    } else if body.len() > 1 && body.starts_with('0') {
+        i64::from_str_radix(&body[1..], 8).ok()?
+    } else if body.bytes().all(|b| b.is_ascii_digit()) {
+        body.parse::<i64>().ok().or_else(|| Some(body.parse::<u64>().ok()? as i64))?
+    } else {
+        return None;
+    };
+    Some(if neg { v.wrapping_neg() } else { v })
+}

@@ -1,0 +1,459 @@
+//! Lists, and-or lists, pipelines and compound commands.
+
+use super::{Exec, Fd, Job, Shell, Stop};
+use crate::error::Refusal;
+use crate::io::{self, Source};
+use safesh_label::Label;
+use safesh_syntax::ast::{self, Command, CompoundCommand};
+use std::sync::Arc;
+
+/// Stack size for threads running shell code (deep recursion stays bounded by
+/// `limits.call_depth`, not by the default 2 MiB stack).
+pub(crate) const SHELL_STACK: usize = 256 * 1024 * 1024;
+
+/// What a loop body asked for.
+enum LoopCtl {
+    Next,
+    Break,
+}
+
+impl Shell {
+    /// Runs a list of and-or lists.
+    pub(crate) fn run_list(&mut self, list: &ast::CompoundList) -> Exec {
+        for item in &list.0 {
+            match item.1 {
+                ast::SeparatorOperator::Sequence => self.run_and_or(&item.0)?,
+                ast::SeparatorOperator::Async => self.run_async(&item.0)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn run_async(&mut self, ao: &ast::AndOrList) -> Exec {
+        let mut sub = self.subshell();
+        sub.fds.insert(0, Fd::In(Source::empty()));
+        let ao = ao.clone();
+        let id = self.shared.next_job.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let handle = std::thread::Builder::new()
+            .stack_size(SHELL_STACK)
+            .spawn(move || {
+                let r = sub.run_and_or(&ao);
+                match r {
+                    Err(Stop::Refused(refusal)) => {
+                        sub.diag(format!("{}: {}", refusal.code, refusal.message));
+                        let mut slot = io::lock(&sub.shared.refusal);
+                        if slot.is_none() {
+                            *slot = Some(refusal.clone());
+                        }
+                        refusal.status()
+                    }
+                    _ => {
+                        let _ = sub.run_exit_trap();
+                        sub.wait_all();
+                        sub.last_status
+                    }
+                }
+            })
+            .map_err(|e| Refusal::new(crate::error::ErrorCode::ExecutionError, format!("cannot start a background job: {e}")))?;
+        io::lock(&self.jobs).push(Job {
+            id,
+            handle: Some(handle),
+        });
+        self.last_bg = Some(id);
+        self.set_status(0);
+        Ok(())
+    }
+
+    /// Runs `a && b || c`.
+    pub(crate) fn run_and_or(&mut self, ao: &ast::AndOrList) -> Exec {
+        let n = ao.additional.len();
+        // Every pipeline but the last is a condition: `set -e` does not apply to it.
+        if n > 0 {
+            self.errexit_suppressed += 1;
+        }
+        let first = self.run_pipeline_checked(&ao.first, n == 0);
+        if n > 0 {
+            self.errexit_suppressed -= 1;
+        }
+        first?;
+        for (i, next) in ao.additional.iter().enumerate() {
+            let last = i + 1 == n;
+            let (run, p) = match next {
+                ast::AndOr::And(p) => (self.last_status == 0, p),
+                ast::AndOr::Or(p) => (self.last_status != 0, p),
+            };
+            if run {
+                if !last {
+                    self.errexit_suppressed += 1;
+                }
+                let r = self.run_pipeline_checked(p, last);
+                if !last {
+                    self.errexit_suppressed -= 1;
+                }
+                r?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a pipeline, then applies `set -e` and the ERR trap when it failed.
+    fn run_pipeline_checked(&mut self, p: &ast::Pipeline, may_exit: bool) -> Exec {
+        self.run_pipeline(p)?;
+        if self.last_status != 0 && !p.bang && self.errexit_suppressed == 0 && may_exit {
+            if !self.in_trap {
+                if let Some(handler) = self.traps.get("ERR").cloned() {
+                    let status = self.last_status;
+                    self.in_trap = true;
+                    let r = self.run_text(&handler);
+                    self.in_trap = false;
+                    r?;
+                    self.last_status = status;
+                }
+            }
+            if self.opts.errexit {
+                return Err(Stop::Exit);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a pipeline: one command in this shell, or several stages concurrently,
+    /// each in a subshell, joined by labeled pipes.
+    pub(crate) fn run_pipeline(&mut self, p: &ast::Pipeline) -> Exec {
+        let started = std::time::Instant::now();
+        if p.bang {
+            self.errexit_suppressed += 1;
+        }
+        let r = if p.seq.len() == 1 {
+            self.run_command(&p.seq[0])
+        } else {
+            self.run_stages(&p.seq)
+        };
+        if p.bang {
+            self.errexit_suppressed -= 1;
+        }
+        r?;
+        if p.bang {
+            let s = if self.last_status == 0 { 1 } else { 0 };
+            self.set_status(s);
+        }
+        if p.timed.is_some() {
+            let secs = started.elapsed().as_secs_f64();
+            let text = format!(
+                "\nreal\t{}m{:.3}s\nuser\t0m0.000s\nsys\t0m0.000s\n",
+                (secs / 60.0) as u64,
+                secs % 60.0
+            );
+            let _ = self.out_fd(2).write_chunk(text.as_bytes(), &Label::empty());
+        }
+        Ok(())
+    }
+
+    fn run_stages(&mut self, seq: &[Command]) -> Exec {
+        let n = seq.len();
+        let mut handles = Vec::with_capacity(n - 1);
+        let mut next_input = None;
+        let mut last_shell = None;
+        for (i, cmd) in seq.iter().enumerate() {
+            let mut sub = self.subshell();
+            if let Some(input) = next_input.take() {
+                sub.fds.insert(0, Fd::In(input));
+            }
+            if i + 1 < n {
+                let (w, r) = io::pipe();
+                sub.fds.insert(1, Fd::Out(w));
+                next_input = Some(r);
+                let cmd = cmd.clone();
+                let spawned = std::thread::Builder::new()
+                    .stack_size(SHELL_STACK)
+                    .spawn(move || {
+                        let r = sub.run_command(&cmd);
+                        let status = sub.last_status;
+                        let refusal = match r {
+                            Err(Stop::Refused(refusal)) => Some(refusal),
+                            _ => None,
+                        };
+                        if refusal.is_none() {
+                            let _ = sub.run_exit_trap();
+                        }
+                        drop(sub);
+                        (status, refusal)
+                    });
+                match spawned {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        return Err(Refusal::new(
+                            crate::error::ErrorCode::ExecutionError,
+                            format!("cannot start a pipeline stage: {e}"),
+                        )
+                        .into());
+                    }
+                }
+            } else {
+                last_shell = Some((sub, cmd));
+            }
+        }
+        let mut statuses = Vec::with_capacity(n);
+        let mut refusal = None;
+        if let Some((mut sub, cmd)) = last_shell {
+            let r = sub.run_command(&cmd);
+            let status = sub.last_status;
+            if let Err(Stop::Refused(r)) = r {
+                refusal = Some(r);
+            } else {
+                let _ = sub.run_exit_trap();
+            }
+            drop(sub);
+            for h in handles {
+                match h.join() {
+                    Ok((s, r)) => {
+                        statuses.push(s);
+                        if refusal.is_none() {
+                            refusal = r;
+                        }
+                    }
+                    Err(_) => statuses.push(1),
+                }
+            }
+            statuses.push(status);
+        }
+        if let Some(r) = refusal {
+            return Err(Stop::Refused(r));
+        }
+        let status = if self.opts.pipefail {
+            statuses.iter().rev().copied().find(|s| *s != 0).unwrap_or(0)
+        } else {
+            statuses.last().copied().unwrap_or(0)
+        };
+        self.set_status(status);
+        Ok(())
+    }
+
+    /// Runs one command of a pipeline.
+    pub(crate) fn run_command(&mut self, cmd: &Command) -> Exec {
+        match cmd {
+            Command::Simple(s) => self.run_simple(s),
+            Command::Compound(c, redirects) => {
+                let r = redirects.as_ref();
+                self.with_redirects(r.map(|r| r.0.as_slice()).unwrap_or(&[]), |sh| sh.run_compound(c))
+            }
+            Command::Function(f) => {
+                let name = f.fname.value.clone();
+                self.funcs.insert(name, Arc::new(f.clone()));
+                self.set_status(0);
+                Ok(())
+            }
+            Command::ExtendedTest(t, redirects) => {
+                let r = redirects.as_ref();
+                self.with_redirects(r.map(|r| r.0.as_slice()).unwrap_or(&[]), |sh| {
+                    sh.count_command()?;
+                    let ok = sh.eval_extended_test(&t.expr)?;
+                    sh.set_status(match ok {
+                        Some(true) => 0,
+                        Some(false) => 1,
+                        None => 2,
+                    });
+                    Ok(())
+                })
+            }
+        }
+    }
+
+    fn loop_body(&mut self, body: &ast::CompoundList) -> Result<LoopCtl, Stop> {
+        self.count_iteration()?;
+        self.loop_depth += 1;
+        let r = self.run_list(body);
+        self.loop_depth -= 1;
+        match r {
+            Ok(()) => Ok(LoopCtl::Next),
+            Err(Stop::Break(n)) => {
+                if n > 1 {
+                    Err(Stop::Break(n - 1))
+                } else {
+                    Ok(LoopCtl::Break)
+                }
+            }
+            Err(Stop::Continue(n)) => {
+                if n > 1 {
+                    Err(Stop::Continue(n - 1))
+                } else {
+                    Ok(LoopCtl::Next)
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Runs a condition list with `set -e` off; returns whether it succeeded.
+    fn condition(&mut self, list: &ast::CompoundList) -> Result<bool, Stop> {
+        self.errexit_suppressed += 1;
+        let r = self.run_list(list);
+        self.errexit_suppressed -= 1;
+        r?;
+        Ok(self.last_status == 0)
+    }
+
+    pub(crate) fn run_compound_pub(&mut self, c: &CompoundCommand) -> Exec {
+        self.run_compound(c)
+    }
+
+    fn run_compound(&mut self, c: &CompoundCommand) -> Exec {
+        match c {
+            CompoundCommand::BraceGroup(b) => self.run_list(&b.list),
+            CompoundCommand::Subshell(s) => {
+                let mut sub = self.subshell();
+                let r = sub.run_list(&s.list);
+                let r = match r {
+                    Err(Stop::Refused(r)) => Err(Stop::Refused(r)),
+                    _ => {
+                        sub.run_exit_trap()?;
+                        sub.wait_all_keep_status();
+                        Ok(())
+                    }
+                };
+                self.set_status(sub.last_status);
+                r
+            }
+            CompoundCommand::IfClause(i) => {
+                if self.condition(&i.condition)? {
+                    return self.run_list(&i.then);
+                }
+                for e in i.elses.iter().flatten() {
+                    match &e.condition {
+                        Some(c) => {
+                            if self.condition(c)? {
+                                return self.run_list(&e.body);
+                            }
+                        }
+                        None => return self.run_list(&e.body),
+                    }
+                }
+                self.set_status(0);
+                Ok(())
+            }
+            CompoundCommand::ForClause(f) => {
+                let items: Vec<(String, Label)> = match &f.values {
+                    Some(words) => {
+                        let mut out = Vec::new();
+                        for w in words {
+                            for field in self.expand_word_fields(w)? {
+                                out.push((field.text, field.label));
+                            }
+                        }
+                        out
+                    }
+                    None => self
+                        .positional
+                        .iter()
+                        .map(|s| (s.clone(), self.positional_label.clone()))
+                        .collect(),
+                };
+                self.set_status(0);
+                for (item, label) in items {
+                    self.assign_scalar(&f.variable_name, item, label)?;
+                    if let LoopCtl::Break = self.loop_body(&f.body.list)? {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            CompoundCommand::ArithmeticForClause(f) => {
+                if let Some(init) = &f.initializer {
+                    self.eval_arith_text(&init.value)?;
+                }
+                self.set_status(0);
+                loop {
+                    if let Some(cond) = &f.condition {
+                        if self.eval_arith_text(&cond.value)? == 0 {
+                            break;
+                        }
+                    }
+                    if let LoopCtl::Break = self.loop_body(&f.body.list)? {
+                        break;
+                    }
+                    if let Some(upd) = &f.updater {
+                        self.eval_arith_text(&upd.value)?;
+                    }
+                }
+                Ok(())
+            }
+            CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
+                let until = matches!(c, CompoundCommand::UntilClause(_));
+                let mut status = 0;
+                loop {
+                    let ok = self.condition(&w.0)?;
+                    if ok == until {
+                        break;
+                    }
+                    let r = self.loop_body(&w.1.list)?;
+                    status = self.last_status;
+                    if let LoopCtl::Break = r {
+                        break;
+                    }
+                }
+                self.set_status(status);
+                Ok(())
+            }
+            CompoundCommand::CaseClause(cc) => self.run_case(cc),
+            CompoundCommand::Arithmetic(a) => {
+                self.count_command()?;
+                match self.eval_arith_text(&a.expr.value) {
+                    Ok(v) => self.set_status(if v != 0 { 0 } else { 1 }),
+                    // An arithmetic error fails `((…))` without leaving the shell.
+                    Err(Stop::Exit) => self.set_status(1),
+                    Err(e) => return Err(e),
+                }
+                Ok(())
+            }
+            CompoundCommand::Coprocess(_) => Err(Refusal::new(
+                crate::error::ErrorCode::NotSupported,
+                "not supported: coproc",
+            )
+            .into()),
+        }
+    }
+
+    fn run_case(&mut self, cc: &ast::CaseClauseCommand) -> Exec {
+        let value = self.expand_word_single(&cc.value)?;
+        self.set_status(0);
+        let mut i = 0;
+        let mut fall_through = false;
+        while i < cc.cases.len() {
+            let item = &cc.cases[i];
+            let mut matched = fall_through;
+            if !matched {
+                for p in &item.patterns {
+                    let pat = self.expand_pattern(p)?;
+                    if super::pattern::matches(&pat, &value.text, false) {
+                        matched = true;
+                        break;
+                    }
+                }
+            }
+            fall_through = false;
+            if matched {
+                if let Some(cmd) = &item.cmd {
+                    self.run_list(cmd)?;
+                } else {
+                    self.set_status(0);
+                }
+                match item.post_action {
+                    ast::CaseItemPostAction::ExitCase => return Ok(()),
+                    ast::CaseItemPostAction::UnconditionallyExecuteNextCaseItem => {
+                        fall_through = true;
+                    }
+                    ast::CaseItemPostAction::ContinueEvaluatingCases => {}
+                }
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// Waits for background jobs without changing `$?`.
+    pub(crate) fn wait_all_keep_status(&mut self) {
+        let s = self.last_status;
+        self.wait_all();
+        self.last_status = s;
+    }
+}

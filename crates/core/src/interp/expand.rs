@@ -1,0 +1,1193 @@
+//! Word expansion: braces, tilde, parameters, command substitution, arithmetic,
+//! field splitting, pathname expansion and quote removal — each result labeled with
+//! the join of everything it was made from.
+
+use super::{Exec, Shell, Stop, Value};
+use crate::error::{ErrorCode, Refusal};
+use crate::io::{Sink, lock};
+use safesh_label::Label;
+use safesh_syntax::ast;
+use safesh_syntax::word::{
+    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, ParameterTestType,
+    ParameterTransformOp, SpecialParameter, SubstringMatchKind, TildeExpr, WordPiece,
+    WordPieceWithSource,
+};
+use std::sync::Arc;
+
+/// One expanded word.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Field {
+    pub text: String,
+    pub label: Label,
+}
+
+/// A field being built: its text, the same text as a glob pattern (quoted
+/// characters escaped), whether an unquoted glob character occurs, and whether it
+/// must survive even when empty (it had quotes).
+#[derive(Default, Clone)]
+struct FieldBuf {
+    text: String,
+    pattern: String,
+    regex: String,
+    glob: bool,
+    keep: bool,
+    label: Label,
+}
+
+impl FieldBuf {
+    fn push_quoted(&mut self, s: &str) {
+        self.regex.push_str(&regex::escape(s));
+        for c in s.chars() {
+            if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+                self.pattern.push('\\');
+            }
+            self.pattern.push(c);
+        }
+        self.text.push_str(s);
+    }
+
+    fn push_unquoted_char(&mut self, c: char) {
+        if matches!(c, '*' | '?' | '[') {
+            self.glob = true;
+        }
+        self.pattern.push(c);
+        self.regex.push(c);
+        self.text.push(c);
+    }
+}
+
+/// Accumulates fields while a word is expanded.
+struct Acc {
+    fields: Vec<FieldBuf>,
+    cur: FieldBuf,
+    pending_break: bool,
+    ifs: String,
+    split: bool,
+}
+
+impl Acc {
+    fn new(ifs: String, split: bool) -> Self {
+        Acc {
+            fields: Vec::new(),
+            cur: FieldBuf::default(),
+            pending_break: false,
+            ifs,
+            split,
+        }
+    }
+
+    fn finish(&mut self) {
+        let f = std::mem::take(&mut self.cur);
+        self.fields.push(f);
+        self.pending_break = false;
+    }
+
+    fn apply_pending(&mut self) {
+        if self.pending_break {
+            self.finish();
+        }
+    }
+
+    fn quoted(&mut self, s: &str, label: &Label) {
+        self.apply_pending();
+        self.cur.keep = true;
+        self.cur.push_quoted(s);
+        self.cur.label.join_assign(label);
+    }
+
+    /// Literal unquoted text from the script (globs active, no splitting).
+    fn literal(&mut self, s: &str, label: &Label) {
+        self.apply_pending();
+        for c in s.chars() {
+            self.cur.push_unquoted_char(c);
+        }
+        self.cur.label.join_assign(label);
+    }
+
+    /// The result of an unquoted expansion: split on IFS, globs active.
+    fn unquoted(&mut self, s: &str, label: &Label) {
+        if !self.split {
+            self.apply_pending();
+            for c in s.chars() {
+                self.cur.push_unquoted_char(c);
+            }
+            self.cur.label.join_assign(label);
+            return;
+        }
+        for c in s.chars() {
+            if self.ifs.contains(c) {
+                if matches!(c, ' ' | '\t' | '\n') {
+                    if !self.cur.text.is_empty() || self.cur.keep {
+                        self.pending_break = true;
+                    }
+                } else {
+                    self.cur.label.join_assign(label);
+                    self.finish();
+                }
+            } else {
+                self.apply_pending();
+                self.cur.push_unquoted_char(c);
+                self.cur.label.join_assign(label);
+            }
+        }
+    }
+
+    /// Ends the current field unconditionally (between "$@" elements).
+    fn hard_break(&mut self) {
+        self.pending_break = false;
+        self.cur.keep = true;
+        let f = std::mem::take(&mut self.cur);
+        self.fields.push(f);
+    }
+
+    fn done(mut self) -> Vec<FieldBuf> {
+        let cur = std::mem::take(&mut self.cur);
+        self.fields.push(cur);
+        self.fields
+            .into_iter()
+            .filter(|f| f.keep || !f.text.is_empty())
+            .collect()
+    }
+}
+
+/// A parameter's value before operators apply.
+enum PV {
+    Unset,
+    One(String),
+    Many(Vec<String>, bool),
+}
+
+impl Shell {
+    fn words_cached(&self, raw: &str) -> Result<Arc<Vec<WordPieceWithSource>>, Stop> {
+        if let Some(p) = lock(&self.shared.word_cache).get(raw) {
+            return Ok(p.clone());
+        }
+        let pieces = Arc::new(safesh_syntax::parse_word(raw).map_err(Refusal::from)?);
+        let mut cache = lock(&self.shared.word_cache);
+        if cache.len() > 65536 {
+            cache.clear();
+        }
+        cache.insert(raw.to_string(), pieces.clone());
+        Ok(pieces)
+    }
+
+    /// Expands a word into fields (brace, split, glob).
+    pub(crate) fn expand_word_fields(&mut self, w: &ast::Word) -> Result<Vec<Field>, Stop> {
+        let mut out = Vec::new();
+        for raw in self.brace_expand(&w.value)? {
+            let pieces = self.words_cached(&raw)?;
+            let ifs = self.ifs();
+            let mut acc = Acc::new(ifs, true);
+            self.expand_pieces(&pieces, &mut acc, false)?;
+            for f in acc.done() {
+                self.check_size(f.text.len())?;
+                if f.glob && !self.opts.noglob {
+                    let matches = super::pattern::glob(&self.cwd, &f.pattern);
+                    if !matches.is_empty() {
+                        for m in matches {
+                            out.push(Field {
+                                text: m,
+                                label: f.label.clone(),
+                            });
+                        }
+                        continue;
+                    }
+                }
+                out.push(Field {
+                    text: f.text,
+                    label: f.label,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Expands a word to exactly one string (no brace expansion, splitting or globbing):
+    /// assignments, `case` subjects, redirection targets, here-strings.
+    pub(crate) fn expand_word_single(&mut self, w: &ast::Word) -> Result<Field, Stop> {
+        self.expand_raw_single(&w.value)
+    }
+
+    /// [`Shell::expand_word_single`] on raw word text.
+    pub(crate) fn expand_raw_single(&mut self, raw: &str) -> Result<Field, Stop> {
+        let pieces = self.words_cached(raw)?;
+        let mut acc = Acc::new(String::new(), false);
+        self.expand_pieces(&pieces, &mut acc, false)?;
+        let mut text = String::new();
+        let mut label = Label::empty();
+        for (i, f) in acc.done().into_iter().enumerate() {
+            if i > 0 {
+                text.push(' ');
+            }
+            text.push_str(&f.text);
+            label.join_assign(&f.label);
+        }
+        self.check_size(text.len())?;
+        Ok(Field { text, label })
+    }
+
+    /// Expands a word as a pattern: quoted characters are escaped.
+    pub(crate) fn expand_pattern(&mut self, w: &ast::Word) -> Result<String, Stop> {
+        self.expand_raw_pattern(&w.value)
+    }
+
+    pub(crate) fn expand_raw_pattern(&mut self, raw: &str) -> Result<String, Stop> {
+        let pieces = self.words_cached(raw)?;
+        let mut acc = Acc::new(String::new(), false);
+        self.expand_pieces(&pieces, &mut acc, false)?;
+        let mut pat = String::new();
+        for (i, f) in acc.done().into_iter().enumerate() {
+            if i > 0 {
+                pat.push(' ');
+            }
+            pat.push_str(&f.pattern);
+        }
+        Ok(pat)
+    }
+
+    /// Expands a word as a regular expression: quoted parts match literally.
+    pub(crate) fn expand_regex(&mut self, w: &ast::Word) -> Result<(String, Label), Stop> {
+        let pieces = self.words_cached(&w.value)?;
+        let mut acc = Acc::new(String::new(), false);
+        self.expand_pieces(&pieces, &mut acc, false)?;
+        let mut re = String::new();
+        let mut label = Label::empty();
+        for f in acc.done() {
+            re.push_str(&f.regex);
+            label.join_assign(&f.label);
+        }
+        Ok((re, label))
+    }
+
+    /// Expands a here-document body (no splitting; quotes are literal).
+    pub(crate) fn expand_heredoc(&mut self, raw: &str) -> Result<Field, Stop> {
+        let pieces = safesh_syntax::parse_heredoc(raw).map_err(Refusal::from)?;
+        let mut acc = Acc::new(String::new(), false);
+        self.expand_pieces(&pieces, &mut acc, true)?;
+        let mut text = String::new();
+        let mut label = Label::empty();
+        for f in acc.done() {
+            text.push_str(&f.text);
+            label.join_assign(&f.label);
+        }
+        Ok(Field { text, label })
+    }
+
+    pub(crate) fn ifs(&self) -> String {
+        match self.vars.get("IFS") {
+            Some(v) => v.as_str().to_string(),
+            None => " \t\n".to_string(),
+        }
+    }
+
+    fn brace_expand(&self, raw: &str) -> Result<Vec<String>, Stop> {
+        if !raw.contains('{') {
+            return Ok(vec![raw.to_string()]);
+        }
+        let parsed = std::panic::catch_unwind(|| {
+            safesh_syntax::word::parse_brace_expansions(raw, &safesh_syntax::options())
+        });
+        let Ok(Ok(Some(pieces))) = parsed else {
+            return Ok(vec![raw.to_string()]);
+        };
+        let limit = self.shared.limits.brace_expansion;
+        let mut widths = sequence_widths(raw).into_iter();
+        let out = brace_product(&pieces, limit, &mut widths)?;
+        Ok(out)
+    }
+
+    fn expand_pieces(
+        &mut self,
+        pieces: &[WordPieceWithSource],
+        acc: &mut Acc,
+        heredoc: bool,
+    ) -> Exec {
+        let agent = Label::agent();
+        for p in pieces {
+            match &p.piece {
+                WordPiece::Text(t) => {
+                    if heredoc {
+                        acc.quoted(t, &agent);
+                    } else {
+                        acc.literal(t, &agent);
+                    }
+                }
+                WordPiece::SingleQuotedText(t) => acc.quoted(t, &agent),
+                WordPiece::AnsiCQuotedText(t) => acc.quoted(&ansi_c_unescape(t), &agent),
+                WordPiece::EscapeSequence(e) => {
+                    let rest: String = e.chars().skip(1).collect();
+                    if rest == "\n" {
+                        continue;
+                    }
+                    if heredoc && !matches!(rest.as_str(), "$" | "`" | "\\") {
+                        acc.quoted(e, &agent);
+                    } else {
+                        acc.quoted(&rest, &agent);
+                    }
+                }
+                WordPiece::DoubleQuotedSequence(inner)
+                | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    acc.apply_pending();
+                    acc.cur.keep = true;
+                    self.expand_quoted(inner, acc)?;
+                }
+                WordPiece::TildeExpansion(t) => {
+                    let s = self.tilde(t);
+                    acc.quoted(&s, &agent);
+                }
+                WordPiece::ParameterExpansion(e) => {
+                    let (pv, label) = self.param_expr(e, heredoc)?;
+                    match pv {
+                        PV::Unset => {}
+                        PV::One(s) => {
+                            if heredoc {
+                                acc.quoted(&s, &label)
+                            } else {
+                                acc.unquoted(&s, &label)
+                            }
+                        }
+                        PV::Many(items, concat) => {
+                            if heredoc || (concat && !acc.split) {
+                                let sep = self.ifs().chars().next().map(String::from).unwrap_or_default();
+                                let sep = if heredoc && !concat { " ".to_string() } else { sep };
+                                acc.quoted(&items.join(&sep), &label);
+                            } else if !acc.split {
+                                acc.unquoted(&items.join(" "), &label);
+                            } else {
+                                for (i, it) in items.iter().enumerate() {
+                                    if i > 0 {
+                                        acc.pending_break = !acc.cur.text.is_empty() || acc.cur.keep;
+                                        acc.apply_pending();
+                                    }
+                                    acc.unquoted(it, &label);
+                                }
+                            }
+                        }
+                    }
+                }
+                WordPiece::CommandSubstitution(text) => {
+                    let f = self.command_substitution(text)?;
+                    if heredoc {
+                        acc.quoted(&f.text, &f.label)
+                    } else {
+                        acc.unquoted(&f.text, &f.label)
+                    }
+                }
+                WordPiece::BackquotedCommandSubstitution(text) => {
+                    let text = safesh_syntax::unescape_backquoted(text);
+                    let f = self.command_substitution(&text)?;
+                    if heredoc {
+                        acc.quoted(&f.text, &f.label)
+                    } else {
+                        acc.unquoted(&f.text, &f.label)
+                    }
+                }
+                WordPiece::ArithmeticExpression(e) => {
+                    let v = self.eval_arith_text(&e.value)?;
+                    if heredoc {
+                        acc.quoted(&v.to_string(), &agent)
+                    } else {
+                        acc.unquoted(&v.to_string(), &agent)
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Pieces inside double quotes: no splitting or globbing; "$@" still makes fields.
+    fn expand_quoted(&mut self, pieces: &[WordPieceWithSource], acc: &mut Acc) -> Exec {
+        let agent = Label::agent();
+        for p in pieces {
+            match &p.piece {
+                WordPiece::Text(t) | WordPiece::SingleQuotedText(t) => acc.quoted(t, &agent),
+                WordPiece::AnsiCQuotedText(t) => acc.quoted(t, &agent),
+                WordPiece::EscapeSequence(e) => {
+                    let rest: String = e.chars().skip(1).collect();
+                    if rest == "\n" {
+                        continue;
+                    }
+                    if matches!(rest.as_str(), "$" | "`" | "\"" | "\\") {
+                        acc.quoted(&rest, &agent)
+                    } else {
+                        acc.quoted(e, &agent)
+                    }
+                }
+                WordPiece::DoubleQuotedSequence(inner)
+                | WordPiece::GettextDoubleQuotedSequence(inner) => self.expand_quoted(inner, acc)?,
+                WordPiece::TildeExpansion(t) => {
+                    let s = self.tilde(t);
+                    acc.quoted(&s, &agent)
+                }
+                WordPiece::ParameterExpansion(e) => {
+                    let (pv, label) = self.param_expr(e, false)?;
+                    match pv {
+                        PV::Unset => {}
+                        PV::One(s) => acc.quoted(&s, &label),
+                        PV::Many(items, concat) => {
+                            if concat {
+                                let sep = self.ifs().chars().next().map(String::from).unwrap_or_default();
+                                acc.quoted(&items.join(&sep), &label);
+                            } else {
+                                for (i, it) in items.iter().enumerate() {
+                                    if i > 0 {
+                                        acc.hard_break();
+                                    }
+                                    acc.quoted(it, &label);
+                                }
+                                if items.is_empty() && acc.cur.text.is_empty() {
+                                    acc.cur.keep = false;
+                                }
+                            }
+                        }
+                    }
+                }
+                WordPiece::CommandSubstitution(text) => {
+                    let f = self.command_substitution(text)?;
+                    acc.quoted(&f.text, &f.label)
+                }
+                WordPiece::BackquotedCommandSubstitution(text) => {
+                    let text = safesh_syntax::unescape_backquoted(text);
+                    let f = self.command_substitution(&text)?;
+                    acc.quoted(&f.text, &f.label)
+                }
+                WordPiece::ArithmeticExpression(e) => {
+                    let v = self.eval_arith_text(&e.value)?;
+                    acc.quoted(&v.to_string(), &agent)
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn tilde(&self, t: &TildeExpr) -> String {
+        match t {
+            TildeExpr::Home => self.var_str("HOME"),
+            TildeExpr::WorkingDir => self.var_str("PWD"),
+            TildeExpr::OldWorkingDir => self.var_str("OLDPWD"),
+            TildeExpr::UserHome(u) => home_of(u).unwrap_or_else(|| format!("~{u}")),
+            _ => "~".to_string(),
+        }
+    }
+
+    /// Runs `$(…)` in a subshell and captures its output (trailing newlines removed).
+    pub(crate) fn command_substitution(&mut self, text: &str) -> Result<Field, Stop> {
+        if self.subst_depth >= self.shared.limits.substitution_depth {
+            return Err(Refusal::limit(
+                "command substitution depth",
+                self.shared.limits.substitution_depth,
+                "substitution_depth",
+            )
+            .into());
+        }
+        let script = self.parse_cached(text)?;
+        let mut sub = self.subshell();
+        sub.subst_depth += 1;
+        let sink = Sink::capture(self.shared.limits.string_bytes.saturating_add(1));
+        sub.fds.insert(1, super::Fd::Out(sink.clone()));
+        let r = sub.run_program(&script.program);
+        match r {
+            Err(Stop::Refused(r)) => return Err(Stop::Refused(r)),
+            _ => {
+                sub.run_exit_trap()?;
+                sub.wait_all_keep_status();
+            }
+        }
+        let status = sub.last_status;
+        drop(sub);
+        let captured = sink.take_captured();
+        if captured.overflowed {
+            return Err(Refusal::limit(
+                "the output of a command substitution in bytes",
+                self.shared.limits.string_bytes,
+                "string_bytes",
+            )
+            .into());
+        }
+        self.set_status(status);
+        self.last_subst_status = Some(status);
+        let mut data = captured.data;
+        while data.last() == Some(&b'\n') {
+            data.pop();
+        }
+        data.retain(|b| *b != 0);
+        Ok(Field {
+            text: String::from_utf8_lossy(&data).into_owned(),
+            label: captured.label,
+        })
+    }
+
+    fn positional_pv(&self) -> Vec<String> {
+        self.positional.clone()
+    }
+
+    /// The raw value of a parameter and its label.
+    fn param_value(&mut self, p: &Parameter, indirect: bool) -> Result<(PV, Label), Stop> {
+        let (pv, label) = self.param_value_direct(p)?;
+        if !indirect {
+            return Ok((pv, label));
+        }
+        let name = match pv {
+            PV::One(s) => s,
+            PV::Many(items, _) => items.join(" "),
+            PV::Unset => return Ok((PV::Unset, label)),
+        };
+        let param = safesh_syntax::word::parse_parameter(&name, &safesh_syntax::options())
+            .map_err(|_| Stop::Refused(Refusal::new(ErrorCode::ExecutionError, format!("{name}: invalid indirect expansion"))))?;
+        let (pv, l2) = self.param_value_direct(&param)?;
+        Ok((pv, label.join(&l2)))
+    }
+
+    fn param_value_direct(&mut self, p: &Parameter) -> Result<(PV, Label), Stop> {
+        Ok(match p {
+            Parameter::Positional(0) => (PV::One(self.arg0.clone()), Label::agent()),
+            Parameter::Positional(n) => match self.positional.get(*n as usize - 1) {
+                Some(s) => (PV::One(s.clone()), self.positional_label.clone()),
+                None => (PV::Unset, Label::empty()),
+            },
+            Parameter::Special(s) => match s {
+                SpecialParameter::AllPositionalParameters { concatenate } => (
+                    PV::Many(self.positional_pv(), *concatenate),
+                    self.positional_label.clone(),
+                ),
+                SpecialParameter::PositionalParameterCount => {
+                    (PV::One(self.positional.len().to_string()), Label::agent())
+                }
+                SpecialParameter::LastExitStatus => {
+                    (PV::One(self.last_status.to_string()), self.status_label.clone())
+                }
+                SpecialParameter::CurrentOptionFlags => {
+                    let mut f = String::new();
+                    if self.opts.errexit {
+                        f.push('e');
+                    }
+                    if self.opts.noglob {
+                        f.push('f');
+                    }
+                    f.push('h');
+                    if self.opts.nounset {
+                        f.push('u');
+                    }
+                    if self.opts.xtrace {
+                        f.push('x');
+                    }
+                    f.push('B');
+                    f.push('c');
+                    (PV::One(f), Label::agent())
+                }
+                SpecialParameter::ProcessId => (PV::One(self.shared.pid.to_string()), Label::agent()),
+                SpecialParameter::LastBackgroundProcessId => match self.last_bg {
+                    Some(id) => (PV::One(job_pid(self.shared.pid, id).to_string()), Label::agent()),
+                    None => (PV::Unset, Label::empty()),
+                },
+                SpecialParameter::ShellName => (PV::One(self.arg0.clone()), Label::agent()),
+            },
+            Parameter::Named(name) => self.named_value(name),
+            Parameter::NamedWithIndex { name, index } => {
+                let label;
+                let value = match self.vars.get(name) {
+                    None => {
+                        label = Label::empty();
+                        None
+                    }
+                    Some(v) => {
+                        label = v.label.clone();
+                        match v.value.clone() {
+                            Value::Str(s) => {
+                                let i = self.eval_arith_text(index)?;
+                                (i == 0).then_some(s)
+                            }
+                            Value::Array(a) => {
+                                let mut i = self.eval_arith_text(index)?;
+                                if i < 0 {
+                                    let max = a.keys().next_back().copied().unwrap_or(-1);
+                                    i += max + 1;
+                                }
+                                a.get(&i).cloned()
+                            }
+                        }
+                    }
+                };
+                match value {
+                    Some(s) => (PV::One(s), label),
+                    None => (PV::Unset, label),
+                }
+            }
+            Parameter::NamedWithAllIndices { name, concatenate } => match self.vars.get(name) {
+                None => (PV::Many(Vec::new(), *concatenate), Label::empty()),
+                Some(v) => {
+                    let items = match &v.value {
+                        Value::Str(s) => vec![s.clone()],
+                        Value::Array(a) => a.values().cloned().collect(),
+                    };
+                    (PV::Many(items, *concatenate), v.label.clone())
+                }
+            },
+        })
+    }
+
+    fn named_value(&mut self, name: &str) -> (PV, Label) {
+        match name {
+            "RANDOM" => {
+                let mut x = self.shared.pid as u64 ^ std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(0);
+                x ^= x >> 13;
+                return (PV::One(((x % 32768) as i64).to_string()), Label::agent());
+            }
+            "LINENO" => return (PV::One(self.line.to_string()), Label::agent()),
+            "SECONDS" => return (PV::One("0".into()), Label::agent()),
+            "BASHPID" => return (PV::One(self.shared.pid.to_string()), Label::agent()),
+            _ => {}
+        }
+        match self.vars.get(name) {
+            Some(v) => (PV::One(v.as_str().to_string()), v.label.clone()),
+            None => (PV::Unset, Label::empty()),
+        }
+    }
+
+    fn unbound(&self, p: &Parameter) -> Stop {
+        let name = match p {
+            Parameter::Positional(n) => n.to_string(),
+            Parameter::Named(n) => n.clone(),
+            Parameter::NamedWithIndex { name, index } => format!("{name}[{index}]"),
+            other => other.to_string(),
+        };
+        self.diag(format!("{name}: unbound variable"));
+        Stop::Exit
+    }
+
+    /// Evaluates a parameter expression.
+    fn param_expr(&mut self, e: &ParameterExpr, _heredoc: bool) -> Result<(PV, Label), Stop> {
+        use ParameterExpr as P;
+        match e {
+            P::Parameter { parameter, indirect } => {
+                let (pv, label) = self.param_value(parameter, *indirect)?;
+                if matches!(pv, PV::Unset) && self.opts.nounset {
+                    self.last_status = 1;
+                    return Err(self.unbound(parameter));
+                }
+                Ok((pv, label))
+            }
+            P::UseDefaultValues {
+                parameter,
+                indirect,
+                test_type,
+                default_value,
+            } => {
+                let (pv, label) = self.param_value(parameter, *indirect)?;
+                if is_missing(&pv, test_type) {
+                    let f = self.expand_raw_single(default_value.as_deref().unwrap_or(""))?;
+                    Ok((PV::One(f.text), f.label))
+                } else {
+                    Ok((pv, label))
+                }
+            }
+            P::AssignDefaultValues {
+                parameter,
+                indirect,
+                test_type,
+                default_value,
+            } => {
+                let (pv, label) = self.param_value(parameter, *indirect)?;
+                if is_missing(&pv, test_type) {
+                    let f = self.expand_raw_single(default_value.as_deref().unwrap_or(""))?;
+                    match parameter {
+                        Parameter::Named(n) => self.assign_scalar(n, f.text.clone(), f.label.clone())?,
+                        Parameter::NamedWithIndex { name, index } => {
+                            let i = self.eval_arith_text(index)?;
+                            self.vars
+                                .set_index(name, i, f.text.clone(), f.label.clone())
+                                .map_err(|e| self.readonly_stop(&e.0))?;
+                        }
+                        _ => {
+                            self.diag(format!("{parameter}: cannot assign in this way"));
+                            self.last_status = 1;
+                            return Err(Stop::Exit);
+                        }
+                    }
+                    Ok((PV::One(f.text), f.label))
+                } else {
+                    Ok((pv, label))
+                }
+            }
+            P::IndicateErrorIfNullOrUnset {
+                parameter,
+                indirect,
+                test_type,
+                error_message,
+            } => {
+                let (pv, label) = self.param_value(parameter, *indirect)?;
+                if is_missing(&pv, test_type) {
+                    let msg = match error_message {
+                        Some(m) => self.expand_raw_single(m)?.text,
+                        None => "parameter null or not set".to_string(),
+                    };
+                    let name = match parameter {
+                        Parameter::Named(n) => n.clone(),
+                        Parameter::Positional(n) => n.to_string(),
+                        other => other.to_string(),
+                    };
+                    self.diag(format!("{name}: {msg}"));
+                    self.last_status = 1;
+                    return Err(Stop::Exit);
+                }
+                Ok((pv, label))
+            }
+            P::UseAlternativeValue {
+                parameter,
+                indirect,
+                test_type,
+                alternative_value,
+            } => {
+                let (pv, _) = self.param_value(parameter, *indirect)?;
+                if is_missing(&pv, test_type) {
+                    Ok((PV::One(String::new()), Label::empty()))
+                } else {
+                    let f = self.expand_raw_single(alternative_value.as_deref().unwrap_or(""))?;
+                    Ok((PV::One(f.text), f.label))
+                }
+            }
+            P::ParameterLength { parameter, indirect } => {
+                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let n = match (&pv, parameter) {
+                    (PV::Many(items, _), _) => items.len(),
+                    (PV::One(s), _) => s.chars().count(),
+                    (PV::Unset, _) => {
+                        if self.opts.nounset {
+                            self.last_status = 1;
+                            return Err(self.unbound(parameter));
+                        }
+                        0
+                    }
+                };
+                Ok((PV::One(n.to_string()), label))
+            }
+            P::RemoveSmallestSuffixPattern { parameter, indirect, pattern }
+            | P::RemoveLargestSuffixPattern { parameter, indirect, pattern }
+            | P::RemoveSmallestPrefixPattern { parameter, indirect, pattern }
+            | P::RemoveLargestPrefixPattern { parameter, indirect, pattern } => {
+                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let pat = self.expand_raw_pattern(pattern.as_deref().unwrap_or(""))?;
+                let (suffix, largest) = match e {
+                    P::RemoveSmallestSuffixPattern { .. } => (true, false),
+                    P::RemoveLargestSuffixPattern { .. } => (true, true),
+                    P::RemoveSmallestPrefixPattern { .. } => (false, false),
+                    _ => (false, true),
+                };
+                let f = |s: &str| super::pattern::remove_affix(s, &pat, suffix, largest);
+                Ok((map_pv(pv, f), label))
+            }
+            P::Substring {
+                parameter,
+                indirect,
+                offset,
+                length,
+            } => {
+                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let off = self.eval_arith_text(&offset.value)?;
+                let len = match length {
+                    Some(l) => Some(self.eval_arith_text(&l.value)?),
+                    None => None,
+                };
+                match pv {
+                    PV::Many(items, concat) => {
+                        // Positional parameters count from $1 as index 1 ($0 is index 0).
+                        let is_positional = matches!(parameter, Parameter::Special(_));
+                        let mut all: Vec<String> = if is_positional {
+                            std::iter::once(self.arg0.clone()).chain(items).collect()
+                        } else {
+                            items
+                        };
+                        let n = all.len() as i64;
+                        let mut start = if off < 0 { n + off } else { off };
+                        if is_positional && off == 0 {
+                            start = 0;
+                        }
+                        if start < 0 || start > n {
+                            return Ok((PV::Many(Vec::new(), concat), label));
+                        }
+                        let end = match len {
+                            Some(l) if l < 0 => {
+                                self.diag(format!("{l}: substring expression < 0"));
+                                self.last_status = 1;
+                                return Err(Stop::Exit);
+                            }
+                            Some(l) => (start + l).min(n),
+                            None => n,
+                        };
+                        let v: Vec<String> = all.drain(start as usize..end.max(start) as usize).collect();
+                        Ok((PV::Many(v, concat), label))
+                    }
+                    PV::Unset => Ok((PV::One(String::new()), label)),
+                    PV::One(s) => {
+                        let chars: Vec<char> = s.chars().collect();
+                        let n = chars.len() as i64;
+                        let start = if off < 0 { n + off } else { off };
+                        if start < 0 || start > n {
+                            return Ok((PV::One(String::new()), label));
+                        }
+                        let end = match len {
+                            Some(l) if l < 0 => n + l,
+                            Some(l) => (start + l).min(n),
+                            None => n,
+                        };
+                        if end < start {
+                            self.diag(format!("{}: substring expression < 0", len.unwrap_or(0)));
+                            self.last_status = 1;
+                            return Err(Stop::Exit);
+                        }
+                        Ok((PV::One(chars[start as usize..end as usize].iter().collect()), label))
+                    }
+                }
+            }
+            P::Transform {
+                parameter,
+                indirect,
+                op,
+            } => {
+                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let f = |s: &str| match op {
+                    ParameterTransformOp::ToUpperCase => s.to_uppercase(),
+                    ParameterTransformOp::ToLowerCase => s.to_lowercase(),
+                    ParameterTransformOp::CapitalizeInitial => {
+                        let mut c = s.chars();
+                        match c.next() {
+                            Some(f) => f.to_uppercase().chain(c).collect(),
+                            None => String::new(),
+                        }
+                    }
+                    ParameterTransformOp::Quoted => shell_quote(s),
+                    ParameterTransformOp::ExpandEscapeSequences => ansi_c_unescape(s),
+                    _ => s.to_string(),
+                };
+                Ok((map_pv(pv, f), label))
+            }
+            P::UppercaseFirstChar { parameter, indirect, pattern }
+            | P::UppercasePattern { parameter, indirect, pattern }
+            | P::LowercaseFirstChar { parameter, indirect, pattern }
+            | P::LowercasePattern { parameter, indirect, pattern } => {
+                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let pat = match pattern {
+                    Some(p) if !p.is_empty() => Some(self.expand_raw_pattern(p)?),
+                    _ => None,
+                };
+                let upper = matches!(e, P::UppercaseFirstChar { .. } | P::UppercasePattern { .. });
+                let all = matches!(e, P::UppercasePattern { .. } | P::LowercasePattern { .. });
+                let f = |s: &str| {
+                    let mut out = String::with_capacity(s.len());
+                    for (i, c) in s.chars().enumerate() {
+                        let applies = (all || i == 0)
+                            && pat
+                                .as_deref()
+                                .is_none_or(|p| super::pattern::matches(p, &c.to_string(), false));
+                        if applies {
+                            if upper {
+                                out.extend(c.to_uppercase());
+                            } else {
+                                out.extend(c.to_lowercase());
+                            }
+                        } else {
+                            out.push(c);
+                        }
+                    }
+                    out
+                };
+                Ok((map_pv(pv, f), label))
+            }
+            P::ReplaceSubstring {
+                parameter,
+                indirect,
+                pattern,
+                replacement,
+                match_kind,
+            } => {
+                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let pat = self.expand_raw_pattern(pattern)?;
+                let rep = match replacement {
+                    Some(r) => self.expand_raw_single(r)?,
+                    None => Field {
+                        text: String::new(),
+                        label: Label::empty(),
+                    },
+                };
+                let kind = match match_kind {
+                    SubstringMatchKind::Prefix => super::pattern::Replace::Prefix,
+                    SubstringMatchKind::Suffix => super::pattern::Replace::Suffix,
+                    SubstringMatchKind::FirstOccurrence => super::pattern::Replace::First,
+                    SubstringMatchKind::Anywhere => super::pattern::Replace::All,
+                };
+                let f = |s: &str| super::pattern::replace(s, &pat, &rep.text, kind);
+                Ok((map_pv(pv, f), label.join(&rep.label)))
+            }
+            P::VariableNames { prefix, concatenate } => {
+                let mut names: Vec<String> = self
+                    .vars
+                    .names()
+                    .filter(|n| n.starts_with(prefix.as_str()))
+                    .cloned()
+                    .collect();
+                names.sort();
+                Ok((PV::Many(names, *concatenate), Label::agent()))
+            }
+            P::MemberKeys {
+                variable_name,
+                concatenate,
+            } => {
+                let keys = match self.vars.get(variable_name) {
+                    None => Vec::new(),
+                    Some(v) => match &v.value {
+                        Value::Str(_) => vec!["0".to_string()],
+                        Value::Array(a) => a.keys().map(|k| k.to_string()).collect(),
+                    },
+                };
+                Ok((PV::Many(keys, *concatenate), Label::agent()))
+            }
+        }
+    }
+}
+
+fn is_missing(pv: &PV, t: &ParameterTestType) -> bool {
+    match pv {
+        PV::Unset => true,
+        PV::One(s) => matches!(t, ParameterTestType::UnsetOrNull) && s.is_empty(),
+        PV::Many(items, _) => {
+            items.is_empty()
+                || (matches!(t, ParameterTestType::UnsetOrNull)
+                    && items.iter().all(|s| s.is_empty())
+                    && items.len() <= 1)
+        }
+    }
+}
+
+fn map_pv(pv: PV, f: impl Fn(&str) -> String) -> PV {
+    match pv {
+        PV::Unset => PV::One(f("")),
+        PV::One(s) => PV::One(f(&s)),
+        PV::Many(items, c) => PV::Many(items.iter().map(|s| f(s)).collect(), c),
+    }
+}
+
+/// The fake process id shown for background job `id` (`$!`).
+pub(crate) fn job_pid(pid: u32, id: u64) -> u64 {
+    pid as u64 * 1000 + id
+}
+
+fn home_of(user: &str) -> Option<String> {
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|l| {
+        let f: Vec<&str> = l.split(':').collect();
+        (f.first() == Some(&user)).then(|| f.get(5).map(|s| s.to_string()))?
+    })
+}
+
+/// Quotes `s` for reuse as shell input (`${x@Q}`, `printf %q`-like).
+pub(crate) fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// Expands the backslash escapes of `$'…'`.
+pub(crate) fn ansi_c_unescape(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len());
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 >= b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let c = b[i];
+        i += 1;
+        match c {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'a' => out.push(7),
+            b'b' => out.push(8),
+            b'e' | b'E' => out.push(27),
+            b'f' => out.push(12),
+            b'v' => out.push(11),
+            b'\\' => out.push(b'\\'),
+            b'\'' => out.push(b'\''),
+            b'"' => out.push(b'"'),
+            b'?' => out.push(b'?'),
+            b'0'..=b'7' => {
+                let mut v = (c - b'0') as u32;
+                let mut k = 0;
+                while k < 2 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
+                    v = v * 8 + (b[i] - b'0') as u32;
+                    i += 1;
+                    k += 1;
+                }
+                out.push(v as u8);
+            }
+            b'x' => {
+                let mut v = 0u32;
+                let mut k = 0;
+                while k < 2 && i < b.len() && b[i].is_ascii_hexdigit() {
+                    v = v * 16 + (b[i] as char).to_digit(16).unwrap_or(0);
+                    i += 1;
+                    k += 1;
+                }
+                if k == 0 {
+                    out.extend_from_slice(b"\\x");
+                } else {
+                    out.push(v as u8);
+                }
+            }
+            b'u' | b'U' => {
+                let max = if c == b'u' { 4 } else { 8 };
+                let mut v = 0u32;
+                let mut k = 0;
+                while k < max && i < b.len() && b[i].is_ascii_hexdigit() {
+                    v = v * 16 + (b[i] as char).to_digit(16).unwrap_or(0);
+                    i += 1;
+                    k += 1;
+                }
+                if k == 0 {
+                    out.push(b'\\');
+                    out.push(c);
+                } else if let Some(ch) = char::from_u32(v) {
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                }
+            }
+            b'c' => {
+                if i < b.len() {
+                    out.push(b[i] & 0x1f);
+                    i += 1;
+                }
+            }
+            other => {
+                out.push(b'\\');
+                out.push(other);
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Expands parsed brace expressions into word texts, bounded by `limit`.
+fn brace_product(
+    pieces: &[BraceExpressionOrText],
+    limit: u64,
+    widths: &mut std::vec::IntoIter<Option<usize>>,
+) -> Result<Vec<String>, Stop> {
+    let mut acc = vec![String::new()];
+    for p in pieces {
+        let alts: Vec<String> = match p {
+            BraceExpressionOrText::Text(t) => vec![t.clone()],
+            BraceExpressionOrText::Expr(members) => {
+                let mut alts = Vec::new();
+                for m in members {
+                    match m {
+                        BraceExpressionMember::NumberSequence {
+                            start,
+                            end,
+                            increment,
+                        } => {
+                            let count = (end - start).unsigned_abs() / increment.unsigned_abs().max(1) + 1;
+                            if count > limit {
+                                return Err(Refusal::limit("a brace expansion's size", limit, "brace_expansion").into());
+                            }
+                            let width = widths.next().flatten();
+                            alts.extend(number_sequence(*start, *end, *increment, &width));
+                        }
+                        BraceExpressionMember::CharSequence {
+                            start,
+                            end,
+                            increment,
+                        } => {
+                            let (s, e) = (*start as i64, *end as i64);
+                            let step = increment.unsigned_abs().max(1) as i64;
+                            let mut v = s;
+                            loop {
+                                if let Some(c) = char::from_u32(v as u32) {
+                                    alts.push(c.to_string());
+                                }
+                                if v == e {
+                                    break;
+                                }
+                                if s <= e {
+                                    v += step;
+                                    if v > e {
+                                        break;
+                                    }
+                                } else {
+                                    v -= step;
+                                    if v < e {
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                        BraceExpressionMember::Child(children) => {
+                            alts.extend(brace_product(children, limit, widths)?);
+                        }
+                    }
+                }
+                alts
+            }
+        };
+        if (acc.len() as u64).saturating_mul(alts.len() as u64) > limit {
+            return Err(Refusal::limit("a brace expansion's size", limit, "brace_expansion").into());
+        }
+        let mut next = Vec::with_capacity(acc.len() * alts.len());
+        for a in &acc {
+            for b in &alts {
+                next.push(format!("{a}{b}"));
+            }
+        }
+        acc = next;
+    }
+    Ok(acc)
+}
+
+/// The zero-padding width of each `{a..b}` sequence in `raw`, in order: `{01..10}`
+/// pads to the widest operand when one is written with a leading zero.
+fn sequence_widths(raw: &str) -> Vec<Option<usize>> {
+    static SEQ: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\{([-+]?\d+)\.\.([-+]?\d+)(?:\.\.[-+]?\d+)?\}").ok()
+    });
+    let Some(re) = SEQ.as_ref() else {
+        return Vec::new();
+    };
+    re.captures_iter(raw)
+        .map(|c| {
+            let a = c.get(1).map(|m| m.as_str()).unwrap_or("");
+            let b = c.get(2).map(|m| m.as_str()).unwrap_or("");
+            let padded = |s: &str| {
+                let d = s.trim_start_matches(['-', '+']);
+                d.len() > 1 && d.starts_with('0')
+            };
+            (padded(a) || padded(b)).then(|| a.len().max(b.len()))
+        })
+        .collect()
+}
+
+fn number_sequence(start: i64, end: i64, inc: i64, width: &Option<usize>) -> Vec<String> {
+    let step = inc.unsigned_abs().max(1) as i64;
+    let mut out = Vec::new();
+    let mut v = start;
+    loop {
+        out.push(match width {
+            Some(w) => format!("{v:0w$}", w = *w),
+            None => v.to_string(),
+        });
+        if start <= end {
+            v += step;
+            if v > end {
+                break;
+            }
+        } else {
+            v -= step;
+            if v < end {
+                break;
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,439 @@
+//! The interpreter: walks the syntax tree, expanding words, wiring streams and
+//! dispatching each simple command (function, builtin, utility), with labels on
+//! every value and limits on everything that can grow.
+
+pub(crate) mod arith;
+pub(crate) mod cond;
+pub(crate) mod expand;
+pub(crate) mod pattern;
+pub(crate) mod redirect;
+pub(crate) mod simple;
+pub(crate) mod vars;
+
+mod compound;
+pub(crate) use compound::SHELL_STACK;
+
+use crate::error::{ErrorCode, Refusal};
+use crate::io::{Input, Output, Sink, SinkKind, Source, SourceKind};
+use crate::limits::Limits;
+use safesh_label::Label;
+use safesh_syntax::ast;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+pub(crate) use vars::{Value, Var, Vars};
+
+/// How execution leaves the normal sequence.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// `break N` (levels still to unwind).
+    Break(u32),
+    /// `continue N`.
+    Continue(u32),
+    /// `return` from a function or sourced file.
+    Return,
+    /// `exit` (or `set -e`): leave the current (sub)shell with the last status.
+    Exit,
+    /// A refusal or a limit: stop the whole script.
+    Refused(Refusal),
+}
+
+impl From<Refusal> for Stop {
+    fn from(r: Refusal) -> Self {
+        Stop::Refused(r)
+    }
+}
+
+/// Result of executing a piece of the tree.
+pub(crate) type Exec = Result<(), Stop>;
+
+/// A cancellation scope: the request's deadline, or a `timeout` wrapper's.
+#[derive(Debug)]
+pub struct Cancel {
+    flag: AtomicBool,
+    deadline: Option<Instant>,
+    parent: Option<Arc<Cancel>>,
+}
+
+impl Cancel {
+    /// A root scope with an optional deadline.
+    pub fn root(deadline: Option<Instant>) -> Arc<Cancel> {
+        Arc::new(Cancel {
+            flag: AtomicBool::new(false),
+            deadline,
+            parent: None,
+        })
+    }
+
+    /// A child scope that also ends at `deadline`.
+    pub fn child(parent: &Arc<Cancel>, deadline: Instant) -> Arc<Cancel> {
+        Arc::new(Cancel {
+            flag: AtomicBool::new(false),
+            deadline: Some(deadline),
+            parent: Some(parent.clone()),
+        })
+    }
+
+    /// Cancels this scope now.
+    pub fn cancel(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+
+    /// True if this scope itself (not a parent) has expired.
+    pub fn expired_here(&self) -> bool {
+        self.flag.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// True if this scope or any parent has expired.
+    pub fn is_cancelled(&self) -> bool {
+        self.expired_here() || self.parent.as_ref().is_some_and(|p| p.is_cancelled())
+    }
+
+    /// True if the expiry comes from a parent scope.
+    pub fn parent_cancelled(&self) -> bool {
+        self.parent.as_ref().is_some_and(|p| p.is_cancelled())
+    }
+}
+
+/// State shared by a shell and all its subshells, pipeline stages and jobs.
+pub(crate) struct Shared {
+    pub limits: Limits,
+    pub commands: AtomicU64,
+    pub loop_iterations: AtomicU64,
+    pub word_cache: Mutex<HashMap<String, Arc<Vec<safesh_syntax::WordPieceWithSource>>>>,
+    pub script_cache: Mutex<HashMap<String, safesh_syntax::Script>>,
+    pub next_job: AtomicU64,
+    pub pid: u32,
+    pub root_cancel: Arc<Cancel>,
+    /// The first refusal raised by any stage, so a pipeline stops as a whole.
+    pub refusal: Mutex<Option<Refusal>>,
+    /// When set, nothing outside these directories may be changed.
+    pub write_roots: Option<Vec<PathBuf>>,
+}
+
+/// A background job (`cmd &`).
+pub(crate) struct Job {
+    pub id: u64,
+    pub handle: Option<std::thread::JoinHandle<i32>>,
+}
+
+/// Shell options (`set -e`, …).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Options {
+    pub errexit: bool,
+    pub nounset: bool,
+    pub pipefail: bool,
+    pub noglob: bool,
+    pub noclobber: bool,
+    pub xtrace: bool,
+}
+
+/// The file descriptors of the running code.
+#[derive(Clone)]
+pub(crate) enum Fd {
+    In(Input),
+    Out(Output),
+}
+
+/// One shell: variables, functions, fds, options. Cloned for subshells and
+/// pipeline stages; `shared` stays shared.
+#[derive(Clone)]
+pub(crate) struct Shell {
+    pub vars: Vars,
+    pub funcs: HashMap<String, Arc<ast::FunctionDefinition>>,
+    pub positional: Vec<String>,
+    pub positional_label: Label,
+    pub arg0: String,
+    pub cwd: PathBuf,
+    pub opts: Options,
+    pub last_status: i32,
+    pub status_label: Label,
+    pub pc: Label,
+    pub fds: HashMap<i32, Fd>,
+    pub traps: HashMap<String, String>,
+    pub shared: Arc<Shared>,
+    pub cancel: Arc<Cancel>,
+    pub call_depth: u64,
+    pub subst_depth: u64,
+    pub loop_depth: u32,
+    /// >0 while running a condition (`if`, `while`, `&&` left side, `!`): `set -e` is off.
+    pub errexit_suppressed: u32,
+    pub jobs: Arc<Mutex<Vec<Job>>>,
+    pub last_bg: Option<u64>,
+    pub in_trap: bool,
+    pub line: usize,
+    pub last_subst_status: Option<i32>,
+    pub source_depth: u32,
+    pub getopts_pos: usize,
+    pub dir_stack: Vec<String>,
+    /// Set by `exec` without a command: keep the redirections it was given.
+    pub keep_redirects: bool,
+}
+
+impl Shell {
+    /// A new top-level shell.
+    pub fn new(cwd: PathBuf, env: impl IntoIterator<Item = (String, String)>, limits: Limits) -> Self {
+        let deadline = (limits.script_timeout_ms > 0)
+            .then(|| Instant::now() + std::time::Duration::from_millis(limits.script_timeout_ms));
+        let root = Cancel::root(deadline);
+        let mut vars = Vars::default();
+        for (k, v) in env {
+            let mut var = Var::scalar(v, Label::from_env(&k));
+            var.exported = true;
+            vars.insert(&k, var);
+        }
+        let mut fds = HashMap::new();
+        fds.insert(0, Fd::In(Source::new(SourceKind::Stdin, Label::user_input())));
+        fds.insert(1, Fd::Out(Sink::new(SinkKind::Stdout)));
+        fds.insert(2, Fd::Out(Sink::new(SinkKind::Stderr)));
+        let mut sh = Shell {
+            vars,
+            funcs: HashMap::new(),
+            positional: Vec::new(),
+            positional_label: Label::agent(),
+            arg0: "safesh".to_string(),
+            cwd: cwd.clone(),
+            opts: Options::default(),
+            last_status: 0,
+            status_label: Label::empty(),
+            pc: Label::empty(),
+            fds,
+            traps: HashMap::new(),
+            shared: Arc::new(Shared {
+                limits,
+                commands: AtomicU64::new(0),
+                loop_iterations: AtomicU64::new(0),
+                word_cache: Mutex::new(HashMap::new()),
+                script_cache: Mutex::new(HashMap::new()),
+                next_job: AtomicU64::new(1),
+                pid: std::process::id(),
+                root_cancel: root.clone(),
+                refusal: Mutex::new(None),
+                write_roots: None,
+            }),
+            cancel: root,
+            call_depth: 0,
+            subst_depth: 0,
+            loop_depth: 0,
+            errexit_suppressed: 0,
+            jobs: Arc::new(Mutex::new(Vec::new())),
+            last_bg: None,
+            in_trap: false,
+            line: 0,
+            last_subst_status: None,
+            source_depth: 0,
+            getopts_pos: 0,
+            dir_stack: Vec::new(),
+            keep_redirects: false,
+        };
+        let pwd = cwd.to_string_lossy().into_owned();
+        let _ = sh.vars.set("PWD", pwd, Label::agent());
+        if let Some(v) = sh.vars.get_mut("PWD") {
+            v.exported = true;
+        }
+        for (k, v) in [("IFS", " \t\n"), ("OPTIND", "1")] {
+            if sh.vars.get(k).is_none() {
+                let _ = sh.vars.set(k, v.to_string(), Label::agent());
+            }
+        }
+        sh
+    }
+
+    /// Prepares for a new exec request: fresh counters and deadline.
+    pub fn reset_request(&mut self) {
+        let limits = self.shared.limits;
+        let deadline = (limits.script_timeout_ms > 0)
+            .then(|| Instant::now() + std::time::Duration::from_millis(limits.script_timeout_ms));
+        let root = Cancel::root(deadline);
+        let old = self.shared.clone();
+        self.shared = Arc::new(Shared {
+            limits,
+            commands: AtomicU64::new(0),
+            loop_iterations: AtomicU64::new(0),
+            word_cache: Mutex::new(std::mem::take(&mut *crate::io::lock(&old.word_cache))),
+            script_cache: Mutex::new(std::mem::take(&mut *crate::io::lock(&old.script_cache))),
+            next_job: AtomicU64::new(old.next_job.load(Ordering::Relaxed)),
+            pid: old.pid,
+            root_cancel: root.clone(),
+            refusal: Mutex::new(None),
+            write_roots: old.write_roots.clone(),
+        });
+        self.cancel = root;
+        self.call_depth = 0;
+        self.subst_depth = 0;
+        self.loop_depth = 0;
+        self.errexit_suppressed = 0;
+    }
+
+    /// A subshell: a copy with its own jobs list.
+    pub fn subshell(&self) -> Shell {
+        let mut s = self.clone();
+        s.jobs = Arc::new(Mutex::new(Vec::new()));
+        s.traps.remove("EXIT");
+        s
+    }
+
+    /// Sets `$?` (with the label of what produced it).
+    pub fn set_status(&mut self, status: i32) {
+        self.last_status = status;
+    }
+
+    /// Checks cancellation and raises the request's timeout.
+    pub fn check_cancel(&self) -> Exec {
+        if self.cancel.is_cancelled() {
+            return Err(Stop::Refused(self.timeout_refusal()));
+        }
+        Ok(())
+    }
+
+    /// The refusal for an expired scope.
+    pub fn timeout_refusal(&self) -> Refusal {
+        Refusal::new(
+            ErrorCode::Timeout,
+            format!(
+                "the script ran longer than {} ms",
+                self.shared.limits.script_timeout_ms
+            ),
+        )
+        .rule("limits.script_timeout_ms")
+        .suggest("run long work as a background job, or split the script")
+    }
+
+    /// Counts one simple command against the limit.
+    pub fn count_command(&self) -> Exec {
+        let n = self.shared.commands.fetch_add(1, Ordering::Relaxed) + 1;
+        if n > self.shared.limits.commands {
+            return Err(Refusal::limit("the number of commands", self.shared.limits.commands, "commands").into());
+        }
+        self.check_cancel()
+    }
+
+    /// Counts one loop iteration against the limit.
+    pub fn count_iteration(&self) -> Exec {
+        let n = self.shared.loop_iterations.fetch_add(1, Ordering::Relaxed) + 1;
+        if n > self.shared.limits.loop_iterations {
+            return Err(Refusal::limit(
+                "loop iterations",
+                self.shared.limits.loop_iterations,
+                "loop_iterations",
+            )
+            .into());
+        }
+        self.check_cancel()
+    }
+
+    /// Checks a string against the size limit.
+    pub fn check_size(&self, len: usize) -> Exec {
+        if len as u64 > self.shared.limits.string_bytes {
+            return Err(Refusal::limit("a string's size in bytes", self.shared.limits.string_bytes, "string_bytes").into());
+        }
+        Ok(())
+    }
+
+    /// The output on fd `n` (a discard sink if closed).
+    pub fn out_fd(&self, n: i32) -> Output {
+        match self.fds.get(&n) {
+            Some(Fd::Out(o)) => o.clone(),
+            _ => Sink::new(SinkKind::Null),
+        }
+    }
+
+    /// The input on fd `n` (empty if closed).
+    pub fn in_fd(&self, n: i32) -> Input {
+        match self.fds.get(&n) {
+            Some(Fd::In(i)) => i.clone(),
+            _ => Source::empty(),
+        }
+    }
+
+    /// Writes a diagnostic to fd 2 (`safesh: line N: msg`).
+    pub fn diag(&self, msg: impl std::fmt::Display) {
+        let text = if self.line > 0 {
+            format!("safesh: line {}: {msg}\n", self.line)
+        } else {
+            format!("safesh: {msg}\n")
+        };
+        let _ = self.out_fd(2).write_chunk(text.as_bytes(), &Label::agent());
+    }
+
+    /// Writes bytes to fd 1 with `label`.
+    pub fn write_out(&self, data: &[u8], label: &Label) -> std::io::Result<()> {
+        self.out_fd(1).write_chunk(data, label)
+    }
+
+    /// A scalar variable's value ("" when unset).
+    pub fn var_str(&self, name: &str) -> String {
+        self.vars.get(name).map(|v| v.as_str().to_string()).unwrap_or_default()
+    }
+
+    /// Parses (with caching) a script given at run time (`eval`, `source`, `$(…)`).
+    pub fn parse_cached(&self, text: &str) -> Result<safesh_syntax::Script, Refusal> {
+        if let Some(s) = crate::io::lock(&self.shared.script_cache).get(text) {
+            return Ok(s.clone());
+        }
+        let script = safesh_syntax::parse(text)?;
+        let mut cache = crate::io::lock(&self.shared.script_cache);
+        if cache.len() > 4096 {
+            cache.clear();
+        }
+        cache.insert(text.to_string(), script.clone());
+        Ok(script)
+    }
+
+    /// Runs a whole program.
+    pub fn run_program(&mut self, program: &ast::Program) -> Exec {
+        for cc in &program.complete_commands {
+            self.run_list(cc)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the EXIT trap, once.
+    pub fn run_exit_trap(&mut self) -> Result<(), Refusal> {
+        if let Some(handler) = self.traps.remove("EXIT") {
+            let status = self.last_status;
+            self.in_trap = true;
+            match self.run_text(&handler) {
+                Err(Stop::Refused(r)) => return Err(r),
+                Err(Stop::Exit) => {}
+                _ => self.last_status = status,
+            }
+            self.in_trap = false;
+        }
+        Ok(())
+    }
+
+    /// Parses and runs `text` in this shell (eval, traps).
+    pub fn run_text(&mut self, text: &str) -> Exec {
+        let script = self.parse_cached(text)?;
+        self.run_program(&script.program)
+    }
+
+    /// Waits for every background job of this shell.
+    pub fn wait_all(&mut self) {
+        let jobs: Vec<Job> = std::mem::take(&mut *crate::io::lock(&self.jobs));
+        for mut j in jobs {
+            if let Some(h) = j.handle.take() {
+                self.last_status = h.join().unwrap_or(1);
+            }
+        }
+    }
+}
+
+/// Labels for values that come from the environment.
+trait EnvLabel {
+    fn from_env(name: &str) -> Label;
+}
+
+impl EnvLabel for Label {
+    fn from_env(name: &str) -> Label {
+        let atom = safesh_label::Atom::Env(name.to_string());
+        Label {
+            confidentiality: safesh_label::Confidentiality::public(),
+            integrity: safesh_label::Integrity::single(atom.clone()),
+            origins: [atom].into_iter().collect(),
+        }
+    }
+}

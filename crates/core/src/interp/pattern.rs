@@ -1,0 +1,262 @@
+//! Shell patterns (`case`, `[[ == ]]`, `${x#…}`, `${x/…}`) and pathname expansion.
+
+use regex::Regex;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
+
+thread_local! {
+    static CACHE: RefCell<HashMap<(String, bool), Option<Regex>>> = RefCell::new(HashMap::new());
+}
+
+/// Compiles a shell pattern to an anchored regex (cached per thread).
+fn compile(pattern: &str, icase: bool) -> Option<Regex> {
+    let key = (pattern.to_string(), icase);
+    if let Some(r) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+        return r;
+    }
+    let re = std::panic::catch_unwind(|| brush_parser::pattern::pattern_to_regex_str(pattern, false))
+        .ok()
+        .and_then(|r| r.ok())
+        .and_then(|body| {
+            let flags = if icase { "(?si)" } else { "(?s)" };
+            Regex::new(&format!("{flags}^(?:{body})$")).ok()
+        });
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() > 4096 {
+            c.clear();
+        }
+        c.insert(key, re.clone());
+    });
+    re
+}
+
+/// True if `text` matches the whole shell `pattern`.
+pub(crate) fn matches(pattern: &str, text: &str, icase: bool) -> bool {
+    match compile(pattern, icase) {
+        Some(re) => re.is_match(text),
+        None => unescape(pattern) == text,
+    }
+}
+
+/// Removes backslash escapes from a pattern (its literal meaning).
+pub(crate) fn unescape(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    let mut esc = false;
+    for c in p.chars() {
+        if esc {
+            out.push(c);
+            esc = false;
+        } else if c == '\\' {
+            esc = true;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// True if the pattern has an unescaped glob character.
+pub(crate) fn has_glob(p: &str) -> bool {
+    let mut esc = false;
+    for c in p.chars() {
+        if esc {
+            esc = false;
+        } else if c == '\\' {
+            esc = true;
+        } else if matches!(c, '*' | '?' | '[') {
+            return true;
+        }
+    }
+    false
+}
+
+fn boundaries(s: &str) -> Vec<usize> {
+    let mut b: Vec<usize> = s.char_indices().map(|(i, _)| i).collect();
+    b.push(s.len());
+    b
+}
+
+/// `${s#p}` / `${s##p}` / `${s%p}` / `${s%%p}`.
+pub(crate) fn remove_affix(s: &str, pattern: &str, suffix: bool, largest: bool) -> String {
+    let b = boundaries(s);
+    let Some(re) = compile(pattern, false) else {
+        let lit = unescape(pattern);
+        return if suffix {
+            s.strip_suffix(lit.as_str()).unwrap_or(s).to_string()
+        } else {
+            s.strip_prefix(lit.as_str()).unwrap_or(s).to_string()
+        };
+    };
+    if suffix {
+        let iter: Box<dyn Iterator<Item = &usize>> = if largest {
+            Box::new(b.iter())
+        } else {
+            Box::new(b.iter().rev())
+        };
+        for &i in iter {
+            if re.is_match(&s[i..]) {
+                return s[..i].to_string();
+            }
+        }
+    } else {
+        let iter: Box<dyn Iterator<Item = &usize>> = if largest {
+            Box::new(b.iter().rev())
+        } else {
+            Box::new(b.iter())
+        };
+        for &i in iter {
+            if re.is_match(&s[..i]) {
+                return s[i..].to_string();
+            }
+        }
+    }
+    s.to_string()
+}
+
+/// Which occurrences `${s/p/r}` replaces.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Replace {
+    First,
+    All,
+    Prefix,
+    Suffix,
+}
+
+/// `${s/p/r}` and friends: longest match at the earliest position.
+pub(crate) fn replace(s: &str, pattern: &str, rep: &str, kind: Replace) -> String {
+    let b = boundaries(s);
+    let Some(re) = compile(pattern, false) else {
+        return s.to_string();
+    };
+    match kind {
+        Replace::Prefix => {
+            for &i in b.iter().rev() {
+                if re.is_match(&s[..i]) {
+                    return format!("{rep}{}", &s[i..]);
+                }
+            }
+            s.to_string()
+        }
+        Replace::Suffix => {
+            for &i in b.iter() {
+                if re.is_match(&s[i..]) {
+                    return format!("{}{rep}", &s[..i]);
+                }
+            }
+            s.to_string()
+        }
+        Replace::First | Replace::All => {
+            if pattern.is_empty() {
+                return s.to_string();
+            }
+            let mut out = String::with_capacity(s.len());
+            let mut k = 0;
+            let mut replaced = false;
+            while k < b.len() {
+                let start = b[k];
+                if replaced && kind == Replace::First {
+                    out.push_str(&s[start..]);
+                    return out;
+                }
+                let mut found = None;
+                for j in (k..b.len()).rev() {
+                    let end = b[j];
+                    if end > start && re.is_match(&s[start..end]) {
+                        found = Some(j);
+                        break;
+                    }
+                }
+                match found {
+                    Some(j) => {
+                        out.push_str(rep);
+                        replaced = true;
+                        k = j;
+                    }
+                    None => {
+                        if k + 1 < b.len() {
+                            out.push_str(&s[start..b[k + 1]]);
+                        }
+                        k += 1;
+                    }
+                }
+            }
+            out
+        }
+    }
+}
+
+/// Pathname expansion of `pattern` (quoted characters escaped) relative to `cwd`:
+/// sorted matches, or nothing.
+pub(crate) fn glob(cwd: &Path, pattern: &str) -> Vec<String> {
+    let absolute = pattern.starts_with('/');
+    let comps: Vec<&str> = pattern.split('/').collect();
+    // (path as shown, path on disk)
+    let mut current: Vec<(String, std::path::PathBuf)> = vec![if absolute {
+        (String::new(), std::path::PathBuf::from("/"))
+    } else {
+        (String::new(), cwd.to_path_buf())
+    }];
+    let last = comps.len().saturating_sub(1);
+    for (ci, comp) in comps.iter().enumerate() {
+        if ci == 0 && absolute {
+            continue;
+        }
+        let mut next = Vec::new();
+        if comp.is_empty() {
+            for (shown, disk) in current {
+                next.push((format!("{shown}/"), disk));
+            }
+            current = next;
+            continue;
+        }
+        for (shown, disk) in &current {
+            let sep = if shown.is_empty() && !absolute {
+                ""
+            } else if shown.ends_with('/') {
+                ""
+            } else {
+                "/"
+            };
+            if !has_glob(comp) {
+                let lit = unescape(comp);
+                let d = disk.join(&lit);
+                if ci == last || d.is_dir() {
+                    next.push((format!("{shown}{sep}{lit}"), d));
+                }
+                continue;
+            }
+            let Ok(rd) = std::fs::read_dir(disk) else {
+                continue;
+            };
+            let dot_ok = comp.starts_with('.') || comp.starts_with("\\.");
+            let mut names: Vec<String> = rd
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| dot_ok || !n.starts_with('.'))
+                .filter(|n| n != "." && n != "..")
+                .filter(|n| matches(comp, n, false))
+                .collect();
+            names.sort();
+            for n in names {
+                let d = disk.join(&n);
+                if ci != last && !d.is_dir() {
+                    continue;
+                }
+                next.push((format!("{shown}{sep}{n}"), d));
+            }
+        }
+        current = next;
+        if current.is_empty() {
+            return Vec::new();
+        }
+    }
+    let mut out: Vec<String> = current
+        .into_iter()
+        .filter(|(_, d)| d.symlink_metadata().is_ok())
+        .map(|(s, _)| s)
+        .collect();
+    out.sort();
+    out
+}

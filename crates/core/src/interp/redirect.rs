@@ -1,0 +1,238 @@
+//! Redirections: files, descriptors, here-documents and here-strings.
+
+use super::{Exec, Fd, Shell, Stop};
+use crate::io::{Sink, SinkKind, Source, SourceKind};
+use safesh_label::Label;
+use safesh_syntax::ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T, IoRedirect as R};
+use std::sync::Mutex;
+
+/// Why a redirection could not be set up (the command then fails with status 1).
+pub(crate) struct RedirectFailed;
+
+impl Shell {
+    /// Runs `f` with `redirects` applied to this shell's fds, restoring them after.
+    pub(crate) fn with_redirects(
+        &mut self,
+        redirects: &[R],
+        f: impl FnOnce(&mut Shell) -> Exec,
+    ) -> Exec {
+        if redirects.is_empty() {
+            return f(self);
+        }
+        let saved = self.fds.clone();
+        match self.apply_redirects(redirects) {
+            Ok(Ok(())) => {}
+            Ok(Err(RedirectFailed)) => {
+                self.fds = saved;
+                self.set_status(1);
+                return Ok(());
+            }
+            Err(e) => {
+                self.fds = saved;
+                return Err(e);
+            }
+        }
+        let r = f(self);
+        if self.keep_redirects {
+            self.keep_redirects = false;
+        } else {
+            self.fds = saved;
+        }
+        r
+    }
+
+    /// Applies redirections permanently (`exec >file`), or to a command about to run.
+    pub(crate) fn apply_redirects(&mut self, redirects: &[R]) -> Result<Result<(), RedirectFailed>, Stop> {
+        for r in redirects {
+            if let Err(RedirectFailed) = self.apply_one(r)? {
+                return Ok(Err(RedirectFailed));
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    fn redirect_target(&mut self, w: &safesh_syntax::ast::Word) -> Result<Result<(String, Label), RedirectFailed>, Stop> {
+        let fields = self.expand_word_fields(w)?;
+        if fields.len() != 1 {
+            self.diag(format!("{}: ambiguous redirect", w.value));
+            return Ok(Err(RedirectFailed));
+        }
+        let f = fields.into_iter().next().map(|f| (f.text, f.label)).unwrap_or_default();
+        Ok(Ok(f))
+    }
+
+    fn open_output(&mut self, name: &str, append: bool, clobber: bool) -> Result<Result<Fd, RedirectFailed>, Stop> {
+        match name {
+            "/dev/null" => return Ok(Ok(Fd::Out(Sink::new(SinkKind::Null)))),
+            "/dev/stdout" => return Ok(Ok(Fd::Out(self.out_fd(1)))),
+            "/dev/stderr" => return Ok(Ok(Fd::Out(self.out_fd(2)))),
+            _ => {}
+        }
+        let path = self.cwd.join(name);
+        if let Err(r) = self.check_write_path(&path) {
+            return Err(Stop::Refused(r));
+        }
+        if self.opts.noclobber && !append && !clobber && path.is_file() {
+            self.diag(format!("{name}: cannot overwrite existing file"));
+            return Ok(Err(RedirectFailed));
+        }
+        let mut o = std::fs::OpenOptions::new();
+        o.create(true);
+        if append {
+            o.append(true);
+        } else {
+            o.write(true).truncate(true);
+        }
+        match o.open(&path) {
+            Ok(f) => Ok(Ok(Fd::Out(Sink::new(SinkKind::File(Mutex::new(f)))))),
+            Err(e) => {
+                self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
+                Ok(Err(RedirectFailed))
+            }
+        }
+    }
+
+    fn open_input(&mut self, name: &str) -> Result<Result<Fd, RedirectFailed>, Stop> {
+        match name {
+            "/dev/null" => return Ok(Ok(Fd::In(Source::empty()))),
+            "/dev/stdin" => return Ok(Ok(Fd::In(self.in_fd(0)))),
+            _ => {}
+        }
+        let path = self.cwd.join(name);
+        if let Err(r) = self.check_read_path(&path) {
+            return Err(Stop::Refused(r));
+        }
+        match std::fs::File::open(&path) {
+            Ok(f) => {
+                if f.metadata().is_ok_and(|m| m.is_dir()) {
+                    self.diag(format!("{name}: Is a directory"));
+                    return Ok(Err(RedirectFailed));
+                }
+                let label = self.file_label(&path);
+                Ok(Ok(Fd::In(Source::new(SourceKind::Reader(Box::new(f)), label))))
+            }
+            Err(e) => {
+                self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
+                Ok(Err(RedirectFailed))
+            }
+        }
+    }
+
+    fn dup_fd(&mut self, to: i32, from_word: &str, output: bool) -> Result<Result<(), RedirectFailed>, Stop> {
+        if from_word == "-" {
+            self.fds.remove(&to);
+            return Ok(Ok(()));
+        }
+        let (num, close) = match from_word.strip_suffix('-') {
+            Some(n) => (n, true),
+            None => (from_word, false),
+        };
+        match num.parse::<i32>() {
+            Ok(n) => match self.fds.get(&n).cloned() {
+                Some(fd) => {
+                    self.fds.insert(to, fd);
+                    if close {
+                        self.fds.remove(&n);
+                    }
+                    Ok(Ok(()))
+                }
+                None => {
+                    self.diag(format!("{n}: Bad file descriptor"));
+                    Ok(Err(RedirectFailed))
+                }
+            },
+            Err(_) if output => {
+                // `>&file` means `&>file`.
+                match self.open_output(from_word, false, false)? {
+                    Ok(fd) => {
+                        self.fds.insert(1, fd.clone());
+                        self.fds.insert(2, fd);
+                        Ok(Ok(()))
+                    }
+                    Err(e) => Ok(Err(e)),
+                }
+            }
+            Err(_) => {
+                self.diag(format!("{from_word}: ambiguous redirect"));
+                Ok(Err(RedirectFailed))
+            }
+        }
+    }
+
+    fn apply_one(&mut self, r: &R) -> Result<Result<(), RedirectFailed>, Stop> {
+        match r {
+            R::File(fd, kind, target) => {
+                let output = matches!(kind, K::Write | K::Append | K::Clobber | K::DuplicateOutput);
+                let to = fd.unwrap_or(if output { 1 } else { 0 });
+                match (kind, target) {
+                    (K::DuplicateOutput | K::DuplicateInput, T::Fd(n)) => {
+                        self.dup_fd(to, &n.to_string(), output)
+                    }
+                    (K::DuplicateOutput | K::DuplicateInput, T::Duplicate(w))
+                    | (K::DuplicateOutput | K::DuplicateInput, T::Filename(w)) => {
+                        let (name, _) = match self.redirect_target(w)? {
+                            Ok(t) => t,
+                            Err(e) => return Ok(Err(e)),
+                        };
+                        self.dup_fd(to, &name, output)
+                    }
+                    (_, T::Filename(w)) | (_, T::Duplicate(w)) => {
+                        let (name, _) = match self.redirect_target(w)? {
+                            Ok(t) => t,
+                            Err(e) => return Ok(Err(e)),
+                        };
+                        let opened = match kind {
+                            K::Read | K::ReadAndWrite => self.open_input(&name)?,
+                            K::Append => self.open_output(&name, true, false)?,
+                            K::Clobber => self.open_output(&name, false, true)?,
+                            _ => self.open_output(&name, false, false)?,
+                        };
+                        match opened {
+                            Ok(fdv) => {
+                                self.fds.insert(to, fdv);
+                                Ok(Ok(()))
+                            }
+                            Err(e) => Ok(Err(e)),
+                        }
+                    }
+                    (_, T::Fd(n)) => self.dup_fd(to, &n.to_string(), output),
+                    (_, T::ProcessSubstitution(..)) => Err(Stop::Refused(crate::error::Refusal::new(
+                        crate::error::ErrorCode::NotSupported,
+                        "not supported: process substitution",
+                    ))),
+                }
+            }
+            R::HereDocument(fd, doc) => {
+                let (text, label) = if doc.requires_expansion {
+                    let f = self.expand_heredoc(&doc.doc.value)?;
+                    (f.text, f.label)
+                } else {
+                    (doc.doc.value.clone(), Label::agent())
+                };
+                self.fds.insert(fd.unwrap_or(0), Fd::In(Source::bytes(text.into_bytes(), label)));
+                Ok(Ok(()))
+            }
+            R::HereString(fd, w) => {
+                let f = self.expand_word_single(w)?;
+                let mut data = f.text.into_bytes();
+                data.push(b'\n');
+                self.fds.insert(fd.unwrap_or(0), Fd::In(Source::bytes(data, f.label)));
+                Ok(Ok(()))
+            }
+            R::OutputAndError(w, append) => {
+                let (name, _) = match self.redirect_target(w)? {
+                    Ok(t) => t,
+                    Err(e) => return Ok(Err(e)),
+                };
+                match self.open_output(&name, *append, false)? {
+                    Ok(fdv) => {
+                        self.fds.insert(1, fdv.clone());
+                        self.fds.insert(2, fdv);
+                        Ok(Ok(()))
+                    }
+                    Err(e) => Ok(Err(e)),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! Simple commands: expansion, assignments, redirections and dispatch to a
+//! function, a shell builtin or an in-process utility.
+
+use super::expand::Field;
+use super::{Exec, Shell, Stop};
+use crate::error::{ErrorCode, Refusal};
+use crate::io::{LabelCell, StageReader, StageWriter};
+use safesh_label::Label;
+use safesh_syntax::ast::{self, CommandPrefixOrSuffixItem as Item};
+use std::sync::Arc;
+
+/// What a command name resolves to.
+pub(crate) enum Resolved {
+    Function(Arc<ast::FunctionDefinition>),
+    Builtin,
+    Utility(safesh_utils::UtilFn),
+    NotFound,
+}
+
+/// Builtins whose `NAME=value` arguments are assignments (no splitting or globbing).
+const DECLARATION: &[&str] = &["export", "local", "declare", "typeset", "readonly"];
+
+impl Shell {
+    /// Runs one simple command.
+    pub(crate) fn run_simple(&mut self, s: &ast::SimpleCommand) -> Exec {
+        self.count_command()?;
+        if let Some(line) = simple_line(s) {
+            self.line = line;
+        }
+        let mut assigns: Vec<&ast::Assignment> = Vec::new();
+        let mut redirects: Vec<ast::IoRedirect> = Vec::new();
+        let mut words: Vec<(&ast::Word, bool)> = Vec::new();
+        for item in s.prefix.iter().flat_map(|p| p.0.iter()) {
+            match item {
+                Item::AssignmentWord(a, _) => assigns.push(a),
+                Item::IoRedirect(r) => redirects.push(r.clone()),
+                Item::Word(w) => words.push((w, false)),
+                Item::ProcessSubstitution(..) => {
+                    return Err(Refusal::new(ErrorCode::NotSupported, "not supported: process substitution").into());
+                }
+            }
+        }
+        if let Some(w) = &s.word_or_name {
+            words.push((w, false));
+        }
+        for item in s.suffix.iter().flat_map(|p| p.0.iter()) {
+            match item {
+                Item::AssignmentWord(_, w) => words.push((w, true)),
+                Item::IoRedirect(r) => redirects.push(r.clone()),
+                Item::Word(w) => words.push((w, false)),
+                Item::ProcessSubstitution(..) => {
+                    return Err(Refusal::new(ErrorCode::NotSupported, "not supported: process substitution").into());
+                }
+            }
+        }
+        self.last_subst_status = None;
+        let mut argv: Vec<Field> = Vec::with_capacity(words.len());
+        for (w, assignment_like) in &words {
+            let declaration = argv.first().is_some_and(|f| DECLARATION.contains(&f.text.as_str()));
+            if *assignment_like && declaration {
+                argv.push(self.expand_word_single(w)?);
+            } else {
+                argv.extend(self.expand_word_fields(w)?);
+            }
+        }
+        if argv.is_empty() {
+            // Assignments only (redirections still happen: `> file` creates it).
+            return self.with_redirects(&redirects, |sh| {
+                for a in &assigns {
+                    sh.assign(a)?;
+                }
+                let status = sh.last_subst_status.unwrap_or(0);
+                sh.set_status(status);
+                Ok(())
+            });
+        }
+        if self.opts.xtrace {
+            let line: Vec<&str> = argv.iter().map(|f| f.text.as_str()).collect();
+            self.diag(format!("+ {}", line.join(" ")));
+        }
+        self.with_redirects(&redirects, |sh| {
+            if assigns.is_empty() {
+                return sh.dispatch(argv, false);
+            }
+            // `VAR=x cmd`: the variables hold for this command only.
+            let mut saved = Vec::new();
+            for a in &assigns {
+                let name = match &a.name {
+                    ast::AssignmentName::VariableName(n) => n.clone(),
+                    ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
+                };
+                saved.push((name.clone(), sh.vars.get(&name).cloned()));
+                sh.assign(a)?;
+                if let Some(v) = sh.vars.get_mut(&name) {
+                    v.exported = true;
+                }
+            }
+            let r = sh.dispatch(argv, false);
+            for (name, old) in saved.into_iter().rev() {
+                match old {
+                    Some(v) => sh.vars.insert(&name, v),
+                    None => {
+                        let _ = sh.vars.unset(&name);
+                    }
+                }
+            }
+            r
+        })
+    }
+
+    /// Resolves a command name: function, builtin, utility.
+    pub(crate) fn resolve(&self, name: &str, skip_functions: bool) -> Resolved {
+        if !skip_functions {
+            if let Some(f) = self.funcs.get(name) {
+                return Resolved::Function(f.clone());
+            }
+        }
+        if crate::builtins::is_builtin(name) {
+            return Resolved::Builtin;
+        }
+        if let Some(f) = crate::registry::lookup(name) {
+            return Resolved::Utility(f);
+        }
+        Resolved::NotFound
+    }
+
+    /// Runs an expanded command line.
+    pub(crate) fn dispatch(&mut self, argv: Vec<Field>, skip_functions: bool) -> Exec {
+        let Some(first) = argv.first() else {
+            self.set_status(0);
+            return Ok(());
+        };
+        let name = first.text.clone();
+        match self.resolve(&name, skip_functions) {
+            Resolved::Function(f) => self.call_function(&f, &argv),
+            Resolved::Builtin => crate::builtins::run(self, &argv),
+            Resolved::Utility(f) => {
+                let label = argv.iter().fold(self.pc.clone(), |l, a| l.join(&a.label));
+                let args: Vec<String> = argv.into_iter().map(|f| f.text).collect();
+                self.run_utility(f, args, label)
+            }
+            Resolved::NotFound => {
+                if name.contains('/') {
+                    let path = self.cwd.join(&name);
+                    if path.is_dir() {
+                        self.diag(format!("{name}: Is a directory"));
+                        self.set_status(126);
+                        return Ok(());
+                    }
+                    if !path.exists() {
+                        self.diag(format!("{name}: No such file or directory"));
+                        self.set_status(127);
+                        return Ok(());
+                    }
+                }
+                self.diag(format!(
+                    "{name}: command not found (safesh runs shell builtins and its in-process utilities; external programs are not enabled)"
+                ));
+                self.set_status(127);
+                Ok(())
+            }
+        }
+    }
+
+    /// Calls a shell function with `argv` as its positional parameters.
+    pub(crate) fn call_function(&mut self, f: &ast::FunctionDefinition, argv: &[Field]) -> Exec {
+        if self.call_depth >= self.shared.limits.call_depth {
+            return Err(Refusal::limit("function call depth", self.shared.limits.call_depth, "call_depth").into());
+        }
+        self.call_depth += 1;
+        let saved_pos = std::mem::replace(
+            &mut self.positional,
+            argv.iter().skip(1).map(|f| f.text.clone()).collect(),
+        );
+        let label = argv.iter().skip(1).fold(Label::empty(), |l, a| l.join(&a.label));
+        let saved_label = std::mem::replace(&mut self.positional_label, label);
+        self.vars.push_frame();
+        let redirects = f.body.1.as_ref().map(|r| r.0.clone()).unwrap_or_default();
+        let r = self.with_redirects(&redirects, |sh| sh.run_compound_pub(&f.body.0));
+        self.vars.pop_frame();
+        self.positional = saved_pos;
+        self.positional_label = saved_label;
+        self.call_depth -= 1;
+        match r {
+            Err(Stop::Return) => Ok(()),
+            other => other,
+        }
+    }
+
+    /// Runs an in-process utility on this shell's fds.
+    pub(crate) fn run_utility(&mut self, f: safesh_utils::UtilFn, argv: Vec<String>, label: Label) -> Exec {
+        let cell = LabelCell::new(label);
+        let env = self.vars.environment();
+        let status = {
+            let mut stdin = StageReader::new(self.in_fd(0), cell.clone());
+            let mut stdout = StageWriter::new(self.out_fd(1), cell.clone());
+            let mut stderr = StageWriter::unbuffered(self.out_fd(2), cell.clone());
+            let host = crate::host::ShellHost::new(self, cell.clone());
+            let mut ctx = safesh_utils::UtilCtx {
+                argv,
+                cwd: self.cwd.clone(),
+                env: &env,
+                stdin: &mut stdin,
+                stdout: &mut stdout,
+                stderr: &mut stderr,
+                host: &host,
+            };
+            let r = f(&mut ctx);
+            use std::io::Write;
+            let _ = stdout.flush();
+            let _ = stderr.flush();
+            r
+        };
+        match status {
+            Ok(s) => {
+                self.status_label = cell.get();
+                self.set_status(s);
+                Ok(())
+            }
+            Err(interrupt) => Err(Stop::Refused(crate::host::refusal_of(interrupt))),
+        }
+    }
+
+    /// Performs one assignment in this shell.
+    pub(crate) fn assign(&mut self, a: &ast::Assignment) -> Exec {
+        match (&a.name, &a.value) {
+            (ast::AssignmentName::VariableName(name), ast::AssignmentValue::Scalar(w)) => {
+                let f = self.expand_word_single(w)?;
+                let label = f.label.join(&self.pc);
+                if a.append {
+                    let is_array = matches!(self.vars.get(name).map(|v| &v.value), Some(super::Value::Array(_)));
+                    if is_array {
+                        let cur = match self.vars.get(name).map(|v| &v.value) {
+                            Some(super::Value::Array(m)) => m.get(&0).cloned().unwrap_or_default(),
+                            _ => String::new(),
+                        };
+                        return self
+                            .vars
+                            .set_index(name, 0, cur + &f.text, label)
+                            .map_err(|e| self.readonly_stop(&e.0));
+                    }
+                    let old = self.vars.get(name).map(|v| (v.as_str().to_string(), v.label.clone()));
+                    let (cur, old_label) = old.unwrap_or_default();
+                    self.check_size(cur.len() + f.text.len())?;
+                    return self.assign_scalar(name, cur + &f.text, label.join(&old_label));
+                }
+                self.assign_scalar(name, f.text, label)
+            }
+            (ast::AssignmentName::ArrayElementName(name, idx), ast::AssignmentValue::Scalar(w)) => {
+                let f = self.expand_word_single(w)?;
+                let i = self.eval_arith_text(idx)?;
+                let i = if i < 0 {
+                    let max = match self.vars.get(name).map(|v| &v.value) {
+                        Some(super::Value::Array(m)) => m.keys().next_back().copied().unwrap_or(-1),
+                        _ => 0,
+                    };
+                    max + 1 + i
+                } else {
+                    i
+                };
+                let mut text = f.text;
+                if a.append {
+                    if let Some(super::Value::Array(m)) = self.vars.get(name).map(|v| &v.value) {
+                        text = format!("{}{text}", m.get(&i).cloned().unwrap_or_default());
+                    }
+                }
+                self.vars
+                    .set_index(name, i, text, f.label.join(&self.pc))
+                    .map_err(|e| self.readonly_stop(&e.0))
+            }
+            (name, ast::AssignmentValue::Array(items)) => {
+                let name = match name {
+                    ast::AssignmentName::VariableName(n) => n.clone(),
+                    ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
+                };
+                let mut map = std::collections::BTreeMap::new();
+                let mut label = self.pc.clone();
+                let mut next: i64 = 0;
+                if a.append {
+                    match self.vars.get(&name).map(|v| (&v.value, v.label.clone())) {
+                        Some((super::Value::Array(m), l)) => {
+                            map = m.clone();
+                            next = m.keys().next_back().map(|k| k + 1).unwrap_or(0);
+                            label = label.join(&l);
+                        }
+                        Some((super::Value::Str(s), l)) => {
+                            map.insert(0, s.clone());
+                            next = 1;
+                            label = label.join(&l);
+                        }
+                        None => {}
+                    }
+                }
+                for (key, value) in items {
+                    match key {
+                        Some(k) => {
+                            let kf = self.expand_word_single(k)?;
+                            let i = self.eval_arith_text(&kf.text)?;
+                            let v = self.expand_word_single(value)?;
+                            label = label.join(&v.label);
+                            map.insert(i, v.text);
+                            next = i + 1;
+                        }
+                        None => {
+                            for v in self.expand_word_fields(value)? {
+                                label = label.join(&v.label);
+                                map.insert(next, v.text);
+                                next += 1;
+                            }
+                        }
+                    }
+                }
+                self.vars.set_array(&name, map, label).map_err(|e| self.readonly_stop(&e.0))
+            }
+        }
+    }
+
+    /// Sets a scalar variable (or reports a readonly one).
+    pub(crate) fn assign_scalar(&mut self, name: &str, value: String, label: Label) -> Exec {
+        self.check_size(value.len())?;
+        if name == "PWD" || name == "OLDPWD" {
+            // Allowed: `cd` keeps them right.
+        }
+        self.vars.set(name, value, label).map_err(|e| self.readonly_stop(&e.0))
+    }
+
+    /// The error for writing a readonly variable: bash reports it and the command fails.
+    pub(crate) fn readonly_stop(&self, name: &str) -> Stop {
+        self.diag(format!("{name}: readonly variable"));
+        Stop::Exit
+    }
+}
+
+fn simple_line(s: &ast::SimpleCommand) -> Option<usize> {
+    use safesh_syntax::ast::SourceLocation;
+    s.location().map(|l| l.start.line)
+}

@@ -1,0 +1,226 @@
+//! The variable store: scalars and indexed arrays, each with a label, with bash's
+//! dynamic scoping for `local` (a local saves the outer value and restores it on return).
+
+use safesh_label::Label;
+use std::collections::{BTreeMap, HashMap};
+
+/// A variable's value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A string.
+    Str(String),
+    /// An indexed array (sparse).
+    Array(BTreeMap<i64, String>),
+}
+
+/// A variable.
+#[derive(Debug, Clone)]
+pub struct Var {
+    /// Its value.
+    pub value: Value,
+    /// The label of its value.
+    pub label: Label,
+    /// Passed to commands' environment.
+    pub exported: bool,
+    /// Cannot be changed or unset.
+    pub readonly: bool,
+}
+
+impl Var {
+    /// A scalar with a label.
+    pub fn scalar(s: String, label: Label) -> Self {
+        Var {
+            value: Value::Str(s),
+            label,
+            exported: false,
+            readonly: false,
+        }
+    }
+
+    /// The scalar value (element 0 of an array).
+    pub fn as_str(&self) -> &str {
+        match &self.value {
+            Value::Str(s) => s,
+            Value::Array(a) => a.get(&0).map(String::as_str).unwrap_or(""),
+        }
+    }
+}
+
+/// All variables of a shell.
+#[derive(Debug, Clone, Default)]
+pub struct Vars {
+    map: HashMap<String, Var>,
+    /// One frame per active function call: the outer values `local` displaced.
+    frames: Vec<Vec<(String, Option<Var>)>>,
+}
+
+/// Why an assignment failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadonlyError(pub String);
+
+impl Vars {
+    /// Looks a variable up.
+    pub fn get(&self, name: &str) -> Option<&Var> {
+        self.map.get(name)
+    }
+
+    /// Mutable access.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Var> {
+        self.map.get_mut(name)
+    }
+
+    /// Sets a scalar, keeping the export flag.
+    pub fn set(&mut self, name: &str, value: String, label: Label) -> Result<(), ReadonlyError> {
+        match self.map.get_mut(name) {
+            Some(v) if v.readonly => Err(ReadonlyError(name.to_string())),
+            Some(v) => {
+                match &mut v.value {
+                    Value::Array(a) => {
+                        a.insert(0, value);
+                        v.label = v.label.join(&label);
+                    }
+                    Value::Str(s) => {
+                        *s = value;
+                        v.label = label;
+                    }
+                }
+                Ok(())
+            }
+            None => {
+                self.map.insert(name.to_string(), Var::scalar(value, label));
+                Ok(())
+            }
+        }
+    }
+
+    /// Sets element `idx` of an array (converting a scalar to an array).
+    pub fn set_index(
+        &mut self,
+        name: &str,
+        idx: i64,
+        value: String,
+        label: Label,
+    ) -> Result<(), ReadonlyError> {
+        let v = self
+            .map
+            .entry(name.to_string())
+            .or_insert_with(|| Var {
+                value: Value::Array(BTreeMap::new()),
+                label: Label::empty(),
+                exported: false,
+                readonly: false,
+            });
+        if v.readonly {
+            return Err(ReadonlyError(name.to_string()));
+        }
+        if let Value::Str(s) = &v.value {
+            let mut a = BTreeMap::new();
+            a.insert(0, s.clone());
+            v.value = Value::Array(a);
+        }
+        if let Value::Array(a) = &mut v.value {
+            a.insert(idx, value);
+        }
+        v.label = v.label.join(&label);
+        Ok(())
+    }
+
+    /// Replaces a variable's value with a whole array.
+    pub fn set_array(
+        &mut self,
+        name: &str,
+        items: BTreeMap<i64, String>,
+        label: Label,
+    ) -> Result<(), ReadonlyError> {
+        match self.map.get_mut(name) {
+            Some(v) if v.readonly => Err(ReadonlyError(name.to_string())),
+            Some(v) => {
+                v.value = Value::Array(items);
+                v.label = label;
+                Ok(())
+            }
+            None => {
+                self.map.insert(
+                    name.to_string(),
+                    Var {
+                        value: Value::Array(items),
+                        label,
+                        exported: false,
+                        readonly: false,
+                    },
+                );
+                Ok(())
+            }
+        }
+    }
+
+    /// Removes a variable.
+    pub fn unset(&mut self, name: &str) -> Result<(), ReadonlyError> {
+        if self.map.get(name).is_some_and(|v| v.readonly) {
+            return Err(ReadonlyError(name.to_string()));
+        }
+        self.map.remove(name);
+        Ok(())
+    }
+
+    /// Inserts a variable whole.
+    pub fn insert(&mut self, name: &str, var: Var) {
+        self.map.insert(name.to_string(), var);
+    }
+
+    /// Starts a function-call frame.
+    pub fn push_frame(&mut self) {
+        self.frames.push(Vec::new());
+    }
+
+    /// Ends a function-call frame, restoring what its locals displaced.
+    pub fn pop_frame(&mut self) {
+        if let Some(frame) = self.frames.pop() {
+            for (name, old) in frame.into_iter().rev() {
+                match old {
+                    Some(v) => {
+                        self.map.insert(name, v);
+                    }
+                    None => {
+                        self.map.remove(&name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// True inside a function.
+    pub fn in_function(&self) -> bool {
+        !self.frames.is_empty()
+    }
+
+    /// Makes `name` local to the current function (saving the outer value once).
+    pub fn make_local(&mut self, name: &str) {
+        let old = self.map.get(name).cloned();
+        if let Some(frame) = self.frames.last_mut() {
+            if frame.iter().any(|(n, _)| n == name) {
+                return;
+            }
+            frame.push((name.to_string(), old));
+        }
+    }
+
+    /// The exported variables, as an environment.
+    pub fn environment(&self) -> BTreeMap<String, String> {
+        self.map
+            .iter()
+            .filter(|(_, v)| v.exported)
+            .map(|(k, v)| (k.clone(), v.as_str().to_string()))
+            .collect()
+    }
+
+    /// All variable names.
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        self.map.keys()
+    }
+
+    /// All variables.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Var)> {
+        self.map.iter()
+    }
+}

@@ -1,0 +1,405 @@
+//! Labeled streams: where a command's bytes come from and go to.
+//!
+//! Every chunk that moves between commands carries the [`Label`] of the data it was
+//! made from. A command reads through a [`StageReader`] (joining the label of what it
+//! read into its own label) and writes through a [`StageWriter`] (tagging what it
+//! writes with everything it has seen so far). Pipes between in-process stages are
+//! bounded channels of chunks, so memory stays bounded however much flows.
+
+use safesh_label::Label;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Bytes with their label.
+#[derive(Debug, Clone)]
+pub struct Chunk {
+    /// The bytes.
+    pub data: Vec<u8>,
+    /// Their label.
+    pub label: Label,
+}
+
+/// The label a command accumulates: its PC label, its arguments, and everything it read.
+#[derive(Debug, Clone, Default)]
+pub struct LabelCell(Arc<Mutex<Label>>);
+
+impl LabelCell {
+    /// A cell starting at `l`.
+    pub fn new(l: Label) -> Self {
+        LabelCell(Arc::new(Mutex::new(l)))
+    }
+    /// Joins `l` into the cell.
+    pub fn join(&self, l: &Label) {
+        lock(&self.0).join_assign(l);
+    }
+    /// The current label.
+    pub fn get(&self) -> Label {
+        lock(&self.0).clone()
+    }
+}
+
+/// Locks a mutex, recovering from poisoning (a panicking stage must not wedge others).
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Bytes captured from `$(…)` or for a model-facing result.
+#[derive(Debug, Default)]
+pub struct Captured {
+    /// The bytes.
+    pub data: Vec<u8>,
+    /// The join of the labels of everything written.
+    pub label: Label,
+    /// Set when more than the cap was offered; the rest was dropped.
+    pub overflowed: bool,
+    /// Total bytes offered (kept + dropped).
+    pub total: u64,
+}
+
+/// Where output goes.
+pub enum SinkKind {
+    /// The process's standard output.
+    Stdout,
+    /// The process's standard error.
+    Stderr,
+    /// An open file.
+    File(Mutex<File>),
+    /// The write end of a pipe to another stage.
+    Pipe(Mutex<Option<SyncSender<Chunk>>>),
+    /// A memory buffer with a cap.
+    Capture(Mutex<Captured>, u64),
+    /// Discard (`/dev/null`).
+    Null,
+}
+
+/// An output destination, shared by every fd that points at it.
+pub struct Sink {
+    kind: SinkKind,
+    label: Mutex<Label>,
+}
+
+/// A shared output.
+pub type Output = Arc<Sink>;
+
+impl Sink {
+    /// Wraps a sink kind.
+    pub fn new(kind: SinkKind) -> Output {
+        Arc::new(Sink {
+            kind,
+            label: Mutex::new(Label::empty()),
+        })
+    }
+
+    /// A capture sink keeping at most `cap` bytes.
+    pub fn capture(cap: u64) -> Output {
+        Sink::new(SinkKind::Capture(Mutex::new(Captured::default()), cap))
+    }
+
+    /// Writes one labeled chunk.
+    pub fn write_chunk(&self, data: &[u8], label: &Label) -> io::Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        lock(&self.label).join_assign(label);
+        match &self.kind {
+            SinkKind::Stdout => {
+                let mut out = io::stdout().lock();
+                out.write_all(data)?;
+                out.flush()
+            }
+            SinkKind::Stderr => io::stderr().lock().write_all(data),
+            SinkKind::File(f) => lock(f).write_all(data),
+            SinkKind::Pipe(tx) => {
+                let guard = lock(tx);
+                match guard.as_ref() {
+                    Some(tx) => tx
+                        .send(Chunk {
+                            data: data.to_vec(),
+                            label: label.clone(),
+                        })
+                        .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe)),
+                    None => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
+                }
+            }
+            SinkKind::Capture(c, cap) => {
+                let mut c = lock(c);
+                c.total += data.len() as u64;
+                c.label.join_assign(label);
+                let room = cap.saturating_sub(c.data.len() as u64) as usize;
+                if data.len() > room {
+                    c.overflowed = true;
+                    c.data.extend_from_slice(&data[..room]);
+                } else {
+                    c.data.extend_from_slice(data);
+                }
+                Ok(())
+            }
+            SinkKind::Null => Ok(()),
+        }
+    }
+
+    /// The join of every label written so far.
+    pub fn label(&self) -> Label {
+        lock(&self.label).clone()
+    }
+
+    /// Takes the captured bytes out of a capture sink.
+    pub fn take_captured(&self) -> Captured {
+        match &self.kind {
+            SinkKind::Capture(c, _) => std::mem::take(&mut *lock(c)),
+            _ => Captured::default(),
+        }
+    }
+
+    /// True for the discard sink.
+    pub fn is_null(&self) -> bool {
+        matches!(self.kind, SinkKind::Null)
+    }
+}
+
+/// Creates a pipe between two stages: a bounded channel of labeled chunks.
+pub fn pipe() -> (Output, Input) {
+    let (tx, rx) = sync_channel::<Chunk>(16);
+    let sink = Sink::new(SinkKind::Pipe(Mutex::new(Some(tx))));
+    let source = Source::new(SourceKind::Pipe(rx), Label::empty());
+    (sink, source)
+}
+
+/// Where input comes from.
+pub enum SourceKind {
+    /// The process's standard input.
+    Stdin,
+    /// Any reader with a fixed label (a file, a here-document).
+    Reader(Box<dyn Read + Send>),
+    /// The read end of a pipe.
+    Pipe(Receiver<Chunk>),
+    /// Nothing (`/dev/null`, closed).
+    Empty,
+}
+
+struct SourceState {
+    kind: SourceKind,
+    label: Label,
+    buf: Vec<u8>,
+    pos: usize,
+    buf_label: Label,
+}
+
+/// An input, shared by every fd (and every command) that reads it, so that
+/// `while read l; do …; done < f` consumes the file once.
+pub struct Source {
+    state: Mutex<SourceState>,
+}
+
+/// A shared input.
+pub type Input = Arc<Source>;
+
+impl Source {
+    /// Wraps a source kind whose bytes carry `label`.
+    pub fn new(kind: SourceKind, label: Label) -> Input {
+        Arc::new(Source {
+            state: Mutex::new(SourceState {
+                kind,
+                label: label.clone(),
+                buf: Vec::new(),
+                pos: 0,
+                buf_label: label,
+            }),
+        })
+    }
+
+    /// A source over fixed bytes (here-documents, here-strings).
+    pub fn bytes(data: Vec<u8>, label: Label) -> Input {
+        Source::new(SourceKind::Reader(Box::new(io::Cursor::new(data))), label)
+    }
+
+    /// An empty source.
+    pub fn empty() -> Input {
+        Source::new(SourceKind::Empty, Label::empty())
+    }
+
+    fn fill(st: &mut SourceState) -> io::Result<bool> {
+        if st.pos < st.buf.len() {
+            return Ok(true);
+        }
+        st.buf.clear();
+        st.pos = 0;
+        match &mut st.kind {
+            SourceKind::Empty => Ok(false),
+            SourceKind::Pipe(rx) => match rx.recv() {
+                Ok(chunk) => {
+                    st.buf = chunk.data;
+                    st.buf_label = chunk.label;
+                    Ok(true)
+                }
+                Err(_) => Ok(false),
+            },
+            SourceKind::Stdin => {
+                st.buf.resize(64 * 1024, 0);
+                let n = io::stdin().lock().read(&mut st.buf)?;
+                st.buf.truncate(n);
+                Ok(n > 0)
+            }
+            SourceKind::Reader(r) => {
+                st.buf.resize(64 * 1024, 0);
+                let n = loop {
+                    match r.read(&mut st.buf) {
+                        Ok(n) => break n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => {
+                            st.buf.clear();
+                            return Err(e);
+                        }
+                    }
+                };
+                st.buf.truncate(n);
+                st.buf_label = st.label.clone();
+                Ok(n > 0)
+            }
+        }
+    }
+
+    /// Reads up to `out.len()` bytes; returns the count and the label of those bytes.
+    pub fn read_labeled(&self, out: &mut [u8]) -> io::Result<(usize, Label)> {
+        let mut st = lock(&self.state);
+        if out.is_empty() || !Source::fill(&mut st)? {
+            return Ok((0, Label::empty()));
+        }
+        let n = out.len().min(st.buf.len() - st.pos);
+        out[..n].copy_from_slice(&st.buf[st.pos..st.pos + n]);
+        st.pos += n;
+        Ok((n, st.buf_label.clone()))
+    }
+
+    /// Reads up to and including `delim` (or to end of input). Returns the bytes, the
+    /// label and whether the delimiter was found.
+    pub fn read_until(&self, delim: u8) -> io::Result<(Vec<u8>, Label, bool)> {
+        let mut st = lock(&self.state);
+        let mut out = Vec::new();
+        let mut label = Label::empty();
+        loop {
+            if !Source::fill(&mut st)? {
+                return Ok((out, label, false));
+            }
+            label.join_assign(&st.buf_label);
+            let avail = &st.buf[st.pos..];
+            if let Some(i) = memchr::memchr(delim, avail) {
+                out.extend_from_slice(&avail[..=i]);
+                st.pos += i + 1;
+                return Ok((out, label, true));
+            }
+            out.extend_from_slice(avail);
+            st.pos = st.buf.len();
+        }
+    }
+
+    /// Reads exactly up to `n` bytes (fewer at end of input).
+    pub fn read_n(&self, n: usize) -> io::Result<(Vec<u8>, Label)> {
+        let mut out = vec![0u8; n];
+        let mut got = 0;
+        let mut label = Label::empty();
+        while got < n {
+            let (k, l) = self.read_labeled(&mut out[got..])?;
+            if k == 0 {
+                break;
+            }
+            label.join_assign(&l);
+            got += k;
+        }
+        out.truncate(got);
+        Ok((out, label))
+    }
+}
+
+/// A command's view of an input: reads join the data's label into the command's cell.
+pub struct StageReader {
+    src: Input,
+    cell: LabelCell,
+}
+
+impl StageReader {
+    /// Reads `src` on behalf of the command whose label is `cell`.
+    pub fn new(src: Input, cell: LabelCell) -> Self {
+        StageReader { src, cell }
+    }
+}
+
+impl Read for StageReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let (n, l) = self.src.read_labeled(buf)?;
+        if n > 0 {
+            self.cell.join(&l);
+        }
+        Ok(n)
+    }
+}
+
+/// A command's view of an output: buffered, each flushed chunk labeled with the
+/// command's cell.
+pub struct StageWriter {
+    sink: Output,
+    cell: LabelCell,
+    buf: Vec<u8>,
+    unbuffered: bool,
+}
+
+const WRITE_BUF: usize = 64 * 1024;
+
+impl StageWriter {
+    /// Writes to `sink` on behalf of the command whose label is `cell`.
+    pub fn new(sink: Output, cell: LabelCell) -> Self {
+        StageWriter {
+            sink,
+            cell,
+            buf: Vec::new(),
+            unbuffered: false,
+        }
+    }
+
+    /// Like [`StageWriter::new`] but every write goes through at once (stderr).
+    pub fn unbuffered(sink: Output, cell: LabelCell) -> Self {
+        StageWriter {
+            sink,
+            cell,
+            buf: Vec::new(),
+            unbuffered: true,
+        }
+    }
+}
+
+impl Write for StageWriter {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.sink.is_null() {
+            return Ok(data.len());
+        }
+        if self.unbuffered {
+            self.sink.write_chunk(data, &self.cell.get())?;
+            return Ok(data.len());
+        }
+        if self.buf.len() + data.len() > WRITE_BUF {
+            self.flush()?;
+            if data.len() >= WRITE_BUF {
+                self.sink.write_chunk(data, &self.cell.get())?;
+                return Ok(data.len());
+            }
+        }
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let data = std::mem::take(&mut self.buf);
+        self.sink.write_chunk(&data, &self.cell.get())
+    }
+}
+
+impl Drop for StageWriter {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}

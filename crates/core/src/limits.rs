@@ -1,0 +1,41 @@
+//! Interpreter limits: every overrun is a clear `LIMIT_EXCEEDED` (or `TIMEOUT`),
+//! never a hang or an out-of-memory.
+
+use serde::{Deserialize, Serialize};
+
+/// Limits on one exec request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Limits {
+    /// Iterations of all loops together.
+    pub loop_iterations: u64,
+    /// Nesting of function calls, `source` and `eval`.
+    pub call_depth: u64,
+    /// Simple commands run.
+    pub commands: u64,
+    /// Nesting of `$(…)`.
+    pub substitution_depth: u64,
+    /// Words one brace expansion may produce.
+    pub brace_expansion: u64,
+    /// Bytes in one variable value, word or captured `$(…)` output.
+    pub string_bytes: u64,
+    /// Wall time for the whole request, in milliseconds.
+    pub script_timeout_ms: u64,
+    /// Bytes a script may write to its stdout/stderr in total (0 = unlimited; the CLI streams).
+    pub output_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            loop_iterations: 1_000_000,
+            call_depth: 1000,
+            commands: 10_000_000,
+            substitution_depth: 64,
+            brace_expansion: 100_000,
+            string_bytes: 64 * 1024 * 1024,
+            script_timeout_ms: 120_000,
+            output_bytes: 0,
+        }
+    }
+}

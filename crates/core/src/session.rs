@@ -1,0 +1,228 @@
+//! A session: one shell whose state (cwd, variables, functions) lives across exec
+//! requests, and the one entry point every face uses: [`Session::exec`].
+
+use crate::error::Refusal;
+use crate::interp::{Fd, Shell, Stop};
+use crate::io::{Sink, SinkKind, Source, SourceKind};
+use crate::limits::Limits;
+use safesh_label::Label;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// How a session is created.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// The environment, imported as exported variables.
+    pub env: Vec<(String, String)>,
+    /// Interpreter limits.
+    pub limits: Limits,
+    /// `$0`.
+    pub arg0: String,
+    /// `$1…`.
+    pub args: Vec<String>,
+    /// When set, nothing outside these directories may be changed.
+    pub write_roots: Option<Vec<PathBuf>>,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            env: std::env::vars().collect(),
+            limits: Limits::default(),
+            arg0: "safesh".into(),
+            args: Vec::new(),
+            write_roots: None,
+        }
+    }
+}
+
+/// Where a request's output goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputTarget {
+    /// Stream to this process's stdout and stderr (the CLI).
+    Inherit,
+    /// Capture stdout and stderr separately, up to `cap` bytes each.
+    Separate {
+        /// Bytes kept per stream.
+        cap: u64,
+    },
+    /// Capture both into one stream (as a terminal would show them).
+    Merged {
+        /// Bytes kept.
+        cap: u64,
+    },
+}
+
+/// Where a request's stdin comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputSource {
+    /// This process's stdin.
+    Inherit,
+    /// These bytes.
+    Bytes(Vec<u8>),
+    /// Nothing.
+    Empty,
+}
+
+/// What one exec request produced.
+#[derive(Debug, Clone)]
+pub struct ExecOutcome {
+    /// The exit status.
+    pub exit_code: i32,
+    /// Captured stdout (or merged output).
+    pub stdout: Vec<u8>,
+    /// Captured stderr (empty when merged).
+    pub stderr: Vec<u8>,
+    /// Total bytes offered to stdout (before any cap).
+    pub stdout_total: u64,
+    /// Total bytes offered to stderr.
+    pub stderr_total: u64,
+    /// True when a capture cap dropped bytes.
+    pub truncated: bool,
+    /// The join of the labels of all output.
+    pub label: Label,
+    /// The refusal that stopped the script, if any.
+    pub error: Option<Refusal>,
+    /// Wall time.
+    pub duration_ms: u64,
+}
+
+/// A shell session.
+pub struct Session {
+    shell: Shell,
+}
+
+impl Session {
+    /// Creates a session.
+    pub fn new(opts: SessionOptions) -> Self {
+        let mut shell = Shell::new(opts.cwd, opts.env, opts.limits);
+        shell.arg0 = opts.arg0;
+        shell.positional = opts.args;
+        if let Some(roots) = opts.write_roots {
+            if let Some(shared) = std::sync::Arc::get_mut(&mut shell.shared) {
+                shared.write_roots = Some(roots.iter().map(|r| crate::host::normalize(r)).collect());
+            }
+        }
+        Session { shell }
+    }
+
+    /// The session's working directory.
+    pub fn cwd(&self) -> &std::path::Path {
+        &self.shell.cwd
+    }
+
+    /// Parses and runs `script`. A parse error or unsupported construct runs nothing.
+    pub fn exec(&mut self, script: &str, input: InputSource, target: OutputTarget) -> ExecOutcome {
+        let started = Instant::now();
+        let (out, err) = match target {
+            OutputTarget::Inherit => (Sink::new(SinkKind::Stdout), Sink::new(SinkKind::Stderr)),
+            OutputTarget::Separate { cap } => (Sink::capture(cap), Sink::capture(cap)),
+            OutputTarget::Merged { cap } => {
+                let s = Sink::capture(cap);
+                (s.clone(), s)
+            }
+        };
+        let merged = matches!(target, OutputTarget::Merged { .. });
+        let parsed = safesh_syntax::parse(script);
+        let script = match parsed {
+            Ok(s) => s,
+            Err(e) => {
+                let r = Refusal::from(e);
+                let text = format!("safesh: {}: {}\n", r.code, r.message);
+                let _ = err.write_chunk(text.as_bytes(), &Label::agent());
+                return finish(&out, &err, merged, r.status(), Some(r), started);
+            }
+        };
+        self.shell.fds.insert(1, Fd::Out(out.clone()));
+        self.shell.fds.insert(2, Fd::Out(err.clone()));
+        let stdin = match input {
+            InputSource::Inherit => Source::new(SourceKind::Stdin, Label::user_input()),
+            InputSource::Bytes(b) => Source::bytes(b, Label::user_input()),
+            InputSource::Empty => Source::empty(),
+        };
+        self.shell.fds.insert(0, Fd::In(stdin));
+        self.shell.reset_request();
+        let shell = &mut self.shell;
+        let program = script.program.clone();
+        let result = std::thread::scope(|s| {
+            let h = std::thread::Builder::new()
+                .stack_size(crate::interp::SHELL_STACK)
+                .spawn_scoped(s, move || run_top(shell, &program));
+            match h {
+                Ok(h) => h.join().unwrap_or_else(|_| {
+                    Some(Refusal::new(crate::error::ErrorCode::ExecutionError, "internal error: the interpreter panicked"))
+                }),
+                Err(e) => Some(Refusal::new(
+                    crate::error::ErrorCode::ExecutionError,
+                    format!("cannot start the interpreter: {e}"),
+                )),
+            }
+        });
+        let status = self.shell.last_status;
+        if let Some(r) = &result {
+            let text = match &r.suggestion {
+                Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
+                None => format!("safesh: {}: {}\n", r.code, r.message),
+            };
+            let _ = err.write_chunk(text.as_bytes(), &Label::agent());
+        }
+        let code = result.as_ref().map(|r| r.status()).unwrap_or(status);
+        // Detach this request's sinks so captured data is not held by the session.
+        self.shell.fds.insert(1, Fd::Out(Sink::new(SinkKind::Stdout)));
+        self.shell.fds.insert(2, Fd::Out(Sink::new(SinkKind::Stderr)));
+        self.shell.fds.insert(0, Fd::In(Source::empty()));
+        finish(&out, &err, merged, code, result, started)
+    }
+}
+
+/// Runs a program at top level: exit, traps, background jobs, refusals.
+fn run_top(shell: &mut Shell, program: &safesh_syntax::ast::Program) -> Option<Refusal> {
+    let r = shell.run_program(program);
+    let mut refusal = match r {
+        Err(Stop::Refused(r)) => Some(r),
+        _ => None,
+    };
+    if refusal.is_none() {
+        if let Err(r) = shell.run_exit_trap() {
+            refusal = Some(r);
+        }
+    }
+    shell.wait_all_keep_status();
+    if refusal.is_none() {
+        refusal = crate::io::lock(&shell.shared.refusal).take();
+    }
+    refusal
+}
+
+fn finish(
+    out: &crate::io::Output,
+    err: &crate::io::Output,
+    merged: bool,
+    exit_code: i32,
+    error: Option<Refusal>,
+    started: Instant,
+) -> ExecOutcome {
+    let o = out.take_captured();
+    let (e, label) = if merged {
+        (Default::default(), o.label.clone())
+    } else {
+        let e = err.take_captured();
+        let l = o.label.join(&e.label).join(&out.label()).join(&err.label());
+        (e, l)
+    };
+    let label = if merged { label.join(&out.label()) } else { label };
+    ExecOutcome {
+        exit_code,
+        truncated: o.overflowed || e.overflowed,
+        stdout: o.data,
+        stderr: e.data,
+        stdout_total: o.total,
+        stderr_total: e.total,
+        label,
+        error,
+        duration_ms: started.elapsed().as_millis() as u64,
+    }
+}

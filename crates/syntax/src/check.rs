@@ -1,0 +1,368 @@
+//! The deep check: every word, substitution and arithmetic expression in a program
+//! is parsed now, and constructs safesh does not implement are refused, so that
+//! nothing in a script runs unless all of it can.
+
+use crate::ast::{self, Command, CompoundCommand};
+use crate::error::{ParseError, Position};
+use brush_parser::word::{ParameterExpr, ParameterTransformOp, TildeExpr, WordPiece};
+
+type Result<T = ()> = std::result::Result<T, ParseError>;
+
+/// Checks a whole program.
+pub(crate) fn program(p: &ast::Program) -> Result {
+    for cc in &p.complete_commands {
+        compound_list(cc)?;
+    }
+    Ok(())
+}
+
+fn compound_list(list: &ast::CompoundList) -> Result {
+    for item in &list.0 {
+        pipeline(&item.0.first)?;
+        for ao in &item.0.additional {
+            match ao {
+                ast::AndOr::And(p) | ast::AndOr::Or(p) => pipeline(p)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+fn pipeline(p: &ast::Pipeline) -> Result {
+    for c in &p.seq {
+        command(c)?;
+    }
+    Ok(())
+}
+
+fn not_supported(what: impl Into<String>, loc: Option<&brush_parser::SourceSpan>) -> ParseError {
+    ParseError::NotSupported {
+        what: what.into(),
+        position: loc.map(|l| pos(&l.start)).unwrap_or_default(),
+    }
+}
+
+fn pos(p: &brush_parser::SourcePosition) -> Position {
+    Position {
+        line: p.line,
+        column: p.column,
+    }
+}
+
+fn command(c: &Command) -> Result {
+    match c {
+        Command::Simple(s) => {
+            if let Some(prefix) = &s.prefix {
+                for item in &prefix.0 {
+                    prefix_item(item)?;
+                }
+            }
+            if let Some(w) = &s.word_or_name {
+                word(w)?;
+            }
+            if let Some(suffix) = &s.suffix {
+                for item in &suffix.0 {
+                    prefix_item(item)?;
+                }
+            }
+            Ok(())
+        }
+        Command::Compound(cc, redirects) => {
+            compound(cc)?;
+            redirect_list(redirects.as_ref())
+        }
+        Command::Function(f) => {
+            word(&f.fname)?;
+            compound(&f.body.0)?;
+            redirect_list(f.body.1.as_ref())
+        }
+        Command::ExtendedTest(t, redirects) => {
+            test_expr(&t.expr)?;
+            redirect_list(redirects.as_ref())
+        }
+    }
+}
+
+fn test_expr(e: &ast::ExtendedTestExpr) -> Result {
+    use ast::ExtendedTestExpr as E;
+    match e {
+        E::And(a, b) | E::Or(a, b) => {
+            test_expr(a)?;
+            test_expr(b)
+        }
+        E::Not(a) | E::Parenthesized(a) => test_expr(a),
+        E::UnaryTest(_, w) => word(w),
+        E::BinaryTest(_, a, b) => {
+            word(a)?;
+            word(b)
+        }
+    }
+}
+
+fn compound(c: &CompoundCommand) -> Result {
+    match c {
+        CompoundCommand::Arithmetic(a) => arith_text(&a.expr.value, Some(&a.loc)),
+        CompoundCommand::ArithmeticForClause(f) => {
+            for e in [&f.initializer, &f.condition, &f.updater].into_iter().flatten() {
+                arith_text(&e.value, Some(&f.loc))?;
+            }
+            compound_list(&f.body.list)
+        }
+        CompoundCommand::BraceGroup(b) => compound_list(&b.list),
+        CompoundCommand::Subshell(s) => compound_list(&s.list),
+        CompoundCommand::ForClause(f) => {
+            for w in f.values.iter().flatten() {
+                word(w)?;
+            }
+            compound_list(&f.body.list)
+        }
+        CompoundCommand::CaseClause(c) => {
+            word(&c.value)?;
+            for item in &c.cases {
+                for p in &item.patterns {
+                    word(p)?;
+                }
+                if let Some(cmd) = &item.cmd {
+                    compound_list(cmd)?;
+                }
+            }
+            Ok(())
+        }
+        CompoundCommand::IfClause(i) => {
+            compound_list(&i.condition)?;
+            compound_list(&i.then)?;
+            for e in i.elses.iter().flatten() {
+                if let Some(c) = &e.condition {
+                    compound_list(c)?;
+                }
+                compound_list(&e.body)?;
+            }
+            Ok(())
+        }
+        CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
+            compound_list(&w.0)?;
+            compound_list(&w.1.list)
+        }
+        CompoundCommand::Coprocess(c) => Err(not_supported("coproc", Some(&c.loc))),
+    }
+}
+
+fn prefix_item(item: &ast::CommandPrefixOrSuffixItem) -> Result {
+    use ast::CommandPrefixOrSuffixItem as I;
+    match item {
+        I::IoRedirect(r) => redirect(r),
+        I::Word(w) => word(w),
+        I::AssignmentWord(a, w) => {
+            match &a.value {
+                ast::AssignmentValue::Scalar(v) => word(v)?,
+                ast::AssignmentValue::Array(items) => {
+                    for (k, v) in items {
+                        if let Some(k) = k {
+                            word(k)?;
+                        }
+                        word(v)?;
+                    }
+                }
+            }
+            let _ = w;
+            Ok(())
+        }
+        I::ProcessSubstitution(_, s) => Err(not_supported(
+            "process substitution <(…) / >(…); write to a temporary file or use a pipe",
+            Some(&s.loc),
+        )),
+    }
+}
+
+fn redirect_list(r: Option<&ast::RedirectList>) -> Result {
+    for r in r.iter().flat_map(|l| l.0.iter()) {
+        redirect(r)?;
+    }
+    Ok(())
+}
+
+fn redirect(r: &ast::IoRedirect) -> Result {
+    use ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T, IoRedirect as R};
+    match r {
+        R::File(_, kind, target) => {
+            if matches!(kind, K::ReadAndWrite) {
+                return Err(not_supported("the <> redirection", None));
+            }
+            match target {
+                T::Filename(w) | T::Duplicate(w) => word(w),
+                T::Fd(_) => Ok(()),
+                T::ProcessSubstitution(_, s) => Err(not_supported(
+                    "process substitution <(…) / >(…); write to a temporary file or use a pipe",
+                    Some(&s.loc),
+                )),
+            }
+        }
+        R::HereDocument(_, doc) => {
+            if doc.requires_expansion {
+                let pieces = crate::parse_heredoc(&doc.doc.value)
+                    .map_err(|e| e.at(word_pos(&doc.doc)))?;
+                pieces_check(&pieces, word_pos(&doc.doc))
+            } else {
+                Ok(())
+            }
+        }
+        R::HereString(_, w) => word(w),
+        R::OutputAndError(w, _) => word(w),
+    }
+}
+
+fn word_pos(w: &ast::Word) -> Position {
+    w.loc.as_ref().map(|l| pos(&l.start)).unwrap_or_default()
+}
+
+/// Checks one word: its pieces, and recursively any text nested in them.
+pub(crate) fn word(w: &ast::Word) -> Result {
+    let base = word_pos(w);
+    let pieces = crate::parse_word(&w.value).map_err(|e| e.at(base))?;
+    pieces_check(&pieces, base)
+}
+
+fn raw_word(text: &str, base: Position) -> Result {
+    let pieces = crate::parse_word(text).map_err(|e| e.at(base))?;
+    pieces_check(&pieces, base)
+}
+
+fn pieces_check(pieces: &[brush_parser::word::WordPieceWithSource], base: Position) -> Result {
+    for p in pieces {
+        match &p.piece {
+            WordPiece::Text(_)
+            | WordPiece::SingleQuotedText(_)
+            | WordPiece::AnsiCQuotedText(_)
+            | WordPiece::EscapeSequence(_) => {}
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => pieces_check(inner, base)?,
+            WordPiece::TildeExpansion(t) => match t {
+                TildeExpr::Home | TildeExpr::WorkingDir | TildeExpr::OldWorkingDir => {}
+                TildeExpr::UserHome(_) => {}
+                _ => return Err(not_supported_at("the directory stack (~N)", base)),
+            },
+            WordPiece::ParameterExpansion(e) => param_expr(e, base)?,
+            WordPiece::CommandSubstitution(text) => substitution(text, base)?,
+            WordPiece::BackquotedCommandSubstitution(text) => {
+                substitution(&unescape_backquoted(text), base)?
+            }
+            WordPiece::ArithmeticExpression(e) => arith_text(&e.value, None).map_err(|e| e.at(base))?,
+        }
+    }
+    Ok(())
+}
+
+fn not_supported_at(what: &str, position: Position) -> ParseError {
+    ParseError::NotSupported {
+        what: what.to_string(),
+        position,
+    }
+}
+
+/// The text inside backquotes, with the backslash escapes bash removes first.
+pub fn unescape_backquoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some(&n) if n == '$' || n == '`' || n == '\\' => {
+                    out.push(n);
+                    chars.next();
+                }
+                _ => out.push(c),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn substitution(text: &str, base: Position) -> Result {
+    let program = crate::parse_program(text).map_err(|e| e.at(base))?;
+    program_at(&program, base)
+}
+
+fn program_at(p: &ast::Program, base: Position) -> Result {
+    program(p).map_err(|e| e.at(base))
+}
+
+fn param_expr(e: &ParameterExpr, base: Position) -> Result {
+    use ParameterExpr as P;
+    let texts: Vec<&str> = match e {
+        P::UseDefaultValues { default_value, .. } | P::AssignDefaultValues { default_value, .. } => {
+            default_value.iter().map(String::as_str).collect()
+        }
+        P::IndicateErrorIfNullOrUnset { error_message, .. } => {
+            error_message.iter().map(String::as_str).collect()
+        }
+        P::UseAlternativeValue {
+            alternative_value, ..
+        } => alternative_value.iter().map(String::as_str).collect(),
+        P::RemoveSmallestSuffixPattern { pattern, .. }
+        | P::RemoveLargestSuffixPattern { pattern, .. }
+        | P::RemoveSmallestPrefixPattern { pattern, .. }
+        | P::RemoveLargestPrefixPattern { pattern, .. }
+        | P::UppercaseFirstChar { pattern, .. }
+        | P::UppercasePattern { pattern, .. }
+        | P::LowercaseFirstChar { pattern, .. }
+        | P::LowercasePattern { pattern, .. } => pattern.iter().map(String::as_str).collect(),
+        P::ReplaceSubstring {
+            pattern,
+            replacement,
+            ..
+        } => std::iter::once(pattern.as_str())
+            .chain(replacement.iter().map(String::as_str))
+            .collect(),
+        P::Substring { offset, length, .. } => {
+            arith_text(&offset.value, None).map_err(|e| e.at(base))?;
+            if let Some(l) = length {
+                arith_text(&l.value, None).map_err(|e| e.at(base))?;
+            }
+            Vec::new()
+        }
+        P::Transform { op, .. } => {
+            if !matches!(
+                op,
+                ParameterTransformOp::ToUpperCase
+                    | ParameterTransformOp::ToLowerCase
+                    | ParameterTransformOp::Quoted
+                    | ParameterTransformOp::CapitalizeInitial
+                    | ParameterTransformOp::ExpandEscapeSequences
+            ) {
+                return Err(not_supported_at(
+                    "this ${var@…} transformation (supported: @U @L @u @Q @E)",
+                    base,
+                ));
+            }
+            Vec::new()
+        }
+        _ => Vec::new(),
+    };
+    for t in texts {
+        raw_word(t, base)?;
+    }
+    Ok(())
+}
+
+/// Checks an arithmetic expression: its expansions now, and its syntax when it
+/// has no expansions (otherwise only after they are done, at run time).
+fn arith_text(text: &str, loc: Option<&brush_parser::SourceSpan>) -> Result {
+    let base = loc.map(|l| pos(&l.start)).unwrap_or_default();
+    let pieces = crate::parse_heredoc(text).map_err(|e| e.at(base))?;
+    pieces_check(&pieces, base)?;
+    let has_expansion = pieces.iter().any(|p| {
+        !matches!(
+            p.piece,
+            WordPiece::Text(_) | WordPiece::SingleQuotedText(_) | WordPiece::EscapeSequence(_)
+        )
+    });
+    if !has_expansion && !text.trim().is_empty() {
+        brush_parser::arithmetic::parse(text.trim()).map_err(|_| ParseError::Syntax {
+            position: base,
+            message: format!("invalid arithmetic expression `{}`", text.trim()),
+        })?;
+    }
+    Ok(())
+}
