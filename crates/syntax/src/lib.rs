@@ -38,6 +38,14 @@ pub fn options() -> brush_parser::ParserOptions {
 
 /// Parses `source` as a whole script and checks everything inside it.
 pub fn parse(source: &str) -> Result<Script, ParseError> {
+    // A here-document may end at the very end of the text; the tokenizer wants a newline.
+    let owned;
+    let source = if source.ends_with('\n') {
+        source
+    } else {
+        owned = format!("{source}\n");
+        owned.as_str()
+    };
     let program = parse_program(source)?;
     check::program(&program)?;
     Ok(Script {
@@ -48,18 +56,39 @@ pub fn parse(source: &str) -> Result<Script, ParseError> {
 
 /// Parses without the deep check (used by the checker for nested substitutions).
 pub(crate) fn parse_program(source: &str) -> Result<ast::Program, ParseError> {
-    let mut parser = brush_parser::Parser::new(std::io::Cursor::new(source), &options());
-    parser
-        .parse_program()
-        .map_err(|e| error::from_brush(e, source))
+    let run = || {
+        let mut parser = brush_parser::Parser::new(std::io::Cursor::new(source), &options());
+        parser.parse_program()
+    };
+    // brush-parser may panic on pathological input (e.g. huge numbers); that is a
+    // parse error for us, never a crash.
+    match std::panic::catch_unwind(run) {
+        Ok(r) => r.map_err(|e| error::from_brush(e, source)),
+        Err(_) => Err(ParseError::Syntax {
+            position: Position::default(),
+            message: "the parser could not handle this input".into(),
+        }),
+    }
 }
 
 /// Parses one word into its expansion pieces.
 pub fn parse_word(raw: &str) -> Result<Vec<WordPieceWithSource>, ParseError> {
-    word::parse(raw, &options()).map_err(|e| ParseError::word(raw, &e))
+    match std::panic::catch_unwind(|| word::parse(raw, &options())) {
+        Ok(r) => r.map_err(|e| ParseError::word(raw, &e)),
+        Err(_) => Err(ParseError::Syntax {
+            position: Position::default(),
+            message: format!("the parser could not handle the word `{raw}`"),
+        }),
+    }
 }
 
 /// Parses a here-document body (quotes are literal) into expansion pieces.
 pub fn parse_heredoc(raw: &str) -> Result<Vec<WordPieceWithSource>, ParseError> {
-    word::parse_heredoc(raw, &options()).map_err(|e| ParseError::word(raw, &e))
+    match std::panic::catch_unwind(|| word::parse_heredoc(raw, &options())) {
+        Ok(r) => r.map_err(|e| ParseError::word(raw, &e)),
+        Err(_) => Err(ParseError::Syntax {
+            position: Position::default(),
+            message: "the parser could not handle a here-document".into(),
+        }),
+    }
 }

@@ -44,7 +44,7 @@ impl Shell {
         };
         if self.opts.nounset && self.vars.get(name).is_none() {
             self.diag(format!("{name}: unbound variable"));
-            self.last_status = 1;
+            self.last_status = 127;
             return Err(Stop::Exit);
         }
         self.value_number(&s, depth)

@@ -121,7 +121,9 @@ impl Acc {
                         self.pending_break = true;
                     }
                 } else {
+                    // A non-whitespace delimiter ends a field, even an empty one.
                     self.cur.label.join_assign(label);
+                    self.cur.keep = true;
                     self.finish();
                 }
             } else {
@@ -658,6 +660,13 @@ impl Shell {
         Stop::Exit
     }
 
+    /// `set -u` stops a non-interactive bash with status 127.
+    fn unbound_exit(&mut self, p: &Parameter) -> Stop {
+        let s = self.unbound(p);
+        self.last_status = 127;
+        s
+    }
+
     /// Evaluates a parameter expression.
     fn param_expr(&mut self, e: &ParameterExpr, _heredoc: bool) -> Result<(PV, Label), Stop> {
         use ParameterExpr as P;
@@ -665,8 +674,7 @@ impl Shell {
             P::Parameter { parameter, indirect } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 if matches!(pv, PV::Unset) && self.opts.nounset {
-                    self.last_status = 1;
-                    return Err(self.unbound(parameter));
+                    return Err(self.unbound_exit(parameter));
                 }
                 Ok((pv, label))
             }
@@ -756,8 +764,7 @@ impl Shell {
                     (PV::One(s), _) => s.chars().count(),
                     (PV::Unset, _) => {
                         if self.opts.nounset {
-                            self.last_status = 1;
-                            return Err(self.unbound(parameter));
+                            return Err(self.unbound_exit(parameter));
                         }
                         0
                     }

@@ -325,8 +325,9 @@ impl Shell {
     }
 
     /// The error for writing a readonly variable: bash reports it and the command fails.
-    pub(crate) fn readonly_stop(&self, name: &str) -> Stop {
+    pub(crate) fn readonly_stop(&mut self, name: &str) -> Stop {
         self.diag(format!("{name}: readonly variable"));
+        self.last_status = 1;
         Stop::Exit
     }
 }
