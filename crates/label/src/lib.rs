@@ -124,19 +124,14 @@ impl Confidentiality {
 
 /// Integrity: the atoms vouching for a value. `Top` vouches for everything and is
 /// the neutral element of a join.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Integrity {
     /// Untainted: the identity of join (intersection).
+    #[default]
     Top,
     /// Exactly these atoms vouch for the value.
     Atoms(BTreeSet<Atom>),
-}
-
-impl Default for Integrity {
-    fn default() -> Self {
-        Integrity::Top
-    }
 }
 
 impl Integrity {

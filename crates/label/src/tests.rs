@@ -1,7 +1,285 @@
+//! Unit and property tests of the label algebra.
+//!
+//! The property tests generate arbitrary labels over a small atom universe (so that
+//! clauses, integrity sets and origins overlap often) and check the lattice laws
+//! the interpreter relies on when it joins labels along data flows.
+
 use super::*;
+use proptest::collection::{btree_set, vec};
+use proptest::prelude::*;
+
+/// A small universe of atoms: a few of each interesting kind, so generated labels
+/// share atoms often enough for intersections to be non-trivial.
+fn atom() -> impl Strategy<Value = Atom> {
+    prop_oneof![
+        Just(Atom::Agent),
+        Just(Atom::User),
+        Just(Atom::File("a.txt".into())),
+        Just(Atom::File("b.txt".into())),
+        Just(Atom::Network("example.com".into())),
+        Just(Atom::Env("HOME".into())),
+        Just(Atom::Secret("secret".into())),
+        Just(Atom::Secret("github_token".into())),
+        Just(Atom::Space("team".into())),
+        Just(Atom::Sandboxed("python3".into())),
+        Just(Atom::LlmGenerated("model".into())),
+        Just(Atom::EndorsedBy("review".into())),
+        Just(Atom::Custom("x".into())),
+    ]
+}
+
+fn clause() -> impl Strategy<Value = Clause> {
+    btree_set(atom(), 1..4).prop_map(Clause)
+}
+
+fn confidentiality() -> impl Strategy<Value = Confidentiality> {
+    btree_set(clause(), 0..4).prop_map(Confidentiality)
+}
+
+fn integrity() -> impl Strategy<Value = Integrity> {
+    prop_oneof![
+        1 => Just(Integrity::Top),
+        4 => btree_set(atom(), 0..5).prop_map(Integrity::Atoms),
+    ]
+}
+
+fn label() -> impl Strategy<Value = Label> {
+    (confidentiality(), integrity(), btree_set(atom(), 0..4)).prop_map(
+        |(confidentiality, integrity, origins)| Label {
+            confidentiality,
+            integrity,
+            origins,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn join_is_commutative(a in label(), b in label()) {
+        prop_assert_eq!(a.join(&b), b.join(&a));
+    }
+
+    #[test]
+    fn meet_is_commutative(a in label(), b in label()) {
+        prop_assert_eq!(a.meet(&b), b.meet(&a));
+    }
+
+    #[test]
+    fn join_is_associative(a in label(), b in label(), c in label()) {
+        prop_assert_eq!(a.join(&b).join(&c), a.join(&b.join(&c)));
+    }
+
+    #[test]
+    fn meet_is_associative(a in label(), b in label(), c in label()) {
+        prop_assert_eq!(a.meet(&b).meet(&c), a.meet(&b.meet(&c)));
+    }
+
+    #[test]
+    fn join_and_meet_are_idempotent(a in label()) {
+        prop_assert_eq!(a.join(&a), a.clone());
+        prop_assert_eq!(a.meet(&a), a);
+    }
+
+    #[test]
+    fn absorption_join_over_meet(a in label(), b in label()) {
+        prop_assert_eq!(a.join(&a.meet(&b)), a);
+    }
+
+    #[test]
+    fn absorption_meet_over_join(a in label(), b in label()) {
+        prop_assert_eq!(a.meet(&a.join(&b)), a);
+    }
+
+    #[test]
+    fn empty_is_identity_of_join(a in label()) {
+        prop_assert_eq!(a.join(&Label::empty()), a.clone());
+        prop_assert_eq!(Label::empty().join(&a), a);
+    }
+
+    #[test]
+    fn join_assign_equals_join(a in label(), b in label()) {
+        let mut c = a.clone();
+        c.join_assign(&b);
+        prop_assert_eq!(c, a.join(&b));
+    }
+
+    #[test]
+    fn flows_to_is_reflexive(a in label()) {
+        prop_assert!(a.flows_to(&a));
+        prop_assert!(a.confidentiality.flows_to(&a.confidentiality));
+    }
+
+    #[test]
+    fn flows_to_is_transitive(a in label(), b in label(), c in label()) {
+        // Random triples rarely chain, so also build a chain by joining: a ≤ a⊔b ≤ a⊔b⊔c.
+        if a.flows_to(&b) && b.flows_to(&c) {
+            prop_assert!(a.flows_to(&c));
+        }
+        let ab = a.join(&b);
+        let abc = ab.join(&c);
+        prop_assert!(a.flows_to(&ab));
+        prop_assert!(ab.flows_to(&abc));
+        prop_assert!(a.flows_to(&abc));
+    }
+
+    #[test]
+    fn confidentiality_flows_to_is_transitive(
+        a in confidentiality(),
+        b in confidentiality(),
+        c in confidentiality(),
+    ) {
+        if a.flows_to(&b) && b.flows_to(&c) {
+            prop_assert!(a.flows_to(&c));
+        }
+    }
+
+    #[test]
+    fn joining_only_raises_confidentiality(a in label(), b in label()) {
+        let j = a.join(&b);
+        prop_assert!(a.confidentiality.flows_to(&j.confidentiality));
+        prop_assert!(b.confidentiality.flows_to(&j.confidentiality));
+        prop_assert!(a.flows_to(&j));
+        prop_assert!(b.flows_to(&j));
+        // A secret input keeps the result secret.
+        if a.is_secret() || b.is_secret() {
+            prop_assert!(j.is_secret());
+        }
+    }
+
+    #[test]
+    fn meet_flows_to_both(a in label(), b in label()) {
+        let m = a.meet(&b);
+        prop_assert!(m.flows_to(&a));
+        prop_assert!(m.flows_to(&b));
+    }
+
+    #[test]
+    fn join_intersects_integrity_and_unions_origins(a in label(), b in label()) {
+        let j = a.join(&b);
+        for x in [&a, &b] {
+            for o in &x.origins {
+                prop_assert!(j.origins.contains(o));
+            }
+        }
+        if let Integrity::Atoms(set) = &j.integrity {
+            for atom in set {
+                prop_assert!(a.has_integrity(atom) && b.has_integrity(atom));
+            }
+        }
+    }
+
+    #[test]
+    fn endorse_grants_integrity(a in label(), atoms in vec(atom(), 0..4)) {
+        let e = a.endorse(atoms.clone());
+        for x in &atoms {
+            prop_assert!(e.has_integrity(x));
+        }
+        // Endorsement only touches integrity, and never lowers it.
+        prop_assert_eq!(&e.confidentiality, &a.confidentiality);
+        prop_assert_eq!(&e.origins, &a.origins);
+        prop_assert!(e.integrity.at_least(&a.integrity));
+    }
+
+    #[test]
+    fn join_all_equals_folding_join(labels in vec(label(), 0..6)) {
+        let folded = labels.iter().fold(Label::empty(), |acc, l| acc.join(l));
+        prop_assert_eq!(Label::join_all(&labels), folded);
+    }
+
+    #[test]
+    fn summary_reports_secrecy(a in label()) {
+        let s = LabelSummary::from(&a);
+        let expected = if a.is_secret() { "secret" } else { "public" };
+        prop_assert_eq!(s.confidentiality.as_str(), expected);
+        prop_assert_eq!(s.origins.len(), a.origins.len());
+    }
+}
 
 #[test]
 fn join_with_empty_is_identity() {
     let a = Label::from_file("a.txt");
     assert_eq!(a.join(&Label::empty()), a);
+}
+
+#[test]
+fn join_all_of_nothing_is_empty() {
+    assert_eq!(Label::join_all([]), Label::empty());
+}
+
+#[test]
+fn file_joined_with_agent_loses_integrity_keeps_origins() {
+    let file = Label::from_file("data.csv");
+    let j = file.join(&Label::agent());
+    assert!(!j.has_integrity(&Atom::Agent));
+    assert!(!j.has_integrity(&Atom::File("data.csv".into())));
+    assert_eq!(j.integrity, Integrity::none());
+    assert!(j.origins.contains(&Atom::Agent));
+    assert!(j.origins.contains(&Atom::File("data.csv".into())));
+    assert!(!j.is_secret());
+}
+
+#[test]
+fn secret_joined_with_public_is_secret() {
+    let s = Label::secret("github_token");
+    let j = s.join(&Label::agent());
+    assert!(j.is_secret());
+    assert!(
+        j.confidentiality
+            .mentions(&Atom::Secret("github_token".into()))
+    );
+    // The public side cannot receive it...
+    assert!(!j.flows_to(&Label::agent()));
+    // ...but the secret flows into the join.
+    assert!(s.confidentiality.flows_to(&j.confidentiality));
+    // Integrity: Top of the secret is neutral, so the agent's integrity survives.
+    assert!(j.has_integrity(&Atom::Agent));
+}
+
+#[test]
+fn public_does_not_receive_secret() {
+    let s = Label::secret("secret");
+    assert!(Label::agent().confidentiality.flows_to(&s.confidentiality));
+    assert!(!s.confidentiality.flows_to(&Label::agent().confidentiality));
+}
+
+#[test]
+fn endorse_on_bottom_adds_atoms() {
+    let b = Label::bottom();
+    assert!(!b.has_integrity(&Atom::User));
+    let e = b.endorse([Atom::User, Atom::EndorsedBy("review".into())]);
+    assert!(e.has_integrity(&Atom::User));
+    assert!(e.has_integrity(&Atom::EndorsedBy("review".into())));
+    assert!(!e.has_integrity(&Atom::Agent));
+}
+
+#[test]
+fn network_and_llm_data_are_untrusted_for_agent() {
+    let n = Label::from_network("example.com").join(&Label::llm_generated("m"));
+    assert!(!n.has_integrity(&Atom::Agent));
+    assert_eq!(n.integrity, Integrity::none());
+    assert_eq!(n.origins.len(), 2);
+}
+
+#[test]
+fn clause_with_more_readers_flows_to_narrower_clause() {
+    // {secret ∨ user} is less restrictive than {secret}: data may flow to the narrower.
+    let wide = Confidentiality(BTreeSet::from([Clause::any_of([
+        Atom::Secret("secret".into()),
+        Atom::User,
+    ])]));
+    let narrow = Confidentiality(BTreeSet::from([Clause::single(Atom::Secret(
+        "secret".into(),
+    ))]));
+    assert!(wide.flows_to(&narrow));
+    assert!(!narrow.flows_to(&wide));
+}
+
+#[test]
+fn summary_of_untainted_is_star() {
+    let s = LabelSummary::from(&Label::secret("secret"));
+    assert_eq!(s.integrity, vec!["*".to_string()]);
+    assert_eq!(s.secrets, vec!["secret:secret".to_string()]);
+    assert_eq!(s.confidentiality, "secret");
 }

@@ -738,7 +738,7 @@ impl Shell {
                         other => other.to_string(),
                     };
                     self.diag(format!("{name}: {msg}"));
-                    self.last_status = 1;
+                    self.last_status = 127;
                     return Err(Stop::Exit);
                 }
                 Ok((pv, label))

@@ -175,6 +175,19 @@ impl Shell {
         let label = argv.iter().skip(1).fold(Label::empty(), |l, a| l.join(&a.label));
         let saved_label = std::mem::replace(&mut self.positional_label, label);
         self.vars.push_frame();
+        // FUNCNAME lists the active functions, innermost first.
+        let name = f.fname.value.clone();
+        self.vars.make_local("FUNCNAME");
+        let mut stack = match self.vars.get("FUNCNAME").map(|v| v.value.clone()) {
+            Some(super::Value::Array(a)) => a.into_values().collect::<Vec<_>>(),
+            _ => Vec::new(),
+        };
+        stack.insert(0, name);
+        let _ = self.vars.set_array(
+            "FUNCNAME",
+            stack.into_iter().enumerate().map(|(i, s)| (i as i64, s)).collect(),
+            Label::agent(),
+        );
         let redirects = f.body.1.as_ref().map(|r| r.0.clone()).unwrap_or_default();
         let r = self.with_redirects(&redirects, |sh| sh.run_compound_pub(&f.body.0));
         self.vars.pop_frame();

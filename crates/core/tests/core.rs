@@ -1,0 +1,9 @@
+//! Integration tests of the safesh core: labels through the interpreter, limits,
+//! whole-script parsing, and the exec result contract.
+
+mod core {
+    pub mod labels;
+    pub mod limits;
+    pub mod parse;
+    pub mod support;
+}

@@ -1,0 +1,80 @@
+//! Every limit overrun is a clear LIMIT_EXCEEDED (status 125) or TIMEOUT (124).
+
+use super::support::{out, run_with};
+use safesh_core::{ErrorCode, Limits};
+
+fn limited() -> Limits {
+    Limits {
+        loop_iterations: 1000,
+        call_depth: 50,
+        commands: 5000,
+        substitution_depth: 8,
+        brace_expansion: 1000,
+        string_bytes: 100_000,
+        script_timeout_ms: 2000,
+        output_bytes: 0,
+    }
+}
+
+fn assert_refused(script: &str, code: ErrorCode, status: i32) {
+    let d = tempfile::tempdir().unwrap();
+    let o = run_with(d.path(), script, limited());
+    let err = o.error.as_ref().unwrap_or_else(|| panic!("no error for {script}: {}", out(&o)));
+    assert_eq!(err.code, code, "{script}: {err:?}");
+    assert_eq!(o.exit_code, status, "{script}");
+    assert!(err.suggestion.is_some());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains(code.as_str()), "{stderr}");
+}
+
+#[test]
+fn infinite_loop_hits_the_iteration_limit() {
+    assert_refused("while true; do :; done", ErrorCode::LimitExceeded, 125);
+}
+
+#[test]
+fn unbounded_recursion_hits_the_call_depth_limit() {
+    assert_refused("f() { f; }; f", ErrorCode::LimitExceeded, 125);
+}
+
+#[test]
+fn nested_substitutions_hit_the_depth_limit() {
+    assert_refused("f() { echo $(f); }; f", ErrorCode::LimitExceeded, 125);
+}
+
+#[test]
+fn huge_brace_expansion_is_refused() {
+    assert_refused("echo {1..100000}", ErrorCode::LimitExceeded, 125);
+    assert_refused("echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", ErrorCode::LimitExceeded, 125);
+}
+
+#[test]
+fn growing_string_hits_the_size_limit() {
+    assert_refused("x=aaaaaaaaaa; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do x=$x$x; done", ErrorCode::LimitExceeded, 125);
+}
+
+#[test]
+fn too_many_commands_is_refused() {
+    assert_refused("for i in {1..900}; do :; :; :; :; :; :; :; done", ErrorCode::LimitExceeded, 125);
+}
+
+#[test]
+fn sleeping_past_the_script_timeout_is_a_timeout() {
+    assert_refused("sleep 10", ErrorCode::Timeout, 124);
+}
+
+#[test]
+fn partial_output_is_kept_when_a_limit_stops_the_script() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run_with(d.path(), "echo before; while :; do :; done; echo after", limited());
+    assert_eq!(out(&o), "before\n");
+    assert_eq!(o.exit_code, 125);
+}
+
+#[test]
+fn timeout_wrapper_gives_124_and_the_script_goes_on() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run_with(d.path(), "timeout 0.1 sleep 5; echo st=$?", limited());
+    assert_eq!(out(&o), "st=124\n");
+    assert!(o.error.is_none());
+}

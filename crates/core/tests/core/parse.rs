@@ -1,0 +1,63 @@
+//! The whole script is parsed before anything runs.
+
+use super::support::{out, run};
+use safesh_core::ErrorCode;
+
+#[test]
+fn a_late_syntax_error_runs_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "touch created.txt\necho hi\nif true; then echo x\n");
+    assert_eq!(o.exit_code, 2);
+    assert_eq!(o.error.as_ref().map(|e| e.code), Some(ErrorCode::ParseError));
+    assert!(!d.path().join("created.txt").exists());
+    assert_eq!(out(&o), "");
+    let msg = &o.error.as_ref().unwrap().message;
+    assert!(msg.contains("fi"), "message should say what was expected: {msg}");
+    assert!(msg.contains("line"), "{msg}");
+}
+
+#[test]
+fn a_syntax_error_inside_a_substitution_runs_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "touch a.txt; echo $(if then)");
+    assert_eq!(o.exit_code, 2);
+    assert!(!d.path().join("a.txt").exists());
+}
+
+#[test]
+fn unsupported_constructs_are_refused_before_running() {
+    let d = tempfile::tempdir().unwrap();
+    for script in ["touch a.txt; cat <(echo x)", "touch a.txt; coproc cat", "touch a.txt; diff <(echo a) <(echo b)"] {
+        let o = run(d.path(), script);
+        assert_eq!(o.error.as_ref().map(|e| e.code), Some(ErrorCode::NotSupported), "{script}");
+        assert_eq!(o.exit_code, 2);
+        assert!(!d.path().join("a.txt").exists(), "{script}");
+        assert!(o.error.as_ref().unwrap().message.starts_with("not supported:"));
+    }
+}
+
+#[test]
+fn unterminated_quote_names_what_was_expected() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "echo 'abc");
+    let e = o.error.unwrap();
+    assert_eq!(e.code, ErrorCode::ParseError);
+    assert!(e.message.contains("'"), "{}", e.message);
+}
+
+#[test]
+fn command_not_found_continues_like_bash() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "no_such_cmd_xyz; echo after $?");
+    assert_eq!(out(&o), "after 127\n");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no_such_cmd_xyz"));
+    assert!(o.error.is_none());
+}
+
+#[test]
+fn writes_outside_the_write_roots_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "echo x > /tmp/../etc/safesh-should-not-exist");
+    assert_eq!(o.error.as_ref().map(|e| e.code), Some(ErrorCode::PathViolation));
+    assert!(!std::path::Path::new("/etc/safesh-should-not-exist").exists());
+}
