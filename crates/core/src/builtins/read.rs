@@ -312,7 +312,7 @@ pub(super) fn getopts(sh: &mut Shell, argv: &[Field]) -> Exec {
     pos += 1;
     let spec = optstring.trim_start_matches(':');
     let idx = spec.find(c).filter(|_| c != ':');
-    let mut advance = |pos: &mut usize, optind: &mut usize| {
+    let advance = |pos: &mut usize, optind: &mut usize| {
         if *pos >= chars.len() {
             *pos = 0;
             *optind += 1;

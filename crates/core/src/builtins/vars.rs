@@ -365,20 +365,32 @@ pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
         if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
             let on = a.starts_with('-');
+            let mut takes_name = false;
             for c in a[1..].chars() {
                 match c {
+                    'o' => takes_name = true,
                     'e' => sh.opts.errexit = on,
                     'u' => sh.opts.nounset = on,
                     'f' => sh.opts.noglob = on,
                     'C' => sh.opts.noclobber = on,
                     'x' => sh.opts.xtrace = on,
-                    'o' => {}
                     'v' | 'h' | 'B' | 'H' | 'm' | 'b' | 'a' | 'n' | 'P' | 'T' | 'E' | 'k' | 't' => {}
                     _ => {
                         sh.diag(format!("set: -{c}: invalid option"));
                         sh.set_status(2);
                         return Ok(());
                     }
+                }
+            }
+            if takes_name {
+                // `set -euo pipefail`: the option name follows.
+                if let Some(opt) = args.get(i + 1) {
+                    if !set_long(sh, opt, on) {
+                        sh.diag(format!("set: {opt}: invalid option name"));
+                        sh.set_status(1);
+                        return Ok(());
+                    }
+                    i += 1;
                 }
             }
             i += 1;

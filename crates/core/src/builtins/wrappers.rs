@@ -132,6 +132,11 @@ pub(super) fn builtin(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.set_status(0);
         return Ok(());
     };
+    // bash's own builtins that safesh implements as utilities (echo, printf, …).
+    let bash_builtin_utility = matches!(name.text.as_str(), "echo" | "printf" | "kill");
+    if bash_builtin_utility {
+        return sh.dispatch(argv[1..].to_vec(), true);
+    }
     if !crate::builtins::is_builtin(&name.text) {
         sh.diag(format!("builtin: {}: not a shell builtin", name.text));
         sh.set_status(1);

@@ -76,11 +76,6 @@ impl Cancel {
         })
     }
 
-    /// Cancels this scope now.
-    pub fn cancel(&self) {
-        self.flag.store(true, Ordering::Relaxed);
-    }
-
     /// True if this scope itself (not a parent) has expired.
     pub fn expired_here(&self) -> bool {
         self.flag.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
@@ -106,7 +101,6 @@ pub(crate) struct Shared {
     pub script_cache: Mutex<HashMap<String, safesh_syntax::Script>>,
     pub next_job: AtomicU64,
     pub pid: u32,
-    pub root_cancel: Arc<Cancel>,
     /// The first refusal raised by any stage, so a pipeline stops as a whole.
     pub refusal: Mutex<Option<Refusal>>,
     /// When set, nothing outside these directories may be changed.
@@ -209,7 +203,6 @@ impl Shell {
                 script_cache: Mutex::new(HashMap::new()),
                 next_job: AtomicU64::new(1),
                 pid: std::process::id(),
-                root_cancel: root.clone(),
                 refusal: Mutex::new(None),
                 write_roots: None,
             }),
@@ -233,7 +226,7 @@ impl Shell {
         if let Some(v) = sh.vars.get_mut("PWD") {
             v.exported = true;
         }
-        for (k, v) in [("IFS", " \t\n"), ("OPTIND", "1")] {
+        for (k, v) in [("IFS", " \t\n"), ("OPTIND", "1"), ("BASH_VERSION", "5.2.15(1)-release")] {
             if sh.vars.get(k).is_none() {
                 let _ = sh.vars.set(k, v.to_string(), Label::agent());
             }
@@ -256,7 +249,6 @@ impl Shell {
             script_cache: Mutex::new(std::mem::take(&mut *crate::io::lock(&old.script_cache))),
             next_job: AtomicU64::new(old.next_job.load(Ordering::Relaxed)),
             pid: old.pid,
-            root_cancel: root.clone(),
             refusal: Mutex::new(None),
             write_roots: old.write_roots.clone(),
         });

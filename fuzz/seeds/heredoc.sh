@@ -1,0 +1,3 @@
+cat <<EOF
+$((1+2)) $(echo hi)
+EOF
