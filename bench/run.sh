@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Benchmarks: safesh against bash + GNU tools on the same run (hyperfine).
+#   bench/run.sh            all groups
+#   bench/run.sh startup|corpus|big
+# Needs: hyperfine (apt-get install hyperfine), a release build (built here).
+# Big inputs are generated under $BENCH_DIR (default /tmp/safesh-bench), never in the repo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p safesh
+S="$PWD/target/release/safesh"
+B="${BENCH_DIR:-/tmp/safesh-bench}"
+mkdir -p "$B"
+export LC_ALL=C
+what="${1:-all}"
+runs="${RUNS:-10}"
+
+startup() {
+    hyperfine -N --warmup 20 --runs 300 --export-markdown "$B/startup.md" \
+        "$S -c true" "bash -c true"
+}
+
+project() {
+    # A small project tree like the one agents work in.
+    local p="$B/project"
+    rm -rf "$p"; mkdir -p "$p/src" "$p/logs" "$p/data"
+    for i in $(seq 1 40); do
+        printf 'pub fn f%d(x: i32) -> i32 {\n    // TODO: check %d\n    x + %d\n}\n' "$i" "$i" "$i" > "$p/src/mod$i.rs"
+    done
+    awk 'BEGIN { srand(1); for (i = 1; i <= 5000; i++) printf "2026-11-%02d 10:%02d:%02d %s request id=%d ms=%d\n", i % 28 + 1, i % 60, i % 60, (i % 7 == 0 ? "ERROR" : (i % 3 == 0 ? "WARN" : "INFO")), i, int(rand() * 900) }' > "$p/logs/app.log"
+    awk 'BEGIN { srand(2); print "id,name,city,amount"; for (i = 1; i <= 3000; i++) printf "%d,user%d,city%d,%d\n", i, i % 97, i % 13, int(rand() * 1000) }' > "$p/data/sales.csv"
+    printf '{"name":"demo","deps":{"a":"1.0","b":"2.1"},"items":[1,2,3,4,5]}\n' > "$p/data/config.json"
+    echo "$p"
+}
+
+corpus() {
+    local p; p=$(project)
+    local args=()
+    for f in bench/corpus/*.sh; do
+        args+=("cd $p && $S $PWD/$f" "cd $p && bash $PWD/$f")
+    done
+    # One hyperfine per script so each ratio is reported on the same run.
+    for f in bench/corpus/*.sh; do
+        hyperfine -N --warmup 3 --runs "$runs" --export-markdown "$B/corpus-$(basename "$f" .sh).md" \
+            -n "safesh $(basename "$f")" "sh -c 'cd $p && $S $PWD/$f >/dev/null'" \
+            -n "bash $(basename "$f")" "sh -c 'cd $p && bash $PWD/$f >/dev/null'"
+    done
+}
+
+big() {
+    local f="$B/big.txt"
+    if [ ! -s "$f" ]; then
+        # ~200 MB: 4 million CSV-ish lines.
+        awk 'BEGIN { srand(3); for (i = 1; i <= 4000000; i++) printf "%d,user%d,city%d,%d,some padding text to make lines longer %d\n", i, int(rand()*5000), int(rand()*300), int(rand()*100000), i % 977 }' > "$f"
+    fi
+    ls -la "$f"
+    for pair in \
+        "grep -c city12 $f" \
+        "wc -l $f" \
+        "sort $f" \
+        "cut -d, -f3 $f | sort | uniq -c"; do
+        hyperfine --warmup 1 --runs "${BIG_RUNS:-3}" \
+            -n "safesh: $pair" "$S -c '$pair >/dev/null'" \
+            -n "bash+GNU: $pair" "bash -c '$pair >/dev/null'"
+    done
+    echo "peak memory (KiB), safesh -c 'cat big | grep -c x':"
+    /usr/bin/time -f "%M" "$S" -c "cat $f | grep -c padding" 2>&1 | tail -1
+}
+
+case "$what" in
+    startup) startup ;;
+    corpus) corpus ;;
+    big) big ;;
+    all) startup; corpus; big ;;
+    *) echo "unknown group $what" >&2; exit 2 ;;
+esac
