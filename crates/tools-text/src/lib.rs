@@ -1,6 +1,34 @@
-//! In-process utilities: FAMILY DESCRIPTION.
+//! In-process utilities: line and text filters (cat, head, tail, wc, sort, uniq,
+//! cut, tr, paste, tac, rev, nl), faithful to GNU coreutils in the C locale.
 
 use safesh_utils::UtilFn;
 
-/// The utilities of this crate, by name.
-pub static UTILS: &[(&str, UtilFn)] = &[];
+mod cat;
+mod common;
+mod cut;
+mod head;
+mod nl;
+mod paste;
+mod rev;
+mod sort;
+mod tac;
+mod tail;
+mod tr;
+mod uniq;
+mod wc;
+
+/// The utilities of this crate, by name (sorted).
+pub static UTILS: &[(&str, UtilFn)] = &[
+    ("cat", cat::cat),
+    ("cut", cut::cut),
+    ("head", head::head),
+    ("nl", nl::nl),
+    ("paste", paste::paste),
+    ("rev", rev::rev),
+    ("sort", sort::sort),
+    ("tac", tac::tac),
+    ("tail", tail::tail),
+    ("tr", tr::tr),
+    ("uniq", uniq::uniq),
+    ("wc", wc::wc),
+];

@@ -1,0 +1,570 @@
+//! `diff` (GNU diffutils 3.8): normal, unified (`-u`, `-U N`) and context (`-c`,
+//! `-C N`) output, `-q`, `-s`, `-r` over directories, `-N`, `-i`, `-w`, `-b`, `-B`,
+//! `-a`, `-d`, `-L`, `-` for stdin. Exit status 0 same, 1 different, 2 trouble.
+
+mod analyze;
+mod output;
+
+use crate::out::Out;
+use analyze::{LineCmp, Text, compare};
+use output::{Style, hunks, mark, visible};
+use safesh_utils::args::{Spec, parse};
+use safesh_utils::{UtilCtx, UtilResult};
+use std::path::Path;
+
+const SPEC: Spec = Spec {
+    flags: "qsucrNiwbBadTp",
+    valued: "UCLx",
+    long: &[
+        ("brief", false, "q"),
+        ("report-identical-files", false, "s"),
+        ("recursive", false, "r"),
+        ("new-file", false, "N"),
+        ("ignore-case", false, "i"),
+        ("ignore-all-space", false, "w"),
+        ("ignore-space-change", false, "b"),
+        ("ignore-blank-lines", false, "B"),
+        ("text", false, "a"),
+        ("minimal", false, "d"),
+        ("label", true, "L"),
+        ("normal", false, "normal"),
+        ("unified", false, "u"),
+        ("context", false, "c"),
+        ("exclude", true, "x"),
+        ("initial-tab", false, "T"),
+        ("show-c-function", false, "p"),
+    ],
+    stop_at_operand: false,
+};
+
+/// Everything that shapes one run.
+struct Opts {
+    style: Style,
+    context: usize,
+    brief: bool,
+    report_same: bool,
+    recursive: bool,
+    new_file: bool,
+    text: bool,
+    minimal: bool,
+    blank_lines: bool,
+    initial_tab: bool,
+    show_function: bool,
+    cmp: LineCmp,
+    labels: Vec<String>,
+    excludes: Vec<String>,
+    /// `diff` plus the options as given, for `diff -r a/f b/f` headers.
+    switches: String,
+}
+
+fn usage(ctx: &mut UtilCtx<'_>, msg: &str) -> UtilResult {
+    ctx.warn(msg);
+    ctx.warn("Try 'diff --help' for more information.");
+    Ok(2)
+}
+
+/// Rewrites the optional-argument long options into their short forms.
+fn normalize(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in args {
+        if let Some(v) = a.strip_prefix("--unified=") {
+            out.push("-U".into());
+            out.push(v.into());
+        } else if let Some(v) = a.strip_prefix("--context=") {
+            out.push("-C".into());
+            out.push(v.into());
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+/// Runs `diff`.
+pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    let args = normalize(ctx.args());
+    let p = match parse(&args, &SPEC) {
+        Ok(p) => p,
+        Err(e) => return usage(ctx, &e),
+    };
+    // GNU: styles may not conflict; the context length only ever grows.
+    let mut style: Option<Style> = None;
+    let mut context: Option<usize> = None;
+    for o in &p.opts {
+        let (want, n) = match o.name.as_str() {
+            "u" => (Style::Unified, Some(3)),
+            "c" => (Style::Context, Some(3)),
+            "normal" => (Style::Normal, None),
+            "U" | "C" => {
+                let st = if o.name == "U" {
+                    Style::Unified
+                } else {
+                    Style::Context
+                };
+                match o.value.as_deref().and_then(|v| v.parse::<usize>().ok()) {
+                    Some(n) => (st, Some(n)),
+                    None => {
+                        let v = o.value.clone().unwrap_or_default();
+                        return usage(ctx, &format!("invalid context length '{v}'"));
+                    }
+                }
+            }
+            _ => continue,
+        };
+        if style.is_some_and(|s| s != want) {
+            return usage(ctx, "conflicting output style options");
+        }
+        style = Some(want);
+        if let Some(n) = n {
+            context = Some(context.map_or(n, |c| c.max(n)));
+        }
+    }
+    let style = style.unwrap_or(Style::Normal);
+    // The switch string: every argument that is not an operand, in order.
+    let mut switches = String::from("diff");
+    {
+        let mut rest = p.operands.clone();
+        for a in ctx.args() {
+            if rest.first() == Some(a) && (a == "-" || !a.starts_with('-')) {
+                rest.remove(0);
+                continue;
+            }
+            switches.push(' ');
+            switches.push_str(&quote_arg(a));
+        }
+    }
+    let opts = Opts {
+        style,
+        context: if style == Style::Normal {
+            0
+        } else {
+            context.unwrap_or(3)
+        },
+        brief: p.has("q"),
+        report_same: p.has("s"),
+        recursive: p.has("r"),
+        new_file: p.has("N"),
+        text: p.has("a"),
+        minimal: p.has("d"),
+        blank_lines: p.has("B"),
+        initial_tab: p.has("T"),
+        show_function: p.has("p"),
+        cmp: LineCmp {
+            ignore_case: p.has("i"),
+            ignore_all_space: p.has("w"),
+            ignore_space_change: p.has("b"),
+        },
+        labels: p.values("L").iter().map(|s| s.to_string()).collect(),
+        excludes: p.values("x").iter().map(|s| s.to_string()).collect(),
+        switches,
+    };
+    if opts.labels.len() > 2 {
+        return usage(ctx, "too many file label options");
+    }
+    match p.operands.len() {
+        0 => {
+            let last = ctx.args().last().cloned().unwrap_or_else(|| "diff".into());
+            return usage(ctx, &format!("missing operand after '{last}'"));
+        }
+        1 => {
+            let o = p.operands[0].clone();
+            return usage(ctx, &format!("missing operand after '{o}'"));
+        }
+        2 => {}
+        _ => {
+            let o = p.operands[2].clone();
+            return usage(ctx, &format!("extra operand '{o}'"));
+        }
+    }
+    let (a, b) = (p.operands[0].clone(), p.operands[1].clone());
+    // Time stamps are shown in the script's TZ when it sets one.
+    let tz = crate::tz::local(ctx.env);
+    let mut run = Run {
+        opts,
+        tz,
+        stdin_used: false,
+        out: Out::new(ctx),
+    };
+    let status = run.top(&a, &b)?;
+    Ok(run.out.finish_with(status))
+}
+
+struct Run<'c, 'a> {
+    opts: Opts,
+    tz: jiff::tz::TimeZone,
+    stdin_used: bool,
+    out: Out<'c, 'a>,
+}
+
+/// What kind of file a path is, in GNU's words.
+fn kind_name(path: &Path) -> &'static str {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => "directory",
+        Ok(m) if m.is_file() && m.len() == 0 => "regular empty file",
+        Ok(m) if m.is_file() => "regular file",
+        Ok(m) if m.file_type().is_symlink() => match std::fs::metadata(path) {
+            Ok(t) if t.is_dir() => "directory",
+            Ok(t) if t.len() == 0 => "regular empty file",
+            _ => "regular file",
+        },
+        Ok(_) => "fifo",
+        Err(_) => "regular file",
+    }
+}
+
+/// A loaded operand.
+struct Loaded {
+    data: Vec<u8>,
+    mtime: Option<std::time::SystemTime>,
+    blksize: usize,
+}
+
+impl Run<'_, '_> {
+    fn is_dir(&mut self, name: &str) -> bool {
+        name != "-"
+            && self
+                .out
+                .ctx()
+                .check_read(name)
+                .map(|p| p.is_dir())
+                .unwrap_or(false)
+    }
+
+    fn exists(&mut self, name: &str) -> bool {
+        name == "-"
+            || self
+                .out
+                .ctx()
+                .check_read(name)
+                .map(|p| p.exists())
+                .unwrap_or(false)
+    }
+
+    fn top(&mut self, a: &str, b: &str) -> UtilResult {
+        let (da, db) = (self.is_dir(a), self.is_dir(b));
+        if da && db {
+            return self.dirs(a, b, false);
+        }
+        if (da && b == "-") || (db && a == "-") {
+            self.out.warn("cannot compare '-' to a directory");
+            return Ok(2);
+        }
+        // A file against a directory means the file of the same name inside it.
+        let base = |p: &str| {
+            Path::new(p)
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let a2 = if da {
+            format!("{}/{}", a.trim_end_matches('/'), base(b))
+        } else {
+            a.to_string()
+        };
+        let b2 = if db {
+            format!("{}/{}", b.trim_end_matches('/'), base(a))
+        } else {
+            b.to_string()
+        };
+        self.files(&a2, &b2, false)
+    }
+
+    fn load(&mut self, name: &str) -> std::io::Result<Loaded> {
+        if name == "-" {
+            let mut data = Vec::new();
+            if !self.stdin_used {
+                self.stdin_used = true;
+                self.out.ctx().stdin.read_to_end(&mut data)?;
+            }
+            return Ok(Loaded {
+                data,
+                mtime: Some(std::time::SystemTime::now()),
+                blksize: 4096,
+            });
+        }
+        let path = self.out.ctx().check_read(name)?;
+        let meta = std::fs::metadata(&path)?;
+        let data = self.out.ctx().read_file(name)?;
+        use std::os::unix::fs::MetadataExt;
+        Ok(Loaded {
+            data,
+            mtime: meta.modified().ok(),
+            blksize: (meta.blksize() as usize).max(1),
+        })
+    }
+
+    /// Compares two files (either may be absent under `-N`).
+    fn files(&mut self, a: &str, b: &str, in_dir: bool) -> UtilResult {
+        if a == "-" && b == "-" {
+            // Standard input compared with itself.
+            if self.opts.report_same {
+                self.out.write(b"Files - and - are identical\n");
+            }
+            return Ok(0);
+        }
+        let mut loaded = Vec::new();
+        let mut status = 0;
+        for name in [a, b] {
+            if self.opts.new_file && !self.exists(name) {
+                loaded.push(Loaded {
+                    data: Vec::new(),
+                    mtime: None,
+                    blksize: 4096,
+                });
+                continue;
+            }
+            match self.load(name) {
+                Ok(l) => loaded.push(l),
+                Err(e) => {
+                    self.out.flush();
+                    self.out.ctx().warn_io(name, &e);
+                    status = 2;
+                }
+            }
+        }
+        if status != 0 {
+            return Ok(status);
+        }
+        let (la, lb) = (&loaded[0], &loaded[1]);
+        if la.data == lb.data {
+            if self.opts.report_same {
+                self.out
+                    .write(format!("Files {a} and {b} are identical\n").as_bytes());
+            }
+            return Ok(0);
+        }
+        let binary =
+            |l: &Loaded| memchr::memchr(0, &l.data[..l.data.len().min(l.blksize)]).is_some();
+        if !self.opts.text && (binary(la) || binary(lb)) {
+            let msg = if self.opts.brief {
+                format!("Files {a} and {b} differ\n")
+            } else {
+                format!("Binary files {a} and {b} differ\n")
+            };
+            self.out.write(msg.as_bytes());
+            return Ok(1);
+        }
+        let (ta, tb) = (Text::new(&la.data), Text::new(&lb.data));
+        let script = compare(
+            &ta,
+            &tb,
+            &self.opts.cmp,
+            self.opts.context,
+            self.opts.minimal,
+        );
+        let skip_ws = self.opts.cmp.ignore_all_space || self.opts.cmp.ignore_space_change;
+        let marked = mark(&ta, &tb, &script, self.opts.blank_lines, skip_ws);
+        let groups = hunks(&marked, self.opts.context, self.opts.style);
+        if !groups.iter().any(|h| visible(h)) {
+            if self.opts.report_same {
+                self.out
+                    .write(format!("Files {a} and {b} are identical\n").as_bytes());
+            }
+            return Ok(0);
+        }
+        if self.opts.brief {
+            self.out
+                .write(format!("Files {a} and {b} differ\n").as_bytes());
+            return Ok(1);
+        }
+        let mut text = Vec::new();
+        if in_dir {
+            text.extend_from_slice(format!("{} {a} {b}\n", self.opts.switches).as_bytes());
+        }
+        let label = |k: usize, name: &str, l: &Loaded, style: Style| -> String {
+            if let Some(lab) = self.opts.labels.get(k) {
+                return lab.clone();
+            }
+            format!("{name}\t{}", stamp(l.mtime, style, &self.tz))
+        };
+        match self.opts.style {
+            Style::Unified => {
+                text.extend_from_slice(
+                    format!("--- {}\n", label(0, a, la, Style::Unified)).as_bytes(),
+                );
+                text.extend_from_slice(
+                    format!("+++ {}\n", label(1, b, lb, Style::Unified)).as_bytes(),
+                );
+            }
+            Style::Context => {
+                text.extend_from_slice(
+                    format!("*** {}\n", label(0, a, la, Style::Context)).as_bytes(),
+                );
+                text.extend_from_slice(
+                    format!("--- {}\n", label(1, b, lb, Style::Context)).as_bytes(),
+                );
+            }
+            Style::Normal => {}
+        }
+        let tab = self.opts.initial_tab;
+        let mut fmt = output::Fmt::new(self.opts.context, tab, self.opts.show_function);
+        for h in groups {
+            match self.opts.style {
+                Style::Normal => output::normal(&mut text, &ta, &tb, h, tab),
+                Style::Unified => output::unified(&mut text, &ta, &tb, h, &mut fmt),
+                Style::Context => output::context(&mut text, &ta, &tb, h, &mut fmt),
+            }
+            if text.len() > 64 * 1024 {
+                self.out.write(&text);
+                text.clear();
+            }
+        }
+        self.out.write(&text);
+        Ok(1)
+    }
+
+    fn excluded(&self, name: &str) -> bool {
+        self.opts
+            .excludes
+            .iter()
+            .any(|p| glob_match(p.as_bytes(), name.as_bytes()))
+    }
+
+    fn list(&mut self, dir: &str) -> std::io::Result<Vec<String>> {
+        let path = self.out.ctx().check_read(dir)?;
+        let mut names: Vec<String> = std::fs::read_dir(path)?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !self.excluded(n))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Compares two directories (either may be absent under `-N`).
+    fn dirs(&mut self, a: &str, b: &str, _nested: bool) -> UtilResult {
+        let mut lists = Vec::new();
+        for d in [a, b] {
+            if !self.exists(d) && self.opts.new_file {
+                lists.push(Vec::new());
+                continue;
+            }
+            match self.list(d) {
+                Ok(l) => lists.push(l),
+                Err(e) => {
+                    self.out.flush();
+                    self.out.ctx().warn_io(d, &e);
+                    return Ok(2);
+                }
+            }
+        }
+        let (la, lb) = (&lists[0], &lists[1]);
+        let mut names: Vec<&String> = la.iter().chain(lb.iter()).collect();
+        names.sort();
+        names.dedup();
+        let mut status = 0;
+        let join = |d: &str, n: &str| format!("{}/{n}", d.trim_end_matches('/'));
+        for name in names {
+            if self.out.ctx().host.cancelled() {
+                return Ok(130);
+            }
+            let (pa, pb) = (join(a, name), join(b, name));
+            let (ina, inb) = (la.contains(name), lb.contains(name));
+            let s = if ina && inb {
+                self.entry(&pa, &pb)?
+            } else if self.opts.new_file {
+                let present = if ina { &pa } else { &pb };
+                if self.is_dir(present) {
+                    if self.opts.recursive {
+                        self.dirs(&pa, &pb, true)?
+                    } else {
+                        let msg = format!("Common subdirectories: {pa} and {pb}\n");
+                        self.out.write(msg.as_bytes());
+                        0
+                    }
+                } else {
+                    self.files(&pa, &pb, true)?
+                }
+            } else {
+                let dir = if ina { a } else { b };
+                self.out
+                    .write(format!("Only in {dir}: {name}\n").as_bytes());
+                1
+            };
+            status = status.max(s);
+        }
+        Ok(status)
+    }
+
+    fn entry(&mut self, pa: &str, pb: &str) -> UtilResult {
+        let (da, db) = (self.is_dir(pa), self.is_dir(pb));
+        match (da, db) {
+            (true, true) if self.opts.recursive => self.dirs(pa, pb, true),
+            (true, true) => {
+                self.out
+                    .write(format!("Common subdirectories: {pa} and {pb}\n").as_bytes());
+                Ok(0)
+            }
+            (false, false) => self.files(pa, pb, true),
+            _ => {
+                let (ka, kb) = {
+                    let ctx = self.out.ctx();
+                    (kind_name(&ctx.resolve(pa)), kind_name(&ctx.resolve(pb)))
+                };
+                self.out
+                    .write(format!("File {pa} is a {ka} while file {pb} is a {kb}\n").as_bytes());
+                Ok(1)
+            }
+        }
+    }
+}
+
+/// The header time stamp: `2026-11-22 01:02:03.123456789 +0000` for `-u`,
+/// `Sun Nov 22 01:02:03 2026` for `-c`, in the local time zone.
+fn stamp(t: Option<std::time::SystemTime>, style: Style, tz: &jiff::tz::TimeZone) -> String {
+    let t = t.unwrap_or(std::time::UNIX_EPOCH);
+    let Ok(ts) = jiff::Timestamp::try_from(t) else {
+        return String::new();
+    };
+    let zoned = ts.to_zoned(tz.clone());
+    if style == Style::Context {
+        zoned.strftime("%a %b %e %H:%M:%S %Y").to_string()
+    } else {
+        zoned.strftime("%Y-%m-%d %H:%M:%S.%N %z").to_string()
+    }
+}
+
+/// Quotes an argument for the `diff -r` header as GNU does (shell style).
+fn quote_arg(a: &str) -> String {
+    let plain = !a.is_empty()
+        && a.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./=:,+@%^-".contains(&b));
+    if plain {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
+
+/// Shell-style glob match for `-x` (`*`, `?`, `[...]`).
+fn glob_match(p: &[u8], s: &[u8]) -> bool {
+    match p.first() {
+        None => s.is_empty(),
+        Some(b'*') => (0..=s.len()).any(|k| glob_match(&p[1..], &s[k..])),
+        Some(b'?') => !s.is_empty() && glob_match(&p[1..], &s[1..]),
+        Some(b'[') => {
+            let Some(close) = p.iter().skip(2).position(|&c| c == b']').map(|k| k + 2) else {
+                return s.first() == Some(&b'[') && glob_match(&p[1..], &s[1..]);
+            };
+            let Some(&c) = s.first() else { return false };
+            let set = &p[1..close];
+            let (neg, set) = match set.first() {
+                Some(b'!' | b'^') => (true, &set[1..]),
+                _ => (false, set),
+            };
+            let mut hit = false;
+            let mut k = 0;
+            while k < set.len() {
+                if k + 2 < set.len() && set[k + 1] == b'-' {
+                    hit |= set[k] <= c && c <= set[k + 2];
+                    k += 3;
+                } else {
+                    hit |= set[k] == c;
+                    k += 1;
+                }
+            }
+            hit != neg && glob_match(&p[close + 1..], &s[1..])
+        }
+        Some(&c) => s.first() == Some(&c) && glob_match(&p[1..], &s[1..]),
+    }
+}

@@ -1,0 +1,131 @@
+//! Backslash escapes as bash's `printf` (format and `%b`) and `echo -e` read them.
+
+/// Which reader of escapes: they differ in octal forms, `\c` and `\?`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The `printf` format string: `\NNN`, `\c` is literal.
+    Format,
+    /// A `%b` argument: `\0NNN` and `\NNN`, `\c` stops all output.
+    Percent,
+    /// `echo -e`: only `\0NNN`, `\c` stops all output.
+    Echo,
+}
+
+/// What expanding a string found.
+#[derive(Debug, Default)]
+pub struct Expanded {
+    /// True when `\c` asked to stop all output.
+    pub stop: bool,
+    /// Warnings to print (`missing hex digit for \x`).
+    pub warnings: Vec<String>,
+}
+
+/// Reads up to `max` digits of `radix` from `s` starting at `i`.
+fn digits(s: &[u8], i: usize, max: usize, radix: u32) -> (u32, usize) {
+    let mut v: u32 = 0;
+    let mut n = 0;
+    while n < max {
+        match s.get(i + n).and_then(|&b| (b as char).to_digit(radix)) {
+            Some(d) => {
+                v = v.wrapping_mul(radix).wrapping_add(d);
+                n += 1;
+            }
+            None => break,
+        }
+    }
+    (v, n)
+}
+
+/// Writes code point `cp` as bash does in the C locale: ASCII as the byte, anything
+/// else as the `\uXXXX` / `\UXXXXXXXX` escape.
+fn push_unicode(out: &mut Vec<u8>, cp: u32) {
+    if cp < 0x80 {
+        out.push(cp as u8);
+    } else if cp <= 0xffff {
+        out.extend_from_slice(format!("\\u{cp:04X}").as_bytes());
+    } else {
+        out.extend_from_slice(format!("\\U{cp:08X}").as_bytes());
+    }
+}
+
+/// Expands the escapes of `s` into `out`.
+pub fn expand(s: &[u8], mode: Mode, out: &mut Vec<u8>) -> Expanded {
+    let mut res = Expanded::default();
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        if b != b'\\' || i + 1 >= s.len() {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let c = s[i + 1];
+        i += 2;
+        let simple = match c {
+            b'a' => Some(7),
+            b'b' => Some(8),
+            b'e' | b'E' => Some(27),
+            b'f' => Some(12),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'v' => Some(11),
+            b'\\' => Some(b'\\'),
+            b'\'' | b'"' if mode == Mode::Format => Some(c),
+            b'?' if mode == Mode::Format => Some(b'?'),
+            _ => None,
+        };
+        if let Some(v) = simple {
+            out.push(v);
+            continue;
+        }
+        match c {
+            b'c' if mode != Mode::Format => {
+                res.stop = true;
+                return res;
+            }
+            b'0' if mode != Mode::Format => {
+                let (v, n) = digits(s, i, 3, 8);
+                out.push(v as u8);
+                i += n;
+            }
+            b'0'..=b'7' if mode != Mode::Echo => {
+                let (v, n) = digits(s, i - 1, 3, 8);
+                out.push(v as u8);
+                i += n - 1;
+            }
+            b'x' => {
+                let (v, n) = digits(s, i, 2, 16);
+                if n == 0 {
+                    if mode != Mode::Echo {
+                        res.warnings.push("missing hex digit for \\x".into());
+                    }
+                    out.extend_from_slice(b"\\x");
+                } else {
+                    out.push(v as u8);
+                    i += n;
+                }
+            }
+            b'u' | b'U' => {
+                let max = if c == b'u' { 4 } else { 8 };
+                let (v, n) = digits(s, i, max, 16);
+                if n == 0 {
+                    if mode != Mode::Echo {
+                        res.warnings
+                            .push(format!("missing unicode digit for \\{}", c as char));
+                    }
+                    out.push(b'\\');
+                    out.push(c);
+                } else {
+                    push_unicode(out, v);
+                    i += n;
+                }
+            }
+            _ => {
+                out.push(b'\\');
+                out.push(c);
+            }
+        }
+    }
+    res
+}

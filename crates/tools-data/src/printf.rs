@@ -1,0 +1,310 @@
+//! `printf`, with bash builtin semantics: the format is reused until the arguments
+//! are consumed, missing arguments read as empty or zero, bad numbers are reported
+//! but printing goes on.
+
+use crate::cfmt::{self, Conv};
+use crate::esc::{Mode, expand};
+use crate::num::{NumErr, parse_float, parse_signed, parse_unsigned};
+use crate::out::Out;
+use safesh_utils::{UtilCtx, UtilResult};
+
+const USAGE: &str = "usage: printf [-v var] format [arguments]";
+
+/// The state of one `printf` run.
+struct Run<'x> {
+    args: &'x [String],
+    next: usize,
+    status: i32,
+    warnings: Vec<String>,
+    tz: jiff::tz::TimeZone,
+}
+
+impl Run<'_> {
+    fn take(&mut self) -> Option<&str> {
+        let a = self.args.get(self.next)?;
+        self.next += 1;
+        Some(a.as_str())
+    }
+
+    fn note(&mut self, arg: &str, err: Option<NumErr>) {
+        match err {
+            Some(NumErr::Invalid) => {
+                self.warnings.push(format!("{arg}: invalid number"));
+                self.status = 1;
+            }
+            Some(NumErr::InvalidHex) => {
+                self.warnings.push(format!("{arg}: invalid hex number"));
+                self.status = 1;
+            }
+            Some(NumErr::Range) => self
+                .warnings
+                .push(format!("warning: {arg}: Numerical result out of range")),
+            None => {}
+        }
+    }
+
+    fn int_arg(&mut self) -> i64 {
+        let a = self.take().unwrap_or("").to_string();
+        let (v, e) = parse_signed(&a);
+        self.note(&a, e);
+        v
+    }
+}
+
+/// Runs `printf`.
+pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    let owned: Vec<String> = ctx.args().to_vec();
+    let mut args: &[String] = &owned;
+    // `-v VAR` is the interpreter's business; printing to stdout is the fallback.
+    if args.first().is_some_and(|a| a == "-v") {
+        args = args.get(2..).unwrap_or(&[]);
+    }
+    if args.first().is_some_and(|a| a == "--") {
+        args = &args[1..];
+    } else if let Some(a) = args.first()
+        && a.len() > 1
+        && a.starts_with('-')
+    {
+        ctx.warn(format_args!("{a}: invalid option"));
+        ctx.warn(USAGE);
+        return Ok(2);
+    }
+    let Some((fmt, rest)) = args.split_first() else {
+        ctx.warn(USAGE);
+        return Ok(2);
+    };
+    let mut run = Run {
+        args: rest,
+        next: 0,
+        status: 0,
+        warnings: Vec::new(),
+        tz: crate::tz::local(ctx.env),
+    };
+    let mut out = Out::new(ctx);
+    let mut buf = Vec::new();
+    loop {
+        let before = run.next;
+        let r = one_pass(fmt.as_bytes(), &mut run, &mut buf);
+        out.write(&buf);
+        buf.clear();
+        for w in std::mem::take(&mut run.warnings) {
+            out.warn(w);
+        }
+        match r {
+            Pass::Done => {}
+            Pass::Stop => break,
+            Pass::Fatal(msg) => {
+                out.warn(msg);
+                return Ok(out.finish_with(1));
+            }
+        }
+        if run.next >= run.args.len() || run.next == before {
+            break;
+        }
+    }
+    let status = run.status;
+    Ok(out.finish_with(status))
+}
+
+enum Pass {
+    Done,
+    Stop,
+    Fatal(String),
+}
+
+/// Formats `fmt` once, consuming arguments as conversions need them.
+fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
+    let mut i = 0;
+    while i < fmt.len() {
+        let b = fmt[i];
+        if b == b'\\' {
+            // Find the extent of this one escape by expanding from here to the next '%'
+            // or backslash-run end: simplest is to expand a single escape.
+            let end = escape_end(fmt, i);
+            let r = expand(&fmt[i..end], Mode::Format, out);
+            run.warnings.extend(r.warnings);
+            i = end;
+            continue;
+        }
+        if b != b'%' {
+            let n = fmt[i..]
+                .iter()
+                .position(|&c| c == b'\\' || c == b'%')
+                .unwrap_or(fmt.len() - i);
+            out.extend_from_slice(&fmt[i..i + n]);
+            i += n;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        if fmt.get(i) == Some(&b'%') {
+            out.push(b'%');
+            i += 1;
+            continue;
+        }
+        let mut c = Conv::default();
+        while let Some(&f) = fmt.get(i) {
+            match f {
+                b'-' => c.minus = true,
+                b'+' => c.plus = true,
+                b' ' => c.space = true,
+                b'0' => c.zero = true,
+                b'#' => c.alt = true,
+                // Thousands grouping: nothing to group in the C locale.
+                b'\'' => {}
+                _ => break,
+            }
+            i += 1;
+        }
+        if fmt.get(i) == Some(&b'*') {
+            i += 1;
+            let w = run.int_arg();
+            if w < 0 {
+                c.minus = true;
+            }
+            c.width = Some(w.unsigned_abs().min(1 << 20) as usize);
+        } else {
+            let n = fmt[i..].iter().take_while(|d| d.is_ascii_digit()).count();
+            if n > 0 {
+                c.width = std::str::from_utf8(&fmt[i..i + n])
+                    .ok()
+                    .and_then(|s| s.parse().ok());
+                i += n;
+            }
+        }
+        if fmt.get(i) == Some(&b'.') {
+            i += 1;
+            if fmt.get(i) == Some(&b'*') {
+                i += 1;
+                let p = run.int_arg();
+                c.prec = (p >= 0).then_some(p.min(1 << 20) as usize);
+            } else {
+                let n = fmt[i..].iter().take_while(|d| d.is_ascii_digit()).count();
+                c.prec = Some(
+                    std::str::from_utf8(&fmt[i..i + n])
+                        .ok()
+                        .and_then(|s| s.parse().ok())
+                        .unwrap_or(0),
+                );
+                i += n;
+            }
+        }
+        if fmt.get(i) == Some(&b'(') {
+            // `%(strftime)T`: the argument is seconds since the epoch (-1: now).
+            let body = &fmt[i + 1..];
+            let Some(close) = body.windows(2).position(|w| w == b")T") else {
+                return Pass::Fatal("`(': invalid format character".into());
+            };
+            let tfmt = String::from_utf8_lossy(&body[..close]).into_owned();
+            i += 1 + close + 2;
+            let secs = match run.take() {
+                Some(a) if !a.is_empty() => {
+                    let a = a.to_string();
+                    let (v, e) = parse_signed(&a);
+                    run.note(&a, e);
+                    v
+                }
+                _ => -1,
+            };
+            out.extend_from_slice(&cfmt::fmt_str(
+                &c,
+                strftime(&tfmt, secs, &run.tz).as_bytes(),
+            ));
+            continue;
+        }
+        while fmt.get(i).is_some_and(|m| b"hlLjztZ".contains(m)) {
+            i += 1;
+        }
+        let Some(&conv) = fmt.get(i) else {
+            let spec = String::from_utf8_lossy(&fmt[start..]);
+            return Pass::Fatal(format!("`{spec}': missing format character"));
+        };
+        i += 1;
+        c.conv = conv;
+        match conv {
+            b's' => {
+                let a = run.take().unwrap_or("");
+                out.extend_from_slice(&cfmt::fmt_str(&c, a.as_bytes()));
+            }
+            b'b' => {
+                let a = run.take().unwrap_or("").to_string();
+                let mut e = Vec::new();
+                let r = expand(a.as_bytes(), Mode::Percent, &mut e);
+                run.warnings.extend(r.warnings);
+                out.extend_from_slice(&cfmt::fmt_str(&c, &e));
+                if r.stop {
+                    return Pass::Stop;
+                }
+            }
+            b'q' => {
+                let a = run.take().unwrap_or("");
+                let q = crate::quote::shell_quote(a.as_bytes());
+                out.extend_from_slice(&cfmt::fmt_str(&c, &q));
+            }
+            b'c' => {
+                let a = run.take().unwrap_or("");
+                let ch = a.as_bytes().first().copied().unwrap_or(0);
+                c.prec = None;
+                out.extend_from_slice(&cfmt::fmt_str(&c, &[ch]));
+            }
+            b'd' | b'i' => {
+                let v = run.int_arg();
+                out.extend_from_slice(&cfmt::fmt_signed(&c, v));
+            }
+            b'u' | b'o' | b'x' | b'X' => {
+                let a = run.take().unwrap_or("").to_string();
+                let (v, e) = parse_unsigned(&a);
+                run.note(&a, e);
+                out.extend_from_slice(&cfmt::fmt_unsigned(&c, v));
+            }
+            b'e' | b'E' | b'f' | b'F' | b'g' | b'G' | b'a' | b'A' => {
+                let a = run.take().unwrap_or("").to_string();
+                let (v, e) = parse_float(&a);
+                run.note(&a, e);
+                out.extend_from_slice(&cfmt::fmt_ld(&c, v));
+            }
+            other => {
+                return Pass::Fatal(format!("`{}': invalid format character", other as char));
+            }
+        }
+    }
+    Pass::Done
+}
+
+/// Formats `secs` (-1 and -2 mean now) with a C `strftime` format in the local zone.
+fn strftime(fmt: &str, secs: i64, tz: &jiff::tz::TimeZone) -> String {
+    let ts = if secs < 0 {
+        jiff::Timestamp::now()
+    } else {
+        jiff::Timestamp::from_second(secs).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+    };
+    let zoned = ts.to_zoned(tz.clone());
+    let fmt = if fmt.is_empty() { "%X" } else { fmt };
+    let mut out = String::new();
+    match jiff::fmt::strtime::format(fmt, &zoned) {
+        Ok(s) => out.push_str(&s),
+        Err(_) => out.push_str(fmt),
+    }
+    out
+}
+
+/// The end of the escape sequence starting at `fmt[i] == '\\'`.
+fn escape_end(fmt: &[u8], i: usize) -> usize {
+    let Some(&c) = fmt.get(i + 1) else {
+        return i + 1;
+    };
+    let count = |from: usize, max: usize, radix: u32| {
+        fmt[from.min(fmt.len())..]
+            .iter()
+            .take(max)
+            .take_while(|b| (**b as char).is_digit(radix))
+            .count()
+    };
+    match c {
+        b'0'..=b'7' => i + 1 + count(i + 1, 3, 8),
+        b'x' => i + 2 + count(i + 2, 2, 16),
+        b'u' => i + 2 + count(i + 2, 4, 16),
+        b'U' => i + 2 + count(i + 2, 8, 16),
+        _ => i + 2,
+    }
+}

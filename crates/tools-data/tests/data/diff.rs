@@ -1,0 +1,318 @@
+use crate::{dir_with, same_in};
+
+fn pair(a: &[u8], b: &[u8], opts: &[&str]) {
+    let d = dir_with(&[("a", a), ("b", b)]);
+    let mut argv = vec!["diff"];
+    argv.extend_from_slice(opts);
+    argv.extend_from_slice(&["a", "b"]);
+    same_in(d.path(), &argv, b"");
+}
+
+fn all_styles(a: &[u8], b: &[u8]) {
+    for opts in [
+        &[][..],
+        &["-u"],
+        &["-c"],
+        &["-U", "1"],
+        &["-U0"],
+        &["-C", "2"],
+    ] {
+        pair(a, b, opts);
+    }
+}
+
+#[test]
+fn identical_and_empty() {
+    all_styles(b"x\ny\n", b"x\ny\n");
+    all_styles(b"", b"");
+    all_styles(b"", b"a\nb\n");
+    all_styles(b"a\nb\n", b"");
+    pair(b"x\n", b"x\n", &["-s"]);
+}
+
+#[test]
+fn simple_edits() {
+    all_styles(b"a\nb\nc\n", b"a\nB\nc\n");
+    all_styles(b"a\nb\nc\n", b"a\nc\n");
+    all_styles(b"a\nc\n", b"a\nb\nc\n");
+    all_styles(
+        b"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n",
+        b"1\n2\nx\n4\n5\n6\n7\n8\n9\n10\n11\ny\n13\n14\n15\n",
+    );
+    all_styles(
+        b"1\n2\n3\n4\n5\n6\n7\n8\n9\n",
+        b"0\n1\n2\n3\n5\n6\n7\n8\n9\nz\n",
+    );
+    all_styles(b"a\nb\nc\nd\ne\nf\ng\nh\n", b"a\nb\nc\nX\ne\nf\ng\nY\n");
+}
+
+#[test]
+fn no_newline_at_end() {
+    all_styles(b"a\nb", b"a\nb\n");
+    all_styles(b"a\nb\n", b"a\nb");
+    all_styles(b"a\nb", b"a\nc");
+    all_styles(b"x", b"y");
+    all_styles(b"a\nb", b"z\na\nb");
+}
+
+#[test]
+fn duplicates_and_shifts() {
+    all_styles(b"a\nb\na\nb\n", b"a\nb\na\nb\na\nb\n");
+    all_styles(b"x\na\na\na\ny\n", b"x\na\na\ny\n");
+    all_styles(b"{\n}\n{\n}\n", b"{\n}\n{\nfoo\n}\n{\n}\n");
+    all_styles(b"a\n\nb\n\nc\n", b"a\n\nb\n\nx\n\nc\n");
+    all_styles(b"1\n2\n3\n1\n2\n3\n", b"3\n2\n1\n3\n2\n1\n");
+}
+
+#[test]
+fn ignore_options() {
+    let a = b"Hello World\nfoo  bar\n  x\n\nend\n";
+    let b = b"hello world\nfoo bar \nx\nend\n\n";
+    for opts in [
+        &["-i"][..],
+        &["-w"],
+        &["-b"],
+        &["-B"],
+        &["-iw"],
+        &["-bB"],
+        &["-wB", "-u"],
+        &["--ignore-case", "--ignore-all-space"],
+    ] {
+        pair(a, b, opts);
+    }
+    pair(b"a\n\n\nb\n", b"a\nb\n", &["-B"]);
+    pair(b"a\n\nb\nc\n", b"a\nb\nd\n", &["-B", "-u"]);
+    pair(b"a\n \nb\n", b"a\nb\n", &["-B", "-w"]);
+    for opts in [&["-T"][..], &["-T", "-u"], &["--initial-tab", "-c"]] {
+        pair(b"a\nb\nc\nd", b"a\nB\nc\ne", opts);
+    }
+}
+
+#[test]
+fn brief_binary_text() {
+    pair(b"a\n", b"b\n", &["-q"]);
+    pair(b"a\n", b"a\n", &["-q"]);
+    pair(b"a\0b\n", b"a\0c\n", &[]);
+    pair(b"a\0b\n", b"a\0c\n", &["-q"]);
+    pair(b"a\0b\n", b"a\0c\n", &["-a"]);
+    pair(b"a\0b\n", b"a\0b\n", &[]);
+    pair(b"A\n", b"a\n", &["--brief", "-i"]);
+}
+
+#[test]
+fn labels_and_stdin() {
+    pair(b"a\n", b"b\n", &["-u", "-L", "old", "-L", "new"]);
+    pair(b"a\n", b"b\n", &["-c", "--label=x", "--label", "y"]);
+    let d = dir_with(&[("a", b"1\n2\n3\n")]);
+    same_in(d.path(), &["diff", "a", "-"], b"1\n3\n");
+    same_in(d.path(), &["diff", "-", "a"], b"1\n3\n");
+    same_in(d.path(), &["diff", "-", "-"], b"1\n3\n");
+    same_in(d.path(), &["diff", "-s", "-", "-"], b"1\n");
+    same_in(
+        d.path(),
+        &["diff", "-u", "-L", "x", "-L", "y", "-", "a"],
+        b"0\n1\n2\n",
+    );
+}
+
+#[test]
+fn errors() {
+    let d = dir_with(&[("a", b"1\n"), ("dir/a", b"2\n")]);
+    for args in [
+        &["diff", "a", "missing"][..],
+        &["diff", "missing", "a"],
+        &["diff", "-N", "missing", "a"],
+        &["diff", "-N", "a", "missing"],
+        &["diff", "a"],
+        &["diff"],
+        &["diff", "a", "a", "a"],
+        &["diff", "--bogus", "a", "a"],
+        &["diff", "-U", "x", "a", "a"],
+        &["diff", "a", "dir"],
+        &["diff", "dir", "a"],
+        &["diff", "-", "dir"],
+    ] {
+        same_in(d.path(), args, b"");
+    }
+}
+
+fn tree() -> tempfile::TempDir {
+    dir_with(&[
+        ("a/f", b"1\n"),
+        ("b/f", b"2\n"),
+        ("a/s", b"same\n"),
+        ("b/s", b"same\n"),
+        ("a/sub/x", b"x\n"),
+        ("b/sub/x", b"y\n"),
+        ("a/sub/deep/z", b"z1\n"),
+        ("b/sub/deep/z", b"z2\n"),
+        ("a/onlya", b"o\n"),
+        ("b/onlyb", b"o\n"),
+        ("a/bin", b"\0"),
+        ("b/bin", b"\x01\0"),
+        ("a/fd", b""),
+        ("b/fd/inner", b"i\n"),
+        ("a/sub2/k", b"k\n"),
+        ("b/sub2", b"q\n"),
+        ("a/onlyd/m", b"m\n"),
+        ("a/skip.o", b"1\n"),
+        ("b/skip.o", b"2\n"),
+    ])
+}
+
+#[test]
+fn directories() {
+    let d = tree();
+    for opts in [
+        &[][..],
+        &["-r"],
+        &["-ru"],
+        &["-r", "-u"],
+        &["-rq"],
+        &["-rN"],
+        &["-r", "-c"],
+        &["-r", "-x", "*.o"],
+        &["--recursive", "--brief", "--new-file"],
+        &["-rs"],
+        &["-N"],
+        &["-Nq"],
+    ] {
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(opts);
+        argv.extend_from_slice(&["a", "b"]);
+        same_in(d.path(), &argv, b"");
+    }
+    same_in(d.path(), &["diff", "a/sub", "b/sub"], b"");
+    same_in(d.path(), &["diff", "-r", "a/sub/", "b/sub/"], b"");
+    same_in(d.path(), &["diff", "a/f", "b"], b"");
+}
+
+/// Deterministic pseudo-random edits: hunks must line up exactly with GNU's.
+#[test]
+fn random_edits_match_gnu() {
+    let mut seed: u64 = 0x9e3779b97f4a7c15;
+    let mut rnd = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let d = tempfile::tempdir().unwrap();
+    for round in 0..80 {
+        let alphabet = 2 + rnd(if round % 2 == 0 { 6 } else { 60 });
+        let len = rnd(if round % 10 == 0 { 600 } else { 40 }) as usize;
+        let a: Vec<u64> = (0..len).map(|_| rnd(alphabet)).collect();
+        let mut b = Vec::new();
+        for &x in &a {
+            match rnd(6) {
+                0 => {}
+                1 => {
+                    b.push(x);
+                    b.push(rnd(alphabet));
+                }
+                2 => b.push(rnd(alphabet)),
+                _ => b.push(x),
+            }
+        }
+        let text = |v: &[u64]| v.iter().map(|x| format!("line{x}\n")).collect::<String>();
+        std::fs::write(d.path().join("a"), text(&a)).unwrap();
+        std::fs::write(d.path().join("b"), text(&b)).unwrap();
+        let opts: &[&str] = match round % 3 {
+            0 => &[],
+            1 => &["-u"],
+            _ => &["-c", "-C", "1"],
+        };
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(opts);
+        argv.extend_from_slice(&["a", "b"]);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
+#[test]
+fn larger_file_with_many_changes() {
+    let a: String = (0..400).map(|i| format!("row {}\n", i % 37)).collect();
+    let b: String = (0..420)
+        .map(|i| {
+            if i % 11 == 0 {
+                format!("new {i}\n")
+            } else {
+                format!("row {}\n", (i * 3) % 37)
+            }
+        })
+        .collect();
+    all_styles(a.as_bytes(), b.as_bytes());
+}
+
+/// Random edits where lines differ only in case or white space, under -i/-w/-b/-B.
+#[test]
+fn random_ignore_options_match_gnu() {
+    let mut seed: u64 = 0x2545f4914f6cdd1d;
+    let mut rnd = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let variants = [
+        "x y", "X y", "x  y", " x y", "x y ", "", "  ", "z", "Z", "x\ty",
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let opt_sets: [&[&str]; 6] = [
+        &["-i"],
+        &["-w"],
+        &["-b"],
+        &["-B"],
+        &["-iwB", "-u"],
+        &["-bB", "-c"],
+    ];
+    for round in 0..60 {
+        let len = rnd(30) as usize;
+        let mk = |r: &mut dyn FnMut(u64) -> u64| {
+            (0..len)
+                .map(|_| format!("{}\n", variants[r(variants.len() as u64) as usize]))
+                .collect::<String>()
+        };
+        let a = mk(&mut rnd);
+        let b = mk(&mut rnd);
+        std::fs::write(d.path().join("a"), &a).unwrap();
+        std::fs::write(d.path().join("b"), &b).unwrap();
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(opt_sets[round % opt_sets.len()]);
+        argv.extend_from_slice(&["a", "b"]);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
+#[test]
+fn show_c_function() {
+    let a = "#include <x.h>\n\nint main(void)\n{\n  int a = 1;\n  int b = 2;\n  int c = 3;\n  return a;\n}\n\nstatic void helper_function_with_a_very_long_name_indeed(int x)\n{\n  x++;\n  x++;\n  x++;\n  x++;\n  x++;\n}\n";
+    let b = a
+        .replace("int b = 2;", "int b = 5;")
+        .replace("  x++;\n  x++;\n}", "  x--;\n  x++;\n}");
+    for opts in [
+        &["-p", "-u"][..],
+        &["-p", "-c"],
+        &["-up", "-U1"],
+        &["--show-c-function", "-U", "0"],
+    ] {
+        pair(a.as_bytes(), b.as_bytes(), opts);
+    }
+}
+
+/// A 20k-line file with scattered edits and a block move: fast and identical.
+#[test]
+fn big_file_with_moves() {
+    let a: String = (0..20_000)
+        .map(|i| format!("line {i} {}\n", i % 97))
+        .collect();
+    let mut lines: Vec<String> = a.lines().map(|l| l.to_string()).collect();
+    for i in (0..lines.len()).step_by(997) {
+        lines[i] = format!("changed {i}");
+    }
+    let moved: Vec<String> = lines.drain(5000..5300).collect();
+    lines.splice(15000..15000, moved);
+    let b: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    pair(a.as_bytes(), b.as_bytes(), &[]);
+    pair(a.as_bytes(), b.as_bytes(), &["-u"]);
+}

@@ -1,0 +1,182 @@
+//! sed differential tests.
+
+use super::common::{check, check_outputs};
+
+const T: &[u8] = b"one two\nthree four\nfive six\nseven eight\nnine ten\n";
+
+fn files() -> Vec<(&'static str, &'static [u8])> {
+    vec![
+        ("t", T),
+        ("nonl", b"a\nb"),
+        ("empty", b""),
+        ("x", b"hello world\nfoo bar\n"),
+        ("script.sed", b"s/one/ONE/\n# comment\n/five/d\n"),
+        ("ins", b"inserted line\n"),
+        ("crlf", b"a\r\nb\r\n"),
+        ("uni", "caf\u{e9}\n\u{3b1}\u{3b2}\n".as_bytes()),
+    ]
+}
+
+fn s(args: &[&str]) {
+    let mut argv = vec!["sed"];
+    argv.extend_from_slice(args);
+    check(&argv, b"in1\nin2\nin3\n", &files());
+}
+
+#[test]
+fn substitution() {
+    s(&["s/o/0/", "t"]);
+    s(&["s/o/0/g", "t"]);
+    s(&["s/o/0/2", "t"]);
+    s(&["s/o/0/2g", "t"]);
+    s(&["-n", "s/two/2/p", "t"]);
+    s(&["s/\\(o\\)\\(n\\)/\\2\\1/", "t"]);
+    s(&["-E", "s/(\\w+) (\\w+)/\\2 \\1/", "t"]);
+    s(&["s/[aeiou]/<&>/g", "t"]);
+    s(&["s/O/x/Ig", "t"]);
+    s(&["s|/|_|g", "t"]);
+    s(&["s/e*/X/g", "t"]);
+    s(&["-E", "s/(\\w)(\\w*)/\\u\\1\\U\\2\\E!/g", "t"]);
+    s(&["s/\\w\\+/\\L\\u&/g", "x"]);
+    s(&["s/ /\\n/", "t"]);
+    s(&["-E", "s/a|ab/X/", "t"]);
+    s(&["s/\\(.\\)\\1/DOUBLE/", "t", "x"]);
+    s(&["s/x*$/END/", "nonl"]);
+    s(&["s/é/E/", "uni"]);
+    s(&["-E", "s/(o)|(e)/[\\1\\2]/g", "t"]);
+    s(&["s/.*/\"&\"/", "crlf"]);
+}
+
+#[test]
+fn addresses() {
+    s(&["-n", "2p", "t"]);
+    s(&["-n", "$p", "t"]);
+    s(&["2,4d", "t"]);
+    s(&["/three/,/seven/d", "t"]);
+    s(&["-n", "/FIVE/Ip", "t"]);
+    s(&["-n", "\\%four%p", "t"]);
+    s(&["-n", "1~2p", "t"]);
+    s(&["-n", "0~2p", "t"]);
+    s(&["2,+1d", "t"]);
+    s(&["2,~4d", "t"]);
+    s(&["0,/o/s//X/", "t"]);
+    s(&["1,/o/s//X/", "t"]);
+    s(&["2!d", "t"]);
+    s(&["/two/,3!d", "t"]);
+    s(&["3,1d", "t"]);
+    s(&["-n", "$=", "t", "x"]);
+    s(&["-s", "-n", "$p", "t", "x"]);
+    s(&["-n", "/t/{/f/p}", "t"]);
+}
+
+#[test]
+fn commands() {
+    s(&["-n", "p", "nonl"]);
+    s(&["p", "nonl"]);
+    s(&["$!N;s/\\n/+/", "t"]);
+    s(&["N;P;D", "t"]);
+    s(&["$!N;P;D", "nonl"]);
+    s(&["1!G;h;$!d", "t"]);
+    s(&["-n", "h;n;G;p", "t"]);
+    s(&["x;$G", "t"]);
+    s(&["2q", "t"]);
+    s(&["2q5", "t"]);
+    s(&["2Q", "t"]);
+    s(&["=", "nonl"]);
+    s(&["-n", "l", "crlf"]);
+    s(&["-n", "l 5", "t"]);
+    s(&["-l", "6", "-n", "l", "t"]);
+    s(&["2a\\\nappended", "t"]);
+    s(&["2a appended text", "t"]);
+    s(&["2i\\  indented", "t"]);
+    s(&["2,3c\\\nchanged", "t"]);
+    s(&["$a end", "nonl"]);
+    s(&["y/abcdefghij/ABCDEFGHIJ/", "t"]);
+    s(&["2r ins", "t"]);
+    s(&["r missing", "nonl"]);
+    s(&["R ins", "t"]);
+    s(&[":a;N;$!ba;s/\\n/,/g", "t"]);
+    s(&["s/o/0/;ta;s/$/ no/;b;:a;s/$/ yes/", "t"]);
+    s(&["s/o/0/;Ta;s/$/ yes/;b;:a;s/$/ no/", "t"]);
+    s(&["n;d", "t"]);
+    s(&["-n", "$!{h;d};x;G;p", "t"]);
+    s(&["z;s/^$/empty/", "nonl"]);
+    s(&["F", "nonl"]);
+    s(&["-z", "s/\\n/|/g", "t"]);
+    s(&["#n\np", "nonl"]);
+    s(&["-f", "script.sed", "t"]);
+    s(&["-e", "s/one/1/", "-e", "s/two/2/", "t"]);
+    s(&["-e", "a\\", "-e", "foo", "nonl"]);
+    s(&["p", "-"]);
+    s(&["s/in/IN/", "-", "nonl"]);
+    s(&["p", "empty"]);
+    s(&["-n", "/two/{p;p}", "t"]);
+    s(&["2{s/three/3/;s/four/4/}", "t"]);
+    s(&["-n", "/o/{p;b};p", "t"]);
+    s(&["b end; s/o/0/; :end", "t"]);
+    s(&["N;s/[\\n]/+/", "t"]);
+    s(&["-n", "/ONE/I,/FIVE/Ip", "t"]);
+    s(&["s/\\(o\\|t\\)\\+/<\\1>/g", "t"]);
+}
+
+#[test]
+fn errors() {
+    s(&["k", "t"]);
+    s(&["s/a/b", "t"]);
+    s(&["s/a/b/q", "t"]);
+    s(&["y/ab/c/", "t"]);
+    s(&["}", "t"]);
+    s(&["{p", "t"]);
+    s(&["b nowhere", "t"]);
+    s(&["0p", "t"]);
+    s(&["p x", "t"]);
+    s(&["a", "t"]);
+    s(&["p", "missing", "t"]);
+    s(&["s/\\(a/b/", "t"]);
+    s(&["s/a/\\1/", "t"]);
+    s(&["--bogus", "t"]);
+    s(&["--sandbox", "r ins", "t"]);
+    s(&["--sandbox", "s/o/0/w out", "t"]);
+    s(&["--sandbox", "s/o/0/", "t"]);
+    s(&["-h", "p", "t"]);
+    s(&["0~0p", "t"]);
+    s(&["-n", "l 1", "t"]);
+    s(&["s/\\w\\+/\\u\\L&X/g", "t"]);
+    s(&["c\\", "t"]);
+    s(&["$a\\", "t"]);
+    s(&[]);
+}
+
+#[test]
+fn e_is_refused_before_output() {
+    use safesh_utils::testing::run_util;
+    let dir = tempfile::tempdir().unwrap();
+    for script in ["p;e echo hi", "s/x/date/e", "1e ls"] {
+        let out = run_util(
+            safesh_tools_regex::sed::sed,
+            &["sed", script],
+            b"x\n",
+            dir.path(),
+            &[],
+        );
+        assert_eq!(out.status, 1, "{script}");
+        assert!(out.stdout.is_empty(), "{script}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "sed: e command is not supported in safesh (it would run a shell)\n"
+        );
+    }
+}
+
+#[test]
+fn write_files_and_in_place() {
+    let f = files();
+    check_outputs(&["sed", "-n", "/o/w out", "t"], b"", &f, &["out"]);
+    check_outputs(&["sed", "s/o/0/w out2", "t"], b"", &f, &["out2"]);
+    check(&["sed", "-i", "s/o/0/", "t", "x"], b"", &f);
+    check_outputs(&["sed", "-i.bak", "s/o/0/", "t"], b"", &f, &["t", "t.bak"]);
+    check_outputs(&["sed", "-n", "-i", "2p", "t"], b"", &f, &["t"]);
+    check(&["sed", "-i", "$d", "nonl"], b"", &f);
+    check(&["sed", "-s", "1d", "t", "x"], b"", &f);
+    check(&["sed", "-n", "w /dev/stdout", "t"], b"", &f);
+}

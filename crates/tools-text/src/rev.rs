@@ -1,0 +1,99 @@
+//! `rev`: reverse the characters of each line (UTF-8 characters where the line is
+//! valid UTF-8, bytes otherwise).
+
+use crate::common::{BUF, Input, finish, open_file, usage};
+use safesh_utils::args::{self, Spec};
+use safesh_utils::{UtilCtx, UtilResult};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+
+const SPEC: Spec = Spec {
+    flags: "0",
+    valued: "",
+    long: &[("zero", false, "0")],
+    stop_at_operand: false,
+};
+
+/// Runs `rev`.
+pub fn rev(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    let p = match args::parse(ctx.args(), &SPEC) {
+        Ok(p) => p,
+        Err(e) => return Ok(usage(ctx, &e, 1)),
+    };
+    let delim = if p.has("0") { 0 } else { b'\n' };
+    let r = run(ctx, delim, &p.operands);
+    finish(ctx, r)
+}
+
+fn reverse_into(line: &[u8], out: &mut Vec<u8>) {
+    match std::str::from_utf8(line) {
+        Ok(s) => {
+            for c in s.chars().rev() {
+                let mut b = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            }
+        }
+        Err(_) => out.extend(line.iter().rev()),
+    }
+}
+
+fn run(ctx: &mut UtilCtx<'_>, delim: u8, files: &[String]) -> io::Result<i32> {
+    let name = ctx.name().to_string();
+    let host = ctx.host;
+    let cwd = ctx.cwd.clone();
+    let mut out = BufWriter::with_capacity(BUF, &mut *ctx.stdout);
+    let mut status = 0;
+    let mut line = Vec::new();
+    let mut rev = Vec::new();
+    let stdin_only = [String::new()];
+    let list = if files.is_empty() {
+        &stdin_only[..]
+    } else {
+        files
+    };
+    for f in list {
+        // util-linux rev has no `-` operand: only an absent file list means stdin.
+        let opened = if files.is_empty() {
+            Ok(Input::stdin(&mut *ctx.stdin, host))
+        } else {
+            open_file(host, &cwd, f).map(|file| Input::from_file(file, host))
+        };
+        let input = match opened {
+            Ok(i) => i,
+            Err(e) => {
+                let _ = writeln!(
+                    ctx.stderr,
+                    "{name}: cannot open {f}: {}",
+                    safesh_utils::io_error_text(&e)
+                );
+                status = 1;
+                continue;
+            }
+        };
+        let mut r = BufReader::with_capacity(BUF, input);
+        loop {
+            line.clear();
+            match r.read_until(delim, &mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    let _ = writeln!(
+                        ctx.stderr,
+                        "{name}: {f}: {}",
+                        safesh_utils::io_error_text(&e)
+                    );
+                    status = 1;
+                    break;
+                }
+            }
+            let (content, has) = crate::common::strip_delim(&line, delim);
+            rev.clear();
+            reverse_into(content, &mut rev);
+            if has {
+                rev.push(delim);
+            }
+            out.write_all(&rev)?;
+        }
+    }
+    out.flush()?;
+    Ok(status)
+}

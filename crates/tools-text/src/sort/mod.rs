@@ -1,0 +1,395 @@
+//! `sort`: reads every input into one buffer, sorts slices of it by GNU's rules
+//! (keys, then the whole line as a last resort unless `-s`/`-u`; C-locale byte
+//! order) and writes them out, or checks order with `-c` / `-C`.
+
+mod cmp;
+mod key;
+
+use crate::common::{BUF, finish, open_input, usage, warn_io};
+use key::{Flags, Key};
+use safesh_utils::args::{self, Spec};
+use safesh_utils::{UtilCtx, UtilResult, WriteMode};
+use std::cmp::Ordering;
+use std::io::{self, BufWriter, Read, Write};
+
+const SPEC: Spec = Spec {
+    flags: "bcCdfghiMmnRrsuVz",
+    valued: "kotST",
+    long: &[
+        ("ignore-leading-blanks", false, "b"),
+        ("check", false, "c"),
+        ("dictionary-order", false, "d"),
+        ("ignore-case", false, "f"),
+        ("general-numeric-sort", false, "g"),
+        ("human-numeric-sort", false, "h"),
+        ("ignore-nonprinting", false, "i"),
+        ("month-sort", false, "M"),
+        ("merge", false, "m"),
+        ("numeric-sort", false, "n"),
+        ("random-sort", false, "R"),
+        ("reverse", false, "r"),
+        ("stable", false, "s"),
+        ("unique", false, "u"),
+        ("version-sort", false, "V"),
+        ("zero-terminated", false, "z"),
+        ("key", true, "k"),
+        ("output", true, "o"),
+        ("field-separator", true, "t"),
+        ("buffer-size", true, "S"),
+        ("temporary-directory", true, "T"),
+        ("parallel", true, "parallel"),
+        ("sort", true, "sort"),
+        ("random-source", true, "random-source"),
+        ("compress-program", true, "compress-program"),
+        ("debug", false, "debug"),
+        ("files0-from", true, "files0-from"),
+    ],
+    stop_at_operand: false,
+};
+
+/// Everything that decides the order.
+struct Config {
+    keys: Vec<Key>,
+    tab: Option<u8>,
+    reverse: bool,
+    unique: bool,
+    stable: bool,
+}
+
+impl Config {
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        if !self.keys.is_empty() {
+            let d = key::keycompare(a, b, &self.keys, self.tab);
+            if d != Ordering::Equal || self.unique || self.stable {
+                return d;
+            }
+        }
+        let d = a.cmp(b);
+        if self.reverse { d.reverse() } else { d }
+    }
+
+    /// [`Config::compare`] for (line, first key text) pairs, keys non-empty.
+    fn compare_with_first(&self, a: &(&[u8], &[u8]), b: &(&[u8], &[u8])) -> Ordering {
+        let Some((first, rest)) = self.keys.split_first() else {
+            return self.compare(a.0, b.0);
+        };
+        let mut d = key::compare_text(a.1, b.1, &first.flags);
+        if d == Ordering::Equal {
+            d = key::keycompare(a.0, b.0, rest, self.tab);
+        }
+        if d != Ordering::Equal || self.unique || self.stable {
+            return d;
+        }
+        let d = a.0.cmp(b.0);
+        if self.reverse { d.reverse() } else { d }
+    }
+}
+
+/// How `-c`/`-C` report.
+#[derive(Clone, Copy, PartialEq)]
+enum Check {
+    No,
+    Diagnose,
+    Quiet,
+}
+
+/// Runs `sort`.
+pub fn sort(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    // `--check=WHEN` takes an optional value, which the shared parser cannot express.
+    let argv: Vec<String> = ctx
+        .args()
+        .iter()
+        .map(|a| match a.as_str() {
+            "--check=quiet" | "--check=silent" => "-C".to_string(),
+            "--check=diagnose-first" => "-c".to_string(),
+            _ => a.clone(),
+        })
+        .collect();
+    let p = match args::parse(&argv, &SPEC) {
+        Ok(p) => p,
+        Err(e) => return Ok(usage(ctx, &e, 2)),
+    };
+    let mut g = Flags::default();
+    let mut keys = Vec::new();
+    let mut tab = None;
+    let mut check = Check::No;
+    let mut unique = false;
+    let mut stable = false;
+    let mut delim = b'\n';
+    let mut output = None;
+    for o in &p.opts {
+        let v = o.value.as_deref().unwrap_or("");
+        match o.name.as_str() {
+            "c" => check = Check::Diagnose,
+            "C" => check = Check::Quiet,
+            "u" => unique = true,
+            "s" => stable = true,
+            "z" => delim = 0,
+            "m" | "S" | "T" | "parallel" | "debug" | "random-source" | "compress-program" => {}
+            "o" => output = Some(v.to_string()),
+            "t" => {
+                let b = v.as_bytes();
+                let t = match b {
+                    [] => return Ok(usage(ctx, "empty tab", 2)),
+                    [c] => *c,
+                    b"\\0" => 0,
+                    _ => {
+                        let name = ctx.name().to_string();
+                        let _ = writeln!(ctx.stderr, "{name}: multi-character tab '{v}'");
+                        return Ok(2);
+                    }
+                };
+                if tab.is_some_and(|old| old != t) {
+                    let name = ctx.name().to_string();
+                    let _ = writeln!(ctx.stderr, "{name}: incompatible tabs");
+                    return Ok(2);
+                }
+                tab = Some(t);
+            }
+            "k" => match key::parse_key(v) {
+                Ok(k) => keys.push(k),
+                Err(e) => {
+                    let name = ctx.name().to_string();
+                    let _ = writeln!(ctx.stderr, "{name}: {e}");
+                    return Ok(2);
+                }
+            },
+            "sort" => {
+                let c = match v {
+                    "numeric" => 'n',
+                    "general-numeric" => 'g',
+                    "human-numeric" => 'h',
+                    "month" => 'M',
+                    "version" => 'V',
+                    "random" => 'R',
+                    _ => {
+                        let msg = format!("invalid argument '{v}' for '--sort'");
+                        return Ok(usage(ctx, &msg, 2));
+                    }
+                };
+                g.set(c, false);
+            }
+            "files0-from" => {
+                let name = ctx.name().to_string();
+                let _ = writeln!(ctx.stderr, "{name}: --files0-from is not supported");
+                return Ok(2);
+            }
+            name => {
+                for c in name.chars() {
+                    g.set(c, false);
+                    if c == 'b' {
+                        g.skip_end_blanks = true;
+                    }
+                }
+            }
+        }
+    }
+    for k in &mut keys {
+        if k.flags.is_default() && !k.flags.reverse {
+            k.flags = g;
+        }
+    }
+    if keys.is_empty() && !g.is_default() {
+        keys.push(Key {
+            flags: g,
+            ..Key::default()
+        });
+    }
+    for f in std::iter::once(&g).chain(keys.iter().map(|k| &k.flags)) {
+        if let Some(letters) = f.incompatible() {
+            let name = ctx.name().to_string();
+            let _ = writeln!(ctx.stderr, "{name}: options '-{letters}' are incompatible");
+            return Ok(2);
+        }
+    }
+    let cfg = Config {
+        keys,
+        tab,
+        reverse: g.reverse,
+        unique,
+        stable,
+    };
+    let files = if p.operands.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        p.operands
+    };
+    if check != Check::No && files.len() > 1 {
+        let msg = format!("extra operand '{}' not allowed with -c", files[1]);
+        return Ok(usage(ctx, &msg, 2));
+    }
+    let r = run(ctx, &cfg, check, delim, &files, output.as_deref());
+    finish(ctx, r)
+}
+
+fn run(
+    ctx: &mut UtilCtx<'_>,
+    cfg: &Config,
+    check: Check,
+    delim: u8,
+    files: &[String],
+    output: Option<&str>,
+) -> io::Result<i32> {
+    let name = ctx.name().to_string();
+    let host = ctx.host;
+    let cwd = ctx.cwd.clone();
+    let mut data: Vec<u8> = Vec::new();
+    for f in files {
+        let read = open_input(&mut *ctx.stdin, host, &cwd, f).and_then(|mut i| {
+            // Reserve a regular file's size up front instead of growing by doubling.
+            if let Some(md) = i.file().and_then(|f| f.metadata().ok()) {
+                data.reserve(usize::try_from(md.len()).unwrap_or(0).saturating_add(1));
+            }
+            let before = data.len();
+            let r = i.read_to_end(&mut data);
+            if data.len() > before && data.last() != Some(&delim) {
+                data.push(delim);
+            }
+            r
+        });
+        if let Err(e) = read {
+            let what = if f == "-" { "-" } else { f.as_str() };
+            let _ = writeln!(
+                ctx.stderr,
+                "{name}: cannot read: {what}: {}",
+                safesh_utils::io_error_text(&e)
+            );
+            return Ok(2);
+        }
+    }
+    let mut lines: Vec<&[u8]> = Vec::new();
+    let mut start = 0;
+    for pos in memchr::memchr_iter(delim, &data) {
+        lines.push(&data[start..pos]);
+        start = pos + 1;
+    }
+    if check != Check::No {
+        return Ok(check_order(ctx, cfg, &lines, check, &files[0], delim));
+    }
+    sort_lines(&mut lines, cfg);
+    let mut out: Box<dyn Write + '_> = match output {
+        Some(path) => match ctx.create(path, WriteMode::Truncate) {
+            Ok(f) => Box::new(BufWriter::with_capacity(BUF, f)),
+            Err(e) => {
+                warn_io(&mut *ctx.stderr, &name, &format!("open failed: {path}"), &e);
+                return Ok(2);
+            }
+        },
+        None => Box::new(BufWriter::with_capacity(BUF, &mut *ctx.stdout)),
+    };
+    let mut prev: Option<&[u8]> = None;
+    for l in &lines {
+        if cfg.unique {
+            if let Some(p) = prev
+                && cfg.compare(p, l) == Ordering::Equal
+            {
+                continue;
+            }
+            prev = Some(l);
+        }
+        out.write_all(l)?;
+        out.write_all(&[delim])?;
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+/// Sorts line slices. When the order is total over whole lines (no `-s`, no `-u`),
+/// equal lines are identical, so an unstable sort gives the same output faster.
+fn sort_lines(lines: &mut Vec<&[u8]>, cfg: &Config) {
+    let stable = cfg.stable || cfg.unique;
+    if cfg.keys.is_empty() {
+        if cfg.reverse {
+            par_sort(lines, |a, b| b.cmp(a), false);
+        } else {
+            par_sort(lines, |a, b| a.cmp(b), false);
+        }
+    } else {
+        // Locate the first key once per line rather than at every comparison.
+        let first = &cfg.keys[0];
+        let mut rows: Vec<(&[u8], &[u8])> = lines
+            .iter()
+            .map(|l| (*l, key::extract(l, first, cfg.tab)))
+            .collect();
+        par_sort(&mut rows, |a, b| cfg.compare_with_first(a, b), stable);
+        for (dst, (line, _)) in lines.iter_mut().zip(rows) {
+            *dst = line;
+        }
+    }
+}
+
+/// Below this many items a second thread does not pay for itself.
+const PAR_MIN: usize = 1 << 16;
+
+/// Sorts `v` by `cmp`, the two halves on two threads and then merged (the machine
+/// has two cores, like the GNU sort it is measured against). The merge prefers the
+/// left half on ties, so a stable sort stays stable.
+fn par_sort<T, F>(v: &mut Vec<T>, cmp: F, stable: bool)
+where
+    T: Send + Copy,
+    F: Fn(&T, &T) -> Ordering + Sync,
+{
+    let one = |part: &mut [T]| {
+        if stable {
+            part.sort_by(&cmp);
+        } else {
+            part.sort_unstable_by(&cmp);
+        }
+    };
+    if v.len() < PAR_MIN {
+        one(v);
+        return;
+    }
+    let mid = v.len() / 2;
+    let (left, right) = v.split_at_mut(mid);
+    let split = std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new().spawn_scoped(s, || one(left));
+        one(right);
+        spawned.is_ok_and(|h| h.join().is_ok())
+    });
+    if !split {
+        // No second thread was available: sort everything here.
+        one(v);
+        return;
+    }
+    let mut out = Vec::with_capacity(v.len());
+    let (l, r) = v.split_at(mid);
+    let (mut i, mut j) = (0, 0);
+    while i < l.len() && j < r.len() {
+        if cmp(&r[j], &l[i]) == Ordering::Less {
+            out.push(r[j]);
+            j += 1;
+        } else {
+            out.push(l[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&l[i..]);
+    out.extend_from_slice(&r[j..]);
+    *v = out;
+}
+
+fn check_order(
+    ctx: &mut UtilCtx<'_>,
+    cfg: &Config,
+    lines: &[&[u8]],
+    check: Check,
+    file: &str,
+    delim: u8,
+) -> i32 {
+    for (i, w) in lines.windows(2).enumerate() {
+        let d = cfg.compare(w[0], w[1]);
+        if d == Ordering::Greater || (cfg.unique && d == Ordering::Equal) {
+            if check == Check::Diagnose {
+                let name = ctx.name().to_string();
+                let _ = write!(ctx.stderr, "{name}: {file}:{}: disorder: ", i + 2);
+                let _ = ctx.stderr.write_all(w[1]);
+                let _ = ctx
+                    .stderr
+                    .write_all(&[if delim == 0 { b'\n' } else { delim }]);
+            }
+            return 1;
+        }
+    }
+    0
+}

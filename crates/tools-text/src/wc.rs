@@ -1,0 +1,256 @@
+//! `wc`: line, word, byte/char counts and maximum line width, with GNU's column
+//! width rules (width from the total size of the named regular files, at least 7
+//! when an input is not a regular file, 1 for a single count of a single input).
+
+use crate::common::{BUF, Failure, Input, finish, open_input, read_some, usage, warn_io};
+use safesh_utils::args::{self, Spec};
+use safesh_utils::{UtilCtx, UtilResult};
+use std::io::{self, BufWriter, Write};
+
+const SPEC: Spec = Spec {
+    flags: "clLmw",
+    valued: "",
+    long: &[
+        ("bytes", false, "c"),
+        ("chars", false, "m"),
+        ("lines", false, "l"),
+        ("max-line-length", false, "L"),
+        ("words", false, "w"),
+    ],
+    stop_at_operand: false,
+};
+
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    lines: u64,
+    words: u64,
+    bytes: u64,
+    max_len: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Which {
+    lines: bool,
+    words: bool,
+    chars: bool,
+    bytes: bool,
+    max_len: bool,
+}
+
+impl Which {
+    fn count(&self) -> usize {
+        [self.lines, self.words, self.chars, self.bytes, self.max_len]
+            .iter()
+            .filter(|b| **b)
+            .count()
+    }
+}
+
+/// Byte classes for word counting in the C locale.
+const WORD: u8 = 0;
+const SPACE: u8 = 1;
+const NEUTRAL: u8 = 2;
+
+/// [`class`] of every byte.
+static CLASS: [u8; 256] = {
+    let mut t = [NEUTRAL; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = class(i as u8);
+        i += 1;
+    }
+    t
+};
+
+const fn class(b: u8) -> u8 {
+    match b {
+        b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => SPACE,
+        0x21..=0x7e => WORD,
+        // Non-printable bytes neither start nor end a word in GNU wc's C locale.
+        _ => NEUTRAL,
+    }
+}
+
+/// Runs `wc`.
+pub fn wc(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    let p = match args::parse(ctx.args(), &SPEC) {
+        Ok(p) => p,
+        Err(e) => return Ok(usage(ctx, &e, 1)),
+    };
+    let mut w = Which {
+        lines: p.has("l"),
+        words: p.has("w"),
+        chars: p.has("m"),
+        bytes: p.has("c"),
+        max_len: p.has("L"),
+    };
+    if w.count() == 0 {
+        (w.lines, w.words, w.bytes) = (true, true, true);
+    }
+    let r = run(ctx, w, &p.operands);
+    finish(ctx, r)
+}
+
+fn run(ctx: &mut UtilCtx<'_>, w: Which, operands: &[String]) -> io::Result<i32> {
+    let name = ctx.name().to_string();
+    let host = ctx.host;
+    let cwd = ctx.cwd.clone();
+    let named = !operands.is_empty();
+    let files: Vec<String> = if named {
+        operands.to_vec()
+    } else {
+        vec!["-".to_string()]
+    };
+    let width = number_width(ctx, w, &files);
+    let mut out = BufWriter::with_capacity(BUF, &mut *ctx.stdout);
+    let mut status = 0;
+    let mut sum = Counts::default();
+    for f in &files {
+        let mut input = match open_input(&mut *ctx.stdin, host, &cwd, f) {
+            Ok(i) => i,
+            Err(e) => {
+                warn_io(&mut *ctx.stderr, &name, f, &e);
+                status = 1;
+                continue;
+            }
+        };
+        let mut c = Counts::default();
+        match count(&mut input, w, &mut c) {
+            Ok(()) => {}
+            Err(Failure::Read(e)) => {
+                warn_io(&mut *ctx.stderr, &name, f, &e);
+                status = 1;
+            }
+            Err(Failure::Write(e)) => return Err(e),
+        }
+        sum.lines += c.lines;
+        sum.words += c.words;
+        sum.bytes += c.bytes;
+        sum.max_len = sum.max_len.max(c.max_len);
+        print(&mut out, &c, w, width, named.then_some(f.as_str()))?;
+    }
+    if files.len() > 1 {
+        print(&mut out, &sum, w, width, Some("total"))?;
+    }
+    out.flush()?;
+    Ok(status)
+}
+
+/// GNU's compute_number_width: 1 for a single count of a single input; otherwise
+/// the digits of the total size of the regular files, at least 7 if any input
+/// is not a regular file (inputs that cannot be examined are left out).
+fn number_width(ctx: &UtilCtx<'_>, w: Which, files: &[String]) -> usize {
+    if files.len() == 1 && w.count() == 1 {
+        return 1;
+    }
+    let mut min_width = 1;
+    let mut regular_total: u64 = 0;
+    for f in files {
+        let md = if f == "-" {
+            // An in-process stdin is a pipe or buffer, never a regular file.
+            min_width = 7;
+            continue;
+        } else {
+            ctx.check_read(f).and_then(std::fs::metadata)
+        };
+        match md {
+            Ok(md) if md.is_file() => regular_total += md.len(),
+            Ok(_) => min_width = 7,
+            Err(_) => {}
+        }
+    }
+    let mut width = 1;
+    while regular_total >= 10 {
+        regular_total /= 10;
+        width += 1;
+    }
+    width.max(min_width)
+}
+
+fn print(
+    out: &mut impl Write,
+    c: &Counts,
+    w: Which,
+    width: usize,
+    label: Option<&str>,
+) -> io::Result<()> {
+    let mut line = String::new();
+    let vals = [
+        (w.lines, c.lines),
+        (w.words, c.words),
+        (w.chars, c.bytes),
+        (w.bytes, c.bytes),
+        (w.max_len, c.max_len),
+    ];
+    for (on, v) in vals {
+        if on {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&format!("{v:>width$}"));
+        }
+    }
+    if let Some(l) = label {
+        line.push(' ');
+        line.push_str(l);
+    }
+    line.push('\n');
+    out.write_all(line.as_bytes())
+}
+
+fn count(input: &mut Input<'_>, w: Which, c: &mut Counts) -> Result<(), Failure> {
+    // Only the byte count: a regular file's size answers it.
+    if !(w.lines || w.words || w.max_len)
+        && let Some(f) = input.file()
+        && let Ok(md) = f.metadata()
+        && md.is_file()
+        && md.len() > 0
+    {
+        c.bytes = md.len();
+        return Ok(());
+    }
+    let mut buf = vec![0u8; BUF * 2];
+    let slow = w.words || w.max_len;
+    let mut in_word = false;
+    let mut pos: u64 = 0;
+    loop {
+        let got = read_some(input, &mut buf)?;
+        if got == 0 {
+            break;
+        }
+        let chunk = &buf[..got];
+        c.bytes += got as u64;
+        if !slow {
+            c.lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+            continue;
+        }
+        if w.max_len {
+            for &b in chunk {
+                match b {
+                    b'\n' | b'\r' | 0x0c => {
+                        c.max_len = c.max_len.max(pos);
+                        pos = 0;
+                    }
+                    b'\t' => pos += 8 - pos % 8,
+                    0x20..=0x7e => pos += 1,
+                    _ => {}
+                }
+            }
+        }
+        c.lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+        if w.words {
+            for &b in chunk {
+                match CLASS[usize::from(b)] {
+                    WORD => {
+                        c.words += u64::from(!in_word);
+                        in_word = true;
+                    }
+                    SPACE => in_word = false,
+                    _ => {}
+                }
+            }
+        }
+    }
+    c.max_len = c.max_len.max(pos);
+    Ok(())
+}
