@@ -1,0 +1,139 @@
+//! Path canonicalization for `realpath` and `readlink -f/-e/-m`: resolve `.`,
+//! `..` and symlinks component by component, with GNU's three existence modes.
+
+use crate::common::bpath;
+use safesh_utils::UtilCtx;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+/// How much of the path must exist.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Every component (`-e`).
+    All,
+    /// All but the last (`-f`, realpath's default).
+    AllButLast,
+    /// None (`-m`).
+    Nothing,
+}
+
+fn split(p: &[u8]) -> Vec<Vec<u8>> {
+    p.split(|&c| c == b'/')
+        .filter(|c| !c.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// Canonicalizes `p` relative to the working directory; `resolve` false skips
+/// symlink resolution (`realpath -s`).
+pub fn canonicalize(
+    ctx: &UtilCtx<'_>,
+    p: &str,
+    need: Need,
+    resolve: bool,
+) -> std::io::Result<Vec<u8>> {
+    if p.is_empty() {
+        return Err(std::io::ErrorKind::NotFound.into());
+    }
+    let start = if p.starts_with('/') {
+        Vec::new()
+    } else {
+        split(ctx.cwd.as_os_str().as_bytes())
+    };
+    let mut done: Vec<Vec<u8>> = start;
+    let mut todo: Vec<Vec<u8>> = split(p.as_bytes());
+    todo.reverse();
+    let mut links = 0;
+    while let Some(c) = todo.pop() {
+        if c == b"." {
+            continue;
+        }
+        if c == b".." {
+            done.pop();
+            continue;
+        }
+        done.push(c);
+        let cur = to_path(&done);
+        let last = todo.is_empty();
+        if ctx.check_read(&cur).is_err() {
+            return Err(std::io::ErrorKind::PermissionDenied.into());
+        }
+        match std::fs::symlink_metadata(&cur) {
+            Ok(m) if m.file_type().is_symlink() && resolve => {
+                links += 1;
+                if links > 40 {
+                    return Err(std::io::Error::from_raw_os_error(libc::ELOOP));
+                }
+                let target = std::fs::read_link(&cur)?;
+                let tb = target.as_os_str().as_bytes();
+                done.pop();
+                if tb.starts_with(b"/") {
+                    done.clear();
+                }
+                let mut parts = split(tb);
+                parts.reverse();
+                todo.extend(parts);
+            }
+            Ok(m) => {
+                if !last && !m.is_dir() {
+                    if need == Need::Nothing {
+                        continue;
+                    }
+                    return Err(std::io::Error::from_raw_os_error(libc::ENOTDIR));
+                }
+            }
+            Err(e) => {
+                let ok = match need {
+                    Need::Nothing => true,
+                    Need::AllButLast => last,
+                    Need::All => false,
+                };
+                if !ok {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for c in &done {
+        out.push(b'/');
+        out.extend_from_slice(c);
+    }
+    if out.is_empty() {
+        out.push(b'/');
+    }
+    Ok(out)
+}
+
+fn to_path(parts: &[Vec<u8>]) -> PathBuf {
+    let mut v = Vec::new();
+    for c in parts {
+        v.push(b'/');
+        v.extend_from_slice(c);
+    }
+    bpath(&v)
+}
+
+/// `path` relative to `base` (both canonical, absolute).
+pub fn relative(path: &[u8], base: &[u8]) -> Vec<u8> {
+    let a = split(path);
+    let b = split(base);
+    let common = a.iter().zip(b.iter()).take_while(|(x, y)| x == y).count();
+    let mut out: Vec<u8> = Vec::new();
+    for _ in common..b.len() {
+        if !out.is_empty() {
+            out.push(b'/');
+        }
+        out.extend_from_slice(b"..");
+    }
+    for c in a.iter().skip(common) {
+        if !out.is_empty() {
+            out.push(b'/');
+        }
+        out.extend_from_slice(c);
+    }
+    if out.is_empty() {
+        out.push(b'.');
+    }
+    out
+}
