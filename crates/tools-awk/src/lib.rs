@@ -1,6 +1,216 @@
-//! In-process utilities: FAMILY DESCRIPTION.
+//! In-process `awk`, faithful to mawk 1.3.4: a lexer, a parser to a syntax tree,
+//! and a tree-walking interpreter over byte strings.
+//!
+//! Running commands from awk (`system()`, `cmd | getline`, `print | cmd`) is refused
+//! when the program is parsed, before any output, with status 2.
 
-use safesh_utils::UtilFn;
+pub mod analysis;
+pub mod array;
+pub mod ast;
+mod builtins;
+mod exec;
+pub mod fields;
+pub mod format;
+mod input;
+pub mod interp;
+pub mod io;
+pub mod lexer;
+mod output;
+pub mod parser;
+pub mod regex;
+pub mod value;
+
+use safesh_utils::{UtilCtx, UtilFn, UtilResult};
 
 /// The utilities of this crate, by name.
-pub static UTILS: &[(&str, UtilFn)] = &[];
+pub static UTILS: &[(&str, UtilFn)] = &[("awk", awk)];
+
+const USAGE: &str = "usage: awk [-F value] [-v var=value] [--] 'program text' [file ...]\n       awk [-F value] [-v var=value] [-f program-file] [--] [file ...]\n";
+
+/// Stack size of the interpreter thread: deep awk recursion must not overflow.
+const STACK: usize = 256 * 1024 * 1024;
+
+/// A pointer that may cross to the interpreter thread.
+struct SendPtr<T>(T);
+// SAFETY: the pointee is only used by the spawned thread while the spawning thread
+// is blocked joining it, so there is never concurrent access.
+unsafe impl<T> Send for SendPtr<T> {}
+
+/// `awk`: runs an awk program (mawk 1.3.4 dialect).
+pub fn awk(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    let ptr = SendPtr(ctx as *mut UtilCtx<'_> as usize);
+    let r = std::thread::scope(|s| {
+        let h = std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn_scoped(s, move || {
+                let p = ptr;
+                // SAFETY: see SendPtr; `ctx` outlives the scope and is not touched
+                // by the caller until the thread is joined.
+                let ctx = unsafe { &mut *(p.0 as *mut UtilCtx<'_>) };
+                awk_main(ctx)
+            });
+        match h {
+            Ok(h) => Some(h.join()),
+            Err(_) => None,
+        }
+    });
+    match r {
+        Some(Ok(r)) => r,
+        Some(Err(_)) => {
+            let _ = ctx.stderr.write_all(b"awk: internal error\n");
+            Ok(2)
+        }
+        None => awk_main(ctx),
+    }
+}
+
+/// True for `name=value` with a valid awk identifier.
+fn is_assignment(s: &str) -> bool {
+    match s.split_once('=') {
+        Some((name, _)) => {
+            let mut b = name.bytes();
+            b.next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+                && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        }
+        None => false,
+    }
+}
+
+fn err(ctx: &mut UtilCtx<'_>, msg: &str) -> UtilResult {
+    let _ = writeln!(ctx.stderr, "awk: {msg}");
+    Ok(2)
+}
+
+fn awk_main(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    let args: Vec<String> = ctx.args().to_vec();
+    let mut fs: Option<String> = None;
+    let mut assigns: Vec<String> = Vec::new();
+    let mut progfiles: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if !a.starts_with('-') || a == "-" {
+            break;
+        }
+        let (opt, rest) = a.split_at(2.min(a.len()));
+        let value = |i: &mut usize| -> Option<String> {
+            if !rest.is_empty() {
+                Some(rest.to_string())
+            } else {
+                *i += 1;
+                args.get(*i).cloned()
+            }
+        };
+        match opt {
+            "-F" => match value(&mut i) {
+                Some(v) => fs = Some(v),
+                None => return err(ctx, "option requires an argument -- F"),
+            },
+            "-v" => match value(&mut i) {
+                Some(v) if is_assignment(&v) => assigns.push(v),
+                Some(v) => return err(ctx, &format!("improper assignment: -v {v}")),
+                None => return err(ctx, "option requires an argument -- v"),
+            },
+            "-f" => match value(&mut i) {
+                Some(v) => progfiles.push(v),
+                None => return err(ctx, "option requires an argument -- f"),
+            },
+            "-W" => {
+                let v = value(&mut i).unwrap_or_default();
+                if v.starts_with('v') {
+                    let _ = ctx.stdout.write_all(
+                        b"mawk 1.3.4 20200120\nCopyright 2008-2019,2020, Thomas E. Dickey\nCopyright 1991-1996,2014, Michael D. Brennan\n\n",
+                    );
+                    return Ok(0);
+                }
+            }
+            _ => {
+                let _ = writeln!(ctx.stderr, "awk: not an option: {a}");
+                let _ = ctx.stderr.write_all(USAGE.as_bytes());
+                return Ok(2);
+            }
+        }
+        i += 1;
+    }
+    let src: Vec<u8> = if progfiles.is_empty() {
+        match args.get(i) {
+            Some(p) => {
+                i += 1;
+                p.as_bytes().to_vec()
+            }
+            None => {
+                // mawk prints its usage and succeeds.
+                let _ = ctx.stderr.write_all(USAGE.as_bytes());
+                return Ok(0);
+            }
+        }
+    } else {
+        let mut s = Vec::new();
+        for f in &progfiles {
+            let data = if f == "-" || f == "/dev/stdin" {
+                let mut v = Vec::new();
+                let _ = std::io::Read::read_to_end(ctx.stdin, &mut v);
+                Ok(v)
+            } else {
+                ctx.read_file(f)
+            };
+            match data {
+                Ok(d) => {
+                    s.extend_from_slice(&d);
+                    s.push(b'\n');
+                }
+                Err(e) => {
+                    let m = safesh_utils::io_error_text(&e);
+                    return err(ctx, &format!("couldn't open file {f} ({m})"));
+                }
+            }
+        }
+        s
+    };
+    let prog = match parser::parse(&src) {
+        Ok(p) => p,
+        Err(parser::ParseError::Syntax(m)) => return err(ctx, &m),
+        Err(parser::ParseError::Refused(m)) => return err(ctx, &m),
+    };
+    let mut argv = vec!["awk".to_string()];
+    argv.extend(args[i..].iter().cloned());
+    let mut it = match interp::Interp::new(ctx, prog) {
+        Ok(it) => it,
+        Err(m) => {
+            let _ = writeln!(ctx.stderr, "awk: {m}");
+            return Ok(2);
+        }
+    };
+    it.set_argv(&argv);
+    if let Some(f) = fs {
+        let v = lexer::unescape(f.as_bytes());
+        if let Err(e) = it.set_var(
+            ast::Var::Global(interp::slot::FS),
+            value::Value::Str(v.into()),
+        ) {
+            return Ok(report(&mut it, e));
+        }
+    }
+    for a in &assigns {
+        let Some((name, val)) = a.split_once('=') else {
+            let _ = writeln!(it.ctx.stderr, "awk: improper assignment: -v {a}");
+            return Ok(2);
+        };
+        if let Err(e) = it.assign_operand(name, val.as_bytes()) {
+            return Ok(report(&mut it, e));
+        }
+    }
+    it.run()
+}
+
+fn report(it: &mut interp::Interp<'_, '_>, e: interp::Ctl) -> i32 {
+    if let interp::Ctl::Err(m) = e {
+        let _ = writeln!(it.ctx.stderr, "awk: {m}");
+    }
+    2
+}
