@@ -17,6 +17,7 @@
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::fmt;
+use std::sync::{Arc, LazyLock};
 
 /// One fact about a value: a principal, a place, a provenance mark.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -183,9 +184,9 @@ impl Integrity {
     }
 }
 
-/// The label of a value: confidentiality, integrity and where it came from.
+/// The parts of a label. [`Label`] derefs to this, so `label.origins` reads directly.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
-pub struct Label {
+pub struct LabelData {
     /// Who may read it.
     pub confidentiality: Confidentiality,
     /// Who vouches for it.
@@ -194,91 +195,139 @@ pub struct Label {
     pub origins: BTreeSet<Atom>,
 }
 
+/// The label of a value: confidentiality, integrity and where it came from.
+///
+/// A label is an immutable, shared value: cloning is a reference-count increment,
+/// and joining two equal labels (the common case inside a loop) allocates nothing.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Label(Arc<LabelData>);
+
+impl Serialize for Label {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl std::ops::Deref for Label {
+    type Target = LabelData;
+    fn deref(&self) -> &LabelData {
+        &self.0
+    }
+}
+
+impl Default for Label {
+    fn default() -> Self {
+        Label::empty()
+    }
+}
+
+static EMPTY: LazyLock<Label> = LazyLock::new(|| Label(Arc::new(LabelData::default())));
+static AGENT: LazyLock<Label> = LazyLock::new(|| {
+    Label::new(
+        Confidentiality::public(),
+        Integrity::single(Atom::Agent),
+        BTreeSet::from([Atom::Agent]),
+    )
+});
+
 impl Label {
+    /// A label from its parts.
+    pub fn new(confidentiality: Confidentiality, integrity: Integrity, origins: BTreeSet<Atom>) -> Self {
+        Label(Arc::new(LabelData {
+            confidentiality,
+            integrity,
+            origins,
+        }))
+    }
+
     /// The neutral label: public, untainted, from nowhere. `x.join(&empty) == x`.
     pub fn empty() -> Self {
-        Label::default()
+        EMPTY.clone()
+    }
+
+    /// True for the neutral label.
+    pub fn is_empty(&self) -> bool {
+        Arc::ptr_eq(&self.0, &EMPTY.0)
+            || (self.confidentiality.0.is_empty()
+                && self.integrity == Integrity::Top
+                && self.origins.is_empty())
     }
 
     /// Public, with no integrity and no provenance (the seed's `bottom()`).
     pub fn bottom() -> Self {
-        Label {
-            confidentiality: Confidentiality::public(),
-            integrity: Integrity::none(),
-            origins: BTreeSet::new(),
-        }
+        Label::new(Confidentiality::public(), Integrity::none(), BTreeSet::new())
     }
 
     /// Text the agent wrote in its script: public, vouched for by the agent.
     pub fn agent() -> Self {
-        Label {
-            confidentiality: Confidentiality::public(),
-            integrity: Integrity::single(Atom::Agent),
-            origins: BTreeSet::from([Atom::Agent]),
-        }
+        AGENT.clone()
     }
 
     /// Input from the human user: public, vouched for by the user.
     pub fn user_input() -> Self {
-        Label {
-            confidentiality: Confidentiality::public(),
-            integrity: Integrity::single(Atom::User),
-            origins: BTreeSet::from([Atom::User]),
-        }
+        Label::new(
+            Confidentiality::public(),
+            Integrity::single(Atom::User),
+            BTreeSet::from([Atom::User]),
+        )
+    }
+
+    fn single_origin(atom: Atom) -> Self {
+        Label::new(
+            Confidentiality::public(),
+            Integrity::single(atom.clone()),
+            BTreeSet::from([atom]),
+        )
     }
 
     /// Bytes read from the file at `path` (classification rules may add secrecy).
     pub fn from_file(path: impl Into<String>) -> Self {
-        let atom = Atom::File(path.into());
-        Label {
-            confidentiality: Confidentiality::public(),
-            integrity: Integrity::single(atom.clone()),
-            origins: BTreeSet::from([atom]),
-        }
+        Label::single_origin(Atom::File(path.into()))
     }
 
     /// Bytes received from `host`: untrusted, tagged with the host.
     pub fn from_network(host: impl Into<String>) -> Self {
-        let atom = Atom::Network(host.into());
-        Label {
-            confidentiality: Confidentiality::public(),
-            integrity: Integrity::single(atom.clone()),
-            origins: BTreeSet::from([atom]),
-        }
+        Label::single_origin(Atom::Network(host.into()))
+    }
+
+    /// A value taken from environment variable `name`.
+    pub fn from_env(name: impl Into<String>) -> Self {
+        Label::single_origin(Atom::Env(name.into()))
     }
 
     /// Output of an LLM: untrusted.
     pub fn llm_generated(model: impl Into<String>) -> Self {
-        let atom = Atom::LlmGenerated(model.into());
-        Label {
-            confidentiality: Confidentiality::public(),
-            integrity: Integrity::single(atom.clone()),
-            origins: BTreeSet::from([atom]),
-        }
+        Label::single_origin(Atom::LlmGenerated(model.into()))
     }
 
     /// A secret of class `name`: readable only by holders of `Secret(name)`.
     pub fn secret(name: impl Into<String>) -> Self {
         let atom = Atom::Secret(name.into());
-        Label {
-            confidentiality: Confidentiality(BTreeSet::from([Clause::single(atom)])),
-            integrity: Integrity::Top,
-            origins: BTreeSet::new(),
-        }
+        Label::new(
+            Confidentiality(BTreeSet::from([Clause::single(atom)])),
+            Integrity::Top,
+            BTreeSet::new(),
+        )
     }
 
     /// Least upper bound: the label of data derived from both.
     pub fn join(&self, other: &Label) -> Label {
-        Label {
-            confidentiality: self.confidentiality.join(&other.confidentiality),
-            integrity: self.integrity.join(&other.integrity),
-            origins: self.origins.union(&other.origins).cloned().collect(),
+        if Arc::ptr_eq(&self.0, &other.0) || other.is_empty() {
+            return self.clone();
         }
+        if self.is_empty() || self.0 == other.0 {
+            return other.clone();
+        }
+        Label::new(
+            self.confidentiality.join(&other.confidentiality),
+            self.integrity.join(&other.integrity),
+            self.origins.union(&other.origins).cloned().collect(),
+        )
     }
 
     /// Join `other` into `self` in place.
     pub fn join_assign(&mut self, other: &Label) {
-        if other == &Label::empty() || self == other {
+        if Arc::ptr_eq(&self.0, &other.0) || other.is_empty() {
             return;
         }
         *self = self.join(other);
@@ -286,11 +335,11 @@ impl Label {
 
     /// Greatest lower bound.
     pub fn meet(&self, other: &Label) -> Label {
-        Label {
-            confidentiality: self.confidentiality.meet(&other.confidentiality),
-            integrity: self.integrity.meet(&other.integrity),
-            origins: self.origins.intersection(&other.origins).cloned().collect(),
-        }
+        Label::new(
+            self.confidentiality.meet(&other.confidentiality),
+            self.integrity.meet(&other.integrity),
+            self.origins.intersection(&other.origins).cloned().collect(),
+        )
     }
 
     /// Join of many labels (`empty()` for none).
@@ -302,11 +351,11 @@ impl Label {
 
     /// Add integrity atoms (an endorsement by a check or a human).
     pub fn endorse(&self, atoms: impl IntoIterator<Item = Atom>) -> Label {
-        let mut out = self.clone();
-        if let Integrity::Atoms(set) = &mut out.integrity {
+        let mut data = (*self.0).clone();
+        if let Integrity::Atoms(set) = &mut data.integrity {
             set.extend(atoms);
         }
-        out
+        Label(Arc::new(data))
     }
 
     /// Data labeled `self` may flow to a sink labeled `other`: confidentiality may

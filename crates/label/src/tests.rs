@@ -45,11 +45,7 @@ fn integrity() -> impl Strategy<Value = Integrity> {
 
 fn label() -> impl Strategy<Value = Label> {
     (confidentiality(), integrity(), btree_set(atom(), 0..4)).prop_map(
-        |(confidentiality, integrity, origins)| Label {
-            confidentiality,
-            integrity,
-            origins,
-        },
+        |(confidentiality, integrity, origins)| Label::new(confidentiality, integrity, origins),
     )
 }
 

@@ -36,6 +36,13 @@ struct FieldBuf {
 
 impl FieldBuf {
     fn push_quoted(&mut self, s: &str) {
+        if s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b' ' || b == b'_' || b == b'-') {
+            // Nothing to escape: the common case.
+            self.regex.push_str(s);
+            self.pattern.push_str(s);
+            self.text.push_str(s);
+            return;
+        }
         self.regex.push_str(&regex::escape(s));
         for c in s.chars() {
             if matches!(c, '*' | '?' | '[' | ']' | '\\') {
@@ -98,6 +105,9 @@ impl Acc {
     /// Literal unquoted text from the script (globs active, no splitting).
     fn literal(&mut self, s: &str, label: &Label) {
         self.apply_pending();
+        self.cur.text.reserve(s.len());
+        self.cur.pattern.reserve(s.len());
+        self.cur.regex.reserve(s.len());
         for c in s.chars() {
             self.cur.push_unquoted_char(c);
         }
@@ -183,7 +193,7 @@ impl Shell {
             self.expand_pieces(&pieces, &mut acc, false)?;
             for f in acc.done() {
                 self.check_size(f.text.len())?;
-                if f.glob && !self.opts.noglob {
+                if f.glob && !self.opts.noglob && super::pattern::has_glob(&f.pattern) {
                     let matches = super::pattern::glob(&self.cwd, &f.pattern);
                     if !matches.is_empty() {
                         for m in matches {

@@ -25,6 +25,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 pub(crate) use vars::{Value, Var, Vars};
 
+/// A hash map with a fast (non-cryptographic) hasher, for interpreter lookups.
+pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// How execution leaves the normal sequence.
 #[derive(Debug)]
 pub(crate) enum Stop {
@@ -97,8 +100,8 @@ pub(crate) struct Shared {
     pub limits: Limits,
     pub commands: AtomicU64,
     pub loop_iterations: AtomicU64,
-    pub word_cache: Mutex<HashMap<String, Arc<Vec<safesh_syntax::WordPieceWithSource>>>>,
-    pub script_cache: Mutex<HashMap<String, safesh_syntax::Script>>,
+    pub word_cache: Mutex<FastMap<String, Arc<Vec<safesh_syntax::WordPieceWithSource>>>>,
+    pub script_cache: Mutex<FastMap<String, safesh_syntax::Script>>,
     pub next_job: AtomicU64,
     pub pid: u32,
     /// The first refusal raised by any stage, so a pipeline stops as a whole.
@@ -136,7 +139,7 @@ pub(crate) enum Fd {
 #[derive(Clone)]
 pub(crate) struct Shell {
     pub vars: Vars,
-    pub funcs: HashMap<String, Arc<ast::FunctionDefinition>>,
+    pub funcs: FastMap<String, Arc<ast::FunctionDefinition>>,
     pub positional: Vec<String>,
     pub positional_label: Label,
     pub arg0: String,
@@ -184,7 +187,7 @@ impl Shell {
         fds.insert(2, Fd::Out(Sink::new(SinkKind::Stderr)));
         let mut sh = Shell {
             vars,
-            funcs: HashMap::new(),
+            funcs: FastMap::default(),
             positional: Vec::new(),
             positional_label: Label::agent(),
             arg0: "safesh".to_string(),
@@ -199,8 +202,8 @@ impl Shell {
                 limits,
                 commands: AtomicU64::new(0),
                 loop_iterations: AtomicU64::new(0),
-                word_cache: Mutex::new(HashMap::new()),
-                script_cache: Mutex::new(HashMap::new()),
+                word_cache: Mutex::new(FastMap::default()),
+                script_cache: Mutex::new(FastMap::default()),
                 next_job: AtomicU64::new(1),
                 pid: std::process::id(),
                 refusal: Mutex::new(None),
@@ -410,22 +413,6 @@ impl Shell {
             if let Some(h) = j.handle.take() {
                 self.last_status = h.join().unwrap_or(1);
             }
-        }
-    }
-}
-
-/// Labels for values that come from the environment.
-trait EnvLabel {
-    fn from_env(name: &str) -> Label;
-}
-
-impl EnvLabel for Label {
-    fn from_env(name: &str) -> Label {
-        let atom = safesh_label::Atom::Env(name.to_string());
-        Label {
-            confidentiality: safesh_label::Confidentiality::public(),
-            integrity: safesh_label::Integrity::single(atom.clone()),
-            origins: [atom].into_iter().collect(),
         }
     }
 }

@@ -4,13 +4,14 @@ use regex::Regex;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
+use std::rc::Rc;
 
 thread_local! {
-    static CACHE: RefCell<HashMap<(String, bool), Option<Regex>>> = RefCell::new(HashMap::new());
+    static CACHE: RefCell<HashMap<(String, bool), Option<Rc<Regex>>>> = RefCell::new(HashMap::new());
 }
 
 /// Compiles a shell pattern to an anchored regex (cached per thread).
-fn compile(pattern: &str, icase: bool) -> Option<Regex> {
+fn compile(pattern: &str, icase: bool) -> Option<Rc<Regex>> {
     let key = (pattern.to_string(), icase);
     if let Some(r) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return r;
@@ -20,7 +21,7 @@ fn compile(pattern: &str, icase: bool) -> Option<Regex> {
         .and_then(|r| r.ok())
         .and_then(|body| {
             let flags = if icase { "(?si)" } else { "(?s)" };
-            Regex::new(&format!("{flags}^(?:{body})$")).ok()
+            Regex::new(&format!("{flags}^(?:{body})$")).ok().map(Rc::new)
         });
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
@@ -57,15 +58,19 @@ pub(crate) fn unescape(p: &str) -> String {
     out
 }
 
-/// True if the pattern has an unescaped glob character.
+/// True if the pattern has an unescaped glob character (`[` only when a `]`
+/// closes it, as bash decides: a lone `[` is an ordinary character).
 pub(crate) fn has_glob(p: &str) -> bool {
     let mut esc = false;
-    for c in p.chars() {
+    let chars: Vec<char> = p.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
         if esc {
             esc = false;
         } else if c == '\\' {
             esc = true;
-        } else if matches!(c, '*' | '?' | '[') {
+        } else if matches!(c, '*' | '?') {
+            return true;
+        } else if c == '[' && chars[i + 1..].iter().skip(1).any(|&d| d == ']') {
             return true;
         }
     }

@@ -2,7 +2,7 @@
 //! dynamic scoping for `local` (a local saves the outer value and restores it on return).
 
 use safesh_label::Label;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// A variable's value.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +49,7 @@ impl Var {
 /// All variables of a shell.
 #[derive(Debug, Clone, Default)]
 pub struct Vars {
-    map: HashMap<String, Var>,
+    map: super::FastMap<String, Var>,
     /// One frame per active function call: the outer values `local` displaced.
     frames: Vec<Vec<(String, Option<Var>)>>,
 }
