@@ -1,0 +1,180 @@
+//! Compiling a jq program with jaq and the run-time data its native filters see
+//! (the shared input stream and a buffer for messages to stderr).
+
+use crate::read::{ParseError, Reader};
+use crate::val::Val;
+use jaq_core::data::HasLut;
+use jaq_core::load::{Arena, File, Loader};
+use jaq_core::{Compiler, DataT, Lut};
+use std::cell::RefCell;
+
+/// The data kind our filters run on.
+pub struct Jq;
+
+impl DataT for Jq {
+    type V<'a> = Val;
+    type Data<'a> = &'a Env<'a>;
+}
+
+/// What native filters can reach while a program runs.
+pub struct Env<'a> {
+    /// The compiled program's lookup table.
+    pub lut: &'a Lut<Jq>,
+    /// The input stream shared by the main loop and `input`/`inputs`.
+    pub inputs: &'a RefCell<Inputs>,
+    /// Text written by `debug`, `stderr`, `halt_error`, flushed by the main loop.
+    pub stderr: &'a RefCell<Vec<u8>>,
+    /// The shell, asked now and then whether the script was cancelled.
+    pub host: &'a dyn safesh_utils::Host,
+    /// Counts loop steps between cancellation checks.
+    pub ticks: std::cell::Cell<u32>,
+}
+
+impl Env<'_> {
+    /// Counts one loop step; true when the script has been cancelled (checked
+    /// every 1024 steps).
+    pub fn tick(&self) -> bool {
+        let t = self.ticks.get().wrapping_add(1);
+        self.ticks.set(t);
+        t.is_multiple_of(1024) && self.host.cancelled()
+    }
+}
+
+impl<'a> HasLut<'a, Jq> for &'a Env<'a> {
+    fn lut(&self) -> &'a Lut<Jq> {
+        self.lut
+    }
+}
+
+/// Where input values come from.
+pub enum Source {
+    /// JSON texts.
+    Json(Reader),
+    /// Lines of raw text (`-R`): the data and the read position.
+    Lines(Vec<u8>, usize),
+    /// Values already prepared (`-s`), handed out once each.
+    Ready(std::vec::IntoIter<Val>),
+}
+
+/// The input stream.
+pub struct Inputs {
+    /// The source.
+    pub source: Source,
+    /// The parse error that ended the stream, if any.
+    pub error: Option<ParseError>,
+    /// Where each input file ends in the data, and its name (`<stdin>` for stdin).
+    pub files: Vec<(usize, String)>,
+}
+
+impl Inputs {
+    /// The next input: a value, a parse error message, or `None` at the end.
+    pub fn next_input(&mut self) -> Option<Result<Val, String>> {
+        match &mut self.source {
+            Source::Json(r) => match r.next_value()? {
+                Ok(v) => Some(Ok(v)),
+                Err(e) => {
+                    let msg = e.to_string();
+                    self.error = Some(e);
+                    Some(Err(msg))
+                }
+            },
+            Source::Lines(data, pos) => {
+                let rest = data.get(*pos..).filter(|r| !r.is_empty())?;
+                let (line, used) = match rest.iter().position(|&b| b == b'\n') {
+                    Some(i) => (&rest[..i], i + 1),
+                    None => (rest, rest.len()),
+                };
+                let v = Val::from(String::from_utf8_lossy(line).into_owned());
+                *pos += used;
+                Some(Ok(v))
+            }
+            Source::Ready(it) => it.next().map(Ok),
+        }
+    }
+
+    /// The name of the file the last input came from (`input_filename`).
+    pub fn filename(&self) -> Option<&str> {
+        let pos = match &self.source {
+            Source::Json(r) => r.pos(),
+            Source::Lines(_, pos) => *pos,
+            Source::Ready(_) => usize::MAX,
+        };
+        if pos == 0 {
+            return None;
+        }
+        let at = pos.saturating_sub(1);
+        self.files
+            .iter()
+            .find(|(end, _)| at < *end)
+            .or(self.files.last())
+            .map(|(_, n)| n.as_str())
+    }
+
+    /// The current line, for error locations.
+    pub fn line(&self) -> usize {
+        match &self.source {
+            Source::Json(r) => r.line(),
+            Source::Lines(data, pos) => data
+                .get(..*pos)
+                .map_or(0, |d| d.iter().filter(|&&b| b == b'\n').count()),
+            Source::Ready(_) => 0,
+        }
+    }
+}
+
+/// A compiled program.
+pub type Program = jaq_core::Filter<Jq>;
+
+/// Names of the global variables, in the order their values are given.
+pub const FIXED_GLOBALS: &[&str] = &["$ENV", "$__loc__", "$ARGS"];
+
+/// Compiles `code` with the given extra global variable names (`$name` of
+/// `--arg`). On failure returns jq's error text (without the trailing count line)
+/// and the number of errors.
+pub fn compile(code: &str, named: &[String]) -> Result<Program, (String, usize)> {
+    let defs = jaq_core::defs()
+        .chain(jaq_std::defs())
+        .chain(jaq_json::defs())
+        .chain(crate::natives::defs());
+    let replaced = ["env", "input", "inputs"];
+    let funs = jaq_core::funs::<Jq>()
+        .chain(jaq_std::funs::<Jq>().filter(move |(n, ..)| !replaced.contains(n)))
+        .chain(crate::natives::funs());
+    let loader = Loader::new(defs);
+    let arena = Arena::default();
+    let modules = loader
+        .load(&arena, File {
+                code,
+                path: (),
+            })
+        .map_err(|errs| {
+            let n = errs.len().max(1);
+            let msg = format!(
+                "jq: error: syntax error, unexpected INVALID_CHARACTER (Unix shell quoting issues?) at <top-level>, line 1:\n{code}\n"
+            );
+            (msg, n)
+        })?;
+    let mut globals: Vec<&str> = FIXED_GLOBALS.to_vec();
+    globals.extend(named.iter().map(String::as_str));
+    Compiler::default()
+        .with_funs(funs)
+        .with_global_vars(globals)
+        .compile(modules)
+        .map_err(|errs| {
+            let mut msg = String::new();
+            let mut n = 0;
+            for (_file, undefs) in errs {
+                for (name, undef) in undefs {
+                    n += 1;
+                    let what = match undef {
+                        jaq_core::compile::Undefined::Filter(arity) => format!("{name}/{arity}"),
+                        _ => name.to_string(),
+                    };
+                    msg.push_str(&format!(
+                        "jq: error: {what} is not defined at <top-level>, line 1:\n{code}\n"
+                    ));
+                }
+            }
+            (msg, n.max(1))
+        })
+}

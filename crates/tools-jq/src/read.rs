@@ -1,0 +1,396 @@
+//! A JSON text-stream reader with jq 1.6's leniency and error messages: values
+//! may follow each other without separators, literals are scanned as tokens, and
+//! every number becomes a double (big integers lose precision as in jq 1.6).
+
+use crate::val::Val;
+
+/// jq 1.6 refuses deeper nesting.
+const MAX_DEPTH: usize = 256;
+
+/// Converts a double to a value.
+pub fn num_val(f: f64) -> Val {
+    Val::Num(f)
+}
+
+/// Parses a number the way jq's literal scanner does; `None` when invalid.
+pub fn parse_number(tok: &[u8]) -> Option<f64> {
+    let s = std::str::from_utf8(tok).ok()?;
+    let valid = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+        && s.bytes().any(|b| b.is_ascii_digit());
+    if !valid {
+        return None;
+    }
+    s.parse::<f64>().ok()
+}
+
+/// A stream of JSON values over an in-memory text.
+pub struct Reader {
+    data: Vec<u8>,
+    pos: usize,
+    line: usize,
+    line_start: usize,
+    failed: bool,
+}
+
+/// A parse error: jq's message and the position where it was noticed.
+#[derive(Debug, Clone)]
+pub struct ParseError {
+    /// What went wrong (`Invalid numeric literal`).
+    pub msg: String,
+    /// 1-based line.
+    pub line: usize,
+    /// Bytes consumed on that line.
+    pub col: usize,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at line {}, column {}", self.msg, self.line, self.col)
+    }
+}
+
+fn is_structural(b: u8) -> bool {
+    matches!(b, b'[' | b']' | b'{' | b'}' | b',' | b':' | b'"')
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+impl Reader {
+    /// A reader over `data`.
+    pub fn new(data: Vec<u8>) -> Self {
+        Reader {
+            data,
+            pos: 0,
+            line: 1,
+            line_start: 0,
+            failed: false,
+        }
+    }
+
+    /// How many bytes have been consumed.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// The text not consumed yet.
+    pub fn rest(&self) -> &[u8] {
+        self.data.get(self.pos..).unwrap_or(&[])
+    }
+
+    /// The current line number (for `jq: error (at <stdin>:N)`).
+    pub fn line(&self) -> usize {
+        // jq counts the newlines it has consumed so far.
+        self.line - 1
+    }
+
+    fn err(&self, msg: &str) -> ParseError {
+        ParseError {
+            msg: msg.to_string(),
+            line: self.line,
+            col: self.pos - self.line_start,
+        }
+    }
+
+    fn bump(&mut self) -> Option<u8> {
+        let b = *self.data.get(self.pos)?;
+        self.pos += 1;
+        if b == b'\n' {
+            self.line += 1;
+            self.line_start = self.pos;
+        }
+        Some(b)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.data.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b) = self.peek() {
+            if !is_ws(b) {
+                break;
+            }
+            self.bump();
+        }
+    }
+
+    /// The next value, an error (after which the stream ends), or `None` at the end.
+    pub fn next_value(&mut self) -> Option<Result<Val, ParseError>> {
+        if self.failed {
+            return None;
+        }
+        self.skip_ws();
+        let first = self.peek()?;
+        let mut r = self.value(0);
+        // jq only emits a top-level literal once the next token is known to be
+        // acceptable; a stray `,` `]` `}` `:` right after it is an error instead.
+        if r.is_ok()
+            && !matches!(first, b'[' | b'{' | b'"')
+            && matches!(self.peek(), Some(b',' | b']' | b'}' | b':'))
+        {
+            r = self.value(0);
+        }
+        if r.is_err() {
+            self.failed = true;
+        } else {
+            // Consume the rest of the line's whitespace, as jq's line count reflects.
+            while let Some(b) = self.peek() {
+                if b == b' ' || b == b'\t' || b == b'\r' {
+                    self.bump();
+                } else {
+                    if b == b'\n' {
+                        self.bump();
+                    }
+                    break;
+                }
+            }
+        }
+        Some(r)
+    }
+
+    fn eof_err(&self) -> ParseError {
+        self.err("Unfinished JSON term at EOF")
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Val, ParseError> {
+        self.skip_ws();
+        let Some(b) = self.peek() else {
+            return Err(self.eof_err());
+        };
+        match b {
+            b'[' | b'{' => {
+                self.bump();
+                if depth >= MAX_DEPTH {
+                    return Err(self.err("Exceeds depth limit for parsing"));
+                }
+                if b == b'[' {
+                    self.array(depth + 1)
+                } else {
+                    self.object(depth + 1)
+                }
+            }
+            b'"' => {
+                self.bump();
+                self.string().map(Val::from)
+            }
+            b']' | b'}' => {
+                self.bump();
+                Err(self.err(if b == b']' {
+                    "Unmatched ']'"
+                } else {
+                    "Unmatched '}'"
+                }))
+            }
+            b',' => {
+                self.bump();
+                Err(self.err("Expected value before ','"))
+            }
+            b':' => {
+                self.bump();
+                Err(self.err("':' not as part of an object"))
+            }
+            _ => self.literal(),
+        }
+    }
+
+    fn literal(&mut self) -> Result<Val, ParseError> {
+        let start = self.pos;
+        while let Some(b) = self.peek() {
+            if is_ws(b) || is_structural(b) {
+                break;
+            }
+            self.bump();
+        }
+        let tok = self.data[start..self.pos].to_vec();
+        let tok = tok.as_slice();
+        let v = match tok {
+            b"true" => Some(Val::Bool(true)),
+            b"false" => Some(Val::Bool(false)),
+            b"null" => Some(Val::Null),
+            _ => parse_number(tok).map(num_val),
+        };
+        match v {
+            Some(v) => Ok(v),
+            None => {
+                // jq notices the bad token when the next character arrives.
+                let at_eof = self.peek().is_none();
+                if !at_eof {
+                    self.bump();
+                }
+                let first = tok.first().copied().unwrap_or(b'0');
+                let msg = if matches!(first, b't' | b'f' | b'n') {
+                    "Invalid literal"
+                } else {
+                    "Invalid numeric literal"
+                };
+                if at_eof {
+                    Err(self.err(&format!("{msg} at EOF")))
+                } else {
+                    Err(self.err(msg))
+                }
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Val, ParseError> {
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.bump();
+            return Ok(Val::from_iter(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            self.skip_ws();
+            match self.bump() {
+                Some(b',') => continue,
+                Some(b']') => return Ok(Val::from_iter(items)),
+                Some(b'}') => return Err(self.err("Unmatched '}' in the middle of an array")),
+                Some(b':') => return Err(self.err("':' not as part of an object")),
+                Some(_) => return Err(self.err("Expected separator between values")),
+                None => return Err(self.eof_err()),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Val, ParseError> {
+        let mut map = crate::val::Map::default();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.bump();
+            return Ok(Val::obj(map));
+        }
+        loop {
+            self.skip_ws();
+            let key = match self.bump() {
+                Some(b'"') => self.string()?,
+                None => return Err(self.eof_err()),
+                Some(_) => return Err(self.err("Object keys must be strings")),
+            };
+            self.skip_ws();
+            match self.bump() {
+                Some(b':') => {}
+                None => return Err(self.eof_err()),
+                Some(_) => return Err(self.err("Objects must consist of key:value pairs")),
+            }
+            let v = self.value(depth)?;
+            map.insert(Val::from(key), v);
+            self.skip_ws();
+            match self.bump() {
+                Some(b',') => continue,
+                Some(b'}') => return Ok(Val::obj(map)),
+                Some(b']') => return Err(self.err("Unmatched ']' in the middle of an object")),
+                Some(_) => return Err(self.err("Expected separator between values")),
+                None => return Err(self.eof_err()),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let mut v = 0;
+        for _ in 0..4 {
+            let d = (self.peek()? as char).to_digit(16)?;
+            self.bump();
+            v = v * 16 + d;
+        }
+        Some(v)
+    }
+
+    fn string(&mut self) -> Result<String, ParseError> {
+        let mut buf: Vec<u8> = Vec::new();
+        let mut raw_control = false;
+        loop {
+            let Some(b) = self.bump() else {
+                return Err(self.err("Unfinished string at EOF"));
+            };
+            match b {
+                b'"' => {
+                    if raw_control {
+                        return Err(self.err(
+                            "Invalid string: control characters from U+0000 through U+001F must be escaped",
+                        ));
+                    }
+                    return Ok(String::from_utf8_lossy(&buf).into_owned());
+                }
+                b'\\' => {
+                    let Some(e) = self.bump() else {
+                        return Err(self.err("Unfinished string at EOF"));
+                    };
+                    let c = match e {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            let Some(hi) = self.hex4() else {
+                                return Err(self.err("Invalid \\uXXXX escape"));
+                            };
+                            self.surrogate(hi)?
+                        }
+                        _ => return Err(self.err("Invalid escape")),
+                    };
+                    let mut tmp = [0u8; 4];
+                    buf.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+                }
+                _ => {
+                    raw_control |= b < 0x20;
+                    buf.push(b)
+                }
+            }
+        }
+    }
+
+    /// Completes a `\uXXXX` escape, combining surrogate pairs.
+    fn surrogate(&mut self, hi: u32) -> Result<char, ParseError> {
+        if (0xD800..0xDC00).contains(&hi) {
+            let bad = |r: &Self| r.err("Invalid \\uXXXX\\uXXXX surrogate pair escape");
+            if self.data.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                return Err(bad(self));
+            }
+            self.pos += 2;
+            match self.hex4() {
+                Some(lo) if (0xDC00..0xE000).contains(&lo) => {
+                    let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    return Ok(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                }
+                _ => return Err(bad(self)),
+            }
+        }
+        Ok(char::from_u32(hi).unwrap_or('\u{FFFD}'))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(s: &str) -> Vec<Result<Val, String>> {
+        let mut r = Reader::new(s.as_bytes().to_vec());
+        std::iter::from_fn(|| r.next_value())
+            .map(|x| x.map_err(|e| e.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn stream_and_errors() {
+        assert_eq!(all("1 2[3]").len(), 3);
+        let e = all("{\"a\":1} {\n");
+        assert_eq!(
+            e.last().cloned().and_then(Result::err).unwrap_or_default(),
+            "Unfinished JSON term at EOF at line 2, column 0"
+        );
+        let e = all("[1,\n2,x]");
+        assert_eq!(
+            e.last().cloned().and_then(Result::err).unwrap_or_default(),
+            "Invalid numeric literal at line 2, column 4"
+        );
+    }
+}
