@@ -99,8 +99,8 @@ pub struct Refusal {
     pub code: ErrorCode,
     /// What happened, in one sentence.
     pub message: String,
-    /// Structured details.
-    pub details: Details,
+    /// Structured details (boxed: refusals travel through every `Result`).
+    pub details: Box<Details>,
     /// What to do instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<String>,
@@ -112,7 +112,7 @@ impl Refusal {
         Refusal {
             code,
             message: message.into(),
-            details: Details::default(),
+            details: Box::default(),
             suggestion: None,
         }
     }

@@ -92,7 +92,7 @@ impl Host for ShellHost<'_> {
         let _ = stdout.write_all(&o.data);
         let _ = stderr.write_all(&e.data);
         match r {
-            Err(Stop::Refused(r)) => Err(Interrupt(Box::new(r))),
+            Err(Stop::Refused(r)) => Err(Interrupt(r)),
             _ => Ok(status),
         }
     }

@@ -101,10 +101,10 @@ impl Session {
         let mut shell = Shell::new(opts.cwd, opts.env, opts.limits);
         shell.arg0 = opts.arg0;
         shell.positional = opts.args;
-        if let Some(roots) = opts.write_roots {
-            if let Some(shared) = std::sync::Arc::get_mut(&mut shell.shared) {
-                shared.write_roots = Some(roots.iter().map(|r| crate::host::normalize(r)).collect());
-            }
+        if let Some(roots) = opts.write_roots
+            && let Some(shared) = std::sync::Arc::get_mut(&mut shell.shared)
+        {
+            shared.write_roots = Some(roots.iter().map(|r| crate::host::normalize(r)).collect());
         }
         Session { shell }
     }
@@ -153,7 +153,10 @@ impl Session {
                 .spawn_scoped(s, move || run_top(shell, &program));
             match h {
                 Ok(h) => h.join().unwrap_or_else(|_| {
-                    Some(Refusal::new(crate::error::ErrorCode::ExecutionError, "internal error: the interpreter panicked"))
+                    Some(Refusal::new(
+                        crate::error::ErrorCode::ExecutionError,
+                        "internal error: the interpreter panicked",
+                    ))
                 }),
                 Err(e) => Some(Refusal::new(
                     crate::error::ErrorCode::ExecutionError,
@@ -171,8 +174,12 @@ impl Session {
         }
         let code = result.as_ref().map(|r| r.status()).unwrap_or(status);
         // Detach this request's sinks so captured data is not held by the session.
-        self.shell.fds.insert(1, Fd::Out(Sink::new(SinkKind::Stdout)));
-        self.shell.fds.insert(2, Fd::Out(Sink::new(SinkKind::Stderr)));
+        self.shell
+            .fds
+            .insert(1, Fd::Out(Sink::new(SinkKind::Stdout)));
+        self.shell
+            .fds
+            .insert(2, Fd::Out(Sink::new(SinkKind::Stderr)));
         self.shell.fds.insert(0, Fd::In(Source::empty()));
         finish(&out, &err, merged, code, result, started)
     }
@@ -182,13 +189,13 @@ impl Session {
 fn run_top(shell: &mut Shell, program: &safesh_syntax::ast::Program) -> Option<Refusal> {
     let r = shell.run_program(program);
     let mut refusal = match r {
-        Err(Stop::Refused(r)) => Some(r),
+        Err(Stop::Refused(r)) => Some(*r),
         _ => None,
     };
-    if refusal.is_none() {
-        if let Err(r) = shell.run_exit_trap() {
-            refusal = Some(r);
-        }
+    if refusal.is_none()
+        && let Err(r) = shell.run_exit_trap()
+    {
+        refusal = Some(r);
     }
     shell.wait_all_keep_status();
     if refusal.is_none() {
@@ -213,7 +220,11 @@ fn finish(
         let l = o.label.join(&e.label).join(&out.label()).join(&err.label());
         (e, l)
     };
-    let label = if merged { label.join(&out.label()) } else { label };
+    let label = if merged {
+        label.join(&out.label())
+    } else {
+        label
+    };
     ExecOutcome {
         exit_code,
         truncated: o.overflowed || e.overflowed,

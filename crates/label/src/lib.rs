@@ -232,7 +232,11 @@ static AGENT: LazyLock<Label> = LazyLock::new(|| {
 
 impl Label {
     /// A label from its parts.
-    pub fn new(confidentiality: Confidentiality, integrity: Integrity, origins: BTreeSet<Atom>) -> Self {
+    pub fn new(
+        confidentiality: Confidentiality,
+        integrity: Integrity,
+        origins: BTreeSet<Atom>,
+    ) -> Self {
         Label(Arc::new(LabelData {
             confidentiality,
             integrity,
@@ -255,7 +259,11 @@ impl Label {
 
     /// Public, with no integrity and no provenance (the seed's `bottom()`).
     pub fn bottom() -> Self {
-        Label::new(Confidentiality::public(), Integrity::none(), BTreeSet::new())
+        Label::new(
+            Confidentiality::public(),
+            Integrity::none(),
+            BTreeSet::new(),
+        )
     }
 
     /// Text the agent wrote in its script: public, vouched for by the agent.

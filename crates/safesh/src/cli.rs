@@ -5,7 +5,12 @@ use std::io::{IsTerminal, Read, Write};
 
 /// What to run.
 enum Job {
-    Script { text: String, arg0: String, args: Vec<String>, stdin_is_script: bool },
+    Script {
+        text: String,
+        arg0: String,
+        args: Vec<String>,
+        stdin_is_script: bool,
+    },
     Argv(Vec<String>),
 }
 
@@ -34,15 +39,34 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
             "--timeout-ms" => {
                 i += 1;
                 let v = args.get(i).ok_or("--timeout-ms needs a value")?;
-                timeout_ms = Some(v.parse().map_err(|_| format!("invalid --timeout-ms: {v}"))?);
+                timeout_ms = Some(
+                    v.parse()
+                        .map_err(|_| format!("invalid --timeout-ms: {v}"))?,
+                );
             }
             "-h" | "--help" => return Err(USAGE.to_string()),
             "--version" => return Err(format!("safesh {}", env!("CARGO_PKG_VERSION"))),
             "-c" => {
-                let text = args.get(i + 1).cloned().ok_or("-c: option requires an argument")?;
+                let text = args
+                    .get(i + 1)
+                    .cloned()
+                    .ok_or("-c: option requires an argument")?;
                 let arg0 = args.get(i + 2).cloned().unwrap_or_else(|| "safesh".into());
-                let rest = args.get(i + 3..).map(<[String]>::to_vec).unwrap_or_default();
-                return Ok(Cli { json, output_mode, timeout_ms, job: Job::Script { text, arg0, args: rest, stdin_is_script: false } });
+                let rest = args
+                    .get(i + 3..)
+                    .map(<[String]>::to_vec)
+                    .unwrap_or_default();
+                return Ok(Cli {
+                    json,
+                    output_mode,
+                    timeout_ms,
+                    job: Job::Script {
+                        text,
+                        arg0,
+                        args: rest,
+                        stdin_is_script: false,
+                    },
+                });
             }
             "run" => {
                 let mut rest = args[i + 1..].to_vec();
@@ -52,32 +76,61 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                 if rest.is_empty() {
                     return Err("run: missing PROGRAM".into());
                 }
-                return Ok(Cli { json, output_mode, timeout_ms, job: Job::Argv(rest) });
+                return Ok(Cli {
+                    json,
+                    output_mode,
+                    timeout_ms,
+                    job: Job::Argv(rest),
+                });
             }
-            _ if a.starts_with('-') && a.len() > 1 => return Err(format!("unknown option {a}\n{USAGE}")),
+            _ if a.starts_with('-') && a.len() > 1 => {
+                return Err(format!("unknown option {a}\n{USAGE}"));
+            }
             _ => {
                 let text = std::fs::read_to_string(a).map_err(|e| format!("{a}: {e}"))?;
                 return Ok(Cli {
                     json,
                     output_mode,
                     timeout_ms,
-                    job: Job::Script { text, arg0: a.to_string(), args: args[i + 1..].to_vec(), stdin_is_script: false },
+                    job: Job::Script {
+                        text,
+                        arg0: a.to_string(),
+                        args: args[i + 1..].to_vec(),
+                        stdin_is_script: false,
+                    },
                 });
             }
         }
         i += 1;
     }
     if std::io::stdin().is_terminal() {
-        return Err(format!("no script given (and stdin is a terminal)\n{USAGE}"));
+        return Err(format!(
+            "no script given (and stdin is a terminal)\n{USAGE}"
+        ));
     }
     let mut text = String::new();
-    std::io::stdin().read_to_string(&mut text).map_err(|e| format!("reading stdin: {e}"))?;
-    Ok(Cli { json, output_mode, timeout_ms, job: Job::Script { text, arg0: "safesh".into(), args: Vec::new(), stdin_is_script: true } })
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| format!("reading stdin: {e}"))?;
+    Ok(Cli {
+        json,
+        output_mode,
+        timeout_ms,
+        job: Job::Script {
+            text,
+            arg0: "safesh".into(),
+            args: Vec::new(),
+            stdin_is_script: true,
+        },
+    })
 }
 
 /// Quotes an argv so that the interpreter sees exactly these words.
 fn quote_argv(argv: &[String]) -> String {
-    argv.iter().map(|a| format!("'{}'", a.replace('\'', "'\\''"))).collect::<Vec<_>>().join(" ")
+    argv.iter()
+        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Runs the command line; returns the exit status.
@@ -94,17 +147,35 @@ pub fn main() -> i32 {
         limits.script_timeout_ms = t;
     }
     let (text, arg0, args, stdin_is_script) = match cli.job {
-        Job::Script { text, arg0, args, stdin_is_script } => (text, arg0, args, stdin_is_script),
+        Job::Script {
+            text,
+            arg0,
+            args,
+            stdin_is_script,
+        } => (text, arg0, args, stdin_is_script),
         // An argv is run as one simple command: each element is one word, quoted.
         Job::Argv(argv) => (quote_argv(&argv), "safesh".to_string(), Vec::new(), false),
     };
-    let mut session = Session::new(SessionOptions { limits, arg0, args, ..SessionOptions::default() });
-    let input = if stdin_is_script { InputSource::Empty } else { InputSource::Inherit };
+    let mut session = Session::new(SessionOptions {
+        limits,
+        arg0,
+        args,
+        ..SessionOptions::default()
+    });
+    let input = if stdin_is_script {
+        InputSource::Empty
+    } else {
+        InputSource::Inherit
+    };
     if cli.json {
         let cap = 16 * 1024;
         let target = match cli.output_mode.as_str() {
-            "merged" => OutputTarget::Merged { cap: 64 * 1024 * 1024 },
-            _ => OutputTarget::Separate { cap: 64 * 1024 * 1024 },
+            "merged" => OutputTarget::Merged {
+                cap: 64 * 1024 * 1024,
+            },
+            _ => OutputTarget::Separate {
+                cap: 64 * 1024 * 1024,
+            },
         };
         let outcome = session.exec(&text, input, target);
         let value = crate::json::result(&outcome, &cli.output_mode, cap);

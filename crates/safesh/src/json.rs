@@ -12,12 +12,22 @@ fn shape(data: &[u8], cap: usize) -> (String, bool) {
     let half = cap / 2;
     let head = String::from_utf8_lossy(&data[..half]);
     let tail = String::from_utf8_lossy(&data[data.len() - half..]);
-    (format!("{head}\n… [{} bytes omitted] …\n{tail}", data.len() - 2 * half), true)
+    (
+        format!(
+            "{head}\n… [{} bytes omitted] …\n{tail}",
+            data.len() - 2 * half
+        ),
+        true,
+    )
 }
 
 fn lines(data: &[u8]) -> usize {
     let n = data.iter().filter(|b| **b == b'\n').count();
-    if data.last().is_some_and(|b| *b != b'\n') { n + 1 } else { n }
+    if data.last().is_some_and(|b| *b != b'\n') {
+        n + 1
+    } else {
+        n
+    }
 }
 
 /// Builds the result object.

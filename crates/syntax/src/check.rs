@@ -103,7 +103,10 @@ fn compound(c: &CompoundCommand) -> Result {
     match c {
         CompoundCommand::Arithmetic(a) => arith_text(&a.expr.value, Some(&a.loc)),
         CompoundCommand::ArithmeticForClause(f) => {
-            for e in [&f.initializer, &f.condition, &f.updater].into_iter().flatten() {
+            for e in [&f.initializer, &f.condition, &f.updater]
+                .into_iter()
+                .flatten()
+            {
                 arith_text(&e.value, Some(&f.loc))?;
             }
             compound_list(&f.body.list)
@@ -199,8 +202,8 @@ fn redirect(r: &ast::IoRedirect) -> Result {
         }
         R::HereDocument(_, doc) => {
             if doc.requires_expansion {
-                let pieces = crate::parse_heredoc(&doc.doc.value)
-                    .map_err(|e| e.at(word_pos(&doc.doc)))?;
+                let pieces =
+                    crate::parse_heredoc(&doc.doc.value).map_err(|e| e.at(word_pos(&doc.doc)))?;
                 pieces_check(&pieces, word_pos(&doc.doc))
             } else {
                 Ok(())
@@ -246,7 +249,9 @@ fn pieces_check(pieces: &[brush_parser::word::WordPieceWithSource], base: Positi
             WordPiece::BackquotedCommandSubstitution(text) => {
                 substitution(&unescape_backquoted(text), base)?
             }
-            WordPiece::ArithmeticExpression(e) => arith_text(&e.value, None).map_err(|e| e.at(base))?,
+            WordPiece::ArithmeticExpression(e) => {
+                arith_text(&e.value, None).map_err(|e| e.at(base))?
+            }
         }
     }
     Ok(())
@@ -291,7 +296,8 @@ fn program_at(p: &ast::Program, base: Position) -> Result {
 fn param_expr(e: &ParameterExpr, base: Position) -> Result {
     use ParameterExpr as P;
     let texts: Vec<&str> = match e {
-        P::UseDefaultValues { default_value, .. } | P::AssignDefaultValues { default_value, .. } => {
+        P::UseDefaultValues { default_value, .. }
+        | P::AssignDefaultValues { default_value, .. } => {
             default_value.iter().map(String::as_str).collect()
         }
         P::IndicateErrorIfNullOrUnset { error_message, .. } => {

@@ -166,10 +166,8 @@ fn expected_hint(source: &str, index: usize) -> String {
             if let brush_parser::Token::Operator(op, _) = t {
                 match op.as_str() {
                     "(" => stack.push(("(", ")")),
-                    ")" => {
-                        if stack.last().map(|s| s.1) == Some(")") {
-                            stack.pop();
-                        }
+                    ")" if stack.last().map(|s| s.1) == Some(")") => {
+                        stack.pop();
                     }
                     _ => {}
                 }

@@ -159,7 +159,11 @@ mod tests {
     const SPEC: Spec = Spec {
         flags: "rnu",
         valued: "kt",
-        long: &[("reverse", false, "r"), ("key", true, "k"), ("unique", false, "u")],
+        long: &[
+            ("reverse", false, "r"),
+            ("key", true, "k"),
+            ("unique", false, "u"),
+        ],
         stop_at_operand: false,
     };
 
@@ -169,7 +173,11 @@ mod tests {
 
     #[test]
     fn combined_and_valued() {
-        let p = parse(&s(&["-rnk2", "f", "-t", ",", "--rev", "--key=3", "--", "-x"]), &SPEC).unwrap();
+        let p = parse(
+            &s(&["-rnk2", "f", "-t", ",", "--rev", "--key=3", "--", "-x"]),
+            &SPEC,
+        )
+        .unwrap();
         assert!(p.has("r") && p.has("n"));
         assert_eq!(p.values("k"), vec!["2", "3"]);
         assert_eq!(p.value("t"), Some(","));
@@ -178,8 +186,17 @@ mod tests {
 
     #[test]
     fn errors_are_gnu_worded() {
-        assert_eq!(parse(&s(&["-z"]), &SPEC).unwrap_err(), "invalid option -- 'z'");
-        assert_eq!(parse(&s(&["-k"]), &SPEC).unwrap_err(), "option requires an argument -- 'k'");
-        assert_eq!(parse(&s(&["--bogus"]), &SPEC).unwrap_err(), "unrecognized option '--bogus'");
+        assert_eq!(
+            parse(&s(&["-z"]), &SPEC).unwrap_err(),
+            "invalid option -- 'z'"
+        );
+        assert_eq!(
+            parse(&s(&["-k"]), &SPEC).unwrap_err(),
+            "option requires an argument -- 'k'"
+        );
+        assert_eq!(
+            parse(&s(&["--bogus"]), &SPEC).unwrap_err(),
+            "unrecognized option '--bogus'"
+        );
     }
 }

@@ -55,7 +55,10 @@ impl Host for TestHost {
         Ok(())
     }
     fn command_kind(&self, name: &str) -> Option<&'static str> {
-        self.table.iter().any(|(n, _)| *n == name).then_some("utility")
+        self.table
+            .iter()
+            .any(|(n, _)| *n == name)
+            .then_some("utility")
     }
 }
 

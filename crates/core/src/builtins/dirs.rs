@@ -35,7 +35,9 @@ fn change_dir(sh: &mut Shell, target: &str, label: &Label) -> bool {
             let old = sh.cwd.to_string_lossy().into_owned();
             sh.cwd = dest;
             let _ = sh.vars.set("OLDPWD", old, label.clone());
-            let _ = sh.vars.set("PWD", sh.cwd.to_string_lossy().into_owned(), label.clone());
+            let _ = sh
+                .vars
+                .set("PWD", sh.cwd.to_string_lossy().into_owned(), label.clone());
             true
         }
         Ok(_) => {
@@ -50,7 +52,10 @@ fn change_dir(sh: &mut Shell, target: &str, label: &Label) -> bool {
 }
 
 pub(super) fn cd(sh: &mut Shell, argv: &[Field]) -> Exec {
-    let args: Vec<&Field> = argv[1..].iter().filter(|f| !matches!(f.text.as_str(), "-L" | "-P" | "--")).collect();
+    let args: Vec<&Field> = argv[1..]
+        .iter()
+        .filter(|f| !matches!(f.text.as_str(), "-L" | "-P" | "--"))
+        .collect();
     if args.len() > 1 {
         sh.diag("cd: too many arguments");
         sh.set_status(1);
@@ -104,7 +109,9 @@ fn print_stack(sh: &Shell, label: &Label) {
     let parts: Vec<String> = parts
         .into_iter()
         .map(|p| match p.strip_prefix(&home) {
-            Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => format!("~{rest}"),
+            Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+                format!("~{rest}")
+            }
             _ => p,
         })
         .collect();

@@ -124,7 +124,12 @@ pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
     };
     if sh.call_depth >= sh.shared.limits.call_depth {
-        return Err(Refusal::limit("eval/source nesting", sh.shared.limits.call_depth, "call_depth").into());
+        return Err(Refusal::limit(
+            "eval/source nesting",
+            sh.shared.limits.call_depth,
+            "call_depth",
+        )
+        .into());
     }
     // Code built from data runs with that data's label on the PC.
     let saved_pc = sh.pc.clone();
@@ -150,7 +155,11 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) => {
-            sh.diag(format!("{}: {}", file.text, safesh_utils::io_error_text(&e)));
+            sh.diag(format!(
+                "{}: {}",
+                file.text,
+                safesh_utils::io_error_text(&e)
+            ));
             sh.set_status(1);
             return Ok(());
         }
@@ -164,7 +173,12 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
     };
     if sh.call_depth >= sh.shared.limits.call_depth {
-        return Err(Refusal::limit("eval/source nesting", sh.shared.limits.call_depth, "call_depth").into());
+        return Err(Refusal::limit(
+            "eval/source nesting",
+            sh.shared.limits.call_depth,
+            "call_depth",
+        )
+        .into());
     }
     let saved_pos = if argv.len() > 2 {
         Some(std::mem::replace(&mut sh.positional, texts(&argv[2..])))
@@ -217,8 +231,8 @@ pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
         let name = match s.to_uppercase().trim_start_matches("SIG") {
             "EXIT" | "0" => "EXIT".to_string(),
             "ERR" => "ERR".to_string(),
-            "INT" | "TERM" | "HUP" | "QUIT" | "PIPE" | "USR1" | "USR2" | "RETURN" | "DEBUG" | "2"
-            | "15" | "1" | "3" | "13" => {
+            "INT" | "TERM" | "HUP" | "QUIT" | "PIPE" | "USR1" | "USR2" | "RETURN" | "DEBUG"
+            | "2" | "15" | "1" | "3" | "13" => {
                 // Accepted for compatibility; safesh delivers no signals to scripts.
                 continue;
             }

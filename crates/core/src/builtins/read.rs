@@ -103,7 +103,10 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
                     chunk.pop();
                 }
                 // Without -r, a backslash before the delimiter continues the line.
-                if f && !raw && chunk.last() == Some(&b'\\') && count_trailing_backslashes(&chunk) % 2 == 1 {
+                if f && !raw
+                    && chunk.last() == Some(&b'\\')
+                    && count_trailing_backslashes(&chunk) % 2 == 1
+                {
                     chunk.pop();
                     all.extend_from_slice(&chunk);
                     continue;
@@ -122,9 +125,14 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
     let label = label.join(&sh.pc).join(&args_label(sh, argv));
     let ifs = sh.ifs();
     if let Some(name) = array {
-        let items: std::collections::BTreeMap<i64, String> =
-            split_ifs(&line, &ifs, usize::MAX).into_iter().enumerate().map(|(i, s)| (i as i64, s)).collect();
-        sh.vars.set_array(&name, items, label).map_err(|e| sh.readonly_stop(&e.0))?;
+        let items: std::collections::BTreeMap<i64, String> = split_ifs(&line, &ifs, usize::MAX)
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| (i as i64, s))
+            .collect();
+        sh.vars
+            .set_array(&name, items, label)
+            .map_err(|e| sh.readonly_stop(&e.0))?;
     } else if names.is_empty() {
         sh.assign_scalar("REPLY", line, label)?;
     } else {
@@ -138,7 +146,11 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
             sh.assign_scalar(name, v, label.clone())?;
         }
     }
-    let eof_status = if !found && (nchars.is_none() || data.is_empty()) { 1 } else { 0 };
+    let eof_status = if !found && (nchars.is_none() || data.is_empty()) {
+        1
+    } else {
+        0
+    };
     sh.set_status(eof_status);
     Ok(())
 }
@@ -186,7 +198,9 @@ pub(crate) fn split_ifs(line: &str, ifs: &str, n: usize) -> Vec<String> {
             // A single trailing non-whitespace delimiter is dropped too.
             if rest.ends_with(is_delim) {
                 let without: String = rest[..rest.len() - 1].to_string();
-                if !without.ends_with(is_delim) && without.chars().filter(|c| is_delim(*c)).count() == 0 {
+                if !without.ends_with(is_delim)
+                    && without.chars().filter(|c| is_delim(*c)).count() == 0
+                {
                     rest = without;
                 }
             }
@@ -269,7 +283,9 @@ pub(super) fn mapfile(sh: &mut Shell, argv: &[Field]) -> Exec {
         items.insert(k, String::from_utf8_lossy(&line).into_owned());
         k += 1;
     }
-    sh.vars.set_array(&name, items, label).map_err(|e| sh.readonly_stop(&e.0))?;
+    sh.vars
+        .set_array(&name, items, label)
+        .map_err(|e| sh.readonly_stop(&e.0))?;
     sh.set_status(0);
     Ok(())
 }
@@ -283,7 +299,11 @@ pub(super) fn getopts(sh: &mut Shell, argv: &[Field]) -> Exec {
     }
     let optstring = args[0].clone();
     let name = args[1].clone();
-    let params: Vec<String> = if args.len() > 2 { args[2..].to_vec() } else { sh.positional.clone() };
+    let params: Vec<String> = if args.len() > 2 {
+        args[2..].to_vec()
+    } else {
+        sh.positional.clone()
+    };
     let silent = optstring.starts_with(':');
     let mut optind: usize = sh.var_str("OPTIND").parse().unwrap_or(1).max(1);
     let mut pos: usize = sh.getopts_pos;

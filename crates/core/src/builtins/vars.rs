@@ -44,7 +44,9 @@ fn declare_one(sh: &mut Shell, f: &Field, builtin: &str) -> Result<bool, Stop> {
         match index {
             Some(idx) => {
                 let i = sh.eval_arith_text(idx)?;
-                sh.vars.set_index(base, i, v.to_string(), label).map_err(|e| sh.readonly_stop(&e.0))?;
+                sh.vars
+                    .set_index(base, i, v.to_string(), label)
+                    .map_err(|e| sh.readonly_stop(&e.0))?;
             }
             None => {
                 let v = if append {
@@ -96,7 +98,11 @@ pub(super) fn export(sh: &mut Shell, argv: &[Field]) -> Exec {
             .collect();
         names.sort();
         for (k, v) in names {
-            out(sh, &format!("declare -x {k}=\"{}\"\n", escape_dq(&v)), &label);
+            out(
+                sh,
+                &format!("declare -x {k}=\"{}\"\n", escape_dq(&v)),
+                &label,
+            );
         }
     }
     sh.set_status(status);
@@ -104,7 +110,10 @@ pub(super) fn export(sh: &mut Shell, argv: &[Field]) -> Exec {
 }
 
 fn escape_dq(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$").replace('`', "\\`")
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('$', "\\$")
+        .replace('`', "\\`")
 }
 
 pub(super) fn readonly(sh: &mut Shell, argv: &[Field]) -> Exec {
@@ -236,7 +245,11 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
     for f in &names {
         let (name, value, _) = split_assignment(&f.text);
         let base = name.split('[').next().unwrap_or(name).to_string();
-        if sh.vars.in_function() && !argv.iter().any(|a| a.text.contains('g') && a.text.starts_with('-')) {
+        if sh.vars.in_function()
+            && !argv
+                .iter()
+                .any(|a| a.text.contains('g') && a.text.starts_with('-'))
+        {
             sh.vars.make_local(&base);
         }
         if value.is_some() {
@@ -285,15 +298,18 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
         if let Some((name, idx)) = f.text.strip_suffix(']').and_then(|t| t.split_once('[')) {
             let i = sh.eval_arith_text(idx)?;
-            if let Some(v) = sh.vars.get_mut(name) {
-                if let Value::Array(a) = &mut v.value {
-                    a.remove(&i);
-                }
+            if let Some(v) = sh.vars.get_mut(name)
+                && let Value::Array(a) = &mut v.value
+            {
+                a.remove(&i);
             }
             continue;
         }
         if sh.vars.unset(&f.text).is_err() {
-            sh.diag(format!("unset: {}: cannot unset: readonly variable", f.text));
+            sh.diag(format!(
+                "unset: {}: cannot unset: readonly variable",
+                f.text
+            ));
             status = 1;
         } else if sh.vars.get(&f.text).is_none() {
             sh.funcs.remove(&f.text).map(|_| ()).unwrap_or(());
@@ -315,7 +331,11 @@ pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
             .collect();
         vars.sort();
         for (k, v) in vars {
-            let shown = if v.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:,@%+=".contains(c)) && !v.is_empty() {
+            let shown = if v
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-./:,@%+=".contains(c))
+                && !v.is_empty()
+            {
                 v
             } else {
                 shell_quote(&v)
@@ -330,7 +350,10 @@ pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
         let a = &args[i];
         if a == "--" {
             sh.positional = args[i + 1..].to_vec();
-            sh.positional_label = argv.iter().skip(i + 2).fold(Label::empty(), |l, f| l.join(&f.label));
+            sh.positional_label = argv
+                .iter()
+                .skip(i + 2)
+                .fold(Label::empty(), |l, f| l.join(&f.label));
             sh.set_status(0);
             return Ok(());
         }
@@ -356,7 +379,11 @@ pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
                         ("pipefail", sh.opts.pipefail),
                         ("xtrace", sh.opts.xtrace),
                     ] {
-                        out(sh, &format!("{name:<15}\t{}\n", if v { "on" } else { "off" }), &label);
+                        out(
+                            sh,
+                            &format!("{name:<15}\t{}\n", if v { "on" } else { "off" }),
+                            &label,
+                        );
                     }
                     i += 1;
                     continue;
@@ -374,7 +401,8 @@ pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
                     'f' => sh.opts.noglob = on,
                     'C' => sh.opts.noclobber = on,
                     'x' => sh.opts.xtrace = on,
-                    'v' | 'h' | 'B' | 'H' | 'm' | 'b' | 'a' | 'n' | 'P' | 'T' | 'E' | 'k' | 't' => {}
+                    'v' | 'h' | 'B' | 'H' | 'm' | 'b' | 'a' | 'n' | 'P' | 'T' | 'E' | 'k' | 't' => {
+                    }
                     _ => {
                         sh.diag(format!("set: -{c}: invalid option"));
                         sh.set_status(2);
@@ -398,7 +426,10 @@ pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
         // Operands: new positional parameters.
         sh.positional = args[i..].to_vec();
-        sh.positional_label = argv.iter().skip(i + 1).fold(Label::empty(), |l, f| l.join(&f.label));
+        sh.positional_label = argv
+            .iter()
+            .skip(i + 1)
+            .fold(Label::empty(), |l, f| l.join(&f.label));
         break;
     }
     sh.set_status(0);
@@ -413,9 +444,26 @@ fn set_long(sh: &mut Shell, opt: &str, on: bool) -> bool {
         "noglob" => sh.opts.noglob = on,
         "noclobber" => sh.opts.noclobber = on,
         "xtrace" => sh.opts.xtrace = on,
-        "posix" | "braceexpand" | "hashall" | "interactive-comments" | "monitor" | "emacs" | "vi"
-        | "histexpand" | "history" | "ignoreeof" | "keyword" | "noexec" | "notify" | "verbose"
-        | "allexport" | "errtrace" | "functrace" | "physical" | "privileged" | "onecmd" => {}
+        "posix"
+        | "braceexpand"
+        | "hashall"
+        | "interactive-comments"
+        | "monitor"
+        | "emacs"
+        | "vi"
+        | "histexpand"
+        | "history"
+        | "ignoreeof"
+        | "keyword"
+        | "noexec"
+        | "notify"
+        | "verbose"
+        | "allexport"
+        | "errtrace"
+        | "functrace"
+        | "physical"
+        | "privileged"
+        | "onecmd" => {}
         _ => return false,
     }
     true

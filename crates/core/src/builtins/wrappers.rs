@@ -7,7 +7,7 @@
 use super::{args_label, out};
 use crate::interp::expand::Field;
 use crate::interp::simple::Resolved;
-use crate::interp::{Cancel, Exec, Fd, Shell, Stop};
+use crate::interp::{Cancel, Exec, Shell, Stop};
 use std::time::{Duration, Instant};
 
 /// Describes how `name` resolves, for `type` and `command -v`.
@@ -33,8 +33,26 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
 fn is_keyword(name: &str) -> bool {
     matches!(
         name,
-        "if" | "then" | "else" | "elif" | "fi" | "case" | "esac" | "for" | "while" | "until" | "do"
-            | "done" | "in" | "function" | "select" | "time" | "{" | "}" | "!" | "[[" | "]]"
+        "if" | "then"
+            | "else"
+            | "elif"
+            | "fi"
+            | "case"
+            | "esac"
+            | "for"
+            | "while"
+            | "until"
+            | "do"
+            | "done"
+            | "in"
+            | "function"
+            | "select"
+            | "time"
+            | "{"
+            | "}"
+            | "!"
+            | "[["
+            | "]]"
     )
 }
 
@@ -211,7 +229,10 @@ pub(super) fn stdbuf(sh: &mut Shell, argv: &[Field]) -> Exec {
 }
 
 pub(super) fn ionice(sh: &mut Shell, argv: &[Field]) -> Exec {
-    let start = skip_options(argv, &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]);
+    let start = skip_options(
+        argv,
+        &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"],
+    );
     run_inner(sh, argv, start)
 }
 
@@ -227,8 +248,14 @@ pub(super) fn time(sh: &mut Shell, argv: &[Field]) -> Exec {
     let t = Instant::now();
     let r = run_inner(sh, argv, start);
     let secs = t.elapsed().as_secs_f64();
-    let text = format!("\nreal\t{}m{:.3}s\nuser\t0m0.000s\nsys\t0m0.000s\n", (secs / 60.0) as u64, secs % 60.0);
-    let _ = sh.out_fd(2).write_chunk(text.as_bytes(), &safesh_label::Label::empty());
+    let text = format!(
+        "\nreal\t{}m{:.3}s\nuser\t0m0.000s\nsys\t0m0.000s\n",
+        (secs / 60.0) as u64,
+        secs % 60.0
+    );
+    let _ = sh
+        .out_fd(2)
+        .write_chunk(text.as_bytes(), &safesh_label::Label::empty());
     r
 }
 
@@ -254,7 +281,10 @@ pub(super) fn timeout(sh: &mut Shell, argv: &[Field]) -> Exec {
             "--preserve-status" => preserve = true,
             "--foreground" | "-v" | "--verbose" => {}
             "-s" | "-k" | "--signal" | "--kill-after" => i += 1,
-            _ if t.starts_with("--signal=") || t.starts_with("--kill-after=") || (t.starts_with("-s") && t.len() > 2) || (t.starts_with("-k") && t.len() > 2) => {}
+            _ if t.starts_with("--signal=")
+                || t.starts_with("--kill-after=")
+                || (t.starts_with("-s") && t.len() > 2)
+                || (t.starts_with("-k") && t.len() > 2) => {}
             "--" => {
                 i += 1;
                 break;
@@ -283,16 +313,20 @@ pub(super) fn timeout(sh: &mut Shell, argv: &[Field]) -> Exec {
     let r = sub.dispatch(argv[i + 1..].to_vec(), false);
     let expired = sub.cancel.expired_here() && !sub.cancel.parent_cancelled() && !d.is_zero();
     let status = sub.last_status;
-    let fds_keep: Vec<(i32, Fd)> = Vec::new();
-    drop(fds_keep);
     match r {
-        Err(Stop::Refused(refusal)) if expired && refusal.code == crate::error::ErrorCode::Timeout => {
+        Err(Stop::Refused(refusal))
+            if expired && refusal.code == crate::error::ErrorCode::Timeout =>
+        {
             sh.set_status(if preserve { 143 } else { 124 });
             Ok(())
         }
         Err(Stop::Refused(refusal)) => Err(Stop::Refused(refusal)),
         _ => {
-            sh.set_status(if expired { if preserve { 143 } else { 124 } } else { status });
+            sh.set_status(if expired {
+                if preserve { 143 } else { 124 }
+            } else {
+                status
+            });
             Ok(())
         }
     }

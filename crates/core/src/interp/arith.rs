@@ -175,7 +175,8 @@ impl Shell {
             B::Multiply => x.wrapping_mul(y),
             B::Divide | B::Modulo => {
                 if y == 0 {
-                    return Err(self.arith_fail(&format!("{x}/{y}"), "division by 0 (error token is \"0\")"));
+                    return Err(self
+                        .arith_fail(&format!("{x}/{y}"), "division by 0 (error token is \"0\")"));
                 }
                 if matches!(op, B::Divide) {
                     x.wrapping_div(y)
@@ -227,7 +228,9 @@ pub(crate) fn parse_int(t: &str) -> Option<i64> {
     } else if body.len() > 1 && body.starts_with('0') {
         i64::from_str_radix(&body[1..], 8).ok()?
     } else if body.bytes().all(|b| b.is_ascii_digit()) {
-        body.parse::<i64>().ok().or_else(|| Some(body.parse::<u64>().ok()? as i64))?
+        body.parse::<i64>()
+            .ok()
+            .or_else(|| Some(body.parse::<u64>().ok()? as i64))?
     } else {
         return None;
     };

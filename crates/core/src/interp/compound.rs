@@ -33,7 +33,10 @@ impl Shell {
         let mut sub = self.subshell();
         sub.fds.insert(0, Fd::In(Source::empty()));
         let ao = ao.clone();
-        let id = self.shared.next_job.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = self
+            .shared
+            .next_job
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let handle = std::thread::Builder::new()
             .stack_size(SHELL_STACK)
             .spawn(move || {
@@ -43,7 +46,7 @@ impl Shell {
                         sub.diag(format!("{}: {}", refusal.code, refusal.message));
                         let mut slot = io::lock(&sub.shared.refusal);
                         if slot.is_none() {
-                            *slot = Some(refusal.clone());
+                            *slot = Some((*refusal).clone());
                         }
                         refusal.status()
                     }
@@ -54,7 +57,12 @@ impl Shell {
                     }
                 }
             })
-            .map_err(|e| Refusal::new(crate::error::ErrorCode::ExecutionError, format!("cannot start a background job: {e}")))?;
+            .map_err(|e| {
+                Refusal::new(
+                    crate::error::ErrorCode::ExecutionError,
+                    format!("cannot start a background job: {e}"),
+                )
+            })?;
         io::lock(&self.jobs).push(Job {
             id,
             handle: Some(handle),
@@ -100,15 +108,15 @@ impl Shell {
     fn run_pipeline_checked(&mut self, p: &ast::Pipeline, may_exit: bool) -> Exec {
         self.run_pipeline(p)?;
         if self.last_status != 0 && !p.bang && self.errexit_suppressed == 0 && may_exit {
-            if !self.in_trap {
-                if let Some(handler) = self.traps.get("ERR").cloned() {
-                    let status = self.last_status;
-                    self.in_trap = true;
-                    let r = self.run_text(&handler);
-                    self.in_trap = false;
-                    r?;
-                    self.last_status = status;
-                }
+            if !self.in_trap
+                && let Some(handler) = self.traps.get("ERR").cloned()
+            {
+                let status = self.last_status;
+                self.in_trap = true;
+                let r = self.run_text(&handler);
+                self.in_trap = false;
+                r?;
+                self.last_status = status;
             }
             if self.opts.errexit {
                 return Err(Stop::Exit);
@@ -164,21 +172,22 @@ impl Shell {
                 sub.fds.insert(1, Fd::Out(w));
                 next_input = Some(r);
                 let cmd = cmd.clone();
-                let spawned = std::thread::Builder::new()
-                    .stack_size(SHELL_STACK)
-                    .spawn(move || {
-                        let r = sub.run_command(&cmd);
-                        let status = sub.last_status;
-                        let refusal = match r {
-                            Err(Stop::Refused(refusal)) => Some(refusal),
-                            _ => None,
-                        };
-                        if refusal.is_none() {
-                            let _ = sub.run_exit_trap();
-                        }
-                        drop(sub);
-                        (status, refusal)
-                    });
+                let spawned =
+                    std::thread::Builder::new()
+                        .stack_size(SHELL_STACK)
+                        .spawn(move || {
+                            let r = sub.run_command(&cmd);
+                            let status = sub.last_status;
+                            let refusal = match r {
+                                Err(Stop::Refused(refusal)) => Some(*refusal),
+                                _ => None,
+                            };
+                            if refusal.is_none() {
+                                let _ = sub.run_exit_trap();
+                            }
+                            drop(sub);
+                            (status, refusal)
+                        });
                 match spawned {
                     Ok(h) => handles.push(h),
                     Err(e) => {
@@ -196,10 +205,10 @@ impl Shell {
         let mut statuses = Vec::with_capacity(n);
         let mut refusal = None;
         if let Some((mut sub, cmd)) = last_shell {
-            let r = sub.run_command(&cmd);
+            let r = sub.run_command(cmd);
             let status = sub.last_status;
             if let Err(Stop::Refused(r)) = r {
-                refusal = Some(r);
+                refusal = Some(*r);
             } else {
                 let _ = sub.run_exit_trap();
             }
@@ -218,10 +227,15 @@ impl Shell {
             statuses.push(status);
         }
         if let Some(r) = refusal {
-            return Err(Stop::Refused(r));
+            return Err(r.into());
         }
         let status = if self.opts.pipefail {
-            statuses.iter().rev().copied().find(|s| *s != 0).unwrap_or(0)
+            statuses
+                .iter()
+                .rev()
+                .copied()
+                .find(|s| *s != 0)
+                .unwrap_or(0)
         } else {
             statuses.last().copied().unwrap_or(0)
         };
@@ -235,7 +249,9 @@ impl Shell {
             Command::Simple(s) => self.run_simple(s),
             Command::Compound(c, redirects) => {
                 let r = redirects.as_ref();
-                self.with_redirects(r.map(|r| r.0.as_slice()).unwrap_or(&[]), |sh| sh.run_compound(c))
+                self.with_redirects(r.map(|r| r.0.as_slice()).unwrap_or(&[]), |sh| {
+                    sh.run_compound(c)
+                })
             }
             Command::Function(f) => {
                 let name = f.fname.value.clone();
@@ -363,10 +379,10 @@ impl Shell {
                 }
                 self.set_status(0);
                 loop {
-                    if let Some(cond) = &f.condition {
-                        if self.eval_arith_text(&cond.value)? == 0 {
-                            break;
-                        }
+                    if let Some(cond) = &f.condition
+                        && self.eval_arith_text(&cond.value)? == 0
+                    {
+                        break;
                     }
                     if let LoopCtl::Break = self.loop_body(&f.body.list)? {
                         break;

@@ -1,7 +1,9 @@
 //! Conditional expressions: `[[ … ]]` and `test` / `[`.
 
 use super::{Shell, Stop};
-use brush_parser::ast::{BinaryPredicate as BP, ExtendedTestExpr as X, TestExpr as T, UnaryPredicate as UP};
+use brush_parser::ast::{
+    BinaryPredicate as BP, ExtendedTestExpr as X, TestExpr as T, UnaryPredicate as UP,
+};
 use safesh_label::Label;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::PathBuf;
@@ -21,19 +23,32 @@ impl Shell {
             UP::FileExists => !s.is_empty() && meta().is_some(),
             UP::FileExistsAndIsDir => meta().is_some_and(|m| m.is_dir()),
             UP::FileExistsAndIsRegularFile => meta().is_some_and(|m| m.is_file()),
-            UP::FileExistsAndIsSymlink => std::fs::symlink_metadata(self.path_of(s))
-                .is_ok_and(|m| m.file_type().is_symlink()),
+            UP::FileExistsAndIsSymlink => {
+                std::fs::symlink_metadata(self.path_of(s)).is_ok_and(|m| m.file_type().is_symlink())
+            }
             UP::FileExistsAndIsNotZeroLength => meta().is_some_and(|m| m.len() > 0),
             UP::FileExistsAndIsReadable => meta().is_some() && access(&self.path_of(s), libc::R_OK),
             UP::FileExistsAndIsWritable => meta().is_some() && access(&self.path_of(s), libc::W_OK),
-            UP::FileExistsAndIsExecutable => meta().is_some() && access(&self.path_of(s), libc::X_OK),
-            UP::FileExistsAndIsBlockSpecialFile => meta().is_some_and(|m| m.file_type().is_block_device()),
-            UP::FileExistsAndIsCharSpecialFile => meta().is_some_and(|m| m.file_type().is_char_device()),
+            UP::FileExistsAndIsExecutable => {
+                meta().is_some() && access(&self.path_of(s), libc::X_OK)
+            }
+            UP::FileExistsAndIsBlockSpecialFile => {
+                meta().is_some_and(|m| m.file_type().is_block_device())
+            }
+            UP::FileExistsAndIsCharSpecialFile => {
+                meta().is_some_and(|m| m.file_type().is_char_device())
+            }
             UP::FileExistsAndIsFifo => meta().is_some_and(|m| m.file_type().is_fifo()),
             UP::FileExistsAndIsSocket => meta().is_some_and(|m| m.file_type().is_socket()),
-            UP::FileExistsAndIsSetgid => meta().is_some_and(|m| m.permissions().mode() & 0o2000 != 0),
-            UP::FileExistsAndIsSetuid => meta().is_some_and(|m| m.permissions().mode() & 0o4000 != 0),
-            UP::FileExistsAndHasStickyBit => meta().is_some_and(|m| m.permissions().mode() & 0o1000 != 0),
+            UP::FileExistsAndIsSetgid => {
+                meta().is_some_and(|m| m.permissions().mode() & 0o2000 != 0)
+            }
+            UP::FileExistsAndIsSetuid => {
+                meta().is_some_and(|m| m.permissions().mode() & 0o4000 != 0)
+            }
+            UP::FileExistsAndHasStickyBit => {
+                meta().is_some_and(|m| m.permissions().mode() & 0o1000 != 0)
+            }
             UP::FileExistsAndOwnedByEffectiveUserId => {
                 // SAFETY: geteuid has no preconditions.
                 meta().is_some_and(|m| m.uid() == unsafe { libc::geteuid() })
@@ -42,13 +57,13 @@ impl Shell {
                 // SAFETY: getegid has no preconditions.
                 meta().is_some_and(|m| m.gid() == unsafe { libc::getegid() })
             }
-            UP::FileExistsAndModifiedSinceLastRead => {
-                meta().is_some_and(|m| m.mtime() > m.atime())
-            }
+            UP::FileExistsAndModifiedSinceLastRead => meta().is_some_and(|m| m.mtime() > m.atime()),
             UP::FdIsOpenTerminal => {
-                s.trim().parse::<i32>().is_ok_and(|fd| (0..=2).contains(&fd) && {
-                    // SAFETY: isatty only inspects the descriptor.
-                    unsafe { libc::isatty(fd) == 1 }
+                s.trim().parse::<i32>().is_ok_and(|fd| {
+                    (0..=2).contains(&fd) && {
+                        // SAFETY: isatty only inspects the descriptor.
+                        unsafe { libc::isatty(fd) == 1 }
+                    }
                 })
             }
             UP::ShellOptionEnabled => match s {
@@ -104,12 +119,10 @@ impl Shell {
     /// Evaluates `[[ … ]]`: Some(result), or None for an error (status 2).
     pub(crate) fn eval_extended_test(&mut self, e: &X) -> Result<Option<bool>, Stop> {
         Ok(match e {
-            X::And(a, b) => {
-                match self.eval_extended_test(a)? {
-                    Some(true) => self.eval_extended_test(b)?,
-                    other => other,
-                }
-            }
+            X::And(a, b) => match self.eval_extended_test(a)? {
+                Some(true) => self.eval_extended_test(b)?,
+                other => other,
+            },
             X::Or(a, b) => match self.eval_extended_test(a)? {
                 Some(false) => self.eval_extended_test(b)?,
                 other => other,
@@ -168,8 +181,9 @@ impl Shell {
     }
 
     fn regex_match(&mut self, text: &str, re: &str, label: &Label) -> Result<bool, Stop> {
-        let translated = safesh_utils::posix_regex::translate(re, safesh_utils::posix_regex::Dialect::Extended)
-            .unwrap_or_else(|_| re.to_string());
+        let translated =
+            safesh_utils::posix_regex::translate(re, safesh_utils::posix_regex::Dialect::Extended)
+                .unwrap_or_else(|_| re.to_string());
         let Ok(rx) = regex::Regex::new(&translated) else {
             return Ok(false);
         };
@@ -177,13 +191,18 @@ impl Shell {
             Some(caps) => {
                 let mut items = std::collections::BTreeMap::new();
                 for (i, c) in caps.iter().enumerate() {
-                    items.insert(i as i64, c.map(|m| m.as_str().to_string()).unwrap_or_default());
+                    items.insert(
+                        i as i64,
+                        c.map(|m| m.as_str().to_string()).unwrap_or_default(),
+                    );
                 }
                 let _ = self.vars.set_array("BASH_REMATCH", items, label.clone());
                 Ok(true)
             }
             None => {
-                let _ = self.vars.set_array("BASH_REMATCH", Default::default(), label.clone());
+                let _ = self
+                    .vars
+                    .set_array("BASH_REMATCH", Default::default(), label.clone());
                 Ok(false)
             }
         }
@@ -209,7 +228,11 @@ impl Shell {
         let expr = match parsed {
             Ok(Ok(e)) => e,
             _ => {
-                let detail = if args.len() > 1 { args[1].clone() } else { args[0].clone() };
+                let detail = if args.len() > 1 {
+                    args[1].clone()
+                } else {
+                    args[0].clone()
+                };
                 self.diag(format!("{name}: {detail}: unary operator expected"));
                 return 2;
             }

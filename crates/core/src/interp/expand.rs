@@ -36,7 +36,9 @@ struct FieldBuf {
 
 impl FieldBuf {
     fn push_quoted(&mut self, s: &str) {
-        if s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b' ' || b == b'_' || b == b'-') {
+        if s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b' ' || b == b'_' || b == b'-')
+        {
             // Nothing to escape: the common case.
             self.regex.push_str(s);
             self.pattern.push_str(s);
@@ -360,15 +362,25 @@ impl Shell {
                         }
                         PV::Many(items, concat) => {
                             if heredoc || (concat && !acc.split) {
-                                let sep = self.ifs().chars().next().map(String::from).unwrap_or_default();
-                                let sep = if heredoc && !concat { " ".to_string() } else { sep };
+                                let sep = self
+                                    .ifs()
+                                    .chars()
+                                    .next()
+                                    .map(String::from)
+                                    .unwrap_or_default();
+                                let sep = if heredoc && !concat {
+                                    " ".to_string()
+                                } else {
+                                    sep
+                                };
                                 acc.quoted(&items.join(&sep), &label);
                             } else if !acc.split {
                                 acc.unquoted(&items.join(" "), &label);
                             } else {
                                 for (i, it) in items.iter().enumerate() {
                                     if i > 0 {
-                                        acc.pending_break = !acc.cur.text.is_empty() || acc.cur.keep;
+                                        acc.pending_break =
+                                            !acc.cur.text.is_empty() || acc.cur.keep;
                                         acc.apply_pending();
                                     }
                                     acc.unquoted(it, &label);
@@ -426,7 +438,9 @@ impl Shell {
                     }
                 }
                 WordPiece::DoubleQuotedSequence(inner)
-                | WordPiece::GettextDoubleQuotedSequence(inner) => self.expand_quoted(inner, acc)?,
+                | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    self.expand_quoted(inner, acc)?
+                }
                 WordPiece::TildeExpansion(t) => {
                     let s = self.tilde(t);
                     acc.quoted(&s, &agent)
@@ -438,7 +452,12 @@ impl Shell {
                         PV::One(s) => acc.quoted(&s, &label),
                         PV::Many(items, concat) => {
                             if concat {
-                                let sep = self.ifs().chars().next().map(String::from).unwrap_or_default();
+                                let sep = self
+                                    .ifs()
+                                    .chars()
+                                    .next()
+                                    .map(String::from)
+                                    .unwrap_or_default();
                                 acc.quoted(&items.join(&sep), &label);
                             } else {
                                 for (i, it) in items.iter().enumerate() {
@@ -545,7 +564,12 @@ impl Shell {
             PV::Unset => return Ok((PV::Unset, label)),
         };
         let param = safesh_syntax::word::parse_parameter(&name, &safesh_syntax::options())
-            .map_err(|_| Stop::Refused(Refusal::new(ErrorCode::ExecutionError, format!("{name}: invalid indirect expansion"))))?;
+            .map_err(|_| {
+                Stop::from(Refusal::new(
+                    ErrorCode::ExecutionError,
+                    format!("{name}: invalid indirect expansion"),
+                ))
+            })?;
         let (pv, l2) = self.param_value_direct(&param)?;
         Ok((pv, label.join(&l2)))
     }
@@ -565,9 +589,10 @@ impl Shell {
                 SpecialParameter::PositionalParameterCount => {
                     (PV::One(self.positional.len().to_string()), Label::agent())
                 }
-                SpecialParameter::LastExitStatus => {
-                    (PV::One(self.last_status.to_string()), self.status_label.clone())
-                }
+                SpecialParameter::LastExitStatus => (
+                    PV::One(self.last_status.to_string()),
+                    self.status_label.clone(),
+                ),
                 SpecialParameter::CurrentOptionFlags => {
                     let mut f = String::new();
                     if self.opts.errexit {
@@ -587,9 +612,14 @@ impl Shell {
                     f.push('c');
                     (PV::One(f), Label::agent())
                 }
-                SpecialParameter::ProcessId => (PV::One(self.shared.pid.to_string()), Label::agent()),
+                SpecialParameter::ProcessId => {
+                    (PV::One(self.shared.pid.to_string()), Label::agent())
+                }
                 SpecialParameter::LastBackgroundProcessId => match self.last_bg {
-                    Some(id) => (PV::One(job_pid(self.shared.pid, id).to_string()), Label::agent()),
+                    Some(id) => (
+                        PV::One(job_pid(self.shared.pid, id).to_string()),
+                        Label::agent(),
+                    ),
                     None => (PV::Unset, Label::empty()),
                 },
                 SpecialParameter::ShellName => (PV::One(self.arg0.clone()), Label::agent()),
@@ -641,10 +671,11 @@ impl Shell {
     fn named_value(&mut self, name: &str) -> (PV, Label) {
         match name {
             "RANDOM" => {
-                let mut x = self.shared.pid as u64 ^ std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_nanos() as u64)
-                    .unwrap_or(0);
+                let mut x = self.shared.pid as u64
+                    ^ std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.as_nanos() as u64)
+                        .unwrap_or(0);
                 x ^= x >> 13;
                 return (PV::One(((x % 32768) as i64).to_string()), Label::agent());
             }
@@ -681,7 +712,10 @@ impl Shell {
     fn param_expr(&mut self, e: &ParameterExpr, _heredoc: bool) -> Result<(PV, Label), Stop> {
         use ParameterExpr as P;
         match e {
-            P::Parameter { parameter, indirect } => {
+            P::Parameter {
+                parameter,
+                indirect,
+            } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 if matches!(pv, PV::Unset) && self.opts.nounset {
                     return Err(self.unbound_exit(parameter));
@@ -712,7 +746,9 @@ impl Shell {
                 if is_missing(&pv, test_type) {
                     let f = self.expand_raw_single(default_value.as_deref().unwrap_or(""))?;
                     match parameter {
-                        Parameter::Named(n) => self.assign_scalar(n, f.text.clone(), f.label.clone())?,
+                        Parameter::Named(n) => {
+                            self.assign_scalar(n, f.text.clone(), f.label.clone())?
+                        }
                         Parameter::NamedWithIndex { name, index } => {
                             let i = self.eval_arith_text(index)?;
                             self.vars
@@ -767,7 +803,10 @@ impl Shell {
                     Ok((PV::One(f.text), f.label))
                 }
             }
-            P::ParameterLength { parameter, indirect } => {
+            P::ParameterLength {
+                parameter,
+                indirect,
+            } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 let n = match (&pv, parameter) {
                     (PV::Many(items, _), _) => items.len(),
@@ -781,10 +820,26 @@ impl Shell {
                 };
                 Ok((PV::One(n.to_string()), label))
             }
-            P::RemoveSmallestSuffixPattern { parameter, indirect, pattern }
-            | P::RemoveLargestSuffixPattern { parameter, indirect, pattern }
-            | P::RemoveSmallestPrefixPattern { parameter, indirect, pattern }
-            | P::RemoveLargestPrefixPattern { parameter, indirect, pattern } => {
+            P::RemoveSmallestSuffixPattern {
+                parameter,
+                indirect,
+                pattern,
+            }
+            | P::RemoveLargestSuffixPattern {
+                parameter,
+                indirect,
+                pattern,
+            }
+            | P::RemoveSmallestPrefixPattern {
+                parameter,
+                indirect,
+                pattern,
+            }
+            | P::RemoveLargestPrefixPattern {
+                parameter,
+                indirect,
+                pattern,
+            } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 let pat = self.expand_raw_pattern(pattern.as_deref().unwrap_or(""))?;
                 let (suffix, largest) = match e {
@@ -834,7 +889,8 @@ impl Shell {
                             Some(l) => (start + l).min(n),
                             None => n,
                         };
-                        let v: Vec<String> = all.drain(start as usize..end.max(start) as usize).collect();
+                        let v: Vec<String> =
+                            all.drain(start as usize..end.max(start) as usize).collect();
                         Ok((PV::Many(v, concat), label))
                     }
                     PV::Unset => Ok((PV::One(String::new()), label)),
@@ -855,7 +911,10 @@ impl Shell {
                             self.last_status = 1;
                             return Err(Stop::Exit);
                         }
-                        Ok((PV::One(chars[start as usize..end as usize].iter().collect()), label))
+                        Ok((
+                            PV::One(chars[start as usize..end as usize].iter().collect()),
+                            label,
+                        ))
                     }
                 }
             }
@@ -881,10 +940,26 @@ impl Shell {
                 };
                 Ok((map_pv(pv, f), label))
             }
-            P::UppercaseFirstChar { parameter, indirect, pattern }
-            | P::UppercasePattern { parameter, indirect, pattern }
-            | P::LowercaseFirstChar { parameter, indirect, pattern }
-            | P::LowercasePattern { parameter, indirect, pattern } => {
+            P::UppercaseFirstChar {
+                parameter,
+                indirect,
+                pattern,
+            }
+            | P::UppercasePattern {
+                parameter,
+                indirect,
+                pattern,
+            }
+            | P::LowercaseFirstChar {
+                parameter,
+                indirect,
+                pattern,
+            }
+            | P::LowercasePattern {
+                parameter,
+                indirect,
+                pattern,
+            } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 let pat = match pattern {
                     Some(p) if !p.is_empty() => Some(self.expand_raw_pattern(p)?),
@@ -938,7 +1013,10 @@ impl Shell {
                 let f = |s: &str| super::pattern::replace(s, &pat, &rep.text, kind);
                 Ok((map_pv(pv, f), label.join(&rep.label)))
             }
-            P::VariableNames { prefix, concatenate } => {
+            P::VariableNames {
+                prefix,
+                concatenate,
+            } => {
                 let mut names: Vec<String> = self
                     .vars
                     .names()
@@ -1106,9 +1184,15 @@ fn brace_product(
                             end,
                             increment,
                         } => {
-                            let count = (end - start).unsigned_abs() / increment.unsigned_abs().max(1) + 1;
+                            let count =
+                                (end - start).unsigned_abs() / increment.unsigned_abs().max(1) + 1;
                             if count > limit {
-                                return Err(Refusal::limit("a brace expansion's size", limit, "brace_expansion").into());
+                                return Err(Refusal::limit(
+                                    "a brace expansion's size",
+                                    limit,
+                                    "brace_expansion",
+                                )
+                                .into());
                             }
                             let width = widths.next().flatten();
                             alts.extend(number_sequence(*start, *end, *increment, &width));
@@ -1150,7 +1234,9 @@ fn brace_product(
             }
         };
         if (acc.len() as u64).saturating_mul(alts.len() as u64) > limit {
-            return Err(Refusal::limit("a brace expansion's size", limit, "brace_expansion").into());
+            return Err(
+                Refusal::limit("a brace expansion's size", limit, "brace_expansion").into(),
+            );
         }
         let mut next = Vec::with_capacity(acc.len() * alts.len());
         for a in &acc {

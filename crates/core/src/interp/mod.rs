@@ -40,12 +40,12 @@ pub(crate) enum Stop {
     /// `exit` (or `set -e`): leave the current (sub)shell with the last status.
     Exit,
     /// A refusal or a limit: stop the whole script.
-    Refused(Refusal),
+    Refused(Box<Refusal>),
 }
 
 impl From<Refusal> for Stop {
     fn from(r: Refusal) -> Self {
-        Stop::Refused(r)
+        Stop::Refused(Box::new(r))
     }
 }
 
@@ -171,7 +171,11 @@ pub(crate) struct Shell {
 
 impl Shell {
     /// A new top-level shell.
-    pub fn new(cwd: PathBuf, env: impl IntoIterator<Item = (String, String)>, limits: Limits) -> Self {
+    pub fn new(
+        cwd: PathBuf,
+        env: impl IntoIterator<Item = (String, String)>,
+        limits: Limits,
+    ) -> Self {
         let deadline = (limits.script_timeout_ms > 0)
             .then(|| Instant::now() + std::time::Duration::from_millis(limits.script_timeout_ms));
         let root = Cancel::root(deadline);
@@ -182,7 +186,10 @@ impl Shell {
             vars.insert(&k, var);
         }
         let mut fds = HashMap::new();
-        fds.insert(0, Fd::In(Source::new(SourceKind::Stdin, Label::user_input())));
+        fds.insert(
+            0,
+            Fd::In(Source::new(SourceKind::Stdin, Label::user_input())),
+        );
         fds.insert(1, Fd::Out(Sink::new(SinkKind::Stdout)));
         fds.insert(2, Fd::Out(Sink::new(SinkKind::Stderr)));
         let mut sh = Shell {
@@ -229,7 +236,11 @@ impl Shell {
         if let Some(v) = sh.vars.get_mut("PWD") {
             v.exported = true;
         }
-        for (k, v) in [("IFS", " \t\n"), ("OPTIND", "1"), ("BASH_VERSION", "5.2.15(1)-release")] {
+        for (k, v) in [
+            ("IFS", " \t\n"),
+            ("OPTIND", "1"),
+            ("BASH_VERSION", "5.2.15(1)-release"),
+        ] {
             if sh.vars.get(k).is_none() {
                 let _ = sh.vars.set(k, v.to_string(), Label::agent());
             }
@@ -278,7 +289,7 @@ impl Shell {
     /// Checks cancellation and raises the request's timeout.
     pub fn check_cancel(&self) -> Exec {
         if self.cancel.is_cancelled() {
-            return Err(Stop::Refused(self.timeout_refusal()));
+            return Err(self.timeout_refusal().into());
         }
         Ok(())
     }
@@ -300,7 +311,12 @@ impl Shell {
     pub fn count_command(&self) -> Exec {
         let n = self.shared.commands.fetch_add(1, Ordering::Relaxed) + 1;
         if n > self.shared.limits.commands {
-            return Err(Refusal::limit("the number of commands", self.shared.limits.commands, "commands").into());
+            return Err(Refusal::limit(
+                "the number of commands",
+                self.shared.limits.commands,
+                "commands",
+            )
+            .into());
         }
         self.check_cancel()
     }
@@ -322,7 +338,12 @@ impl Shell {
     /// Checks a string against the size limit.
     pub fn check_size(&self, len: usize) -> Exec {
         if len as u64 > self.shared.limits.string_bytes {
-            return Err(Refusal::limit("a string's size in bytes", self.shared.limits.string_bytes, "string_bytes").into());
+            return Err(Refusal::limit(
+                "a string's size in bytes",
+                self.shared.limits.string_bytes,
+                "string_bytes",
+            )
+            .into());
         }
         Ok(())
     }
@@ -360,7 +381,10 @@ impl Shell {
 
     /// A scalar variable's value ("" when unset).
     pub fn var_str(&self, name: &str) -> String {
-        self.vars.get(name).map(|v| v.as_str().to_string()).unwrap_or_default()
+        self.vars
+            .get(name)
+            .map(|v| v.as_str().to_string())
+            .unwrap_or_default()
     }
 
     /// Parses (with caching) a script given at run time (`eval`, `source`, `$(…)`).
@@ -391,7 +415,7 @@ impl Shell {
             let status = self.last_status;
             self.in_trap = true;
             match self.run_text(&handler) {
-                Err(Stop::Refused(r)) => return Err(r),
+                Err(Stop::Refused(r)) => return Err(*r),
                 Err(Stop::Exit) => {}
                 _ => self.last_status = status,
             }

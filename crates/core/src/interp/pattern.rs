@@ -6,8 +6,11 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
 
+/// Compiled patterns by (pattern, case-insensitive); `None` when it does not compile.
+type PatternCache = HashMap<(String, bool), Option<Rc<Regex>>>;
+
 thread_local! {
-    static CACHE: RefCell<HashMap<(String, bool), Option<Rc<Regex>>>> = RefCell::new(HashMap::new());
+    static CACHE: RefCell<PatternCache> = RefCell::new(HashMap::new());
 }
 
 /// Compiles a shell pattern to an anchored regex (cached per thread).
@@ -16,13 +19,16 @@ fn compile(pattern: &str, icase: bool) -> Option<Rc<Regex>> {
     if let Some(r) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return r;
     }
-    let re = std::panic::catch_unwind(|| brush_parser::pattern::pattern_to_regex_str(pattern, false))
-        .ok()
-        .and_then(|r| r.ok())
-        .and_then(|body| {
-            let flags = if icase { "(?si)" } else { "(?s)" };
-            Regex::new(&format!("{flags}^(?:{body})$")).ok().map(Rc::new)
-        });
+    let re =
+        std::panic::catch_unwind(|| brush_parser::pattern::pattern_to_regex_str(pattern, false))
+            .ok()
+            .and_then(|r| r.ok())
+            .and_then(|body| {
+                let flags = if icase { "(?si)" } else { "(?s)" };
+                Regex::new(&format!("{flags}^(?:{body})$"))
+                    .ok()
+                    .map(Rc::new)
+            });
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() > 4096 {
@@ -68,9 +74,9 @@ pub(crate) fn has_glob(p: &str) -> bool {
             esc = false;
         } else if c == '\\' {
             esc = true;
-        } else if matches!(c, '*' | '?') {
-            return true;
-        } else if c == '[' && chars[i + 1..].iter().skip(1).any(|&d| d == ']') {
+        } else if matches!(c, '*' | '?')
+            || (c == '[' && chars[i + 1..].iter().skip(1).any(|&d| d == ']'))
+        {
             return true;
         }
     }
@@ -217,9 +223,7 @@ pub(crate) fn glob(cwd: &Path, pattern: &str) -> Vec<String> {
             continue;
         }
         for (shown, disk) in &current {
-            let sep = if shown.is_empty() && !absolute {
-                ""
-            } else if shown.ends_with('/') {
+            let sep = if (shown.is_empty() && !absolute) || shown.ends_with('/') {
                 ""
             } else {
                 "/"

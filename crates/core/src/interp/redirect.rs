@@ -42,7 +42,10 @@ impl Shell {
     }
 
     /// Applies redirections permanently (`exec >file`), or to a command about to run.
-    pub(crate) fn apply_redirects(&mut self, redirects: &[R]) -> Result<Result<(), RedirectFailed>, Stop> {
+    pub(crate) fn apply_redirects(
+        &mut self,
+        redirects: &[R],
+    ) -> Result<Result<(), RedirectFailed>, Stop> {
         for r in redirects {
             if let Err(RedirectFailed) = self.apply_one(r)? {
                 return Ok(Err(RedirectFailed));
@@ -51,17 +54,29 @@ impl Shell {
         Ok(Ok(()))
     }
 
-    fn redirect_target(&mut self, w: &safesh_syntax::ast::Word) -> Result<Result<(String, Label), RedirectFailed>, Stop> {
+    fn redirect_target(
+        &mut self,
+        w: &safesh_syntax::ast::Word,
+    ) -> Result<Result<(String, Label), RedirectFailed>, Stop> {
         let fields = self.expand_word_fields(w)?;
         if fields.len() != 1 {
             self.diag(format!("{}: ambiguous redirect", w.value));
             return Ok(Err(RedirectFailed));
         }
-        let f = fields.into_iter().next().map(|f| (f.text, f.label)).unwrap_or_default();
+        let f = fields
+            .into_iter()
+            .next()
+            .map(|f| (f.text, f.label))
+            .unwrap_or_default();
         Ok(Ok(f))
     }
 
-    fn open_output(&mut self, name: &str, append: bool, clobber: bool) -> Result<Result<Fd, RedirectFailed>, Stop> {
+    fn open_output(
+        &mut self,
+        name: &str,
+        append: bool,
+        clobber: bool,
+    ) -> Result<Result<Fd, RedirectFailed>, Stop> {
         match name {
             "/dev/null" => return Ok(Ok(Fd::Out(Sink::new(SinkKind::Null)))),
             "/dev/stdout" => return Ok(Ok(Fd::Out(self.out_fd(1)))),
@@ -70,7 +85,7 @@ impl Shell {
         }
         let path = self.cwd.join(name);
         if let Err(r) = self.check_write_path(&path) {
-            return Err(Stop::Refused(r));
+            return Err(r.into());
         }
         if self.opts.noclobber && !append && !clobber && path.is_file() {
             self.diag(format!("{name}: cannot overwrite existing file"));
@@ -100,7 +115,7 @@ impl Shell {
         }
         let path = self.cwd.join(name);
         if let Err(r) = self.check_read_path(&path) {
-            return Err(Stop::Refused(r));
+            return Err(r.into());
         }
         match std::fs::File::open(&path) {
             Ok(f) => {
@@ -109,7 +124,10 @@ impl Shell {
                     return Ok(Err(RedirectFailed));
                 }
                 let label = self.file_label(&path);
-                Ok(Ok(Fd::In(Source::new(SourceKind::Reader(Box::new(f)), label))))
+                Ok(Ok(Fd::In(Source::new(
+                    SourceKind::Reader(Box::new(f)),
+                    label,
+                ))))
             }
             Err(e) => {
                 self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
@@ -118,7 +136,12 @@ impl Shell {
         }
     }
 
-    fn dup_fd(&mut self, to: i32, from_word: &str, output: bool) -> Result<Result<(), RedirectFailed>, Stop> {
+    fn dup_fd(
+        &mut self,
+        to: i32,
+        from_word: &str,
+        output: bool,
+    ) -> Result<Result<(), RedirectFailed>, Stop> {
         if from_word == "-" {
             self.fds.remove(&to);
             return Ok(Ok(()));
@@ -196,7 +219,7 @@ impl Shell {
                         }
                     }
                     (_, T::Fd(n)) => self.dup_fd(to, &n.to_string(), output),
-                    (_, T::ProcessSubstitution(..)) => Err(Stop::Refused(crate::error::Refusal::new(
+                    (_, T::ProcessSubstitution(..)) => Err(Stop::from(crate::error::Refusal::new(
                         crate::error::ErrorCode::NotSupported,
                         "not supported: process substitution",
                     ))),
@@ -209,14 +232,18 @@ impl Shell {
                 } else {
                     (doc.doc.value.clone(), Label::agent())
                 };
-                self.fds.insert(fd.unwrap_or(0), Fd::In(Source::bytes(text.into_bytes(), label)));
+                self.fds.insert(
+                    fd.unwrap_or(0),
+                    Fd::In(Source::bytes(text.into_bytes(), label)),
+                );
                 Ok(Ok(()))
             }
             R::HereString(fd, w) => {
                 let f = self.expand_word_single(w)?;
                 let mut data = f.text.into_bytes();
                 data.push(b'\n');
-                self.fds.insert(fd.unwrap_or(0), Fd::In(Source::bytes(data, f.label)));
+                self.fds
+                    .insert(fd.unwrap_or(0), Fd::In(Source::bytes(data, f.label)));
                 Ok(Ok(()))
             }
             R::OutputAndError(w, append) => {

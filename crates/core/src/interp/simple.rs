@@ -36,7 +36,11 @@ impl Shell {
                 Item::IoRedirect(r) => redirects.push(r.clone()),
                 Item::Word(w) => words.push((w, false)),
                 Item::ProcessSubstitution(..) => {
-                    return Err(Refusal::new(ErrorCode::NotSupported, "not supported: process substitution").into());
+                    return Err(Refusal::new(
+                        ErrorCode::NotSupported,
+                        "not supported: process substitution",
+                    )
+                    .into());
                 }
             }
         }
@@ -49,14 +53,20 @@ impl Shell {
                 Item::IoRedirect(r) => redirects.push(r.clone()),
                 Item::Word(w) => words.push((w, false)),
                 Item::ProcessSubstitution(..) => {
-                    return Err(Refusal::new(ErrorCode::NotSupported, "not supported: process substitution").into());
+                    return Err(Refusal::new(
+                        ErrorCode::NotSupported,
+                        "not supported: process substitution",
+                    )
+                    .into());
                 }
             }
         }
         self.last_subst_status = None;
         let mut argv: Vec<Field> = Vec::with_capacity(words.len());
         for (w, assignment_like) in &words {
-            let declaration = argv.first().is_some_and(|f| DECLARATION.contains(&f.text.as_str()));
+            let declaration = argv
+                .first()
+                .is_some_and(|f| DECLARATION.contains(&f.text.as_str()));
             if *assignment_like && declaration {
                 argv.push(self.expand_word_single(w)?);
             } else {
@@ -110,10 +120,8 @@ impl Shell {
 
     /// Resolves a command name: function, builtin, utility.
     pub(crate) fn resolve(&self, name: &str, skip_functions: bool) -> Resolved {
-        if !skip_functions {
-            if let Some(f) = self.funcs.get(name) {
-                return Resolved::Function(f.clone());
-            }
+        if !skip_functions && let Some(f) = self.funcs.get(name) {
+            return Resolved::Function(f.clone());
         }
         if crate::builtins::is_builtin(name) {
             return Resolved::Builtin;
@@ -165,14 +173,22 @@ impl Shell {
     /// Calls a shell function with `argv` as its positional parameters.
     pub(crate) fn call_function(&mut self, f: &ast::FunctionDefinition, argv: &[Field]) -> Exec {
         if self.call_depth >= self.shared.limits.call_depth {
-            return Err(Refusal::limit("function call depth", self.shared.limits.call_depth, "call_depth").into());
+            return Err(Refusal::limit(
+                "function call depth",
+                self.shared.limits.call_depth,
+                "call_depth",
+            )
+            .into());
         }
         self.call_depth += 1;
         let saved_pos = std::mem::replace(
             &mut self.positional,
             argv.iter().skip(1).map(|f| f.text.clone()).collect(),
         );
-        let label = argv.iter().skip(1).fold(Label::empty(), |l, a| l.join(&a.label));
+        let label = argv
+            .iter()
+            .skip(1)
+            .fold(Label::empty(), |l, a| l.join(&a.label));
         let saved_label = std::mem::replace(&mut self.positional_label, label);
         self.vars.push_frame();
         // FUNCNAME lists the active functions, innermost first.
@@ -185,7 +201,11 @@ impl Shell {
         stack.insert(0, name);
         let _ = self.vars.set_array(
             "FUNCNAME",
-            stack.into_iter().enumerate().map(|(i, s)| (i as i64, s)).collect(),
+            stack
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| (i as i64, s))
+                .collect(),
             Label::agent(),
         );
         let redirects = f.body.1.as_ref().map(|r| r.0.clone()).unwrap_or_default();
@@ -201,7 +221,12 @@ impl Shell {
     }
 
     /// Runs an in-process utility on this shell's fds.
-    pub(crate) fn run_utility(&mut self, f: safesh_utils::UtilFn, argv: Vec<String>, label: Label) -> Exec {
+    pub(crate) fn run_utility(
+        &mut self,
+        f: safesh_utils::UtilFn,
+        argv: Vec<String>,
+        label: Label,
+    ) -> Exec {
         let cell = LabelCell::new(label);
         let env = self.vars.environment();
         let status = {
@@ -230,7 +255,7 @@ impl Shell {
                 self.set_status(s);
                 Ok(())
             }
-            Err(interrupt) => Err(Stop::Refused(crate::host::refusal_of(interrupt))),
+            Err(interrupt) => Err(crate::host::refusal_of(interrupt).into()),
         }
     }
 
@@ -241,7 +266,10 @@ impl Shell {
                 let f = self.expand_word_single(w)?;
                 let label = f.label.join(&self.pc);
                 if a.append {
-                    let is_array = matches!(self.vars.get(name).map(|v| &v.value), Some(super::Value::Array(_)));
+                    let is_array = matches!(
+                        self.vars.get(name).map(|v| &v.value),
+                        Some(super::Value::Array(_))
+                    );
                     if is_array {
                         let cur = match self.vars.get(name).map(|v| &v.value) {
                             Some(super::Value::Array(m)) => m.get(&0).cloned().unwrap_or_default(),
@@ -252,7 +280,10 @@ impl Shell {
                             .set_index(name, 0, cur + &f.text, label)
                             .map_err(|e| self.readonly_stop(&e.0));
                     }
-                    let old = self.vars.get(name).map(|v| (v.as_str().to_string(), v.label.clone()));
+                    let old = self
+                        .vars
+                        .get(name)
+                        .map(|v| (v.as_str().to_string(), v.label.clone()));
                     let (cur, old_label) = old.unwrap_or_default();
                     self.check_size(cur.len() + f.text.len())?;
                     return self.assign_scalar(name, cur + &f.text, label.join(&old_label));
@@ -272,10 +303,10 @@ impl Shell {
                     i
                 };
                 let mut text = f.text;
-                if a.append {
-                    if let Some(super::Value::Array(m)) = self.vars.get(name).map(|v| &v.value) {
-                        text = format!("{}{text}", m.get(&i).cloned().unwrap_or_default());
-                    }
+                if a.append
+                    && let Some(super::Value::Array(m)) = self.vars.get(name).map(|v| &v.value)
+                {
+                    text = format!("{}{text}", m.get(&i).cloned().unwrap_or_default());
                 }
                 self.vars
                     .set_index(name, i, text, f.label.join(&self.pc))
@@ -323,7 +354,9 @@ impl Shell {
                         }
                     }
                 }
-                self.vars.set_array(&name, map, label).map_err(|e| self.readonly_stop(&e.0))
+                self.vars
+                    .set_array(&name, map, label)
+                    .map_err(|e| self.readonly_stop(&e.0))
             }
         }
     }
@@ -334,7 +367,9 @@ impl Shell {
         if name == "PWD" || name == "OLDPWD" {
             // Allowed: `cd` keeps them right.
         }
-        self.vars.set(name, value, label).map_err(|e| self.readonly_stop(&e.0))
+        self.vars
+            .set(name, value, label)
+            .map_err(|e| self.readonly_stop(&e.0))
     }
 
     /// The error for writing a readonly variable: bash reports it and the command fails.

@@ -101,15 +101,12 @@ impl Vars {
         value: String,
         label: Label,
     ) -> Result<(), ReadonlyError> {
-        let v = self
-            .map
-            .entry(name.to_string())
-            .or_insert_with(|| Var {
-                value: Value::Array(BTreeMap::new()),
-                label: Label::empty(),
-                exported: false,
-                readonly: false,
-            });
+        let v = self.map.entry(name.to_string()).or_insert_with(|| Var {
+            value: Value::Array(BTreeMap::new()),
+            label: Label::empty(),
+            exported: false,
+            readonly: false,
+        });
         if v.readonly {
             return Err(ReadonlyError(name.to_string()));
         }

@@ -25,7 +25,11 @@ fn file_read_by_a_utility_carries_the_file_origin() {
     std::fs::write(d.path().join("data.txt"), "x\n").unwrap();
     let o = run(d.path(), "cat data.txt");
     assert_eq!(out(&o), "x\n");
-    assert!(o.label.origins.contains(&file_atom(d.path(), "data.txt")), "{:?}", o.label);
+    assert!(
+        o.label.origins.contains(&file_atom(d.path(), "data.txt")),
+        "{:?}",
+        o.label
+    );
     // Joined with the agent's argv: neither integrity atom survives the join.
     assert_eq!(o.label.integrity, Integrity::none());
 }
@@ -57,7 +61,11 @@ fn unrelated_output_does_not_pick_up_a_file_label_in_its_own_chunk() {
     let o = run(d.path(), "echo a; cat f.txt");
     assert!(o.label.origins.contains(&file_atom(d.path(), "f.txt")));
     let o2 = run(d.path(), "x=$(cat f.txt); echo unrelated");
-    assert!(!o2.label.origins.contains(&file_atom(d.path(), "f.txt")), "{:?}", o2.label);
+    assert!(
+        !o2.label.origins.contains(&file_atom(d.path(), "f.txt")),
+        "{:?}",
+        o2.label
+    );
 }
 
 #[test]
@@ -73,5 +81,9 @@ fn here_document_with_expansion_joins_the_variable_label() {
 fn environment_values_carry_an_env_origin() {
     let d = tempfile::tempdir().unwrap();
     let o = run(d.path(), "echo \"$HOME\"");
-    assert!(o.label.origins.contains(&Atom::Env("HOME".into())), "{:?}", o.label);
+    assert!(
+        o.label.origins.contains(&Atom::Env("HOME".into())),
+        "{:?}",
+        o.label
+    );
 }

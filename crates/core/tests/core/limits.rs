@@ -19,7 +19,10 @@ fn limited() -> Limits {
 fn assert_refused(script: &str, code: ErrorCode, status: i32) {
     let d = tempfile::tempdir().unwrap();
     let o = run_with(d.path(), script, limited());
-    let err = o.error.as_ref().unwrap_or_else(|| panic!("no error for {script}: {}", out(&o)));
+    let err = o
+        .error
+        .as_ref()
+        .unwrap_or_else(|| panic!("no error for {script}: {}", out(&o)));
     assert_eq!(err.code, code, "{script}: {err:?}");
     assert_eq!(o.exit_code, status, "{script}");
     assert!(err.suggestion.is_some());
@@ -45,17 +48,29 @@ fn nested_substitutions_hit_the_depth_limit() {
 #[test]
 fn huge_brace_expansion_is_refused() {
     assert_refused("echo {1..100000}", ErrorCode::LimitExceeded, 125);
-    assert_refused("echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", ErrorCode::LimitExceeded, 125);
+    assert_refused(
+        "echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}",
+        ErrorCode::LimitExceeded,
+        125,
+    );
 }
 
 #[test]
 fn growing_string_hits_the_size_limit() {
-    assert_refused("x=aaaaaaaaaa; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do x=$x$x; done", ErrorCode::LimitExceeded, 125);
+    assert_refused(
+        "x=aaaaaaaaaa; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do x=$x$x; done",
+        ErrorCode::LimitExceeded,
+        125,
+    );
 }
 
 #[test]
 fn too_many_commands_is_refused() {
-    assert_refused("for i in {1..900}; do :; :; :; :; :; :; :; done", ErrorCode::LimitExceeded, 125);
+    assert_refused(
+        "for i in {1..900}; do :; :; :; :; :; :; :; done",
+        ErrorCode::LimitExceeded,
+        125,
+    );
 }
 
 #[test]
@@ -66,7 +81,11 @@ fn sleeping_past_the_script_timeout_is_a_timeout() {
 #[test]
 fn partial_output_is_kept_when_a_limit_stops_the_script() {
     let d = tempfile::tempdir().unwrap();
-    let o = run_with(d.path(), "echo before; while :; do :; done; echo after", limited());
+    let o = run_with(
+        d.path(),
+        "echo before; while :; do :; done; echo after",
+        limited(),
+    );
     assert_eq!(out(&o), "before\n");
     assert_eq!(o.exit_code, 125);
 }

@@ -6,13 +6,22 @@ use safesh_core::ErrorCode;
 #[test]
 fn a_late_syntax_error_runs_nothing() {
     let d = tempfile::tempdir().unwrap();
-    let o = run(d.path(), "touch created.txt\necho hi\nif true; then echo x\n");
+    let o = run(
+        d.path(),
+        "touch created.txt\necho hi\nif true; then echo x\n",
+    );
     assert_eq!(o.exit_code, 2);
-    assert_eq!(o.error.as_ref().map(|e| e.code), Some(ErrorCode::ParseError));
+    assert_eq!(
+        o.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::ParseError)
+    );
     assert!(!d.path().join("created.txt").exists());
     assert_eq!(out(&o), "");
     let msg = &o.error.as_ref().unwrap().message;
-    assert!(msg.contains("fi"), "message should say what was expected: {msg}");
+    assert!(
+        msg.contains("fi"),
+        "message should say what was expected: {msg}"
+    );
     assert!(msg.contains("line"), "{msg}");
 }
 
@@ -27,12 +36,26 @@ fn a_syntax_error_inside_a_substitution_runs_nothing() {
 #[test]
 fn unsupported_constructs_are_refused_before_running() {
     let d = tempfile::tempdir().unwrap();
-    for script in ["touch a.txt; cat <(echo x)", "touch a.txt; coproc cat", "touch a.txt; diff <(echo a) <(echo b)"] {
+    for script in [
+        "touch a.txt; cat <(echo x)",
+        "touch a.txt; coproc cat",
+        "touch a.txt; diff <(echo a) <(echo b)",
+    ] {
         let o = run(d.path(), script);
-        assert_eq!(o.error.as_ref().map(|e| e.code), Some(ErrorCode::NotSupported), "{script}");
+        assert_eq!(
+            o.error.as_ref().map(|e| e.code),
+            Some(ErrorCode::NotSupported),
+            "{script}"
+        );
         assert_eq!(o.exit_code, 2);
         assert!(!d.path().join("a.txt").exists(), "{script}");
-        assert!(o.error.as_ref().unwrap().message.starts_with("not supported:"));
+        assert!(
+            o.error
+                .as_ref()
+                .unwrap()
+                .message
+                .starts_with("not supported:")
+        );
     }
 }
 
@@ -58,6 +81,9 @@ fn command_not_found_continues_like_bash() {
 fn writes_outside_the_write_roots_are_refused() {
     let d = tempfile::tempdir().unwrap();
     let o = run(d.path(), "echo x > /tmp/../etc/safesh-should-not-exist");
-    assert_eq!(o.error.as_ref().map(|e| e.code), Some(ErrorCode::PathViolation));
+    assert_eq!(
+        o.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::PathViolation)
+    );
     assert!(!std::path::Path::new("/etc/safesh-should-not-exist").exists());
 }

@@ -16,7 +16,11 @@ pub fn run_with(dir: &Path, script: &str, limits: Limits) -> ExecOutcome {
         args: Vec::new(),
         write_roots: Some(vec![dir.to_path_buf()]),
     });
-    s.exec(script, InputSource::Empty, OutputTarget::Separate { cap: 1 << 20 })
+    s.exec(
+        script,
+        InputSource::Empty,
+        OutputTarget::Separate { cap: 1 << 20 },
+    )
 }
 
 /// Runs `script` in `dir` with default limits.
