@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
         brace_expansion: 2_000,
         string_bytes: 64 * 1024,
         script_timeout_ms: 500,
+        processes: 16,
         output_bytes: 0,
     };
     let mut session = Session::new(SessionOptions {

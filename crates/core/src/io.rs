@@ -111,18 +111,7 @@ impl Sink {
             }
             SinkKind::Stderr => io::stderr().lock().write_all(data),
             SinkKind::File(f) => lock(f).write_all(data),
-            SinkKind::Pipe(tx) => {
-                let guard = lock(tx);
-                match guard.as_ref() {
-                    Some(tx) => tx
-                        .send(Chunk {
-                            data: data.to_vec(),
-                            label: label.clone(),
-                        })
-                        .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe)),
-                    None => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
-                }
-            }
+            SinkKind::Pipe(tx) => send(tx, data.to_vec(), label),
             SinkKind::Capture(c, cap) => {
                 let mut c = lock(c);
                 c.total += data.len() as u64;
@@ -138,6 +127,19 @@ impl Sink {
             }
             SinkKind::Null => Ok(()),
         }
+    }
+
+    /// Writes one labeled chunk the caller no longer needs: a pipe takes the
+    /// buffer as it is instead of copying it.
+    pub fn write_owned(&self, data: Vec<u8>, label: &Label) -> io::Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let SinkKind::Pipe(tx) = &self.kind else {
+            return self.write_chunk(&data, label);
+        };
+        lock(&self.label).join_assign(label);
+        send(tx, data, label)
     }
 
     /// The join of every label written so far.
@@ -156,6 +158,20 @@ impl Sink {
     /// True for the discard sink.
     pub fn is_null(&self) -> bool {
         matches!(self.kind, SinkKind::Null)
+    }
+}
+
+/// Sends a chunk down a pipe; a closed pipe (reader gone) is a broken pipe.
+fn send(tx: &Mutex<Option<SyncSender<Chunk>>>, data: Vec<u8>, label: &Label) -> io::Result<()> {
+    let guard = lock(tx);
+    match guard.as_ref() {
+        Some(tx) => tx
+            .send(Chunk {
+                data,
+                label: label.clone(),
+            })
+            .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe)),
+        None => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
     }
 }
 
@@ -178,6 +194,9 @@ pub enum SourceKind {
     /// Nothing (`/dev/null`, closed).
     Empty,
 }
+
+/// How much a file-like source reads at a time into its own buffer.
+const READ_BUF: usize = 64 * 1024;
 
 struct SourceState {
     kind: SourceKind,
@@ -224,39 +243,47 @@ impl Source {
         if st.pos < st.buf.len() {
             return Ok(true);
         }
-        st.buf.clear();
         st.pos = 0;
         match &mut st.kind {
-            SourceKind::Empty => Ok(false),
+            SourceKind::Empty => {
+                st.buf.clear();
+                Ok(false)
+            }
             SourceKind::Pipe(rx) => match rx.recv() {
                 Ok(chunk) => {
                     st.buf = chunk.data;
                     st.buf_label = chunk.label;
                     Ok(true)
                 }
-                Err(_) => Ok(false),
+                Err(_) => {
+                    st.buf.clear();
+                    Ok(false)
+                }
             },
-            SourceKind::Stdin => {
-                st.buf.resize(64 * 1024, 0);
-                let n = io::stdin().lock().read(&mut st.buf)?;
-                st.buf.truncate(n);
-                Ok(n > 0)
-            }
-            SourceKind::Reader(r) => {
-                st.buf.resize(64 * 1024, 0);
-                let n = loop {
-                    match r.read(&mut st.buf) {
-                        Ok(n) => break n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        Err(e) => {
-                            st.buf.clear();
-                            return Err(e);
-                        }
-                    }
-                };
+            SourceKind::Stdin | SourceKind::Reader(_) => {
+                // Only the tail past the last short read gets zeroed again.
+                st.buf.resize(READ_BUF, 0);
+                let r = Source::read_raw(&mut st.kind, &mut st.buf);
+                let n = r.as_ref().map_or(0, |n| *n);
                 st.buf.truncate(n);
                 st.buf_label = st.label.clone();
-                Ok(n > 0)
+                r.map(|n| n > 0)
+            }
+        }
+    }
+
+    /// One read from a file-like source (stdin or a reader), retrying on EINTR.
+    /// Pipes and empty sources give 0.
+    fn read_raw(kind: &mut SourceKind, out: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let r = match kind {
+                SourceKind::Stdin => io::stdin().lock().read(out),
+                SourceKind::Reader(r) => r.read(out),
+                SourceKind::Pipe(_) | SourceKind::Empty => Ok(0),
+            };
+            match r {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                r => return r,
             }
         }
     }
@@ -264,7 +291,24 @@ impl Source {
     /// Reads up to `out.len()` bytes; returns the count and the label of those bytes.
     pub fn read_labeled(&self, out: &mut [u8]) -> io::Result<(usize, Label)> {
         let mut st = lock(&self.state);
-        if out.is_empty() || !Source::fill(&mut st)? {
+        if out.is_empty() {
+            return Ok((0, Label::empty()));
+        }
+        // Nothing buffered and the caller's buffer is at least as big as ours: a
+        // file or stdin is read straight into it, saving a copy per byte.
+        if st.pos >= st.buf.len()
+            && out.len() >= READ_BUF
+            && matches!(st.kind, SourceKind::Stdin | SourceKind::Reader(_))
+        {
+            let n = Source::read_raw(&mut st.kind, out)?;
+            let label = if n > 0 {
+                st.label.clone()
+            } else {
+                Label::empty()
+            };
+            return Ok((n, label));
+        }
+        if !Source::fill(&mut st)? {
             return Ok((0, Label::empty()));
         }
         let n = out.len().min(st.buf.len() - st.pos);
@@ -385,6 +429,9 @@ impl Write for StageWriter {
                 return Ok(data.len());
             }
         }
+        if self.buf.capacity() == 0 {
+            self.buf.reserve_exact(WRITE_BUF);
+        }
         self.buf.extend_from_slice(data);
         Ok(data.len())
     }
@@ -393,8 +440,17 @@ impl Write for StageWriter {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let data = std::mem::take(&mut self.buf);
-        self.sink.write_chunk(&data, &self.cell.get())
+        let label = self.cell.get();
+        if matches!(self.sink.kind, SinkKind::Pipe(_)) {
+            // The pipe keeps the buffer itself (no copy); a fresh one is
+            // allocated on the next write.
+            let data = std::mem::take(&mut self.buf);
+            return self.sink.write_owned(data, &label);
+        }
+        // Other sinks copy what they keep, so the buffer is reused.
+        let r = self.sink.write_chunk(&self.buf, &label);
+        self.buf.clear();
+        r
     }
 }
 

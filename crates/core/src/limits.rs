@@ -21,6 +21,8 @@ pub struct Limits {
     pub string_bytes: u64,
     /// Wall time for the whole request, in milliseconds.
     pub script_timeout_ms: u64,
+    /// Pipeline stages and background jobs alive at once (each is a thread).
+    pub processes: u64,
     /// Bytes a script may write to its stdout/stderr in total (0 = unlimited; the CLI streams).
     pub output_bytes: u64,
 }
@@ -35,6 +37,7 @@ impl Default for Limits {
             brace_expansion: 100_000,
             string_bytes: 64 * 1024 * 1024,
             script_timeout_ms: 120_000,
+            processes: 256,
             output_bytes: 0,
         }
     }

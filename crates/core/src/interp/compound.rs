@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// Stack size for threads running shell code (deep recursion stays bounded by
 /// `limits.call_depth`, not by the default 2 MiB stack).
-pub(crate) const SHELL_STACK: usize = 256 * 1024 * 1024;
+pub(crate) const SHELL_STACK: usize = 64 * 1024 * 1024;
 
 /// What a loop body asked for.
 enum LoopCtl {
@@ -33,6 +33,7 @@ impl Shell {
         let mut sub = self.subshell();
         sub.fds.insert(0, Fd::In(Source::empty()));
         let ao = ao.clone();
+        let slot = self.reserve_thread()?;
         let id = self
             .shared
             .next_job
@@ -40,6 +41,7 @@ impl Shell {
         let handle = std::thread::Builder::new()
             .stack_size(SHELL_STACK)
             .spawn(move || {
+                let _slot = slot;
                 let r = sub.run_and_or(&ao);
                 match r {
                     Err(Stop::Refused(refusal)) => {
@@ -172,10 +174,12 @@ impl Shell {
                 sub.fds.insert(1, Fd::Out(w));
                 next_input = Some(r);
                 let cmd = cmd.clone();
+                let slot = self.reserve_thread()?;
                 let spawned =
                     std::thread::Builder::new()
                         .stack_size(SHELL_STACK)
                         .spawn(move || {
+                            let _slot = slot;
                             let r = sub.run_command(&cmd);
                             let status = sub.last_status;
                             let refusal = match r {

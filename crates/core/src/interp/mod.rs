@@ -100,6 +100,8 @@ pub(crate) struct Shared {
     pub limits: Limits,
     pub commands: AtomicU64,
     pub loop_iterations: AtomicU64,
+    /// Pipeline stages and background jobs running now.
+    pub live_threads: AtomicU64,
     pub word_cache: Mutex<FastMap<String, Arc<Vec<safesh_syntax::WordPieceWithSource>>>>,
     pub script_cache: Mutex<FastMap<String, safesh_syntax::Script>>,
     pub next_job: AtomicU64,
@@ -108,6 +110,15 @@ pub(crate) struct Shared {
     pub refusal: Mutex<Option<Refusal>>,
     /// When set, nothing outside these directories may be changed.
     pub write_roots: Option<Vec<PathBuf>>,
+}
+
+/// A reserved thread slot; dropping it releases the slot.
+pub(crate) struct ThreadSlot(Arc<Shared>);
+
+impl Drop for ThreadSlot {
+    fn drop(&mut self) {
+        self.0.live_threads.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// A background job (`cmd &`).
@@ -209,6 +220,7 @@ impl Shell {
                 limits,
                 commands: AtomicU64::new(0),
                 loop_iterations: AtomicU64::new(0),
+                live_threads: AtomicU64::new(0),
                 word_cache: Mutex::new(FastMap::default()),
                 script_cache: Mutex::new(FastMap::default()),
                 next_job: AtomicU64::new(1),
@@ -259,6 +271,7 @@ impl Shell {
             limits,
             commands: AtomicU64::new(0),
             loop_iterations: AtomicU64::new(0),
+            live_threads: AtomicU64::new(0),
             word_cache: Mutex::new(std::mem::take(&mut *crate::io::lock(&old.word_cache))),
             script_cache: Mutex::new(std::mem::take(&mut *crate::io::lock(&old.script_cache))),
             next_job: AtomicU64::new(old.next_job.load(Ordering::Relaxed)),
@@ -319,6 +332,21 @@ impl Shell {
             .into());
         }
         self.check_cancel()
+    }
+
+    /// Reserves a thread for a pipeline stage or job; the guard releases it.
+    pub fn reserve_thread(&self) -> Result<ThreadSlot, Stop> {
+        let n = self.shared.live_threads.fetch_add(1, Ordering::Relaxed) + 1;
+        let slot = ThreadSlot(self.shared.clone());
+        if n > self.shared.limits.processes {
+            return Err(Refusal::limit(
+                "pipeline stages and background jobs running at once",
+                self.shared.limits.processes,
+                "processes",
+            )
+            .into());
+        }
+        Ok(slot)
     }
 
     /// Counts one loop iteration against the limit.

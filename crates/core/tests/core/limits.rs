@@ -12,6 +12,7 @@ fn limited() -> Limits {
         brace_expansion: 1000,
         string_bytes: 100_000,
         script_timeout_ms: 2000,
+        processes: 16,
         output_bytes: 0,
     }
 }
@@ -96,4 +97,9 @@ fn timeout_wrapper_gives_124_and_the_script_goes_on() {
     let o = run_with(d.path(), "timeout 0.1 sleep 5; echo st=$?", limited());
     assert_eq!(out(&o), "st=124\n");
     assert!(o.error.is_none());
+}
+
+#[test]
+fn recursion_through_pipelines_hits_the_process_limit() {
+    assert_refused("f() { f | cat; }; f", ErrorCode::LimitExceeded, 125);
 }
