@@ -162,6 +162,16 @@ impl From<safesh_syntax::ParseError> for Refusal {
                 r.details.location = Some(position.to_string());
                 r
             }
+            safesh_syntax::ParseError::TooDeep { limit, position } => {
+                let mut r = Refusal::new(
+                    ErrorCode::LimitExceeded,
+                    format!("the script nests deeper than {limit} levels"),
+                )
+                .rule("limits.nesting")
+                .suggest("flatten the script; nothing was run");
+                r.details.location = Some(position.to_string());
+                r
+            }
             safesh_syntax::ParseError::NotSupported { what, position } => {
                 let mut r = Refusal::new(ErrorCode::NotSupported, format!("not supported: {what}"))
                     .suggest("rewrite the script without it; nothing was run");

@@ -101,7 +101,14 @@ fn test_expr(e: &ast::ExtendedTestExpr) -> Result {
 
 fn compound(c: &CompoundCommand) -> Result {
     match c {
-        CompoundCommand::Arithmetic(a) => arith_text(&a.expr.value, Some(&a.loc)),
+        CompoundCommand::Arithmetic(a) => match arith_text(&a.expr.value, Some(&a.loc)) {
+            Ok(()) => Ok(()),
+            // `( ( cmd ) )` reads as `((…))`; like bash, fall back to nested subshells.
+            Err(e) => match crate::parse_program(&a.expr.value) {
+                Ok(p) => program(&p),
+                Err(_) => Err(e),
+            },
+        },
         CompoundCommand::ArithmeticForClause(f) => {
             for e in [&f.initializer, &f.condition, &f.updater]
                 .into_iter()

@@ -28,6 +28,14 @@ pub enum ParseError {
         /// What went wrong and what was expected.
         message: String,
     },
+    /// Nesting deeper than safesh parses (a recursion bound, not a syntax error).
+    #[error("the script nests deeper than {limit} levels (at {position})")]
+    TooDeep {
+        /// The bound.
+        limit: usize,
+        /// Where the bound was passed.
+        position: Position,
+    },
     /// Valid syntax that safesh does not implement.
     #[error("not supported: {what} (at {position})")]
     NotSupported {
@@ -44,6 +52,7 @@ impl ParseError {
         match self {
             ParseError::Syntax { .. } => "PARSE_ERROR",
             ParseError::NotSupported { .. } => "NOT_SUPPORTED",
+            ParseError::TooDeep { .. } => "LIMIT_EXCEEDED",
         }
     }
 
@@ -58,9 +67,9 @@ impl ParseError {
     /// text starts, so errors point into the whole script.
     pub fn at(mut self, base: Position) -> Self {
         let pos = match &mut self {
-            ParseError::Syntax { position, .. } | ParseError::NotSupported { position, .. } => {
-                position
-            }
+            ParseError::Syntax { position, .. }
+            | ParseError::NotSupported { position, .. }
+            | ParseError::TooDeep { position, .. } => position,
         };
         if pos.line == 0 {
             *pos = base;

@@ -6,12 +6,14 @@
 //! implement — is reported up front with its line and column, and nothing runs.
 
 mod check;
+mod nesting;
 pub use check::unescape_backquoted;
 mod error;
 
 pub use brush_parser::ast;
 pub use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 pub use error::{ParseError, Position};
+pub use nesting::MAX_NESTING;
 
 use std::sync::Arc;
 
@@ -46,6 +48,7 @@ pub fn parse(source: &str) -> Result<Script, ParseError> {
         owned = format!("{source}\n");
         owned.as_str()
     };
+    nesting::check(source)?;
     let program = parse_program(source)?;
     check::program(&program)?;
     Ok(Script {

@@ -417,6 +417,15 @@ impl Shell {
             CompoundCommand::CaseClause(cc) => self.run_case(cc),
             CompoundCommand::Arithmetic(a) => {
                 self.count_command()?;
+                if let Some(script) = self.arith_as_subshells(&a.expr.value) {
+                    let mut sub = self.subshell();
+                    let r = sub.run_program(&script.program);
+                    self.set_status(sub.last_status);
+                    return match r {
+                        Err(Stop::Refused(r)) => Err(Stop::Refused(r)),
+                        _ => Ok(()),
+                    };
+                }
                 match self.eval_arith_text(&a.expr.value) {
                     Ok(v) => self.set_status(if v != 0 { 0 } else { 1 }),
                     // An arithmetic error fails `((…))` without leaving the shell.
@@ -468,6 +477,20 @@ impl Shell {
             i += 1;
         }
         Ok(())
+    }
+
+    /// `( ( cmd ) )` is parsed as `((cmd))`; when the text is not arithmetic but is
+    /// a script, bash runs it as nested subshells, and so do we.
+    fn arith_as_subshells(&self, text: &str) -> Option<safesh_syntax::Script> {
+        if text.contains(['$', '`']) {
+            return None;
+        }
+        let t = text.trim();
+        let parsed = std::panic::catch_unwind(|| brush_parser::arithmetic::parse(t));
+        if matches!(parsed, Ok(Ok(_))) {
+            return None;
+        }
+        self.parse_cached(t).ok()
     }
 
     /// Waits for background jobs without changing `$?`.

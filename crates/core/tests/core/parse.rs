@@ -87,3 +87,22 @@ fn writes_outside_the_write_roots_are_refused() {
     );
     assert!(!std::path::Path::new("/etc/safesh-should-not-exist").exists());
 }
+
+#[test]
+fn absurd_nesting_is_a_limit_not_a_crash() {
+    let d = tempfile::tempdir().unwrap();
+    let deep = format!("{}true{}", "( ".repeat(20_000), " )".repeat(20_000));
+    let o = run(d.path(), &deep);
+    assert_eq!(
+        o.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::LimitExceeded)
+    );
+    assert_eq!(o.exit_code, 125);
+}
+
+#[test]
+fn spaced_double_parens_are_nested_subshells_like_bash() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "( ( echo deep ) ); ((1 + 1)) && echo arith");
+    assert_eq!(out(&o), "deep\narith\n");
+}
