@@ -187,7 +187,7 @@ impl Session {
 
 /// Runs a program at top level: exit, traps, background jobs, refusals.
 fn run_top(shell: &mut Shell, program: &safesh_syntax::ast::Program) -> Option<Refusal> {
-    let r = shell.run_program(program);
+    let r = shell.run_program_top(program);
     let mut refusal = match r {
         Err(Stop::Refused(r)) => Some(*r),
         _ => None,

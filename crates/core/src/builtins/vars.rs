@@ -42,12 +42,7 @@ fn declare_one(sh: &mut Shell, f: &Field, builtin: &str) -> Result<bool, Stop> {
             return sh.run_text(&script).map(|_| true);
         }
         match index {
-            Some(idx) => {
-                let i = sh.eval_arith_text(idx)?;
-                sh.vars
-                    .set_index(base, i, v.to_string(), label)
-                    .map_err(|e| sh.readonly_stop(&e.0))?;
-            }
+            Some(idx) => sh.assign_element(base, idx, v.to_string(), label)?,
             None => {
                 let v = if append {
                     format!("{}{v}", sh.var_str(base))
@@ -173,6 +168,7 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut export = false;
     let mut readonly = false;
     let mut array = false;
+    let mut assoc = false;
     let mut print = false;
     let mut status = 0;
     let mut names = Vec::new();
@@ -184,7 +180,8 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                     'r' => readonly = true,
                     'a' => array = true,
                     'p' => print = true,
-                    'g' | 'i' | 'l' | 'u' | 'f' | 'F' | 'A' | 'n' | 't' => {}
+                    'A' => assoc = true,
+                    'g' | 'i' | 'l' | 'u' | 'f' | 'F' | 'n' | 't' => {}
                     _ => {}
                 }
             }
@@ -227,7 +224,18 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                                 .collect();
                             format!("({})", items.join(" "))
                         }
+                        Value::Assoc(a) => {
+                            let items: Vec<String> = a
+                                .iter()
+                                .map(|(k, v)| format!("[{k}]=\"{}\" ", escape_dq(v)))
+                                .collect();
+                            format!("({})", items.concat())
+                        }
                     };
+                    if v.is_assoc() {
+                        flags = flags.replace('-', "");
+                        flags.insert(0, 'A');
+                    }
                     lines.push(format!("declare -{flags} {n}={body}\n"));
                 }
                 None => {
@@ -251,6 +259,9 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                 .any(|a| a.text.contains('g') && a.text.starts_with('-'))
         {
             sh.vars.make_local(&base);
+        }
+        if assoc {
+            sh.vars.declare_assoc(&base);
         }
         if value.is_some() {
             if !declare_one(sh, f, "declare")? {
@@ -297,11 +308,18 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             continue;
         }
         if let Some((name, idx)) = f.text.strip_suffix(']').and_then(|t| t.split_once('[')) {
-            let i = sh.eval_arith_text(idx)?;
-            if let Some(v) = sh.vars.get_mut(name)
-                && let Value::Array(a) = &mut v.value
-            {
-                a.remove(&i);
+            let is_assoc = sh.vars.get(name).is_some_and(|v| v.is_assoc());
+            let i = if is_assoc { 0 } else { sh.eval_arith_text(idx)? };
+            if let Some(v) = sh.vars.get_mut(name) {
+                match &mut v.value {
+                    Value::Array(a) => {
+                        a.remove(&i);
+                    }
+                    Value::Assoc(a) => {
+                        a.remove(idx);
+                    }
+                    Value::Str(_) => {}
+                }
             }
             continue;
         }
@@ -505,7 +523,7 @@ pub(super) fn let_(sh: &mut Shell, argv: &[Field]) -> Exec {
     for f in &argv[1..] {
         last = match sh.eval_arith_text(&f.text) {
             Ok(v) => v,
-            Err(Stop::Exit) => {
+            Err(Stop::Exit | Stop::Abort) => {
                 sh.set_status(1);
                 return Ok(());
             }

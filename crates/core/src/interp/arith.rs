@@ -31,7 +31,7 @@ impl Shell {
     fn arith_fail(&mut self, text: &str, what: &str) -> Stop {
         self.diag(format!("{text}: {what}"));
         self.last_status = 1;
-        Stop::Exit
+        Stop::Abort
     }
 
     fn var_number(&mut self, name: &str, depth: u32) -> R {
@@ -70,6 +70,14 @@ impl Shell {
     fn target_get(&mut self, t: &ArithmeticTarget, depth: u32) -> R {
         match t {
             ArithmeticTarget::Variable(n) => self.var_number(n, depth),
+            ArithmeticTarget::ArrayElement(n, idx) if self.vars.get(n).is_some_and(super::Var::is_assoc) => {
+                let key = assoc_key(idx);
+                let s = match self.vars.get(n).map(|v| v.value.clone()) {
+                    Some(super::Value::Assoc(a)) => a.get(&key).cloned().unwrap_or_default(),
+                    _ => String::new(),
+                };
+                self.value_number(&s, depth)
+            }
             ArithmeticTarget::ArrayElement(n, idx) => {
                 let i = self.eval_arith(idx, depth)?;
                 let s = match self.vars.get(n).map(|v| v.value.clone()) {
@@ -85,6 +93,12 @@ impl Shell {
     fn target_set(&mut self, t: &ArithmeticTarget, v: i64, depth: u32) -> Result<(), Stop> {
         match t {
             ArithmeticTarget::Variable(n) => self.assign_scalar(n, v.to_string(), Label::agent()),
+            ArithmeticTarget::ArrayElement(n, idx) if self.vars.get(n).is_some_and(super::Var::is_assoc) => {
+                let key = assoc_key(idx);
+                self.vars
+                    .set_key(n, key, v.to_string(), Label::agent())
+                    .map_err(|e| self.readonly_stop(&e.0))
+            }
             ArithmeticTarget::ArrayElement(n, idx) => {
                 let i = self.eval_arith(idx, depth)?;
                 self.vars
@@ -201,6 +215,16 @@ impl Shell {
             B::LogicalAnd => (x != 0 && y != 0) as i64,
             B::LogicalOr => (x != 0 || y != 0) as i64,
         })
+    }
+}
+
+/// The key of an associative-array element inside arithmetic: the index text was
+/// already expanded, so a bare name is the key itself, not a variable.
+fn assoc_key(idx: &E) -> String {
+    match idx {
+        E::Literal(n) => n.to_string(),
+        E::Reference(ArithmeticTarget::Variable(name)) => name.clone(),
+        other => other.to_string(),
     }
 }
 

@@ -429,7 +429,7 @@ impl Shell {
                 match self.eval_arith_text(&a.expr.value) {
                     Ok(v) => self.set_status(if v != 0 { 0 } else { 1 }),
                     // An arithmetic error fails `((…))` without leaving the shell.
-                    Err(Stop::Exit) => self.set_status(1),
+                    Err(Stop::Exit | Stop::Abort) => self.set_status(1),
                     Err(e) => return Err(e),
                 }
                 Ok(())

@@ -87,6 +87,7 @@ impl Shell {
                     idx == "@" || idx == "*" || idx.parse::<i64>().is_ok_and(|i| a.contains_key(&i))
                 }
                 Some(super::Value::Str(_)) => idx == "0" || idx == "@" || idx == "*",
+                Some(super::Value::Assoc(a)) => idx == "@" || idx == "*" || a.contains_key(idx),
                 None => false,
             };
         }

@@ -647,6 +647,10 @@ impl Shell {
                                 }
                                 a.get(&i).cloned()
                             }
+                            Value::Assoc(a) => {
+                                let key = self.expand_raw_single(index)?.text;
+                                a.get(&key).cloned()
+                            }
                         }
                     }
                 };
@@ -661,6 +665,7 @@ impl Shell {
                     let items = match &v.value {
                         Value::Str(s) => vec![s.clone()],
                         Value::Array(a) => a.values().cloned().collect(),
+                        Value::Assoc(a) => a.values().cloned().collect(),
                     };
                     (PV::Many(items, *concatenate), v.label.clone())
                 }
@@ -750,15 +755,12 @@ impl Shell {
                             self.assign_scalar(n, f.text.clone(), f.label.clone())?
                         }
                         Parameter::NamedWithIndex { name, index } => {
-                            let i = self.eval_arith_text(index)?;
-                            self.vars
-                                .set_index(name, i, f.text.clone(), f.label.clone())
-                                .map_err(|e| self.readonly_stop(&e.0))?;
+                            self.assign_element(name, index, f.text.clone(), f.label.clone())?;
                         }
                         _ => {
                             self.diag(format!("{parameter}: cannot assign in this way"));
                             self.last_status = 1;
-                            return Err(Stop::Exit);
+                            return Err(Stop::Abort);
                         }
                     }
                     Ok((PV::One(f.text), f.label))
@@ -784,7 +786,7 @@ impl Shell {
                         other => other.to_string(),
                     };
                     self.diag(format!("{name}: {msg}"));
-                    self.last_status = 127;
+                    self.last_status = if self.in_subshell { 1 } else { 127 };
                     return Err(Stop::Exit);
                 }
                 Ok((pv, label))
@@ -858,6 +860,11 @@ impl Shell {
                 length,
             } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
+                if offset.value.trim().is_empty() {
+                    self.diag(format!("${{{parameter}:}}: bad substitution"));
+                    self.last_status = 1;
+                    return Err(Stop::Abort);
+                }
                 let off = self.eval_arith_text(&offset.value)?;
                 let len = match length {
                     Some(l) => Some(self.eval_arith_text(&l.value)?),
@@ -884,7 +891,7 @@ impl Shell {
                             Some(l) if l < 0 => {
                                 self.diag(format!("{l}: substring expression < 0"));
                                 self.last_status = 1;
-                                return Err(Stop::Exit);
+                                return Err(Stop::Abort);
                             }
                             Some(l) => (start + l).min(n),
                             None => n,
@@ -909,7 +916,7 @@ impl Shell {
                         if end < start {
                             self.diag(format!("{}: substring expression < 0", len.unwrap_or(0)));
                             self.last_status = 1;
-                            return Err(Stop::Exit);
+                            return Err(Stop::Abort);
                         }
                         Ok((
                             PV::One(chars[start as usize..end as usize].iter().collect()),
@@ -1035,6 +1042,7 @@ impl Shell {
                     Some(v) => match &v.value {
                         Value::Str(_) => vec!["0".to_string()],
                         Value::Array(a) => a.keys().map(|k| k.to_string()).collect(),
+                        Value::Assoc(a) => a.keys().cloned().collect(),
                     },
                 };
                 Ok((PV::Many(keys, *concatenate), Label::agent()))

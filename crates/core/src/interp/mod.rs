@@ -39,6 +39,10 @@ pub(crate) enum Stop {
     Return,
     /// `exit` (or `set -e`): leave the current (sub)shell with the last status.
     Exit,
+    /// An expansion or assignment error (`$((1/0))`, a readonly variable, a bad
+    /// substitution): like bash, abandon the current top-level command and go on
+    /// with the next one (a subshell exits); `$?` is 1.
+    Abort,
     /// A refusal or a limit: stop the whole script.
     Refused(Box<Refusal>),
 }
@@ -178,6 +182,21 @@ pub(crate) struct Shell {
     pub dir_stack: Vec<String>,
     /// Set by `exec` without a command: keep the redirections it was given.
     pub keep_redirects: bool,
+    /// True in `( … )`, `$( … )`, pipeline stages and jobs.
+    pub in_subshell: bool,
+    /// `shopt` options.
+    pub shopt: Shopt,
+}
+
+/// `shopt` options safesh implements.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Shopt {
+    pub nullglob: bool,
+    pub dotglob: bool,
+    pub failglob: bool,
+    pub lastpipe: bool,
+    pub nocaseglob: bool,
+    pub globstar: bool,
 }
 
 impl Shell {
@@ -242,6 +261,8 @@ impl Shell {
             getopts_pos: 0,
             dir_stack: Vec::new(),
             keep_redirects: false,
+            in_subshell: false,
+            shopt: Shopt::default(),
         };
         let pwd = cwd.to_string_lossy().into_owned();
         let _ = sh.vars.set("PWD", pwd, Label::agent());
@@ -289,6 +310,7 @@ impl Shell {
     /// A subshell: a copy with its own jobs list.
     pub fn subshell(&self) -> Shell {
         let mut s = self.clone();
+        s.in_subshell = true;
         s.jobs = Arc::new(Mutex::new(Vec::new()));
         s.traps.remove("EXIT");
         s
@@ -427,6 +449,18 @@ impl Shell {
         }
         cache.insert(text.to_string(), script.clone());
         Ok(script)
+    }
+
+    /// Runs a whole program at top level: an [`Stop::Abort`] ends only the complete
+    /// command it happened in.
+    pub fn run_program_top(&mut self, program: &ast::Program) -> Exec {
+        for cc in &program.complete_commands {
+            match self.run_list(cc) {
+                Err(Stop::Abort) => self.last_status = 1,
+                other => other?,
+            }
+        }
+        Ok(())
     }
 
     /// Runs a whole program.

@@ -292,31 +292,21 @@ impl Shell {
             }
             (ast::AssignmentName::ArrayElementName(name, idx), ast::AssignmentValue::Scalar(w)) => {
                 let f = self.expand_word_single(w)?;
-                let i = self.eval_arith_text(idx)?;
-                let i = if i < 0 {
-                    let max = match self.vars.get(name).map(|v| &v.value) {
-                        Some(super::Value::Array(m)) => m.keys().next_back().copied().unwrap_or(-1),
-                        _ => 0,
-                    };
-                    max + 1 + i
-                } else {
-                    i
-                };
-                let mut text = f.text;
-                if a.append
-                    && let Some(super::Value::Array(m)) = self.vars.get(name).map(|v| &v.value)
-                {
-                    text = format!("{}{text}", m.get(&i).cloned().unwrap_or_default());
+                let label = f.label.join(&self.pc);
+                if a.append {
+                    let cur = self.element_value(name, idx)?;
+                    return self.assign_element(name, idx, cur + &f.text, label);
                 }
-                self.vars
-                    .set_index(name, i, text, f.label.join(&self.pc))
-                    .map_err(|e| self.readonly_stop(&e.0))
+                self.assign_element(name, idx, f.text, label)
             }
             (name, ast::AssignmentValue::Array(items)) => {
                 let name = match name {
                     ast::AssignmentName::VariableName(n) => n.clone(),
                     ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
                 };
+                if self.vars.get(&name).is_some_and(super::Var::is_assoc) {
+                    return self.assign_assoc_literal(&name, items, a.append);
+                }
                 let mut map = std::collections::BTreeMap::new();
                 let mut label = self.pc.clone();
                 let mut next: i64 = 0;
@@ -332,7 +322,7 @@ impl Shell {
                             next = 1;
                             label = label.join(&l);
                         }
-                        None => {}
+                        Some((super::Value::Assoc(_), _)) | None => {}
                     }
                 }
                 for (key, value) in items {
@@ -361,6 +351,70 @@ impl Shell {
         }
     }
 
+    /// `name[idx]=value` for indexed (arithmetic index) and associative (string key) arrays.
+    pub(crate) fn assign_element(&mut self, name: &str, idx: &str, value: String, label: Label) -> Exec {
+        if self.vars.get(name).is_some_and(super::Var::is_assoc) {
+            let key = self.expand_raw_single(idx)?.text;
+            return self.vars.set_key(name, key, value, label).map_err(|e| self.readonly_stop(&e.0));
+        }
+        let i = self.eval_arith_text(idx)?;
+        let i = if i < 0 {
+            let max = match self.vars.get(name).map(|v| &v.value) {
+                Some(super::Value::Array(m)) => m.keys().next_back().copied().unwrap_or(-1),
+                _ => 0,
+            };
+            max + 1 + i
+        } else {
+            i
+        };
+        self.vars.set_index(name, i, value, label).map_err(|e| self.readonly_stop(&e.0))
+    }
+
+    /// The current value of `name[idx]` ("" when unset).
+    pub(crate) fn element_value(&mut self, name: &str, idx: &str) -> Result<String, Stop> {
+        match self.vars.get(name).map(|v| v.value.clone()) {
+            Some(super::Value::Assoc(m)) => {
+                let key = self.expand_raw_single(idx)?.text;
+                Ok(m.get(&key).cloned().unwrap_or_default())
+            }
+            Some(super::Value::Array(m)) => {
+                let i = self.eval_arith_text(idx)?;
+                Ok(m.get(&i).cloned().unwrap_or_default())
+            }
+            Some(super::Value::Str(s)) => Ok(if self.eval_arith_text(idx)? == 0 { s } else { String::new() }),
+            None => Ok(String::new()),
+        }
+    }
+
+    fn assign_assoc_literal(&mut self, name: &str, items: &[(Option<ast::Word>, ast::Word)], append: bool) -> Exec {
+        let mut map = match (append, self.vars.get(name).map(|v| v.value.clone())) {
+            (true, Some(super::Value::Assoc(m))) => m,
+            _ => std::collections::BTreeMap::new(),
+        };
+        let mut label = self.pc.clone();
+        for (key, value) in items {
+            let v = self.expand_word_single(value)?;
+            label = label.join(&v.label);
+            let k = match key {
+                Some(k) => self.expand_word_single(k)?.text,
+                None => {
+                    self.diag(format!("{name}: {}: must use subscript when assigning associative array", v.text));
+                    continue;
+                }
+            };
+            map.insert(k, v.text);
+        }
+        match self.vars.get_mut(name) {
+            Some(var) if var.readonly => Err(self.readonly_stop(name)),
+            Some(var) => {
+                var.value = super::Value::Assoc(map);
+                var.label = label;
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Sets a scalar variable (or reports a readonly one).
     pub(crate) fn assign_scalar(&mut self, name: &str, value: String, label: Label) -> Exec {
         self.check_size(value.len())?;
@@ -376,7 +430,7 @@ impl Shell {
     pub(crate) fn readonly_stop(&mut self, name: &str) -> Stop {
         self.diag(format!("{name}: readonly variable"));
         self.last_status = 1;
-        Stop::Exit
+        Stop::Abort
     }
 }
 

@@ -11,6 +11,8 @@ pub enum Value {
     Str(String),
     /// An indexed array (sparse).
     Array(BTreeMap<i64, String>),
+    /// An associative array (`declare -A`), iterated in key order.
+    Assoc(BTreeMap<String, String>),
 }
 
 /// A variable.
@@ -42,7 +44,13 @@ impl Var {
         match &self.value {
             Value::Str(s) => s,
             Value::Array(a) => a.get(&0).map(String::as_str).unwrap_or(""),
+            Value::Assoc(a) => a.get("0").map(String::as_str).unwrap_or(""),
         }
+    }
+
+    /// True for `declare -A` arrays.
+    pub fn is_assoc(&self) -> bool {
+        matches!(self.value, Value::Assoc(_))
     }
 }
 
@@ -77,6 +85,10 @@ impl Vars {
                 match &mut v.value {
                     Value::Array(a) => {
                         a.insert(0, value);
+                        v.label = v.label.join(&label);
+                    }
+                    Value::Assoc(a) => {
+                        a.insert("0".to_string(), value);
                         v.label = v.label.join(&label);
                     }
                     Value::Str(s) => {
@@ -115,11 +127,51 @@ impl Vars {
             a.insert(0, s.clone());
             v.value = Value::Array(a);
         }
-        if let Value::Array(a) = &mut v.value {
-            a.insert(idx, value);
+        match &mut v.value {
+            Value::Array(a) => {
+                a.insert(idx, value);
+            }
+            Value::Assoc(a) => {
+                a.insert(idx.to_string(), value);
+            }
+            Value::Str(_) => {}
         }
         v.label = v.label.join(&label);
         Ok(())
+    }
+
+    /// Sets `name[key]` of an associative array.
+    pub fn set_key(&mut self, name: &str, key: String, value: String, label: Label) -> Result<(), ReadonlyError> {
+        let v = self.map.entry(name.to_string()).or_insert_with(|| Var {
+            value: Value::Assoc(BTreeMap::new()),
+            label: Label::empty(),
+            exported: false,
+            readonly: false,
+        });
+        if v.readonly {
+            return Err(ReadonlyError(name.to_string()));
+        }
+        if let Value::Assoc(a) = &mut v.value {
+            a.insert(key, value);
+        }
+        v.label = v.label.join(&label);
+        Ok(())
+    }
+
+    /// Makes `name` an empty associative array (unless it already is one).
+    pub fn declare_assoc(&mut self, name: &str) {
+        if self.map.get(name).is_some_and(Var::is_assoc) {
+            return;
+        }
+        self.map.insert(
+            name.to_string(),
+            Var {
+                value: Value::Assoc(BTreeMap::new()),
+                label: Label::empty(),
+                exported: false,
+                readonly: false,
+            },
+        );
     }
 
     /// Replaces a variable's value with a whole array.
