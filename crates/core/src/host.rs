@@ -155,7 +155,11 @@ impl Shell {
 
     /// The label of bytes read from `path`.
     pub(crate) fn file_label(&self, path: &Path) -> Label {
-        Label::from_file(normalize(path).to_string_lossy())
+        let path = normalize(path);
+        if let Some(l) = lock(&self.shared.temp_labels).get(&path) {
+            return l.clone();
+        }
+        Label::from_file(path.to_string_lossy())
     }
 }
 

@@ -177,8 +177,16 @@ fn prefix_item(item: &ast::CommandPrefixOrSuffixItem) -> Result {
             let _ = w;
             Ok(())
         }
-        I::ProcessSubstitution(_, s) => Err(not_supported(
-            "process substitution <(…) / >(…); write to a temporary file or use a pipe",
+        I::ProcessSubstitution(kind, s) => process_substitution(kind, s),
+    }
+}
+
+/// `<(cmd)` is supported (its output becomes a temporary file); `>(cmd)` is not.
+fn process_substitution(kind: &ast::ProcessSubstitutionKind, s: &ast::SubshellCommand) -> Result {
+    match kind {
+        ast::ProcessSubstitutionKind::Read => compound_list(&s.list),
+        ast::ProcessSubstitutionKind::Write => Err(not_supported(
+            "output process substitution >(…); write to a temporary file, then run the command on it",
             Some(&s.loc),
         )),
     }
@@ -201,10 +209,7 @@ fn redirect(r: &ast::IoRedirect) -> Result {
             match target {
                 T::Filename(w) | T::Duplicate(w) => word(w),
                 T::Fd(_) => Ok(()),
-                T::ProcessSubstitution(_, s) => Err(not_supported(
-                    "process substitution <(…) / >(…); write to a temporary file or use a pipe",
-                    Some(&s.loc),
-                )),
+                T::ProcessSubstitution(kind, s) => process_substitution(kind, s),
             }
         }
         R::HereDocument(_, doc) => {

@@ -27,6 +27,7 @@ mod printenv;
 mod readlink;
 mod realpath;
 mod rm;
+mod rmdir;
 mod sleep;
 mod stat;
 mod strftime;
@@ -55,6 +56,7 @@ pub static UTILS: &[(&str, UtilFn)] = &[
     ("readlink", readlink::readlink),
     ("realpath", realpath::realpath),
     ("rm", rm::rm),
+    ("rmdir", rmdir::rmdir),
     ("sleep", sleep::sleep),
     ("stat", stat::stat),
     ("tee", tee::tee),

@@ -508,9 +508,103 @@ pub(super) fn shift(sh: &mut Shell, argv: &[Field]) -> Exec {
     Ok(())
 }
 
-pub(super) fn shopt(sh: &mut Shell, _argv: &[Field]) -> Exec {
-    sh.set_status(0);
+pub(super) fn shopt(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let args = texts(&argv[1..]);
+    let mut mode: Option<bool> = None;
+    let mut set_o = false;
+    let mut quiet = false;
+    let mut names = Vec::new();
+    for a in &args {
+        match a.as_str() {
+            "-s" => mode = Some(true),
+            "-u" => mode = Some(false),
+            "-o" => set_o = true,
+            "-q" => quiet = true,
+            "-p" => {}
+            _ => names.push(a.clone()),
+        }
+    }
+    let label = args_label(sh, argv);
+    let mut status = 0;
+    for n in &names {
+        let current = if set_o {
+            long_option(sh, n)
+        } else {
+            shopt_get(sh, n)
+        };
+        let Some(current) = current else {
+            sh.diag(format!("shopt: {n}: invalid shell option name"));
+            status = 1;
+            continue;
+        };
+        match mode {
+            Some(on) => {
+                if set_o {
+                    set_long(sh, n, on);
+                } else {
+                    shopt_set(sh, n, on);
+                }
+            }
+            None => {
+                if !current {
+                    status = 1;
+                }
+                if !quiet {
+                    let line = format!("{n:<15}\t{}\n", if current { "on" } else { "off" });
+                    out(sh, &line, &label);
+                }
+            }
+        }
+    }
+    sh.set_status(status);
     Ok(())
+}
+
+/// The value of a `shopt` option safesh knows (others are accepted and off).
+fn shopt_get(sh: &Shell, name: &str) -> Option<bool> {
+    Some(match name {
+        "nullglob" => sh.shopt.nullglob,
+        "dotglob" => sh.shopt.dotglob,
+        "failglob" => sh.shopt.failglob,
+        "lastpipe" => sh.shopt.lastpipe,
+        "nocaseglob" => sh.shopt.nocaseglob,
+        "globstar" => sh.shopt.globstar,
+        "extglob" | "expand_aliases" | "checkwinsize" | "histappend" | "cmdhist" | "progcomp"
+        | "promptvars" | "sourcepath" | "interactive_comments" | "inherit_errexit"
+        | "nocasematch" | "extquote" | "force_fignore" | "hostcomplete" | "complete_fullquote" => {
+            false
+        }
+        _ => return None,
+    })
+}
+
+fn shopt_set(sh: &mut Shell, name: &str, on: bool) {
+    match name {
+        "nullglob" => sh.shopt.nullglob = on,
+        "dotglob" => sh.shopt.dotglob = on,
+        "failglob" => sh.shopt.failglob = on,
+        "lastpipe" => sh.shopt.lastpipe = on,
+        "nocaseglob" => sh.shopt.nocaseglob = on,
+        "globstar" => sh.shopt.globstar = on,
+        _ => {}
+    }
+}
+
+/// The value of a `set -o` option, if known.
+fn long_option(sh: &Shell, name: &str) -> Option<bool> {
+    Some(match name {
+        "errexit" => sh.opts.errexit,
+        "nounset" => sh.opts.nounset,
+        "pipefail" => sh.opts.pipefail,
+        "noglob" => sh.opts.noglob,
+        "noclobber" => sh.opts.noclobber,
+        "xtrace" => sh.opts.xtrace,
+        "braceexpand" | "hashall" | "interactive-comments" => true,
+        "posix" | "monitor" | "emacs" | "vi" | "histexpand" | "history" | "ignoreeof" | "keyword"
+        | "noexec" | "notify" | "verbose" | "allexport" | "errtrace" | "functrace" | "physical"
+        | "privileged" | "onecmd" => false,
+        _ => return None,
+    })
 }
 
 pub(super) fn let_(sh: &mut Shell, argv: &[Field]) -> Exec {

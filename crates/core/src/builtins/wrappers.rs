@@ -15,6 +15,9 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
     if is_keyword(name) {
         return Some((name.to_string(), format!("{name} is a shell keyword")));
     }
+    if matches!(name, "echo" | "printf" | "kill") && !sh.funcs.contains_key(name) {
+        return Some((name.to_string(), format!("{name} is a shell builtin")));
+    }
     match sh.resolve(name, false) {
         Resolved::Function(_) => Some((name.to_string(), format!("{name} is a function"))),
         Resolved::Builtin => Some((name.to_string(), format!("{name} is a shell builtin"))),
@@ -275,12 +278,17 @@ fn parse_duration(s: &str) -> Option<Duration> {
 pub(super) fn timeout(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut i = 1;
     let mut preserve = false;
+    let mut kill = false;
     while let Some(f) = argv.get(i) {
         let t = f.text.as_str();
         match t {
             "--preserve-status" => preserve = true,
             "--foreground" | "-v" | "--verbose" => {}
-            "-s" | "-k" | "--signal" | "--kill-after" => i += 1,
+            "-s" | "--signal" => {
+                i += 1;
+                kill = argv.get(i).is_some_and(|s| matches!(s.text.trim_start_matches("SIG"), "KILL" | "9"));
+            }
+            "-k" | "--kill-after" => i += 1,
             _ if t.starts_with("--signal=")
                 || t.starts_with("--kill-after=")
                 || (t.starts_with("-s") && t.len() > 2)
@@ -317,7 +325,8 @@ pub(super) fn timeout(sh: &mut Shell, argv: &[Field]) -> Exec {
         Err(Stop::Refused(refusal))
             if expired && refusal.code == crate::error::ErrorCode::Timeout =>
         {
-            sh.set_status(if preserve { 143 } else { 124 });
+            // SIGKILL cannot be caught: the status is 128+9 even without --preserve-status.
+            sh.set_status(if kill { 137 } else if preserve { 143 } else { 124 });
             Ok(())
         }
         Err(Stop::Refused(refusal)) => Err(Stop::Refused(refusal)),

@@ -209,14 +209,39 @@ impl Shell {
         let mut statuses = Vec::with_capacity(n);
         let mut refusal = None;
         if let Some((mut sub, cmd)) = last_shell {
-            let r = sub.run_command(cmd);
-            let status = sub.last_status;
-            if let Err(Stop::Refused(r)) = r {
-                refusal = Some(*r);
+            let status;
+            if self.shopt.lastpipe {
+                // `shopt -s lastpipe`: the last stage runs in this shell, so its
+                // variable assignments stay.
+                let input = sub.fds.get(&0).cloned();
+                drop(sub);
+                let saved = self.fds.get(&0).cloned();
+                if let Some(i) = input {
+                    self.fds.insert(0, i);
+                }
+                let r = self.run_command(cmd);
+                status = self.last_status;
+                match saved {
+                    Some(fd) => {
+                        self.fds.insert(0, fd);
+                    }
+                    None => {
+                        self.fds.remove(&0);
+                    }
+                }
+                if let Err(Stop::Refused(r)) = r {
+                    refusal = Some(*r);
+                }
             } else {
-                let _ = sub.run_exit_trap();
+                let r = sub.run_command(cmd);
+                status = sub.last_status;
+                if let Err(Stop::Refused(r)) = r {
+                    refusal = Some(*r);
+                } else {
+                    let _ = sub.run_exit_trap();
+                }
+                drop(sub);
             }
-            drop(sub);
             for h in handles {
                 match h.join() {
                     Ok((s, r)) => {

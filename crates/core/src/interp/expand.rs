@@ -196,7 +196,19 @@ impl Shell {
             for f in acc.done() {
                 self.check_size(f.text.len())?;
                 if f.glob && !self.opts.noglob && super::pattern::has_glob(&f.pattern) {
-                    let matches = super::pattern::glob(&self.cwd, &f.pattern);
+                    let opts = super::pattern::GlobOptions {
+                        dotglob: self.shopt.dotglob,
+                        nocase: self.shopt.nocaseglob,
+                    };
+                    let matches = super::pattern::glob(&self.cwd, &f.pattern, opts);
+                    if matches.is_empty() && self.shopt.failglob {
+                        self.diag(format!("no match: {}", f.text));
+                        self.last_status = 1;
+                        return Err(Stop::Abort);
+                    }
+                    if matches.is_empty() && self.shopt.nullglob {
+                        continue;
+                    }
                     if !matches.is_empty() {
                         for m in matches {
                             out.push(Field {
@@ -275,7 +287,8 @@ impl Shell {
 
     /// Expands a here-document body (no splitting; quotes are literal).
     pub(crate) fn expand_heredoc(&mut self, raw: &str) -> Result<Field, Stop> {
-        let pieces = safesh_syntax::parse_heredoc(raw).map_err(Refusal::from)?;
+        let joined = join_continued_lines(raw);
+        let pieces = safesh_syntax::parse_heredoc(&joined).map_err(Refusal::from)?;
         let mut acc = Acc::new(String::new(), false);
         self.expand_pieces(&pieces, &mut acc, true)?;
         let mut text = String::new();
@@ -285,6 +298,19 @@ impl Shell {
             label.join_assign(&f.label);
         }
         Ok(Field { text, label })
+    }
+
+    /// True when the locale variables name UTF-8 (then lengths count characters,
+    /// otherwise bytes, as bash does in the C locale).
+    pub(crate) fn utf8_locale(&self) -> bool {
+        for name in ["LC_ALL", "LC_CTYPE", "LANG"] {
+            let v = self.var_str(name);
+            if !v.is_empty() {
+                let v = v.to_ascii_lowercase();
+                return v.contains("utf-8") || v.contains("utf8");
+            }
+        }
+        false
     }
 
     pub(crate) fn ifs(&self) -> String {
@@ -812,7 +838,13 @@ impl Shell {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 let n = match (&pv, parameter) {
                     (PV::Many(items, _), _) => items.len(),
-                    (PV::One(s), _) => s.chars().count(),
+                    (PV::One(s), _) => {
+                        if self.utf8_locale() {
+                            s.chars().count()
+                        } else {
+                            s.len()
+                        }
+                    }
                     (PV::Unset, _) => {
                         if self.opts.nounset {
                             return Err(self.unbound_exit(parameter));
@@ -1070,6 +1102,33 @@ fn map_pv(pv: PV, f: impl Fn(&str) -> String) -> PV {
         PV::One(s) => PV::One(f(&s)),
         PV::Many(items, c) => PV::Many(items.iter().map(|s| f(s)).collect(), c),
     }
+}
+
+/// Removes backslash-newline pairs (line continuations in an unquoted here-document).
+fn join_continued_lines(raw: &str) -> std::borrow::Cow<'_, str> {
+    if !raw.contains("\\\n") {
+        return std::borrow::Cow::Borrowed(raw);
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('\n') => {
+                    chars.next();
+                }
+                Some('\\') => {
+                    out.push('\\');
+                    out.push('\\');
+                    chars.next();
+                }
+                _ => out.push(c),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The fake process id shown for background job `id` (`$!`).

@@ -114,6 +114,8 @@ pub(crate) struct Shared {
     pub refusal: Mutex<Option<Refusal>>,
     /// When set, nothing outside these directories may be changed.
     pub write_roots: Option<Vec<PathBuf>>,
+    /// Labels of `<(…)` temporary files, so reading them keeps the producer's label.
+    pub temp_labels: Mutex<HashMap<PathBuf, Label>>,
 }
 
 /// A reserved thread slot; dropping it releases the slot.
@@ -186,6 +188,8 @@ pub(crate) struct Shell {
     pub in_subshell: bool,
     /// `shopt` options.
     pub shopt: Shopt,
+    /// Temporary files of `<(…)` for the command being run.
+    pub temp_files: Vec<PathBuf>,
 }
 
 /// `shopt` options safesh implements.
@@ -246,6 +250,7 @@ impl Shell {
                 pid: std::process::id(),
                 refusal: Mutex::new(None),
                 write_roots: None,
+                temp_labels: Mutex::new(HashMap::new()),
             }),
             cancel: root,
             call_depth: 0,
@@ -263,6 +268,7 @@ impl Shell {
             keep_redirects: false,
             in_subshell: false,
             shopt: Shopt::default(),
+            temp_files: Vec::new(),
         };
         let pwd = cwd.to_string_lossy().into_owned();
         let _ = sh.vars.set("PWD", pwd, Label::agent());
@@ -299,6 +305,7 @@ impl Shell {
             pid: old.pid,
             refusal: Mutex::new(None),
             write_roots: old.write_roots.clone(),
+            temp_labels: Mutex::new(HashMap::new()),
         });
         self.cancel = root;
         self.call_depth = 0;

@@ -198,9 +198,18 @@ pub(crate) fn replace(s: &str, pattern: &str, rep: &str, kind: Replace) -> Strin
     }
 }
 
+/// `shopt` settings that change pathname expansion.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct GlobOptions {
+    /// Match names starting with `.` (never `.` and `..`).
+    pub dotglob: bool,
+    /// Case-insensitive matching.
+    pub nocase: bool,
+}
+
 /// Pathname expansion of `pattern` (quoted characters escaped) relative to `cwd`:
 /// sorted matches, or nothing.
-pub(crate) fn glob(cwd: &Path, pattern: &str) -> Vec<String> {
+pub(crate) fn glob(cwd: &Path, pattern: &str, opts: GlobOptions) -> Vec<String> {
     let absolute = pattern.starts_with('/');
     let comps: Vec<&str> = pattern.split('/').collect();
     // (path as shown, path on disk)
@@ -239,13 +248,13 @@ pub(crate) fn glob(cwd: &Path, pattern: &str) -> Vec<String> {
             let Ok(rd) = std::fs::read_dir(disk) else {
                 continue;
             };
-            let dot_ok = comp.starts_with('.') || comp.starts_with("\\.");
+            let dot_ok = opts.dotglob || comp.starts_with('.') || comp.starts_with("\\.");
             let mut names: Vec<String> = rd
                 .filter_map(|e| e.ok())
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .filter(|n| dot_ok || !n.starts_with('.'))
                 .filter(|n| n != "." && n != "..")
-                .filter(|n| matches(comp, n, false))
+                .filter(|n| matches(comp, n, opts.nocase))
                 .collect();
             names.sort();
             for n in names {

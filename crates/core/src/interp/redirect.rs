@@ -20,6 +20,18 @@ impl Shell {
             return f(self);
         }
         let saved = self.fds.clone();
+        let temps = self.temp_files.len();
+        let r = self.with_redirects_inner(redirects, saved, f);
+        self.remove_temp_files(temps);
+        r
+    }
+
+    fn with_redirects_inner(
+        &mut self,
+        redirects: &[R],
+        saved: std::collections::HashMap<i32, Fd>,
+        f: impl FnOnce(&mut Shell) -> Exec,
+    ) -> Exec {
         match self.apply_redirects(redirects) {
             Ok(Ok(())) => {}
             Ok(Err(RedirectFailed)) => {
@@ -219,10 +231,16 @@ impl Shell {
                         }
                     }
                     (_, T::Fd(n)) => self.dup_fd(to, &n.to_string(), output),
-                    (_, T::ProcessSubstitution(..)) => Err(Stop::from(crate::error::Refusal::new(
-                        crate::error::ErrorCode::NotSupported,
-                        "not supported: process substitution",
-                    ))),
+                    (_, T::ProcessSubstitution(_, sub)) => {
+                        let f = self.process_substitution(sub)?;
+                        match self.open_input(&f.text)? {
+                            Ok(fdv) => {
+                                self.fds.insert(to, fdv);
+                                Ok(Ok(()))
+                            }
+                            Err(e) => Ok(Err(e)),
+                        }
+                    }
                 }
             }
             R::HereDocument(fd, doc) => {

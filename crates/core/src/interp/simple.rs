@@ -17,6 +17,12 @@ pub(crate) enum Resolved {
     NotFound,
 }
 
+/// A word of a simple command, or a `<(…)` in its place.
+enum WordItem<'a> {
+    Word(&'a ast::Word, bool),
+    ProcSub(&'a ast::SubshellCommand),
+}
+
 /// Builtins whose `NAME=value` arguments are assignments (no splitting or globbing).
 const DECLARATION: &[&str] = &["export", "local", "declare", "typeset", "readonly"];
 
@@ -29,50 +35,56 @@ impl Shell {
         }
         let mut assigns: Vec<&ast::Assignment> = Vec::new();
         let mut redirects: Vec<ast::IoRedirect> = Vec::new();
-        let mut words: Vec<(&ast::Word, bool)> = Vec::new();
+        let mut words: Vec<WordItem<'_>> = Vec::new();
         for item in s.prefix.iter().flat_map(|p| p.0.iter()) {
             match item {
                 Item::AssignmentWord(a, _) => assigns.push(a),
                 Item::IoRedirect(r) => redirects.push(r.clone()),
-                Item::Word(w) => words.push((w, false)),
-                Item::ProcessSubstitution(..) => {
-                    return Err(Refusal::new(
-                        ErrorCode::NotSupported,
-                        "not supported: process substitution",
-                    )
-                    .into());
-                }
+                Item::Word(w) => words.push(WordItem::Word(w, false)),
+                Item::ProcessSubstitution(_, sub) => words.push(WordItem::ProcSub(sub)),
             }
         }
         if let Some(w) = &s.word_or_name {
-            words.push((w, false));
+            words.push(WordItem::Word(w, false));
         }
         for item in s.suffix.iter().flat_map(|p| p.0.iter()) {
             match item {
-                Item::AssignmentWord(_, w) => words.push((w, true)),
+                Item::AssignmentWord(_, w) => words.push(WordItem::Word(w, true)),
                 Item::IoRedirect(r) => redirects.push(r.clone()),
-                Item::Word(w) => words.push((w, false)),
-                Item::ProcessSubstitution(..) => {
-                    return Err(Refusal::new(
-                        ErrorCode::NotSupported,
-                        "not supported: process substitution",
-                    )
-                    .into());
-                }
+                Item::Word(w) => words.push(WordItem::Word(w, false)),
+                Item::ProcessSubstitution(_, sub) => words.push(WordItem::ProcSub(sub)),
             }
         }
         self.last_subst_status = None;
         let mut argv: Vec<Field> = Vec::with_capacity(words.len());
-        for (w, assignment_like) in &words {
-            let declaration = argv
-                .first()
-                .is_some_and(|f| DECLARATION.contains(&f.text.as_str()));
-            if *assignment_like && declaration {
-                argv.push(self.expand_word_single(w)?);
-            } else {
-                argv.extend(self.expand_word_fields(w)?);
+        let temps_before = self.temp_files.len();
+        for item in &words {
+            match item {
+                WordItem::Word(w, assignment_like) => {
+                    let declaration = argv
+                        .first()
+                        .is_some_and(|f| DECLARATION.contains(&f.text.as_str()));
+                    if *assignment_like && declaration {
+                        argv.push(self.expand_word_single(w)?);
+                    } else {
+                        argv.extend(self.expand_word_fields(w)?);
+                    }
+                }
+                WordItem::ProcSub(sub) => argv.push(self.process_substitution(sub)?),
             }
         }
+        let r = self.run_expanded(argv, assigns, redirects);
+        self.remove_temp_files(temps_before);
+        r
+    }
+
+    /// Runs a simple command whose words are expanded.
+    fn run_expanded(
+        &mut self,
+        argv: Vec<Field>,
+        assigns: Vec<&ast::Assignment>,
+        redirects: Vec<ast::IoRedirect>,
+    ) -> Exec {
         if argv.is_empty() {
             // Assignments only (redirections still happen: `> file` creates it).
             return self.with_redirects(&redirects, |sh| {
@@ -118,8 +130,62 @@ impl Shell {
         })
     }
 
+    /// `<(cmd)`: runs `cmd` in a subshell, keeps its output in a temporary file
+    /// (labeled with what produced it) and stands for that file's path. Unlike bash
+    /// the command finishes before the reader starts (output bounded by
+    /// `limits.string_bytes`).
+    pub(crate) fn process_substitution(&mut self, sub: &ast::SubshellCommand) -> Result<Field, Stop> {
+        let sink = crate::io::Sink::capture(self.shared.limits.string_bytes.saturating_add(1));
+        let mut shell = self.subshell();
+        shell.fds.insert(1, super::Fd::Out(sink.clone()));
+        match shell.run_list(&sub.list) {
+            Err(Stop::Refused(r)) => return Err(Stop::Refused(r)),
+            _ => shell.wait_all_keep_status(),
+        }
+        drop(shell);
+        let captured = sink.take_captured();
+        if captured.overflowed {
+            return Err(Refusal::limit(
+                "the output of a process substitution in bytes",
+                self.shared.limits.string_bytes,
+                "string_bytes",
+            )
+            .into());
+        }
+        let n = self.shared.next_job.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("safesh-psub-{}-{n}", self.shared.pid));
+        if let Err(e) = std::fs::write(&path, &captured.data) {
+            return Err(Refusal::new(
+                ErrorCode::ExecutionError,
+                format!("cannot create a temporary file for <(…): {e}"),
+            )
+            .into());
+        }
+        let text = path.to_string_lossy().into_owned();
+        crate::io::lock(&self.shared.temp_labels).insert(path.clone(), captured.label.clone());
+        self.temp_files.push(path);
+        Ok(Field {
+            text,
+            label: captured.label,
+        })
+    }
+
+    /// Removes temporary files made since `keep` (after the command that used them).
+    pub(crate) fn remove_temp_files(&mut self, keep: usize) {
+        if self.temp_files.len() <= keep {
+            return;
+        }
+        for p in self.temp_files.drain(keep..) {
+            let _ = std::fs::remove_file(&p);
+            crate::io::lock(&self.shared.temp_labels).remove(&p);
+        }
+    }
+
     /// Resolves a command name: function, builtin, utility.
     pub(crate) fn resolve(&self, name: &str, skip_functions: bool) -> Resolved {
+        if name.contains('/') {
+            return self.resolve_path(name);
+        }
         if !skip_functions && let Some(f) = self.funcs.get(name) {
             return Resolved::Function(f.clone());
         }
@@ -132,6 +198,29 @@ impl Shell {
         Resolved::NotFound
     }
 
+    /// A command named by path: a system program that safesh has in-process
+    /// (`/usr/bin/grep`, `/bin/true`) runs in-process; anything else is external.
+    fn resolve_path(&self, name: &str) -> Resolved {
+        let path = std::path::Path::new(name);
+        let (Some(dir), Some(base)) = (path.parent(), path.file_name().and_then(|b| b.to_str())) else {
+            return Resolved::NotFound;
+        };
+        let system_dir = matches!(
+            dir.to_str(),
+            Some("/bin" | "/usr/bin" | "/usr/local/bin" | "/sbin" | "/usr/sbin")
+        );
+        if !system_dir || !path.is_file() {
+            return Resolved::NotFound;
+        }
+        if matches!(base, "true" | "false" | "test" | "[" | "kill") && crate::builtins::is_builtin(base) {
+            return Resolved::Builtin;
+        }
+        match crate::registry::lookup(base) {
+            Some(f) => Resolved::Utility(f),
+            None => Resolved::NotFound,
+        }
+    }
+
     /// Runs an expanded command line.
     pub(crate) fn dispatch(&mut self, argv: Vec<Field>, skip_functions: bool) -> Exec {
         let Some(first) = argv.first() else {
@@ -141,7 +230,13 @@ impl Shell {
         let name = first.text.clone();
         match self.resolve(&name, skip_functions) {
             Resolved::Function(f) => self.call_function(&f, &argv),
-            Resolved::Builtin => crate::builtins::run(self, &argv),
+            Resolved::Builtin => {
+                let mut argv = argv;
+                if let Some(base) = name.rsplit('/').next().filter(|_| name.contains('/')) {
+                    argv[0].text = base.to_string();
+                }
+                crate::builtins::run(self, &argv)
+            }
             Resolved::Utility(f) => {
                 let label = argv.iter().fold(self.pc.clone(), |l, a| l.join(&a.label));
                 let args: Vec<String> = argv.into_iter().map(|f| f.text).collect();
@@ -158,6 +253,13 @@ impl Shell {
                     if !path.exists() {
                         self.diag(format!("{name}: No such file or directory"));
                         self.set_status(127);
+                        return Ok(());
+                    }
+                    use std::os::unix::fs::PermissionsExt;
+                    let executable = std::fs::metadata(&path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+                    if !executable {
+                        self.diag(format!("{name}: Permission denied"));
+                        self.set_status(126);
                         return Ok(());
                     }
                 }
