@@ -29,7 +29,7 @@ pub struct Script {
 /// The parser options safesh uses everywhere (bash mode, no extglob).
 pub fn options() -> brush_parser::ParserOptions {
     brush_parser::ParserOptions {
-        enable_extended_globbing: false,
+        enable_extended_globbing: true,
         posix_mode: false,
         sh_mode: false,
         tilde_expansion_at_word_start: true,
@@ -49,12 +49,73 @@ pub fn parse(source: &str) -> Result<Script, ParseError> {
         owned.as_str()
     };
     nesting::check(source)?;
-    let program = parse_program(source)?;
+    let patched = patch_empty_for_condition(source);
+    let program = parse_program(&patched)?;
     check::program(&program)?;
     Ok(Script {
         program: Arc::new(program),
         source: Arc::from(source),
     })
+}
+
+/// brush-parser rejects an empty condition in `for ((init; ; step))`; bash treats it
+/// as true. Rewrite it to `1` before parsing (same meaning, same line numbers).
+fn patch_empty_for_condition(source: &str) -> std::borrow::Cow<'_, str> {
+    static FOR_EMPTY: std::sync::LazyLock<Option<regex_lite_like::Pattern>> =
+        std::sync::LazyLock::new(regex_lite_like::Pattern::new);
+    match FOR_EMPTY.as_ref() {
+        Some(p) if source.contains("for") && source.contains(";;") => p.rewrite(source),
+        _ => std::borrow::Cow::Borrowed(source),
+    }
+}
+
+/// A tiny matcher for `for ((INIT;;`, without pulling a regex engine into this crate.
+mod regex_lite_like {
+    use std::borrow::Cow;
+
+    pub(crate) struct Pattern;
+
+    impl Pattern {
+        pub(crate) fn new() -> Option<Pattern> {
+            Some(Pattern)
+        }
+
+        pub(crate) fn rewrite<'a>(&self, s: &'a str) -> Cow<'a, str> {
+            let mut out = String::with_capacity(s.len() + 4);
+            let mut rest = s;
+            let mut changed = false;
+            while let Some(i) = rest.find("for") {
+                let (head, tail) = rest.split_at(i + 3);
+                out.push_str(head);
+                rest = tail;
+                let after = rest.trim_start();
+                if !after.starts_with("((") {
+                    continue;
+                }
+                let skipped = rest.len() - after.len();
+                // INIT runs to the first `;`; the condition is empty when the next
+                // non-blank character is another `;`.
+                let body = &after[2..];
+                let Some(semi) = body.find(';') else { continue };
+                if body[..semi].contains(')') {
+                    continue;
+                }
+                let cond = &body[semi + 1..];
+                let cond_trim = cond.trim_start_matches([' ', '\t']);
+                if cond_trim.starts_with(';') {
+                    out.push_str(&rest[..skipped + 2 + semi + 1]);
+                    out.push('1');
+                    rest = &rest[skipped + 2 + semi + 1..];
+                    changed = true;
+                }
+            }
+            if !changed {
+                return Cow::Borrowed(s);
+            }
+            out.push_str(rest);
+            Cow::Owned(out)
+        }
+    }
 }
 
 /// Parses without the deep check (used by the checker for nested substitutions).

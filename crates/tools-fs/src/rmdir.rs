@@ -4,7 +4,6 @@
 use crate::common::{quote, usage};
 use safesh_utils::args::{Spec, parse};
 use safesh_utils::{UtilCtx, UtilResult, io_error_text};
-use std::io::Write;
 
 const SPEC: Spec = Spec {
     flags: "pv",

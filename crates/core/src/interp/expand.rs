@@ -56,7 +56,7 @@ impl FieldBuf {
     }
 
     fn push_unquoted_char(&mut self, c: char) {
-        if matches!(c, '*' | '?' | '[') {
+        if matches!(c, '*' | '?' | '[' | '(') {
             self.glob = true;
         }
         self.pattern.push(c);

@@ -6,28 +6,48 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
 
+/// A compiled pattern: the `regex` crate, or `fancy-regex` for the extglob `!(…)`
+/// form, which needs a look-ahead.
+pub(crate) enum Matcher {
+    Plain(Regex),
+    Fancy(fancy_regex::Regex),
+}
+
+impl Matcher {
+    fn is_match(&self, text: &str) -> bool {
+        match self {
+            Matcher::Plain(r) => r.is_match(text),
+            Matcher::Fancy(r) => r.is_match(text).unwrap_or(false),
+        }
+    }
+}
+
 /// Compiled patterns by (pattern, case-insensitive); `None` when it does not compile.
-type PatternCache = HashMap<(String, bool), Option<Rc<Regex>>>;
+type PatternCache = HashMap<(String, bool), Option<Rc<Matcher>>>;
 
 thread_local! {
     static CACHE: RefCell<PatternCache> = RefCell::new(HashMap::new());
 }
 
 /// Compiles a shell pattern to an anchored regex (cached per thread).
-fn compile(pattern: &str, icase: bool) -> Option<Rc<Regex>> {
+fn compile(pattern: &str, icase: bool) -> Option<Rc<Matcher>> {
     let key = (pattern.to_string(), icase);
     if let Some(r) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return r;
     }
     let re =
-        std::panic::catch_unwind(|| brush_parser::pattern::pattern_to_regex_str(pattern, false))
+        std::panic::catch_unwind(|| brush_parser::pattern::pattern_to_regex_str(pattern, true))
             .ok()
             .and_then(|r| r.ok())
             .and_then(|body| {
                 let flags = if icase { "(?si)" } else { "(?s)" };
-                Regex::new(&format!("{flags}^(?:{body})$"))
-                    .ok()
-                    .map(Rc::new)
+                let full = format!("{flags}^(?:{body})$");
+                match Regex::new(&full) {
+                    Ok(r) => Some(Rc::new(Matcher::Plain(r))),
+                    Err(_) => fancy_regex::Regex::new(&full)
+                        .ok()
+                        .map(|r| Rc::new(Matcher::Fancy(r))),
+                }
             });
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
@@ -76,6 +96,7 @@ pub(crate) fn has_glob(p: &str) -> bool {
             esc = true;
         } else if matches!(c, '*' | '?')
             || (c == '[' && chars[i + 1..].iter().skip(1).any(|&d| d == ']'))
+            || (matches!(c, '@' | '!' | '+') && chars.get(i + 1) == Some(&'('))
         {
             return true;
         }
