@@ -169,6 +169,7 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut readonly = false;
     let mut array = false;
     let mut assoc = false;
+    let mut attrs = crate::interp::vars::Attrs::default();
     let mut print = false;
     let mut status = 0;
     let mut names = Vec::new();
@@ -181,7 +182,10 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                     'a' => array = true,
                     'p' => print = true,
                     'A' => assoc = true,
-                    'g' | 'i' | 'l' | 'u' | 'f' | 'F' | 'n' | 't' => {}
+                    'i' => attrs.integer = true,
+                    'l' => attrs.lower = true,
+                    'u' => attrs.upper = true,
+                    'g' | 'f' | 'F' | 'n' | 't' => {}
                     _ => {}
                 }
             }
@@ -263,6 +267,14 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
         if assoc {
             sh.vars.declare_assoc(&base);
         }
+        if attrs != crate::interp::vars::Attrs::default() {
+            if sh.vars.get(&base).is_none() {
+                let _ = sh.vars.set(&base, String::new(), Label::agent());
+            }
+            if let Some(v) = sh.vars.get_mut(&base) {
+                v.attrs = attrs;
+            }
+        }
         if value.is_some() {
             if !declare_one(sh, f, "declare")? {
                 status = 1;
@@ -309,7 +321,11 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
         if let Some((name, idx)) = f.text.strip_suffix(']').and_then(|t| t.split_once('[')) {
             let is_assoc = sh.vars.get(name).is_some_and(|v| v.is_assoc());
-            let i = if is_assoc { 0 } else { sh.eval_arith_text(idx)? };
+            let i = if is_assoc {
+                0
+            } else {
+                sh.eval_arith_text(idx)?
+            };
             if let Some(v) = sh.vars.get_mut(name) {
                 match &mut v.value {
                     Value::Array(a) => {
@@ -569,11 +585,21 @@ fn shopt_get(sh: &Shell, name: &str) -> Option<bool> {
         "lastpipe" => sh.shopt.lastpipe,
         "nocaseglob" => sh.shopt.nocaseglob,
         "globstar" => sh.shopt.globstar,
-        "extglob" | "expand_aliases" | "checkwinsize" | "histappend" | "cmdhist" | "progcomp"
-        | "promptvars" | "sourcepath" | "interactive_comments" | "inherit_errexit"
-        | "nocasematch" | "extquote" | "force_fignore" | "hostcomplete" | "complete_fullquote" => {
-            false
-        }
+        "extglob"
+        | "expand_aliases"
+        | "checkwinsize"
+        | "histappend"
+        | "cmdhist"
+        | "progcomp"
+        | "promptvars"
+        | "sourcepath"
+        | "interactive_comments"
+        | "inherit_errexit"
+        | "nocasematch"
+        | "extquote"
+        | "force_fignore"
+        | "hostcomplete"
+        | "complete_fullquote" => false,
         _ => return None,
     })
 }
@@ -600,9 +626,9 @@ fn long_option(sh: &Shell, name: &str) -> Option<bool> {
         "noclobber" => sh.opts.noclobber,
         "xtrace" => sh.opts.xtrace,
         "braceexpand" | "hashall" | "interactive-comments" => true,
-        "posix" | "monitor" | "emacs" | "vi" | "histexpand" | "history" | "ignoreeof" | "keyword"
-        | "noexec" | "notify" | "verbose" | "allexport" | "errtrace" | "functrace" | "physical"
-        | "privileged" | "onecmd" => false,
+        "posix" | "monitor" | "emacs" | "vi" | "histexpand" | "history" | "ignoreeof"
+        | "keyword" | "noexec" | "notify" | "verbose" | "allexport" | "errtrace" | "functrace"
+        | "physical" | "privileged" | "onecmd" => false,
         _ => return None,
     })
 }

@@ -286,7 +286,9 @@ pub(super) fn timeout(sh: &mut Shell, argv: &[Field]) -> Exec {
             "--foreground" | "-v" | "--verbose" => {}
             "-s" | "--signal" => {
                 i += 1;
-                kill = argv.get(i).is_some_and(|s| matches!(s.text.trim_start_matches("SIG"), "KILL" | "9"));
+                kill = argv
+                    .get(i)
+                    .is_some_and(|s| matches!(s.text.trim_start_matches("SIG"), "KILL" | "9"));
             }
             "-k" | "--kill-after" => i += 1,
             _ if t.starts_with("--signal=")
@@ -326,7 +328,13 @@ pub(super) fn timeout(sh: &mut Shell, argv: &[Field]) -> Exec {
             if expired && refusal.code == crate::error::ErrorCode::Timeout =>
         {
             // SIGKILL cannot be caught: the status is 128+9 even without --preserve-status.
-            sh.set_status(if kill { 137 } else if preserve { 143 } else { 124 });
+            sh.set_status(if kill {
+                137
+            } else if preserve {
+                143
+            } else {
+                124
+            });
             Ok(())
         }
         Err(Stop::Refused(refusal)) => Err(Stop::Refused(refusal)),

@@ -70,7 +70,9 @@ impl Shell {
     fn target_get(&mut self, t: &ArithmeticTarget, depth: u32) -> R {
         match t {
             ArithmeticTarget::Variable(n) => self.var_number(n, depth),
-            ArithmeticTarget::ArrayElement(n, idx) if self.vars.get(n).is_some_and(super::Var::is_assoc) => {
+            ArithmeticTarget::ArrayElement(n, idx)
+                if self.vars.get(n).is_some_and(super::Var::is_assoc) =>
+            {
                 let key = assoc_key(idx);
                 let s = match self.vars.get(n).map(|v| v.value.clone()) {
                     Some(super::Value::Assoc(a)) => a.get(&key).cloned().unwrap_or_default(),
@@ -93,7 +95,9 @@ impl Shell {
     fn target_set(&mut self, t: &ArithmeticTarget, v: i64, depth: u32) -> Result<(), Stop> {
         match t {
             ArithmeticTarget::Variable(n) => self.assign_scalar(n, v.to_string(), Label::agent()),
-            ArithmeticTarget::ArrayElement(n, idx) if self.vars.get(n).is_some_and(super::Var::is_assoc) => {
+            ArithmeticTarget::ArrayElement(n, idx)
+                if self.vars.get(n).is_some_and(super::Var::is_assoc) =>
+            {
                 let key = assoc_key(idx);
                 self.vars
                     .set_key(n, key, v.to_string(), Label::agent())

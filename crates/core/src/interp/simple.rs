@@ -134,7 +134,10 @@ impl Shell {
     /// (labeled with what produced it) and stands for that file's path. Unlike bash
     /// the command finishes before the reader starts (output bounded by
     /// `limits.string_bytes`).
-    pub(crate) fn process_substitution(&mut self, sub: &ast::SubshellCommand) -> Result<Field, Stop> {
+    pub(crate) fn process_substitution(
+        &mut self,
+        sub: &ast::SubshellCommand,
+    ) -> Result<Field, Stop> {
         let sink = crate::io::Sink::capture(self.shared.limits.string_bytes.saturating_add(1));
         let mut shell = self.subshell();
         shell.fds.insert(1, super::Fd::Out(sink.clone()));
@@ -152,7 +155,10 @@ impl Shell {
             )
             .into());
         }
-        let n = self.shared.next_job.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let n = self
+            .shared
+            .next_job
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let path = std::env::temp_dir().join(format!("safesh-psub-{}-{n}", self.shared.pid));
         if let Err(e) = std::fs::write(&path, &captured.data) {
             return Err(Refusal::new(
@@ -202,7 +208,8 @@ impl Shell {
     /// (`/usr/bin/grep`, `/bin/true`) runs in-process; anything else is external.
     fn resolve_path(&self, name: &str) -> Resolved {
         let path = std::path::Path::new(name);
-        let (Some(dir), Some(base)) = (path.parent(), path.file_name().and_then(|b| b.to_str())) else {
+        let (Some(dir), Some(base)) = (path.parent(), path.file_name().and_then(|b| b.to_str()))
+        else {
             return Resolved::NotFound;
         };
         let system_dir = matches!(
@@ -212,7 +219,9 @@ impl Shell {
         if !system_dir || !path.is_file() {
             return Resolved::NotFound;
         }
-        if matches!(base, "true" | "false" | "test" | "[" | "kill") && crate::builtins::is_builtin(base) {
+        if matches!(base, "true" | "false" | "test" | "[" | "kill")
+            && crate::builtins::is_builtin(base)
+        {
             return Resolved::Builtin;
         }
         match crate::registry::lookup(base) {
@@ -256,7 +265,8 @@ impl Shell {
                         return Ok(());
                     }
                     use std::os::unix::fs::PermissionsExt;
-                    let executable = std::fs::metadata(&path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+                    let executable =
+                        std::fs::metadata(&path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
                     if !executable {
                         self.diag(format!("{name}: Permission denied"));
                         self.set_status(126);
@@ -387,6 +397,10 @@ impl Shell {
                         .get(name)
                         .map(|v| (v.as_str().to_string(), v.label.clone()));
                     let (cur, old_label) = old.unwrap_or_default();
+                    if self.vars.get(name).is_some_and(|v| v.attrs.integer) {
+                        let sum = self.eval_arith_text(&format!("({cur}) + ({})", f.text))?;
+                        return self.assign_scalar(name, sum.to_string(), label.join(&old_label));
+                    }
                     self.check_size(cur.len() + f.text.len())?;
                     return self.assign_scalar(name, cur + &f.text, label.join(&old_label));
                 }
@@ -454,10 +468,19 @@ impl Shell {
     }
 
     /// `name[idx]=value` for indexed (arithmetic index) and associative (string key) arrays.
-    pub(crate) fn assign_element(&mut self, name: &str, idx: &str, value: String, label: Label) -> Exec {
+    pub(crate) fn assign_element(
+        &mut self,
+        name: &str,
+        idx: &str,
+        value: String,
+        label: Label,
+    ) -> Exec {
         if self.vars.get(name).is_some_and(super::Var::is_assoc) {
             let key = self.expand_raw_single(idx)?.text;
-            return self.vars.set_key(name, key, value, label).map_err(|e| self.readonly_stop(&e.0));
+            return self
+                .vars
+                .set_key(name, key, value, label)
+                .map_err(|e| self.readonly_stop(&e.0));
         }
         let i = self.eval_arith_text(idx)?;
         let i = if i < 0 {
@@ -469,7 +492,9 @@ impl Shell {
         } else {
             i
         };
-        self.vars.set_index(name, i, value, label).map_err(|e| self.readonly_stop(&e.0))
+        self.vars
+            .set_index(name, i, value, label)
+            .map_err(|e| self.readonly_stop(&e.0))
     }
 
     /// The current value of `name[idx]` ("" when unset).
@@ -483,12 +508,21 @@ impl Shell {
                 let i = self.eval_arith_text(idx)?;
                 Ok(m.get(&i).cloned().unwrap_or_default())
             }
-            Some(super::Value::Str(s)) => Ok(if self.eval_arith_text(idx)? == 0 { s } else { String::new() }),
+            Some(super::Value::Str(s)) => Ok(if self.eval_arith_text(idx)? == 0 {
+                s
+            } else {
+                String::new()
+            }),
             None => Ok(String::new()),
         }
     }
 
-    fn assign_assoc_literal(&mut self, name: &str, items: &[(Option<ast::Word>, ast::Word)], append: bool) -> Exec {
+    fn assign_assoc_literal(
+        &mut self,
+        name: &str,
+        items: &[(Option<ast::Word>, ast::Word)],
+        append: bool,
+    ) -> Exec {
         let mut map = match (append, self.vars.get(name).map(|v| v.value.clone())) {
             (true, Some(super::Value::Assoc(m))) => m,
             _ => std::collections::BTreeMap::new(),
@@ -500,7 +534,10 @@ impl Shell {
             let k = match key {
                 Some(k) => self.expand_word_single(k)?.text,
                 None => {
-                    self.diag(format!("{name}: {}: must use subscript when assigning associative array", v.text));
+                    self.diag(format!(
+                        "{name}: {}: must use subscript when assigning associative array",
+                        v.text
+                    ));
                     continue;
                 }
             };
@@ -520,6 +557,16 @@ impl Shell {
     /// Sets a scalar variable (or reports a readonly one).
     pub(crate) fn assign_scalar(&mut self, name: &str, value: String, label: Label) -> Exec {
         self.check_size(value.len())?;
+        let attrs = self.vars.get(name).map(|v| v.attrs).unwrap_or_default();
+        let value = if attrs.integer {
+            self.eval_arith_text(&value)?.to_string()
+        } else if attrs.lower {
+            value.to_lowercase()
+        } else if attrs.upper {
+            value.to_uppercase()
+        } else {
+            value
+        };
         if name == "PWD" || name == "OLDPWD" {
             // Allowed: `cd` keeps them right.
         }

@@ -26,6 +26,19 @@ pub struct Var {
     pub exported: bool,
     /// Cannot be changed or unset.
     pub readonly: bool,
+    /// `declare -i` / `-l` / `-u`: how assigned values are transformed.
+    pub attrs: Attrs,
+}
+
+/// Value attributes set by `declare`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Attrs {
+    /// `-i`: values are evaluated as arithmetic.
+    pub integer: bool,
+    /// `-l`: values are lowercased.
+    pub lower: bool,
+    /// `-u`: values are uppercased.
+    pub upper: bool,
 }
 
 impl Var {
@@ -36,6 +49,7 @@ impl Var {
             label,
             exported: false,
             readonly: false,
+            attrs: Attrs::default(),
         }
     }
 
@@ -118,6 +132,7 @@ impl Vars {
             label: Label::empty(),
             exported: false,
             readonly: false,
+            attrs: Attrs::default(),
         });
         if v.readonly {
             return Err(ReadonlyError(name.to_string()));
@@ -141,12 +156,19 @@ impl Vars {
     }
 
     /// Sets `name[key]` of an associative array.
-    pub fn set_key(&mut self, name: &str, key: String, value: String, label: Label) -> Result<(), ReadonlyError> {
+    pub fn set_key(
+        &mut self,
+        name: &str,
+        key: String,
+        value: String,
+        label: Label,
+    ) -> Result<(), ReadonlyError> {
         let v = self.map.entry(name.to_string()).or_insert_with(|| Var {
             value: Value::Assoc(BTreeMap::new()),
             label: Label::empty(),
             exported: false,
             readonly: false,
+            attrs: Attrs::default(),
         });
         if v.readonly {
             return Err(ReadonlyError(name.to_string()));
@@ -170,6 +192,7 @@ impl Vars {
                 label: Label::empty(),
                 exported: false,
                 readonly: false,
+                attrs: Attrs::default(),
             },
         );
     }
@@ -196,6 +219,7 @@ impl Vars {
                         label,
                         exported: false,
                         readonly: false,
+                        attrs: Attrs::default(),
                     },
                 );
                 Ok(())
