@@ -353,7 +353,10 @@ impl Shell {
                     }
                 }
                 WordPiece::SingleQuotedText(t) => acc.quoted(t, &agent),
-                WordPiece::AnsiCQuotedText(t) => acc.quoted(&ansi_c_unescape(t), &agent),
+                WordPiece::AnsiCQuotedText(t) => {
+                    let utf8 = self.utf8_locale();
+                    acc.quoted(&ansi_c_unescape(t, utf8), &agent)
+                }
                 WordPiece::EscapeSequence(e) => {
                     let rest: String = e.chars().skip(1).collect();
                     if rest == "\n" {
@@ -974,7 +977,7 @@ impl Shell {
                         }
                     }
                     ParameterTransformOp::Quoted => shell_quote(s),
-                    ParameterTransformOp::ExpandEscapeSequences => ansi_c_unescape(s),
+                    ParameterTransformOp::ExpandEscapeSequences => ansi_c_unescape(s, true),
                     _ => s.to_string(),
                 };
                 Ok((map_pv(pv, f), label))
@@ -1149,8 +1152,9 @@ pub(crate) fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// Expands the backslash escapes of `$'…'`.
-pub(crate) fn ansi_c_unescape(s: &str) -> String {
+/// Expands the backslash escapes of `$'…'`. Outside a UTF-8 locale, `\u`/`\U`
+/// escapes of non-ASCII characters stay as written (bash cannot encode them).
+pub(crate) fn ansi_c_unescape(s: &str, utf8: bool) -> String {
     let mut out = Vec::with_capacity(s.len());
     let b = s.as_bytes();
     let mut i = 0;
@@ -1212,6 +1216,13 @@ pub(crate) fn ansi_c_unescape(s: &str) -> String {
                 if k == 0 {
                     out.push(b'\\');
                     out.push(c);
+                } else if !utf8 && v > 0x7f {
+                    let text = if c == b'u' {
+                        format!("\\u{v:04X}")
+                    } else {
+                        format!("\\U{v:08X}")
+                    };
+                    out.extend_from_slice(text.as_bytes());
                 } else if let Some(ch) = char::from_u32(v) {
                     let mut buf = [0u8; 4];
                     out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
