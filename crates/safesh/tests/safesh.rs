@@ -19,6 +19,8 @@
 
 #[path = "safesh/cases.rs"]
 mod cases;
+#[path = "safesh/cli.rs"]
+mod cli;
 #[path = "safesh/fixture.rs"]
 mod fixture;
 #[path = "safesh/runner.rs"]
