@@ -220,8 +220,10 @@ fn count(input: &mut Input<'_>, w: Which, c: &mut Counts) -> Result<(), Failure>
         }
         let chunk = &buf[..got];
         c.bytes += got as u64;
+        // memchr's count is vectorised (AVX2 when the CPU has it); a plain
+        // `filter().count()` costs several times GNU wc's whole run on big files.
+        c.lines += memchr::memchr_iter(b'\n', chunk).count() as u64;
         if !slow {
-            c.lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
             continue;
         }
         if w.max_len {
@@ -237,7 +239,6 @@ fn count(input: &mut Input<'_>, w: Which, c: &mut Counts) -> Result<(), Failure>
                 }
             }
         }
-        c.lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
         if w.words {
             for &b in chunk {
                 match CLASS[usize::from(b)] {

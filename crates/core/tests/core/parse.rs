@@ -37,9 +37,9 @@ fn a_syntax_error_inside_a_substitution_runs_nothing() {
 fn unsupported_constructs_are_refused_before_running() {
     let d = tempfile::tempdir().unwrap();
     for script in [
-        "touch a.txt; cat <(echo x)",
+        "touch a.txt; echo x > >(cat)",
         "touch a.txt; coproc cat",
-        "touch a.txt; diff <(echo a) <(echo b)",
+        "touch a.txt; tee >(wc -l) < /dev/null",
     ] {
         let o = run(d.path(), script);
         assert_eq!(
@@ -105,4 +105,20 @@ fn spaced_double_parens_are_nested_subshells_like_bash() {
     let d = tempfile::tempdir().unwrap();
     let o = run(d.path(), "( ( echo deep ) ); ((1 + 1)) && echo arith");
     assert_eq!(out(&o), "deep\narith\n");
+}
+
+#[test]
+fn input_process_substitution_keeps_the_producer_label() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("src.txt"), "b\na\n").unwrap();
+    let o = run(d.path(), "diff <(sort src.txt) <(printf 'a\\nb\\n') && echo same");
+    assert_eq!(out(&o), "same\n");
+    let o = run(d.path(), "cat <(cat src.txt)");
+    assert!(
+        o.label.origins.contains(&safesh_label::Atom::File(
+            d.path().join("src.txt").display().to_string()
+        )),
+        "{:?}",
+        o.label
+    );
 }

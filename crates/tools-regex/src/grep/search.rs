@@ -144,7 +144,6 @@ impl<'a> Searcher<'a> {
             stop: self.st.max_count == 0,
         };
         let mut buf = std::mem::take(&mut self.buf);
-        buf.clear();
         let r = self.search_buf(input, &mut buf, &mut f, out, err);
         self.buf = buf;
         r?;
@@ -178,34 +177,36 @@ impl<'a> Searcher<'a> {
         let term = self.st.term;
         let mut eof = false;
         let mut scan_from = 0;
+        // buf[..filled] holds unprocessed input (a partial record carried over);
+        // the rest of `buf` is scratch space kept between reads, so it is zeroed
+        // only when it grows.
+        let mut filled = 0;
         while !f.stop && !eof {
             if (self.cancel)() {
                 self.cancelled = true;
                 return Ok(());
             }
-            let old = buf.len();
-            buf.resize(old + CHUNK, 0);
+            if buf.len() < filled + CHUNK {
+                buf.resize(filled + CHUNK, 0);
+            }
             let n = loop {
-                match input.read(&mut buf[old..]) {
+                match input.read(&mut buf[filled..filled + CHUNK]) {
                     Ok(n) => break n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        buf.truncate(old);
-                        return Err(Error::Read(e));
-                    }
+                    Err(e) => return Err(Error::Read(e)),
                 }
             };
-            buf.truncate(old + n);
+            filled += n;
             if n == 0 {
                 eof = true;
             }
             let end = if eof {
-                buf.len()
+                filled
             } else {
-                match memrchr(term, &buf[scan_from..]) {
+                match memrchr(term, &buf[scan_from..filled]) {
                     Some(i) => scan_from + i + 1,
                     None => {
-                        scan_from = buf.len();
+                        scan_from = filled;
                         continue;
                     }
                 }
@@ -223,17 +224,21 @@ impl<'a> Searcher<'a> {
             }
             self.process(data, f, out, err).map_err(Error::Write)?;
             f.base += end as u64;
-            buf.drain(..end);
+            buf.copy_within(end..filled, 0);
+            filled -= end;
         }
         Ok(())
     }
 
     /// The next selected line at or after `pos` (a line start): (start, end) where
-    /// end is the terminator's index or the data length.
+    /// end is the terminator's index or the data length. Without `need_start`
+    /// (nothing will print the line) the start may be any index inside the line
+    /// at or before the match, which saves a backwards scan per match.
     fn next_selected(
         &self,
         data: &[u8],
         pos: usize,
+        need_start: bool,
         next_match: &mut Option<Option<usize>>,
     ) -> Option<(usize, usize)> {
         let term = self.st.term;
@@ -262,7 +267,11 @@ impl<'a> Searcher<'a> {
                 return None;
             }
             let s = s.min(len);
-            let ls = memrchr(term, &data[pos..s]).map_or(pos, |i| pos + i + 1);
+            let ls = if need_start {
+                memrchr(term, &data[pos..s]).map_or(pos, |i| pos + i + 1)
+            } else {
+                s
+            };
             let le = memchr(term, &data[s..]).map_or(len, |i| s + i);
             return Some((ls, le));
         }
@@ -300,10 +309,13 @@ impl<'a> Searcher<'a> {
         let term = st.term;
         let track = self.track_lines();
         let ctx = self.context();
+        // Counting needs neither the line's text nor its start; the line count of
+        // data[pos..ls] (for -n) is the same for any `ls` inside the line.
+        let need_start = ctx || !st.count;
         let mut pos = 0usize;
         let mut next_match = None;
         while !f.stop {
-            let Some((ls, le)) = self.next_selected(data, pos, &mut next_match) else {
+            let Some((ls, le)) = self.next_selected(data, pos, need_start, &mut next_match) else {
                 break;
             };
             if ctx {
