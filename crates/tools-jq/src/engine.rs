@@ -41,8 +41,63 @@ impl Env<'_> {
 }
 
 impl<'a> HasLut<'a, Jq> for &'a Env<'a> {
+    /// jaq looks the program up before evaluating every term, in every
+    /// recursion and loop of the evaluator: the one place where we can see a
+    /// runaway program. It stops (by unwinding, see [`Stop`]) when the stack is
+    /// nearly exhausted or the script was cancelled.
     fn lut(&self) -> &'a Lut<Jq> {
+        check_stack();
+        if self.tick() {
+            std::panic::resume_unwind(Box::new(Stop::Cancelled));
+        }
         self.lut
+    }
+}
+
+/// Size of the stack programs are evaluated on (see [`on_big_stack`]). Only
+/// the pages actually used are committed; the whole stack is released when
+/// the evaluation ends.
+const EVAL_STACK: usize = 256 << 20;
+
+/// Stack that must remain free when jaq evaluates a term or one of our
+/// recursive value functions takes a step: enough for what can run between
+/// two checks (a bounded amount of evaluator and native frames, the
+/// unwinding itself).
+const RED_ZONE: usize = 2 << 20;
+
+/// Why an evaluation was abandoned. jaq offers no hook that can fail, so we
+/// unwind with this payload (`resume_unwind`, which prints nothing and runs no
+/// panic hook) and catch it around each step of the main loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The stack is nearly exhausted: recursion too deep.
+    TooDeep,
+    /// The host cancelled the script.
+    Cancelled,
+}
+
+/// Unwinds with [`Stop::TooDeep`] when less than [`RED_ZONE`] bytes of stack
+/// remain. Cheap (a thread-local read and an address comparison).
+pub fn check_stack() {
+    if stacker::remaining_stack().is_some_and(|r| r < RED_ZONE) {
+        std::panic::resume_unwind(Box::new(Stop::TooDeep));
+    }
+}
+
+/// Runs `f` on a fresh stack of [`EVAL_STACK`] bytes, so that deep but finite
+/// recursion works whatever thread the shell runs us on.
+pub fn on_big_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::grow(EVAL_STACK, f)
+}
+
+/// Runs `f`, turning an unwinding [`Stop`] into `Err`; other panics go on.
+pub fn catch_stop<R>(f: impl FnOnce() -> R) -> Result<R, Stop> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => Ok(r),
+        Err(p) => match p.downcast::<Stop>() {
+            Ok(stop) => Err(*stop),
+            Err(p) => std::panic::resume_unwind(p),
+        },
     }
 }
 

@@ -205,7 +205,9 @@ pub fn jq(ctx: &mut UtilCtx<'_>) -> UtilResult {
             }
         }
     }
-    let mut ret = run_all(ctx, &o, &filter, globals, data, bounds);
+    // Evaluation runs on a big stack of its own; `engine::check_stack` stops
+    // runaway recursion before that stack overflows.
+    let mut ret = engine::on_big_stack(|| run_all(ctx, &o, &filter, globals, data, bounds));
     if let Ok(r) = ret.as_mut()
         && input_errors
         && *r != 141
@@ -276,7 +278,41 @@ fn run_all(
         let jctx = Ctx::<engine::Jq>::new(&env, vars);
         let mut status = 14;
         let mut buf = Vec::new();
-        for y in filter.id.run((jctx, input)) {
+        let location = || {
+            if o.null_input {
+                "<unknown>".to_string()
+            } else {
+                let i = inputs.borrow();
+                let name = i.filename().unwrap_or("<stdin>");
+                format!("{name}:{}", i.line())
+            }
+        };
+        // A runaway program unwinds out of jaq (see `engine::Stop`): each
+        // step of the evaluation is guarded, and the abandoned iterator is
+        // only dropped afterwards.
+        let stopped = |stop, out: &mut dyn Write, err: &mut dyn Write| match stop {
+            engine::Stop::Cancelled => Outcome::Halt(130),
+            engine::Stop::TooDeep => {
+                let _ = out.flush();
+                let _ = err.write_all(&stderr_buf.borrow_mut().split_off(0));
+                let _ = writeln!(
+                    err,
+                    "jq: error (at {}): recursion too deep (safesh limit)",
+                    location()
+                );
+                Outcome::Status(5)
+            }
+        };
+        let mut outs = match engine::catch_stop(|| filter.id.run((jctx, input))) {
+            Ok(it) => it,
+            Err(stop) => return stopped(stop, out, err),
+        };
+        loop {
+            let y = match engine::catch_stop(|| outs.next()) {
+                Ok(Some(y)) => y,
+                Ok(None) => break,
+                Err(stop) => return stopped(stop, out, err),
+            };
             if host.cancelled() {
                 return Outcome::Halt(130);
             }
@@ -305,13 +341,7 @@ fn run_all(
                 }
                 Err(exn) => match exn.get_err() {
                     Ok(e) => {
-                        let at = if o.null_input {
-                            "<unknown>".to_string()
-                        } else {
-                            let i = inputs.borrow();
-                            let name = i.filename().unwrap_or("<stdin>");
-                            format!("{name}:{}", i.line())
-                        };
+                        let at = location();
                         let v = e.into_val();
                         let msg = match &v {
                             Val::Str(s) => format!(": {}", errors::translate(s)),

@@ -256,8 +256,12 @@ impl Ord for Val {
         match (self, other) {
             (Val::Num(a), Val::Num(b)) => cmp_f64(*a, *b),
             (Val::Str(a), Val::Str(b)) => a.as_bytes().cmp(b.as_bytes()),
-            (Val::Arr(a), Val::Arr(b)) => a.iter().cmp(b.iter()),
+            (Val::Arr(a), Val::Arr(b)) => {
+                crate::engine::check_stack();
+                a.iter().cmp(b.iter())
+            }
             (Val::Obj(a), Val::Obj(b)) => {
+                crate::engine::check_stack();
                 let mut ka: Vec<&Val> = a.keys().collect();
                 let mut kb: Vec<&Val> = b.keys().collect();
                 ka.sort();
@@ -300,7 +304,10 @@ impl Hash for Val {
                 n.to_bits().hash(state)
             }
             Val::Str(s) => s.hash(state),
-            Val::Arr(a) => a.iter().for_each(|x| x.hash(state)),
+            Val::Arr(a) => {
+                crate::engine::check_stack();
+                a.iter().for_each(|x| x.hash(state))
+            }
             Val::Obj(o) => o.len().hash(state),
             Val::Null | Val::Bool(_) => {}
         }
@@ -345,6 +352,7 @@ impl std::ops::Sub for Val {
 }
 
 fn deep_merge(a: &mut Rc<Map>, b: &Map) {
+    crate::engine::check_stack();
     let m = Rc::make_mut(a);
     for (k, v) in b.iter() {
         match (m.get_mut(k), v) {
