@@ -11,7 +11,11 @@ const SPEC: Spec = Spec {
     long: &[
         ("parents", false, "p"),
         ("verbose", false, "v"),
-        ("ignore-fail-on-non-empty", false, "ignore-fail-on-non-empty"),
+        (
+            "ignore-fail-on-non-empty",
+            false,
+            "ignore-fail-on-non-empty",
+        ),
     ],
     stop_at_operand: false,
 };
@@ -62,7 +66,9 @@ pub fn rmdir(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 break;
             }
             match target.rsplit_once('/') {
-                Some((parent, _)) if !parent.is_empty() => target = parent.trim_end_matches('/').to_string(),
+                Some((parent, _)) if !parent.is_empty() => {
+                    target = parent.trim_end_matches('/').to_string()
+                }
                 _ => break,
             }
             if target.is_empty() {
