@@ -134,7 +134,11 @@ impl Shell {
         if p.bang {
             self.errexit_suppressed += 1;
         }
-        let r = if p.seq.len() == 1 {
+        let r = if p.seq.is_empty() {
+            // A lone `!` is an empty pipeline: status 0, negated below.
+            self.set_status(0);
+            Ok(())
+        } else if p.seq.len() == 1 {
             self.run_command(&p.seq[0])
         } else {
             self.run_stages(&p.seq)
@@ -161,7 +165,7 @@ impl Shell {
 
     fn run_stages(&mut self, seq: &[Command]) -> Exec {
         let n = seq.len();
-        let mut handles = Vec::with_capacity(n - 1);
+        let mut handles = Vec::with_capacity(n.saturating_sub(1));
         let mut next_input = None;
         let mut last_shell = None;
         for (i, cmd) in seq.iter().enumerate() {

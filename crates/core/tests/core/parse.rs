@@ -122,3 +122,11 @@ fn input_process_substitution_keeps_the_producer_label() {
         o.label
     );
 }
+
+#[test]
+fn a_lone_bang_is_an_empty_negated_pipeline() {
+    // Found by the fuzzer: an empty pipeline once underflowed a stage count.
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "!\necho $?");
+    assert_eq!(out(&o), "1\n");
+}
