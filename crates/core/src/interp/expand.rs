@@ -14,6 +14,9 @@ use safesh_syntax::word::{
 };
 use std::sync::Arc;
 
+/// The most `{` in one word that brace expansion is attempted on.
+const MAX_BRACES_PER_WORD: usize = 8;
+
 /// One expanded word.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Field {
@@ -322,6 +325,11 @@ impl Shell {
 
     fn brace_expand(&self, raw: &str) -> Result<Vec<String>, Stop> {
         if !raw.contains('{') {
+            return Ok(vec![raw.to_string()]);
+        }
+        // brush-parser's brace grammar backtracks exponentially in the number of
+        // `{`; beyond this many a word is left unexpanded rather than hang.
+        if raw.matches('{').count() > MAX_BRACES_PER_WORD {
             return Ok(vec![raw.to_string()]);
         }
         let parsed = std::panic::catch_unwind(|| {

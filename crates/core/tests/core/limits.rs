@@ -103,3 +103,11 @@ fn timeout_wrapper_gives_124_and_the_script_goes_on() {
 fn recursion_through_pipelines_hits_the_process_limit() {
     assert_refused("f() { f | cat; }; f", ErrorCode::LimitExceeded, 125);
 }
+
+#[test]
+fn a_word_full_of_braces_does_not_hang_the_expander() {
+    // Found by the fuzzer: the brace grammar backtracks exponentially.
+    let d = tempfile::tempdir().unwrap();
+    let o = run_with(d.path(), "echo {{{{{{{{{{{{{{{{{{{{a,,,,,,,,,,,,, | wc -c", limited());
+    assert_eq!(out(&o), "34\n");
+}
