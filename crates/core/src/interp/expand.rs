@@ -14,8 +14,39 @@ use safesh_syntax::word::{
 };
 use std::sync::Arc;
 
-/// The most `{` in one word that brace expansion is attempted on.
-const MAX_BRACES_PER_WORD: usize = 8;
+/// The most unmatched `{` in one word that brace expansion is attempted on.
+const MAX_UNMATCHED_BRACES: usize = 6;
+
+/// Counts `{` without a closing `}` (outside quotes and escapes).
+fn unmatched_braces(raw: &str) -> usize {
+    let mut open = 0usize;
+    let mut unmatched_closes_ignored = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in raw.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (_, '\\') if quote != Some('\'') => escaped = true,
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '{') => open += 1,
+            (None, '}') => {
+                if open > 0 {
+                    open -= 1;
+                } else {
+                    unmatched_closes_ignored += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    let _ = unmatched_closes_ignored;
+    open
+}
 
 /// One expanded word.
 #[derive(Debug, Clone, PartialEq)]
@@ -328,8 +359,8 @@ impl Shell {
             return Ok(vec![raw.to_string()]);
         }
         // brush-parser's brace grammar backtracks exponentially in the number of
-        // `{`; beyond this many a word is left unexpanded rather than hang.
-        if raw.matches('{').count() > MAX_BRACES_PER_WORD {
+        // unmatched `{`; beyond a few a word is left unexpanded rather than hang.
+        if unmatched_braces(raw) > MAX_UNMATCHED_BRACES {
             return Ok(vec![raw.to_string()]);
         }
         let parsed = std::panic::catch_unwind(|| {

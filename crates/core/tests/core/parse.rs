@@ -111,7 +111,10 @@ fn spaced_double_parens_are_nested_subshells_like_bash() {
 fn input_process_substitution_keeps_the_producer_label() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("src.txt"), "b\na\n").unwrap();
-    let o = run(d.path(), "diff <(sort src.txt) <(printf 'a\\nb\\n') && echo same");
+    let o = run(
+        d.path(),
+        "diff <(sort src.txt) <(printf 'a\\nb\\n') && echo same",
+    );
     assert_eq!(out(&o), "same\n");
     let o = run(d.path(), "cat <(cat src.txt)");
     assert!(
