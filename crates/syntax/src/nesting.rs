@@ -6,10 +6,15 @@ use crate::error::{ParseError, Position};
 /// The deepest nesting of groups, substitutions and compound commands accepted.
 pub const MAX_NESTING: usize = 512;
 
+/// More unclosed `(` than this at the end of a script is reported at once: the
+/// parser's backtracking doubles with each one (a fuzzer-found hang).
+const MAX_UNCLOSED_PARENS: usize = 16;
+
 /// Scans `source` for nesting depth: `(`, `{`, `$(`, `` ` `` and the keywords that
 /// open compound commands. Quotes are respected roughly; the bound is generous.
 pub(crate) fn check(source: &str) -> Result<(), ParseError> {
     let mut depth: usize = 0;
+    let mut parens: usize = 0;
     let mut line = 1;
     let mut col = 0;
     let mut quote: Option<char> = None;
@@ -49,8 +54,14 @@ pub(crate) fn check(source: &str) -> Result<(), ParseError> {
                 match c {
                     '\\' => escaped = true,
                     '"' => quote = None,
-                    '(' => depth += 1,
-                    ')' => depth = depth.saturating_sub(1),
+                    '(' => {
+                        depth += 1;
+                        parens += 1;
+                    }
+                    ')' => {
+                        depth = depth.saturating_sub(1);
+                        parens = parens.saturating_sub(1);
+                    }
                     _ => {}
                 }
                 if depth > MAX_NESTING {
@@ -63,8 +74,16 @@ pub(crate) fn check(source: &str) -> Result<(), ParseError> {
         match c {
             '\\' => escaped = true,
             '\'' | '"' => quote = Some(c),
-            '(' | '{' => depth += 1,
-            ')' | '}' => depth = depth.saturating_sub(1),
+            '(' => {
+                depth += 1;
+                parens += 1;
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                parens = parens.saturating_sub(1);
+            }
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
             '`' => {
                 if backquote_open {
                     depth = depth.saturating_sub(1);
@@ -88,6 +107,12 @@ pub(crate) fn check(source: &str) -> Result<(), ParseError> {
     if depth > MAX_NESTING {
         return Err(too_deep(line, col));
     }
+    if parens > MAX_UNCLOSED_PARENS {
+        return Err(ParseError::Syntax {
+            position: Position { line, column: col },
+            message: format!("{parens} unclosed `(`: expected `)`"),
+        });
+    }
     Ok(())
 }
 
@@ -99,6 +124,12 @@ mod tests {
     fn deep_parentheses_are_refused() {
         let s = format!("{}true{}", "(".repeat(2000), ")".repeat(2000));
         assert!(matches!(check(&s), Err(ParseError::TooDeep { .. })));
+    }
+
+    #[test]
+    fn many_unclosed_parentheses_fail_fast() {
+        let s = format!("{}a", "(".repeat(30));
+        assert!(matches!(check(&s), Err(ParseError::Syntax { .. })));
     }
 
     #[test]
