@@ -7,6 +7,11 @@ use libfuzzer_sys::fuzz_target;
 use safesh_core::{InputSource, Limits, OutputTarget, Session, SessionOptions};
 
 fuzz_target!(|data: &[u8]| {
+    // safesh catches panics inside brush-parser and reports a parse error; libFuzzer's
+    // hook would abort on those caught panics, so install a quiet hook. A panic that
+    // is not caught still unwinds into libFuzzer and is reported as a crash.
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| std::panic::set_hook(Box::new(|_| {})));
     let Ok(script) = std::str::from_utf8(data) else {
         return;
     };
