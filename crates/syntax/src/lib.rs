@@ -17,6 +17,34 @@ pub use nesting::MAX_NESTING;
 
 use std::sync::Arc;
 
+thread_local! {
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic inside it into `Err` without printing the panic
+/// message: brush-parser panics on some inputs (e.g. huge numbers) and those are
+/// parse errors for us, not crashes. Other panics still print through the previous
+/// hook.
+pub fn catch_quietly<R>(f: impl FnOnce() -> R) -> Result<R, Panicked> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was));
+    r.map_err(|_| Panicked)
+}
+
+/// A parser panicked (see [`catch_quietly`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Panicked;
+
 /// A parsed and checked script.
 #[derive(Debug, Clone)]
 pub struct Script {
@@ -126,18 +154,18 @@ pub(crate) fn parse_program(source: &str) -> Result<ast::Program, ParseError> {
     };
     // brush-parser may panic on pathological input (e.g. huge numbers); that is a
     // parse error for us, never a crash.
-    match std::panic::catch_unwind(run) {
+    match catch_quietly(run) {
         Ok(r) => r.map_err(|e| error::from_brush(e, source)),
         Err(_) => Err(ParseError::Syntax {
-            position: Position::default(),
-            message: "the parser could not handle this input".into(),
+            position: Position { line: 1, column: 1 },
+            message: "the parser could not handle this input (a number too large?)".into(),
         }),
     }
 }
 
 /// Parses one word into its expansion pieces.
 pub fn parse_word(raw: &str) -> Result<Vec<WordPieceWithSource>, ParseError> {
-    match std::panic::catch_unwind(|| word::parse(raw, &options())) {
+    match catch_quietly(|| word::parse(raw, &options())) {
         Ok(r) => r.map_err(|e| ParseError::word(raw, &e)),
         Err(_) => Err(ParseError::Syntax {
             position: Position::default(),
@@ -148,7 +176,7 @@ pub fn parse_word(raw: &str) -> Result<Vec<WordPieceWithSource>, ParseError> {
 
 /// Parses a here-document body (quotes are literal) into expansion pieces.
 pub fn parse_heredoc(raw: &str) -> Result<Vec<WordPieceWithSource>, ParseError> {
-    match std::panic::catch_unwind(|| word::parse_heredoc(raw, &options())) {
+    match catch_quietly(|| word::parse_heredoc(raw, &options())) {
         Ok(r) => r.map_err(|e| ParseError::word(raw, &e)),
         Err(_) => Err(ParseError::Syntax {
             position: Position::default(),

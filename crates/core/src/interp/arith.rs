@@ -21,7 +21,7 @@ impl Shell {
         if t.is_empty() {
             return Ok(0);
         }
-        let parsed = std::panic::catch_unwind(|| brush_parser::arithmetic::parse(t));
+        let parsed = safesh_syntax::catch_quietly(|| brush_parser::arithmetic::parse(t));
         match parsed {
             Ok(Ok(expr)) => self.eval_arith(&expr, 0),
             _ => Err(self.arith_fail(t, "syntax error in expression")),
@@ -61,7 +61,7 @@ impl Shell {
         if depth > 64 {
             return Err(self.arith_fail(t, "expression recursion level exceeded"));
         }
-        match std::panic::catch_unwind(|| brush_parser::arithmetic::parse(t)) {
+        match safesh_syntax::catch_quietly(|| brush_parser::arithmetic::parse(t)) {
             Ok(Ok(expr)) => self.eval_arith(&expr, depth + 1),
             _ => Err(self.arith_fail(t, "syntax error: operand expected")),
         }

@@ -515,7 +515,7 @@ impl Shell {
             return None;
         }
         let t = text.trim();
-        let parsed = std::panic::catch_unwind(|| brush_parser::arithmetic::parse(t));
+        let parsed = safesh_syntax::catch_quietly(|| brush_parser::arithmetic::parse(t));
         if matches!(parsed, Ok(Ok(_))) {
             return None;
         }

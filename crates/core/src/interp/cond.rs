@@ -225,7 +225,7 @@ impl Shell {
         if args.is_empty() {
             return 1;
         }
-        let parsed = std::panic::catch_unwind(|| brush_parser::test_command::parse(&args));
+        let parsed = safesh_syntax::catch_quietly(|| brush_parser::test_command::parse(&args));
         let expr = match parsed {
             Ok(Ok(e)) => e,
             _ => {

@@ -363,7 +363,7 @@ impl Shell {
         if unmatched_braces(raw) > MAX_UNMATCHED_BRACES {
             return Ok(vec![raw.to_string()]);
         }
-        let parsed = std::panic::catch_unwind(|| {
+        let parsed = safesh_syntax::catch_quietly(|| {
             safesh_syntax::word::parse_brace_expansions(raw, &safesh_syntax::options())
         });
         let Ok(Ok(Some(pieces))) = parsed else {

@@ -36,7 +36,7 @@ fn compile(pattern: &str, icase: bool) -> Option<Rc<Matcher>> {
         return r;
     }
     let re =
-        std::panic::catch_unwind(|| brush_parser::pattern::pattern_to_regex_str(pattern, true))
+        safesh_syntax::catch_quietly(|| brush_parser::pattern::pattern_to_regex_str(pattern, true))
             .ok()
             .and_then(|r| r.ok())
             .and_then(|body| {
