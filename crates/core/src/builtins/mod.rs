@@ -34,6 +34,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("exit", flow::exit),
     ("export", vars::export),
     ("false", flow::false_),
+    ("flock", wrappers::flock),
     ("getopts", read::getopts),
     ("hash", flow::colon),
     ("ionice", wrappers::ionice),

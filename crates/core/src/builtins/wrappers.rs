@@ -423,3 +423,75 @@ pub(super) fn env(sh: &mut Shell, argv: &[Field]) -> Exec {
         _ => Ok(()),
     }
 }
+
+pub(super) fn flock(sh: &mut Shell, argv: &[Field]) -> Exec {
+    use std::os::fd::AsRawFd;
+    let mut i = 1;
+    let mut mode = libc::LOCK_EX;
+    let mut nonblock = false;
+    let mut conflict_status = 1;
+    while let Some(f) = argv.get(i) {
+        match f.text.as_str() {
+            "-x" | "-e" | "--exclusive" => mode = libc::LOCK_EX,
+            "-s" | "--shared" => mode = libc::LOCK_SH,
+            "-n" | "--nb" | "--nonblock" => nonblock = true,
+            "-w" | "--timeout" => i += 1,
+            "-E" | "--conflict-exit-code" => {
+                i += 1;
+                conflict_status = argv.get(i).and_then(|v| v.text.parse().ok()).unwrap_or(1);
+            }
+            "-o" | "--close" | "-F" | "--no-fork" => {}
+            _ => break,
+        }
+        i += 1;
+    }
+    let Some(file) = argv.get(i).map(|f| f.text.clone()) else {
+        sh.diag("flock: not enough arguments");
+        sh.set_status(64);
+        return Ok(());
+    };
+    let path = sh.cwd.join(&file);
+    sh.check_write_path(&path)?;
+    let lock = match std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
+        Ok(f) => f,
+        Err(e) => {
+            sh.diag(format!(
+                "flock: cannot open lock file {file}: {}",
+                safesh_utils::io_error_text(&e)
+            ));
+            sh.set_status(66);
+            return Ok(());
+        }
+    };
+    let op = if nonblock { mode | libc::LOCK_NB } else { mode };
+    // SAFETY: flock only takes a descriptor we own for the duration of the call.
+    if unsafe { libc::flock(lock.as_raw_fd(), op) } != 0 {
+        sh.set_status(conflict_status);
+        return Ok(());
+    }
+    let rest = &argv[i + 1..];
+    let r = match rest.first().map(|f| f.text.as_str()) {
+        // `flock FILE -c 'cmd'`: the string runs through safesh's own interpreter.
+        Some("-c" | "--command") => {
+            let text = rest.get(1).map(|f| f.text.clone()).unwrap_or_default();
+            let mut sub = sh.subshell();
+            let r = sub.run_text(&text);
+            sh.set_status(sub.last_status);
+            match r {
+                Err(Stop::Refused(x)) => Err(Stop::Refused(x)),
+                _ => Ok(()),
+            }
+        }
+        Some(_) => sh.dispatch(rest.to_vec(), false),
+        None => {
+            sh.set_status(0);
+            Ok(())
+        }
+    };
+    drop(lock);
+    r
+}
