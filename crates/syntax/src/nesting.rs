@@ -8,7 +8,7 @@ pub const MAX_NESTING: usize = 512;
 
 /// More unclosed `(` than this at the end of a script is reported at once: the
 /// parser's backtracking doubles with each one (a fuzzer-found hang).
-const MAX_UNCLOSED_PARENS: usize = 16;
+const MAX_UNCLOSED_PARENS: usize = 10;
 
 /// Scans `source` for nesting depth: `(`, `{`, `$(`, `` ` `` and the keywords that
 /// open compound commands. Quotes are respected roughly; the bound is generous.
