@@ -78,6 +78,45 @@ pub enum SinkKind {
 pub struct Sink {
     kind: SinkKind,
     label: Mutex<Label>,
+    budget: Option<Arc<OutputBudget>>,
+}
+
+/// A request's allowance of output bytes (`limits.output_bytes`), shared by its
+/// stdout and stderr. Once spent, writes fail and the interpreter stops the script
+/// with `LIMIT_EXCEEDED` at its next command.
+#[derive(Debug)]
+pub struct OutputBudget {
+    limit: u64,
+    used: std::sync::atomic::AtomicU64,
+}
+
+impl OutputBudget {
+    /// A budget of `limit` bytes.
+    pub fn new(limit: u64) -> Arc<Self> {
+        Arc::new(OutputBudget {
+            limit,
+            used: std::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
+    /// Spends `n` bytes; false once the budget is exceeded.
+    fn spend(&self, n: usize) -> bool {
+        let used = self
+            .used
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed)
+            + n as u64;
+        used <= self.limit
+    }
+
+    /// True once more than the limit was offered.
+    pub fn exceeded(&self) -> bool {
+        self.used.load(std::sync::atomic::Ordering::Relaxed) > self.limit
+    }
+
+    /// The limit in bytes.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
 }
 
 /// A shared output.
@@ -89,6 +128,16 @@ impl Sink {
         Arc::new(Sink {
             kind,
             label: Mutex::new(Label::empty()),
+            budget: None,
+        })
+    }
+
+    /// Wraps a sink kind whose writes spend `budget`.
+    pub fn with_budget(kind: SinkKind, budget: Arc<OutputBudget>) -> Output {
+        Arc::new(Sink {
+            kind,
+            label: Mutex::new(Label::empty()),
+            budget: Some(budget),
         })
     }
 
@@ -97,12 +146,32 @@ impl Sink {
         Sink::new(SinkKind::Capture(Mutex::new(Captured::default()), cap))
     }
 
+    /// Writes safesh's own final message, even past the output budget.
+    pub fn write_unmetered(&self, data: &[u8], label: &Label) -> io::Result<()> {
+        match &self.budget {
+            None => self.write_chunk(data, label),
+            Some(_) => {
+                lock(&self.label).join_assign(label);
+                self.write_kind(data, label)
+            }
+        }
+    }
+
     /// Writes one labeled chunk.
     pub fn write_chunk(&self, data: &[u8], label: &Label) -> io::Result<()> {
         if data.is_empty() {
             return Ok(());
         }
+        if let Some(b) = &self.budget {
+            if !b.spend(data.len()) {
+                return Err(io::Error::other("output limit exceeded"));
+            }
+        }
         lock(&self.label).join_assign(label);
+        self.write_kind(data, label)
+    }
+
+    fn write_kind(&self, data: &[u8], label: &Label) -> io::Result<()> {
         match &self.kind {
             SinkKind::Stdout => {
                 let mut out = io::stdout().lock();

@@ -23,7 +23,8 @@ pub struct Limits {
     pub script_timeout_ms: u64,
     /// Pipeline stages and background jobs alive at once (each is a thread).
     pub processes: u64,
-    /// Bytes a script may write to its stdout/stderr in total (0 = unlimited; the CLI streams).
+    /// Bytes a request may write to its stdout and stderr together (0 = unlimited).
+    /// Past it writes fail and the script stops with `LIMIT_EXCEEDED`.
     pub output_bytes: u64,
 }
 

@@ -117,11 +117,29 @@ impl Session {
     /// Parses and runs `script`. A parse error or unsupported construct runs nothing.
     pub fn exec(&mut self, script: &str, input: InputSource, target: OutputTarget) -> ExecOutcome {
         let started = Instant::now();
+        let limit = self.shell.shared.limits.output_bytes;
+        let budget = (limit > 0).then(|| crate::io::OutputBudget::new(limit));
+        let make = |kind: SinkKind| match &budget {
+            Some(b) => Sink::with_budget(kind, b.clone()),
+            None => Sink::new(kind),
+        };
         let (out, err) = match target {
-            OutputTarget::Inherit => (Sink::new(SinkKind::Stdout), Sink::new(SinkKind::Stderr)),
-            OutputTarget::Separate { cap } => (Sink::capture(cap), Sink::capture(cap)),
+            OutputTarget::Inherit => (make(SinkKind::Stdout), make(SinkKind::Stderr)),
+            OutputTarget::Separate { cap } => (
+                make(SinkKind::Capture(
+                    std::sync::Mutex::new(Default::default()),
+                    cap,
+                )),
+                make(SinkKind::Capture(
+                    std::sync::Mutex::new(Default::default()),
+                    cap,
+                )),
+            ),
             OutputTarget::Merged { cap } => {
-                let s = Sink::capture(cap);
+                let s = make(SinkKind::Capture(
+                    std::sync::Mutex::new(Default::default()),
+                    cap,
+                ));
                 (s.clone(), s)
             }
         };
@@ -145,6 +163,7 @@ impl Session {
         };
         self.shell.fds.insert(0, Fd::In(stdin));
         self.shell.reset_request();
+        *crate::io::lock(&self.shell.shared.output_budget) = budget.clone();
         let shell = &mut self.shell;
         let program = script.program.clone();
         let result = std::thread::scope(|s| {
@@ -170,7 +189,7 @@ impl Session {
                 Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
                 None => format!("safesh: {}: {}\n", r.code, r.message),
             };
-            let _ = err.write_chunk(text.as_bytes(), &Label::agent());
+            let _ = err.write_unmetered(text.as_bytes(), &Label::agent());
         }
         let code = result.as_ref().map(|r| r.status()).unwrap_or(status);
         // Detach this request's sinks so captured data is not held by the session.
@@ -200,6 +219,14 @@ fn run_top(shell: &mut Shell, program: &safesh_syntax::ast::Program) -> Option<R
     shell.wait_all_keep_status();
     if refusal.is_none() {
         refusal = crate::io::lock(&shell.shared.refusal).take();
+    }
+    if refusal.is_none() {
+        // The last command may have spent the output budget with nothing after it.
+        if let Some(b) = crate::io::lock(&shell.shared.output_budget).as_ref() {
+            if b.exceeded() {
+                refusal = Some(Refusal::limit("output in bytes", b.limit(), "output_bytes"));
+            }
+        }
     }
     refusal
 }

@@ -116,6 +116,8 @@ pub(crate) struct Shared {
     pub write_roots: Option<Vec<PathBuf>>,
     /// Labels of `<(…)` temporary files, so reading them keeps the producer's label.
     pub temp_labels: Mutex<HashMap<PathBuf, Label>>,
+    /// The request's output allowance (`limits.output_bytes`), when set.
+    pub output_budget: Mutex<Option<Arc<crate::io::OutputBudget>>>,
 }
 
 /// A reserved thread slot; dropping it releases the slot.
@@ -251,6 +253,7 @@ impl Shell {
                 refusal: Mutex::new(None),
                 write_roots: None,
                 temp_labels: Mutex::new(HashMap::new()),
+                output_budget: Mutex::new(None),
             }),
             cancel: root,
             call_depth: 0,
@@ -306,6 +309,7 @@ impl Shell {
             refusal: Mutex::new(None),
             write_roots: old.write_roots.clone(),
             temp_labels: Mutex::new(HashMap::new()),
+            output_budget: Mutex::new(None),
         });
         self.cancel = root;
         self.call_depth = 0;
@@ -349,8 +353,13 @@ impl Shell {
         .suggest("run long work as a background job, or split the script")
     }
 
-    /// Counts one simple command against the limit.
+    /// Counts one simple command against the limit (and checks the output budget).
     pub fn count_command(&self) -> Exec {
+        if let Some(b) = crate::io::lock(&self.shared.output_budget).as_ref() {
+            if b.exceeded() {
+                return Err(Refusal::limit("output in bytes", b.limit(), "output_bytes").into());
+            }
+        }
         let n = self.shared.commands.fetch_add(1, Ordering::Relaxed) + 1;
         if n > self.shared.limits.commands {
             return Err(Refusal::limit(

@@ -112,3 +112,25 @@ fn a_word_full_of_braces_does_not_hang_the_expander() {
     let o = run_with(d.path(), &format!("echo {word}"), limited());
     assert_eq!(out(&o), format!("{word}\n"));
 }
+
+#[test]
+fn endless_output_hits_the_output_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let mut l = limited();
+    l.output_bytes = 10_000;
+    l.loop_iterations = 1_000_000;
+    l.commands = 1_000_000;
+    let o = run_with(d.path(), "yes", l);
+    assert_eq!(
+        o.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::LimitExceeded)
+    );
+    assert_eq!(o.exit_code, 125);
+    assert!(o.stdout.len() <= 10_000);
+    let o = run_with(d.path(), "while :; do echo spam; done; echo never", l);
+    assert_eq!(
+        o.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::LimitExceeded)
+    );
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("never"));
+}
