@@ -162,10 +162,10 @@ impl Sink {
         if data.is_empty() {
             return Ok(());
         }
-        if let Some(b) = &self.budget {
-            if !b.spend(data.len()) {
-                return Err(io::Error::other("output limit exceeded"));
-            }
+        if let Some(b) = &self.budget
+            && !b.spend(data.len())
+        {
+            return Err(io::Error::other("output limit exceeded"));
         }
         lock(&self.label).join_assign(label);
         self.write_kind(data, label)

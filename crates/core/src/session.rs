@@ -222,10 +222,10 @@ fn run_top(shell: &mut Shell, program: &safesh_syntax::ast::Program) -> Option<R
     }
     if refusal.is_none() {
         // The last command may have spent the output budget with nothing after it.
-        if let Some(b) = crate::io::lock(&shell.shared.output_budget).as_ref() {
-            if b.exceeded() {
-                refusal = Some(Refusal::limit("output in bytes", b.limit(), "output_bytes"));
-            }
+        if let Some(b) = crate::io::lock(&shell.shared.output_budget).as_ref()
+            && b.exceeded()
+        {
+            refusal = Some(Refusal::limit("output in bytes", b.limit(), "output_bytes"));
         }
     }
     refusal

@@ -355,10 +355,10 @@ impl Shell {
 
     /// Counts one simple command against the limit (and checks the output budget).
     pub fn count_command(&self) -> Exec {
-        if let Some(b) = crate::io::lock(&self.shared.output_budget).as_ref() {
-            if b.exceeded() {
-                return Err(Refusal::limit("output in bytes", b.limit(), "output_bytes").into());
-            }
+        if let Some(b) = crate::io::lock(&self.shared.output_budget).as_ref()
+            && b.exceeded()
+        {
+            return Err(Refusal::limit("output in bytes", b.limit(), "output_bytes").into());
         }
         let n = self.shared.commands.fetch_add(1, Ordering::Relaxed) + 1;
         if n > self.shared.limits.commands {
