@@ -38,6 +38,7 @@ fuzz_target!(|data: &[u8]| {
         arg0: "safesh".into(),
         args: Vec::new(),
         write_roots: Some(vec![dir.clone()]),
+        on_calling_thread: false,
     });
     let _ = session.exec(script, InputSource::Empty, OutputTarget::Separate { cap: 64 * 1024 });
     let _ = std::fs::remove_dir_all(&dir);

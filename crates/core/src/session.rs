@@ -24,6 +24,10 @@ pub struct SessionOptions {
     pub args: Vec<String>,
     /// When set, nothing outside these directories may be changed.
     pub write_roots: Option<Vec<PathBuf>>,
+    /// Run scripts on the calling thread instead of a dedicated 64 MiB-stack thread.
+    /// Only for callers that made sure their own stack is that large (the CLI raises
+    /// the main thread's stack limit); it saves a thread per request.
+    pub on_calling_thread: bool,
 }
 
 impl Default for SessionOptions {
@@ -35,6 +39,7 @@ impl Default for SessionOptions {
             arg0: "safesh".into(),
             args: Vec::new(),
             write_roots: None,
+            on_calling_thread: false,
         }
     }
 }
@@ -93,6 +98,7 @@ pub struct ExecOutcome {
 /// A shell session.
 pub struct Session {
     shell: Shell,
+    on_calling_thread: bool,
 }
 
 impl Session {
@@ -106,7 +112,10 @@ impl Session {
         {
             shared.write_roots = Some(roots.iter().map(|r| crate::host::normalize(r)).collect());
         }
-        Session { shell }
+        Session {
+            shell,
+            on_calling_thread: opts.on_calling_thread,
+        }
     }
 
     /// The session's working directory.
@@ -166,23 +175,28 @@ impl Session {
         *crate::io::lock(&self.shell.shared.output_budget) = budget.clone();
         let shell = &mut self.shell;
         let program = script.program.clone();
-        let result = std::thread::scope(|s| {
-            let h = std::thread::Builder::new()
-                .stack_size(crate::interp::SHELL_STACK)
-                .spawn_scoped(s, move || run_top(shell, &program));
-            match h {
-                Ok(h) => h.join().unwrap_or_else(|_| {
-                    Some(Refusal::new(
+        let on_calling_thread = self.on_calling_thread;
+        let result = if on_calling_thread {
+            run_top(shell, &program)
+        } else {
+            std::thread::scope(|s| {
+                let h = std::thread::Builder::new()
+                    .stack_size(crate::interp::SHELL_STACK)
+                    .spawn_scoped(s, move || run_top(shell, &program));
+                match h {
+                    Ok(h) => h.join().unwrap_or_else(|_| {
+                        Some(Refusal::new(
+                            crate::error::ErrorCode::ExecutionError,
+                            "internal error: the interpreter panicked",
+                        ))
+                    }),
+                    Err(e) => Some(Refusal::new(
                         crate::error::ErrorCode::ExecutionError,
-                        "internal error: the interpreter panicked",
-                    ))
-                }),
-                Err(e) => Some(Refusal::new(
-                    crate::error::ErrorCode::ExecutionError,
-                    format!("cannot start the interpreter: {e}"),
-                )),
-            }
-        });
+                        format!("cannot start the interpreter: {e}"),
+                    )),
+                }
+            })
+        };
         let status = self.shell.last_status;
         if let Some(r) = &result {
             let text = match &r.suggestion {

@@ -160,6 +160,7 @@ pub fn main() -> i32 {
         limits,
         arg0,
         args,
+        on_calling_thread: raise_stack_limit(),
         ..SessionOptions::default()
     });
     let input = if stdin_is_script {
@@ -185,4 +186,32 @@ pub fn main() -> i32 {
     let outcome = session.exec(&text, input, OutputTarget::Inherit);
     let _ = std::io::stdout().flush();
     outcome.exit_code
+}
+
+/// The stack the interpreter needs (as its own threads get).
+const STACK_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Lets the main thread's stack grow to [`STACK_BYTES`] so the script can run on it
+/// (no extra thread at start-up). Linux grows the main stack on demand up to the
+/// soft limit, and keeps at least 128 MiB free below it. Returns false (and the
+/// session uses its own thread) when the limit cannot be raised.
+fn raise_stack_limit() -> bool {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_STACK, &mut lim) != 0 {
+            return false;
+        }
+        if lim.rlim_cur == libc::RLIM_INFINITY || lim.rlim_cur >= STACK_BYTES {
+            return true;
+        }
+        if lim.rlim_max != libc::RLIM_INFINITY && lim.rlim_max < STACK_BYTES {
+            return false;
+        }
+        lim.rlim_cur = STACK_BYTES;
+        libc::setrlimit(libc::RLIMIT_STACK, &lim) == 0
+    }
 }

@@ -15,6 +15,7 @@ pub fn run_with(dir: &Path, script: &str, limits: Limits) -> ExecOutcome {
         arg0: "safesh".into(),
         args: Vec::new(),
         write_roots: Some(vec![dir.to_path_buf()]),
+        on_calling_thread: false,
     });
     s.exec(
         script,
