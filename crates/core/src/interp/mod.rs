@@ -273,6 +273,15 @@ impl Shell {
             shopt: Shopt::default(),
             temp_files: Vec::new(),
         };
+        if sh.vars.get("BASH_VERSINFO").is_none() {
+            let info = ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"];
+            let items = info
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as i64, v.to_string()))
+                .collect();
+            let _ = sh.vars.set_array("BASH_VERSINFO", items, Label::agent());
+        }
         let pwd = cwd.to_string_lossy().into_owned();
         let _ = sh.vars.set("PWD", pwd, Label::agent());
         if let Some(v) = sh.vars.get_mut("PWD") {
