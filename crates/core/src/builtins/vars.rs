@@ -140,8 +140,10 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
         return Ok(());
     }
     let mut status = 0;
+    let mut nameref = false;
     for f in &argv[1..] {
-        if f.text.starts_with('-') {
+        if let Some(flags) = f.text.strip_prefix('-') {
+            nameref |= flags.contains('n');
             continue;
         }
         let (name, value, _) = split_assignment(&f.text);
@@ -152,11 +154,13 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
             continue;
         }
         sh.vars.make_local(base);
-        if value.is_none() {
-            // `local x` makes x local and unset-but-declared: bash keeps it empty.
-            let _ = sh.vars.unset(base);
-            let _ = sh.vars.set(base, String::new(), Label::agent());
-        } else {
+        // `local x` makes x local and unset-but-declared: bash keeps it empty.
+        let _ = sh.vars.unset(base);
+        let _ = sh.vars.set(base, String::new(), Label::agent());
+        if nameref && let Some(v) = sh.vars.get_mut(base) {
+            v.attrs.nameref = true;
+        }
+        if value.is_some() {
             declare_one(sh, f, "local")?;
         }
     }
@@ -185,7 +189,8 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                     'i' => attrs.integer = true,
                     'l' => attrs.lower = true,
                     'u' => attrs.upper = true,
-                    'g' | 'f' | 'F' | 'n' | 't' => {}
+                    'n' => attrs.nameref = true,
+                    'g' | 'f' | 'F' | 't' => {}
                     _ => {}
                 }
             }

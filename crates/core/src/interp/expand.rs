@@ -694,6 +694,7 @@ impl Shell {
             },
             Parameter::Named(name) => self.named_value(name),
             Parameter::NamedWithIndex { name, index } => {
+                let name = &self.vars.resolve(name).to_string();
                 let label;
                 let value = match self.vars.get(name) {
                     None => {
@@ -727,21 +728,25 @@ impl Shell {
                     None => (PV::Unset, label),
                 }
             }
-            Parameter::NamedWithAllIndices { name, concatenate } => match self.vars.get(name) {
-                None => (PV::Many(Vec::new(), *concatenate), Label::empty()),
-                Some(v) => {
-                    let items = match &v.value {
-                        Value::Str(s) => vec![s.clone()],
-                        Value::Array(a) => a.values().cloned().collect(),
-                        Value::Assoc(a) => a.values().cloned().collect(),
-                    };
-                    (PV::Many(items, *concatenate), v.label.clone())
+            Parameter::NamedWithAllIndices { name, concatenate } => {
+                match self.vars.get(self.vars.resolve(name)) {
+                    None => (PV::Many(Vec::new(), *concatenate), Label::empty()),
+                    Some(v) => {
+                        let items = match &v.value {
+                            Value::Str(s) => vec![s.clone()],
+                            Value::Array(a) => a.values().cloned().collect(),
+                            Value::Assoc(a) => a.values().cloned().collect(),
+                        };
+                        (PV::Many(items, *concatenate), v.label.clone())
+                    }
                 }
-            },
+            }
         })
     }
 
     fn named_value(&mut self, name: &str) -> (PV, Label) {
+        let resolved = self.vars.resolve(name).to_string();
+        let name = resolved.as_str();
         match name {
             "RANDOM" => {
                 let mut x = self.shared.pid as u64

@@ -475,6 +475,8 @@ impl Shell {
         value: String,
         label: Label,
     ) -> Exec {
+        let resolved = self.vars.resolve(name).to_string();
+        let name = resolved.as_str();
         if self.vars.get(name).is_some_and(super::Var::is_assoc) {
             let key = self.expand_raw_single(idx)?.text;
             return self
@@ -557,6 +559,8 @@ impl Shell {
     /// Sets a scalar variable (or reports a readonly one).
     pub(crate) fn assign_scalar(&mut self, name: &str, value: String, label: Label) -> Exec {
         self.check_size(value.len())?;
+        let resolved = self.vars.resolve(name).to_string();
+        let name = resolved.as_str();
         let attrs = self.vars.get(name).map(|v| v.attrs).unwrap_or_default();
         let value = if attrs.integer {
             self.eval_arith_text(&value)?.to_string()

@@ -39,6 +39,8 @@ pub struct Attrs {
     pub lower: bool,
     /// `-u`: values are uppercased.
     pub upper: bool,
+    /// `-n`: the value names another variable, which reads and writes go to.
+    pub nameref: bool,
 }
 
 impl Var {
@@ -84,6 +86,18 @@ impl Vars {
     /// Looks a variable up.
     pub fn get(&self, name: &str) -> Option<&Var> {
         self.map.get(name)
+    }
+
+    /// Follows `declare -n` references from `name` to the variable they name.
+    pub fn resolve<'a>(&'a self, name: &'a str) -> &'a str {
+        let mut cur = name;
+        for _ in 0..8 {
+            match self.map.get(cur) {
+                Some(v) if v.attrs.nameref && !v.as_str().is_empty() => cur = v.as_str(),
+                _ => return cur,
+            }
+        }
+        cur
     }
 
     /// Mutable access.
