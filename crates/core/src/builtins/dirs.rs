@@ -4,24 +4,16 @@ use super::{args_label, out};
 use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell};
 use safesh_label::Label;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Lexically normalizes `p` (`a/./b/../c` → `a/c`), as `cd` does without `-P`.
 fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
+    let out = crate::host::normalize(p);
     if out.as_os_str().is_empty() {
-        out.push("/");
+        PathBuf::from("/")
+    } else {
+        out
     }
-    out
 }
 
 fn change_dir(sh: &mut Shell, target: &str, label: &Label) -> bool {

@@ -250,15 +250,7 @@ pub(super) fn time(sh: &mut Shell, argv: &[Field]) -> Exec {
     let start = skip_options(argv, &["-f", "-o", "--format", "--output"]);
     let t = Instant::now();
     let r = run_inner(sh, argv, start);
-    let secs = t.elapsed().as_secs_f64();
-    let text = format!(
-        "\nreal\t{}m{:.3}s\nuser\t0m0.000s\nsys\t0m0.000s\n",
-        (secs / 60.0) as u64,
-        secs % 60.0
-    );
-    let _ = sh
-        .out_fd(2)
-        .write_chunk(text.as_bytes(), &safesh_label::Label::empty());
+    sh.report_time(t);
     r
 }
 

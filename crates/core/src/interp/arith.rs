@@ -29,9 +29,7 @@ impl Shell {
     }
 
     fn arith_fail(&mut self, text: &str, what: &str) -> Stop {
-        self.diag(format!("{text}: {what}"));
-        self.last_status = 1;
-        Stop::Abort
+        self.abort(format!("{text}: {what}"))
     }
 
     fn var_number(&mut self, name: &str, depth: u32) -> R {

@@ -152,13 +152,7 @@ impl Shell {
             self.set_status(s);
         }
         if p.timed.is_some() {
-            let secs = started.elapsed().as_secs_f64();
-            let text = format!(
-                "\nreal\t{}m{:.3}s\nuser\t0m0.000s\nsys\t0m0.000s\n",
-                (secs / 60.0) as u64,
-                secs % 60.0
-            );
-            let _ = self.out_fd(2).write_chunk(text.as_bytes(), &Label::empty());
+            self.report_time(started);
         }
         Ok(())
     }
@@ -274,6 +268,18 @@ impl Shell {
         };
         self.set_status(status);
         Ok(())
+    }
+
+    /// Writes bash's `time` report for work started at `started` to fd 2 (only
+    /// real time is known: in-process commands have no separate CPU accounting).
+    pub(crate) fn report_time(&self, started: std::time::Instant) {
+        let secs = started.elapsed().as_secs_f64();
+        let text = format!(
+            "\nreal\t{}m{:.3}s\nuser\t0m0.000s\nsys\t0m0.000s\n",
+            (secs / 60.0) as u64,
+            secs % 60.0
+        );
+        let _ = self.out_fd(2).write_chunk(text.as_bytes(), &Label::empty());
     }
 
     /// Runs one command of a pipeline.

@@ -236,9 +236,7 @@ impl Shell {
                     };
                     let matches = super::pattern::glob(&self.cwd, &f.pattern, opts);
                     if matches.is_empty() && self.shopt.failglob {
-                        self.diag(format!("no match: {}", f.text));
-                        self.last_status = 1;
-                        return Err(Stop::Abort);
+                        return Err(self.abort(format!("no match: {}", f.text)));
                     }
                     if matches.is_empty() && self.shopt.nullglob {
                         continue;
@@ -831,9 +829,9 @@ impl Shell {
                             self.assign_element(name, index, f.text.clone(), f.label.clone())?;
                         }
                         _ => {
-                            self.diag(format!("{parameter}: cannot assign in this way"));
-                            self.last_status = 1;
-                            return Err(Stop::Abort);
+                            return Err(
+                                self.abort(format!("{parameter}: cannot assign in this way"))
+                            );
                         }
                     }
                     Ok((PV::One(f.text), f.label))
@@ -940,9 +938,7 @@ impl Shell {
             } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 if offset.value.trim().is_empty() {
-                    self.diag(format!("${{{parameter}:}}: bad substitution"));
-                    self.last_status = 1;
-                    return Err(Stop::Abort);
+                    return Err(self.abort(format!("${{{parameter}:}}: bad substitution")));
                 }
                 let off = self.eval_arith_text(&offset.value)?;
                 let len = match length {
@@ -968,9 +964,7 @@ impl Shell {
                         }
                         let end = match len {
                             Some(l) if l < 0 => {
-                                self.diag(format!("{l}: substring expression < 0"));
-                                self.last_status = 1;
-                                return Err(Stop::Abort);
+                                return Err(self.abort(format!("{l}: substring expression < 0")));
                             }
                             Some(l) => (start + l).min(n),
                             None => n,
@@ -993,9 +987,8 @@ impl Shell {
                             None => n,
                         };
                         if end < start {
-                            self.diag(format!("{}: substring expression < 0", len.unwrap_or(0)));
-                            self.last_status = 1;
-                            return Err(Stop::Abort);
+                            return Err(self
+                                .abort(format!("{}: substring expression < 0", len.unwrap_or(0))));
                         }
                         Ok((
                             PV::One(chars[start as usize..end as usize].iter().collect()),

@@ -449,6 +449,14 @@ impl Shell {
         let _ = self.out_fd(2).write_chunk(text.as_bytes(), &Label::agent());
     }
 
+    /// Reports an expansion or assignment error and abandons the current command
+    /// (see [`Stop::Abort`]); `$?` becomes 1.
+    pub fn abort(&mut self, msg: impl std::fmt::Display) -> Stop {
+        self.diag(msg);
+        self.last_status = 1;
+        Stop::Abort
+    }
+
     /// Writes bytes to fd 1 with `label`.
     pub fn write_out(&self, data: &[u8], label: &Label) -> std::io::Result<()> {
         self.out_fd(1).write_chunk(data, label)

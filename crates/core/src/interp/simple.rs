@@ -581,9 +581,7 @@ impl Shell {
 
     /// The error for writing a readonly variable: bash reports it and the command fails.
     pub(crate) fn readonly_stop(&mut self, name: &str) -> Stop {
-        self.diag(format!("{name}: readonly variable"));
-        self.last_status = 1;
-        Stop::Abort
+        self.abort(format!("{name}: readonly variable"))
     }
 }
 
