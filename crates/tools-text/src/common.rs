@@ -182,6 +182,55 @@ pub fn parse_count(s: &str) -> Option<u64> {
     Some(v.saturating_mul(mult))
 }
 
+/// Runs `each` on every operand in turn, the way head and tail do: an operand that
+/// cannot be opened is reported and skipped, `==> name <==` headers separate the
+/// outputs when asked, a read error is reported with status 1, and a write error
+/// ends the tool.
+pub fn each_operand(
+    ctx: &mut UtilCtx<'_>,
+    files: &[String],
+    show_headers: bool,
+    mut each: impl FnMut(&mut Input<'_>, &mut dyn Write) -> Result<(), Failure>,
+) -> io::Result<i32> {
+    let name = ctx.name().to_string();
+    let host = ctx.host;
+    let cwd = ctx.cwd.clone();
+    let mut status = 0;
+    let mut first = true;
+    let mut out = io::BufWriter::with_capacity(BUF, &mut *ctx.stdout);
+    for f in files {
+        let mut input = match open_input(&mut *ctx.stdin, host, &cwd, f) {
+            Ok(i) => i,
+            Err(e) => {
+                let _ = writeln!(
+                    ctx.stderr,
+                    "{name}: cannot open '{f}' for reading: {}",
+                    io_error_text(&e)
+                );
+                status = 1;
+                continue;
+            }
+        };
+        if show_headers {
+            let shown = if f == "-" { "standard input" } else { f };
+            let sep = if first { "" } else { "\n" };
+            writeln!(out, "{sep}==> {shown} <==")?;
+            first = false;
+        }
+        match each(&mut input, &mut out) {
+            Ok(()) => {}
+            Err(Failure::Read(e)) => {
+                let _ = out.flush();
+                warn_io(&mut *ctx.stderr, &name, &format!("error reading '{f}'"), &e);
+                status = 1;
+            }
+            Err(Failure::Write(e)) => return Err(e),
+        }
+    }
+    out.flush()?;
+    Ok(status)
+}
+
 /// A read failure (reported, status 1) or a write failure (ends the tool).
 pub enum Failure {
     /// Reading the input failed: reported, and the tool goes on with status 1.

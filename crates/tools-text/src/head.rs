@@ -1,10 +1,10 @@
 //! `head`: the first (or all but the last) N lines or bytes of each input.
 
-use crate::common::{BUF, Failure, finish, open_input, parse_count, read_some, usage, warn_io};
+use crate::common::{BUF, Failure, each_operand, finish, parse_count, read_some, usage};
 use safesh_utils::args::{self, Spec};
 use safesh_utils::{UtilCtx, UtilResult};
 use std::collections::VecDeque;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Read, Write};
 
 const SPEC: Spec = Spec {
     flags: "qvz",
@@ -123,49 +123,12 @@ fn run(
     show_headers: bool,
     files: &[String],
 ) -> io::Result<i32> {
-    let name = ctx.name().to_string();
-    let host = ctx.host;
-    let cwd = ctx.cwd.clone();
-    let mut status = 0;
-    let mut first = true;
-    let mut out = BufWriter::with_capacity(BUF, &mut *ctx.stdout);
-    for f in files {
-        let mut input = match open_input(&mut *ctx.stdin, host, &cwd, f) {
-            Ok(i) => i,
-            Err(e) => {
-                let _ = writeln!(
-                    ctx.stderr,
-                    "{name}: cannot open '{f}' for reading: {}",
-                    safesh_utils::io_error_text(&e)
-                );
-                status = 1;
-                continue;
-            }
-        };
-        if show_headers {
-            let shown = if f == "-" { "standard input" } else { f };
-            let sep = if first { "" } else { "\n" };
-            writeln!(out, "{sep}==> {shown} <==")?;
-            first = false;
-        }
-        let res = match mode {
-            Mode::Lines(n) => first_lines(&mut input, &mut out, n, delim),
-            Mode::Bytes(n) => first_bytes(&mut input, &mut out, n),
-            Mode::AllButLines(n) => all_but_lines(&mut input, &mut out, n, delim),
-            Mode::AllButBytes(n) => all_but_bytes(&mut input, &mut out, n),
-        };
-        match res {
-            Ok(()) => {}
-            Err(Failure::Read(e)) => {
-                let _ = out.flush();
-                warn_io(&mut *ctx.stderr, &name, &format!("error reading '{f}'"), &e);
-                status = 1;
-            }
-            Err(Failure::Write(e)) => return Err(e),
-        }
-    }
-    out.flush()?;
-    Ok(status)
+    each_operand(ctx, files, show_headers, |input, mut out| match mode {
+        Mode::Lines(n) => first_lines(input, &mut out, n, delim),
+        Mode::Bytes(n) => first_bytes(input, &mut out, n),
+        Mode::AllButLines(n) => all_but_lines(input, &mut out, n, delim),
+        Mode::AllButBytes(n) => all_but_bytes(input, &mut out, n),
+    })
 }
 
 fn first_lines(

@@ -1,12 +1,10 @@
 //! `tail`: the last N lines or bytes of each input, or everything from line/byte N
 //! on. Following (`-f`, `-F`) is refused: a script must not block forever.
 
-use crate::common::{
-    BUF, Failure, Input, finish, open_input, parse_count, read_some, usage, warn_io,
-};
+use crate::common::{BUF, Failure, Input, each_operand, finish, parse_count, read_some, usage};
 use safesh_utils::args::{self, Spec};
 use safesh_utils::{UtilCtx, UtilResult};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 
 const SPEC: Spec = Spec {
     flags: "fFqvz",
@@ -171,49 +169,12 @@ fn run(
     show_headers: bool,
     files: &[String],
 ) -> io::Result<i32> {
-    let name = ctx.name().to_string();
-    let host = ctx.host;
-    let cwd = ctx.cwd.clone();
-    let mut status = 0;
-    let mut first = true;
-    let mut out = BufWriter::with_capacity(BUF, &mut *ctx.stdout);
-    for f in files {
-        let mut input = match open_input(&mut *ctx.stdin, host, &cwd, f) {
-            Ok(i) => i,
-            Err(e) => {
-                let _ = writeln!(
-                    ctx.stderr,
-                    "{name}: cannot open '{f}' for reading: {}",
-                    safesh_utils::io_error_text(&e)
-                );
-                status = 1;
-                continue;
-            }
-        };
-        if show_headers {
-            let shown = if f == "-" { "standard input" } else { f };
-            let sep = if first { "" } else { "\n" };
-            writeln!(out, "{sep}==> {shown} <==")?;
-            first = false;
-        }
-        let res = match mode {
-            Mode::LastLines(n) => last_lines(&mut input, &mut out, n, delim),
-            Mode::LastBytes(n) => last_bytes(&mut input, &mut out, n),
-            Mode::FromLine(n) => from_line(&mut input, &mut out, n, delim),
-            Mode::FromByte(n) => from_byte(&mut input, &mut out, n),
-        };
-        match res {
-            Ok(()) => {}
-            Err(Failure::Read(e)) => {
-                let _ = out.flush();
-                warn_io(&mut *ctx.stderr, &name, &format!("error reading '{f}'"), &e);
-                status = 1;
-            }
-            Err(Failure::Write(e)) => return Err(e),
-        }
-    }
-    out.flush()?;
-    Ok(status)
+    each_operand(ctx, files, show_headers, |input, mut out| match mode {
+        Mode::LastLines(n) => last_lines(input, &mut out, n, delim),
+        Mode::LastBytes(n) => last_bytes(input, &mut out, n),
+        Mode::FromLine(n) => from_line(input, &mut out, n, delim),
+        Mode::FromByte(n) => from_byte(input, &mut out, n),
+    })
 }
 
 /// Copies the rest of `input` to `out`.
