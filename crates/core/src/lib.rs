@@ -6,7 +6,8 @@
 //! utility (`registry`, the `safesh-tools-*` crates), and collect a labeled result.
 
 pub mod builtins;
-pub mod error;
+/// Refusal codes and the refusal object (defined by the policy, shared by every face).
+pub use safesh_policy::verdict as error;
 pub mod io;
 pub mod limits;
 pub mod registry;

@@ -23,6 +23,12 @@ mod cases;
 mod cli;
 #[path = "safesh/fixture.rs"]
 mod fixture;
+#[path = "safesh/policy_attacks.rs"]
+mod policy_attacks;
+#[path = "safesh/policy_benign.rs"]
+mod policy_benign;
+#[path = "safesh/policy_support.rs"]
+mod policy_support;
 #[path = "safesh/runner.rs"]
 mod runner;
 #[path = "safesh/tree.rs"]

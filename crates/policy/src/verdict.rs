@@ -1,4 +1,5 @@
-//! Refusals and failures: the stable codes of DESIGN.md "Contracts".
+//! Verdicts: the stable refusal codes of DESIGN.md "Contracts" and the refusal
+//! object that errors, `safesh check`, the audit log and tests all share.
 
 use serde::Serialize;
 

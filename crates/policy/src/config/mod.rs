@@ -1,0 +1,333 @@
+//! The merged configuration: built-in defaults → `~/.config/safesh/config.toml` →
+//! the project's `safesh.toml` (nearest walking up from the working directory, only
+//! once trusted) → `--config FILE`. Allow- and deny-lists merge by union; a deny
+//! always beats an allow. Every rule remembers the file (and line) it came from.
+//!
+//! `load` reads and merges the files; `schema` is the file format; `trust`
+//! records which project configs the human has accepted; `show` renders the
+//! merged result with provenance.
+
+mod load;
+mod schema;
+mod show;
+pub mod trust;
+
+pub use load::{ConfigError, LoadOptions, load};
+
+use globset::GlobMatcher;
+use regex::Regex;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Where a setting came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The file that declared it; `None` for built-in defaults.
+    pub file: Option<PathBuf>,
+    /// 1-based line in that file (0 for built-in).
+    pub line: usize,
+}
+
+impl Origin {
+    /// A built-in default.
+    pub fn builtin() -> Self {
+        Origin {
+            file: None,
+            line: 0,
+        }
+    }
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.file {
+            None => f.write_str("built-in"),
+            Some(p) => write!(f, "{}:{}", p.display(), self.line),
+        }
+    }
+}
+
+/// An absolute path (resolved against the declaring file, `~` expanded, symlinks
+/// resolved where it exists) with its origin.
+#[derive(Clone, Debug)]
+pub struct PathEntry {
+    /// The absolute path.
+    pub path: PathBuf,
+    /// As written in the config.
+    pub written: String,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// A path glob (`~/.rustup/toolchains/**`), made absolute against the declaring file.
+#[derive(Clone, Debug)]
+pub struct PathGlob {
+    /// As written.
+    pub written: String,
+    /// The absolute pattern it was compiled from.
+    pub pattern: String,
+    /// Compiled matcher over absolute paths.
+    pub matcher: GlobMatcher,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// A name pattern (`*_TOKEN`, `AWS_*`) for environment variables.
+#[derive(Clone, Debug)]
+pub struct NameGlob {
+    /// As written.
+    pub written: String,
+    /// Compiled matcher.
+    pub matcher: GlobMatcher,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// Network access for external programs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Network {
+    /// No network at all.
+    Off,
+    /// Unrestricted.
+    On,
+    /// Only these hosts (through the proxy).
+    Hosts(Vec<String>),
+}
+
+/// `[sandbox]`.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    /// Read roots.
+    pub read: Vec<PathEntry>,
+    /// Write roots (also readable).
+    pub write: Vec<PathEntry>,
+    /// Network mode.
+    pub network: Network,
+    /// The trusted PATH for external programs, in order.
+    pub path: Vec<PathEntry>,
+    /// Accept a weaker sandbox when Landlock is unavailable (`allow_weaker = true`).
+    pub allow_weaker: bool,
+}
+
+/// `[limits]`: every key optional; unset keys keep the built-in value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Per external command, ms.
+    pub timeout_ms: Option<u64>,
+    /// Per exec request, ms.
+    pub script_timeout_ms: Option<u64>,
+    /// Caps any timeout a request asks for, ms.
+    pub max_timeout_ms: Option<u64>,
+    /// Model-facing output cap in bytes.
+    pub output_bytes: Option<u64>,
+    /// Memory per external command, MiB.
+    pub memory_mb: Option<u64>,
+    /// Processes per external command tree.
+    pub processes: Option<u64>,
+    /// Largest file an external may write, MiB.
+    pub file_size_mb: Option<u64>,
+    /// Interpreter: loop iterations.
+    pub loop_iterations: Option<u64>,
+    /// Interpreter: function call depth.
+    pub call_depth: Option<u64>,
+    /// Interpreter: simple commands per request.
+    pub commands: Option<u64>,
+    /// Interpreter: `$(…)` nesting.
+    pub substitution_depth: Option<u64>,
+    /// Interpreter: words from one brace expansion.
+    pub brace_expansion: Option<u64>,
+    /// Interpreter: bytes in one string.
+    pub string_bytes: Option<u64>,
+}
+
+/// `[env]`.
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    /// Variables external programs may receive.
+    pub allow: Vec<NameGlob>,
+    /// Variables never passed on, even if allowed.
+    pub mask: Vec<NameGlob>,
+}
+
+/// How a `[commands.X]` rule names its program.
+#[derive(Clone, Debug)]
+pub enum NameMatcher {
+    /// A bare name (`git`): matches the program of that name found on the trusted
+    /// PATH, and the in-process utility of that name.
+    Name(String),
+    /// An exact absolute path (`"/usr/bin/true"`, `"./bin/tool"` made absolute).
+    Path(PathBuf),
+    /// A glob over absolute paths (`"./target/debug/*"` made absolute).
+    Glob(PathGlob),
+}
+
+/// `allow = true | false | ["sub", …]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Allow {
+    /// Every subcommand.
+    All,
+    /// Denied (beats every allow from any layer).
+    Deny,
+    /// Only these subcommands.
+    Subcommands(Vec<String>),
+}
+
+/// A regex an argument must match: for a flag's value (`"--output"`), or for
+/// operands (`"*"`).
+#[derive(Clone, Debug)]
+pub struct ArgPattern {
+    /// The flag whose value is checked, or `*` for operands.
+    pub flag: String,
+    /// As written.
+    pub written: String,
+    /// Compiled, anchored as written.
+    pub regex: Regex,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// A merged `[commands.NAME]` rule (and its `[commands.NAME.SUB]` refinements).
+#[derive(Clone, Debug)]
+pub struct CommandRule {
+    /// The key as written (`git`, `"./target/debug/*"`).
+    pub key: String,
+    /// What it matches.
+    pub matcher: NameMatcher,
+    /// Merged allow: `Deny` if any layer denies; subcommand lists union; `All` if
+    /// any layer says `true` (and none denies). `None` when no layer set it.
+    pub allow: Option<Allow>,
+    /// Denied flags (union).
+    pub deny_flags: Vec<String>,
+    /// Required flags (union): each must be present.
+    pub require_flags: Vec<String>,
+    /// Options that take a separate value (`-C dir`), so their value is not
+    /// mistaken for a flag or an operand (union with built-in knowledge).
+    pub value_flags: Vec<String>,
+    /// Argument patterns (all must hold).
+    pub arg_patterns: Vec<ArgPattern>,
+    /// Subcommand rules, by subcommand name.
+    pub subcommands: BTreeMap<String, CommandRule>,
+    /// Profile: extra readable paths for this program (sandbox issue).
+    pub read: Vec<PathGlob>,
+    /// Profile: extra writable paths.
+    pub write: Vec<PathGlob>,
+    /// Profile: programs it may start.
+    pub exec: Vec<PathGlob>,
+    /// Profile: network for this program (overrides `[sandbox] network`).
+    pub network: Option<Network>,
+    /// Every place that declared part of this rule.
+    pub origins: Vec<Origin>,
+}
+
+/// `[[nudge]]`.
+#[derive(Clone, Debug)]
+pub struct Nudge {
+    /// Command names it applies to.
+    pub commands: Vec<String>,
+    /// Why.
+    pub message: String,
+    /// What to do instead.
+    pub suggest: String,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// `[labels.NAME]`: a named label (token brokering; used by the flow issue).
+#[derive(Clone, Debug, Default)]
+pub struct NamedLabel {
+    /// Environment variables carrying it.
+    pub env: Vec<String>,
+    /// File globs carrying it.
+    pub files: Vec<PathGlob>,
+    /// Hosts it may flow to.
+    pub may_flow_to: Vec<String>,
+}
+
+/// `[labels]`.
+#[derive(Clone, Debug, Default)]
+pub struct Labels {
+    /// Secret file globs (a leading `!` excludes), in order.
+    pub secret: Vec<(bool, PathGlob)>,
+    /// Named labels.
+    pub named: BTreeMap<String, NamedLabel>,
+}
+
+/// `[[rule]]`: an exchange rule at a commit point (the flow issue reads these).
+#[derive(Clone, Debug)]
+pub struct ExchangeRule {
+    /// Its name.
+    pub name: String,
+    /// `network | exec | destructive | env`.
+    pub commit_point: String,
+    /// Conditions, as written (key → value).
+    pub when: BTreeMap<String, String>,
+    /// `block | request-approval | warn | allow`.
+    pub verdict: String,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// One config file that was considered.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// Its path.
+    pub path: PathBuf,
+    /// `user`, `project` or `command-line`.
+    pub layer: &'static str,
+    /// False when it was ignored (an untrusted project config).
+    pub applied: bool,
+}
+
+/// The merged configuration the policy decides with.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Files considered, in merge order.
+    pub sources: Vec<SourceFile>,
+    /// Warnings for the human (an untrusted config that was ignored, …).
+    pub warnings: Vec<String>,
+    /// The directory `.` meant for the built-in defaults (the working directory).
+    pub base_dir: PathBuf,
+    /// The user's home (`~`).
+    pub home: Option<PathBuf>,
+    /// safesh's state directory (`$XDG_STATE_HOME/safesh`).
+    pub state_dir: Option<PathBuf>,
+    /// `[sandbox]`.
+    pub sandbox: Sandbox,
+    /// `[limits]`.
+    pub limits: Limits,
+    /// `[env]`.
+    pub env: Env,
+    /// `[commands.*]`, merged by key.
+    pub commands: Vec<CommandRule>,
+    /// `[[nudge]]`, configured ones first, then the built-in ones.
+    pub nudges: Vec<Nudge>,
+    /// `[labels]`.
+    pub labels: Labels,
+    /// `[[rule]]`, in order.
+    pub rules: Vec<ExchangeRule>,
+    /// `[[approval]]` actions pre-granted by the human.
+    pub approvals: Vec<String>,
+    /// `[mcp] http_token_file`.
+    pub mcp_token_file: Option<PathBuf>,
+}
+
+impl Config {
+    /// The rule for a bare command name, if any.
+    pub fn rule_for_name(&self, name: &str) -> Option<&CommandRule> {
+        self.commands
+            .iter()
+            .find(|r| matches!(&r.matcher, NameMatcher::Name(n) if n == name))
+    }
+
+    /// The rules matching an absolute program path (path and glob rules).
+    pub fn rules_for_path<'a>(
+        &'a self,
+        path: &'a std::path::Path,
+    ) -> impl Iterator<Item = &'a CommandRule> + 'a {
+        self.commands.iter().filter(move |r| match &r.matcher {
+            NameMatcher::Name(_) => false,
+            NameMatcher::Path(p) => p == path,
+            NameMatcher::Glob(g) => g.matcher.is_match(path),
+        })
+    }
+}

@@ -1,0 +1,1 @@
+//! `safesh config show`: the merged config with where each setting came from.

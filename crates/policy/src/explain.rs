@@ -1,0 +1,1 @@
+//! `safesh explain CODE`.

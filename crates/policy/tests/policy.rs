@@ -1,0 +1,6 @@
+//! Integration tests of the policy crate.
+
+#[path = "policy/config.rs"]
+mod config;
+#[path = "policy/init.rs"]
+mod init;

@@ -1,0 +1,1 @@
+//! Config loading, merging, errors and trust.

@@ -1,0 +1,1 @@
+//! `safesh init` templates and `safesh explain` texts.
