@@ -126,15 +126,20 @@ impl Host for ShellHost<'_> {
 }
 
 impl Shell {
-    /// Checks that a path may be read. (The policy issue adds roots; today every
-    /// path is readable except safesh's own state.)
+    /// Checks that a path may be read: inside the policy's read roots.
     pub(crate) fn check_read_path(&self, path: &Path) -> Result<(), Refusal> {
-        let _ = path;
-        Ok(())
+        match &self.shared.policy {
+            Some(p) => p.check_read(&self.cwd, path),
+            None => Ok(()),
+        }
     }
 
-    /// Checks that a path may be changed: inside the write roots when they are set.
+    /// Checks that a path may be changed: inside the policy's write roots and not
+    /// protected (or inside `write_roots` for a library session without a policy).
     pub(crate) fn check_write_path(&self, path: &Path) -> Result<(), Refusal> {
+        if let Some(p) = &self.shared.policy {
+            return p.check_write(&self.cwd, path);
+        }
         let Some(roots) = &self.shared.write_roots else {
             return Ok(());
         };

@@ -15,6 +15,7 @@ pub mod session;
 
 mod host;
 mod interp;
+pub mod precheck;
 
 pub use error::{Details, ErrorCode, Refusal};
 pub use limits::Limits;

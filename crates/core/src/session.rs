@@ -28,6 +28,9 @@ pub struct SessionOptions {
     /// Only for callers that made sure their own stack is that large (the CLI raises
     /// the main thread's stack limit); it saves a thread per request.
     pub on_calling_thread: bool,
+    /// The policy every command is decided by. Every face of safesh sets one; a
+    /// library session without one runs only builtins and utilities, unchecked.
+    pub policy: Option<safesh_policy::Policy>,
 }
 
 impl Default for SessionOptions {
@@ -40,6 +43,7 @@ impl Default for SessionOptions {
             args: Vec::new(),
             write_roots: None,
             on_calling_thread: false,
+            policy: None,
         }
     }
 }
@@ -99,6 +103,37 @@ pub struct ExecOutcome {
 pub struct Session {
     shell: Shell,
     on_calling_thread: bool,
+    /// The private temp dir, removed with the session.
+    temp_dir: Option<std::path::PathBuf>,
+    /// Requests override nudges.
+    force: bool,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(d) = &self.temp_dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Creates a fresh directory only this user can enter, under the system temp dir.
+fn make_private_temp_dir() -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let base = std::env::temp_dir();
+    for _ in 0..16 {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let dir = base.join(format!("safesh-{}-{n}-{nanos:x}", std::process::id()));
+        if std::fs::DirBuilder::new().mode(0o700).create(&dir).is_ok() {
+            return std::fs::canonicalize(&dir).ok().or(Some(dir));
+        }
+    }
+    None
 }
 
 impl Session {
@@ -112,10 +147,54 @@ impl Session {
         {
             shared.write_roots = Some(roots.iter().map(|r| crate::host::normalize(r)).collect());
         }
+        let mut temp_dir = None;
+        if let Some(mut policy) = opts.policy {
+            // A private temp dir per session: the only writable place outside the
+            // write roots (TMPDIR points at it; mktemp and `<(…)` use it).
+            if let Some(dir) = make_private_temp_dir() {
+                policy.add_write_root(&dir);
+                let text = dir.to_string_lossy().into_owned();
+                let _ = shell.vars.set("TMPDIR", text, Label::agent());
+                if let Some(v) = shell.vars.get_mut("TMPDIR") {
+                    v.exported = true;
+                }
+                temp_dir = Some(dir);
+            }
+            if let Some(shared) = std::sync::Arc::get_mut(&mut shell.shared) {
+                shared.policy = Some(std::sync::Arc::new(policy));
+                shared.temp_dir = temp_dir.clone();
+            }
+        }
         Session {
             shell,
             on_calling_thread: opts.on_calling_thread,
+            temp_dir,
+            force: false,
         }
+    }
+
+    /// Sets `force` for the following requests: nudges are overridden (nothing else).
+    pub fn set_force(&mut self, force: bool) {
+        self.force = force;
+        self.apply_force();
+    }
+
+    fn apply_force(&mut self) {
+        if let Some(shared) = std::sync::Arc::get_mut(&mut self.shell.shared) {
+            shared.force = self.force;
+        }
+    }
+
+    /// The policy's pre-run verdicts on `script` without running anything
+    /// (`safesh check`). A parse error is returned as the refusal it would be.
+    pub fn check(&self, script: &str) -> Result<Vec<crate::precheck::Checked>, Refusal> {
+        let parsed = safesh_syntax::parse(script)?;
+        Ok(self.shell.check_program(&parsed.program, false))
+    }
+
+    /// The session's policy, if it has one.
+    pub fn policy(&self) -> Option<&safesh_policy::Policy> {
+        self.shell.shared.policy.as_deref()
     }
 
     /// The session's working directory.
@@ -163,6 +242,16 @@ impl Session {
                 return finish(&out, &err, merged, r.status(), Some(r), started);
             }
         };
+        self.shell.reset_request();
+        self.apply_force();
+        if let Err(r) = self.shell.precheck(&script.program) {
+            let text = match &r.suggestion {
+                Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
+                None => format!("safesh: {}: {}\n", r.code, r.message),
+            };
+            let _ = err.write_chunk(text.as_bytes(), &Label::agent());
+            return finish(&out, &err, merged, r.status(), Some(r), started);
+        }
         self.shell.fds.insert(1, Fd::Out(out.clone()));
         self.shell.fds.insert(2, Fd::Out(err.clone()));
         let stdin = match input {
@@ -171,7 +260,6 @@ impl Session {
             InputSource::Empty => Source::empty(),
         };
         self.shell.fds.insert(0, Fd::In(stdin));
-        self.shell.reset_request();
         *crate::io::lock(&self.shell.shared.output_budget) = budget.clone();
         let shell = &mut self.shell;
         let program = script.program.clone();

@@ -12,26 +12,53 @@ enum Job {
         stdin_is_script: bool,
     },
     Argv(Vec<String>),
+    /// A policy tool: `check`, `config`, `explain`, `init`, `trust`, `untrust`.
+    Tool(String, Vec<String>),
 }
 
 struct Cli {
     json: bool,
     output_mode: String,
     timeout_ms: Option<u64>,
+    config: Option<String>,
+    force: bool,
     job: Job,
 }
 
-const USAGE: &str = "usage: safesh [--json] [--output-mode MODE] [--timeout-ms N] (-c SCRIPT [NAME [ARG...]] | FILE [ARG...] | run -- PROGRAM [ARG...])";
+const USAGE: &str = "usage: safesh [--config FILE] [--force] [--json] [--output-mode MODE] [--timeout-ms N] (-c SCRIPT [NAME [ARG...]] | FILE [ARG...] | run -- PROGRAM [ARG...])
+       safesh [--config FILE] check [--json] (-c SCRIPT | FILE | < SCRIPT)
+       safesh [--config FILE] config show
+       safesh explain CODE
+       safesh init [--force] [DIR]
+       safesh trust [FILE] | safesh untrust [FILE]";
 
 fn parse_args(args: Vec<String>) -> Result<Cli, String> {
     let mut json = false;
     let mut output_mode = "separate".to_string();
     let mut timeout_ms = None;
+    let mut config = None;
+    let mut force = false;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
         match a {
             "--json" => json = true,
+            "--force" => force = true,
+            "--config" => {
+                i += 1;
+                config = Some(args.get(i).cloned().ok_or("--config needs a FILE")?);
+            }
+            _ if a.starts_with("--config=") => config = Some(a["--config=".len()..].to_string()),
+            "check" | "config" | "explain" | "init" | "trust" | "untrust" => {
+                return Ok(Cli {
+                    json,
+                    output_mode,
+                    timeout_ms,
+                    config,
+                    force,
+                    job: Job::Tool(a.to_string(), args[i + 1..].to_vec()),
+                });
+            }
             "--output-mode" => {
                 i += 1;
                 output_mode = args.get(i).cloned().ok_or("--output-mode needs a value")?;
@@ -60,6 +87,8 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                     json,
                     output_mode,
                     timeout_ms,
+                    config,
+                    force,
                     job: Job::Script {
                         text,
                         arg0,
@@ -80,6 +109,8 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                     json,
                     output_mode,
                     timeout_ms,
+                    config,
+                    force,
                     job: Job::Argv(rest),
                 });
             }
@@ -92,6 +123,8 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                     json,
                     output_mode,
                     timeout_ms,
+                    config,
+                    force,
                     job: Job::Script {
                         text,
                         arg0: a.to_string(),
@@ -116,6 +149,8 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
         json,
         output_mode,
         timeout_ms,
+        config,
+        force,
         job: Job::Script {
             text,
             arg0: "safesh".into(),
@@ -142,9 +177,17 @@ pub fn main() -> i32 {
             return 2;
         }
     };
-    let mut limits = Limits::default();
+    if let Job::Tool(name, args) = &cli.job {
+        return crate::tools::run(name, args, cli.config.as_deref(), cli.json);
+    }
+    let policy = match crate::tools::load_policy(cli.config.as_deref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut limits = limits_from(policy.config());
     if let Some(t) = cli.timeout_ms {
-        limits.script_timeout_ms = t;
+        let max = policy.config().limits.max_timeout_ms.unwrap_or(DEFAULT_MAX_TIMEOUT_MS);
+        limits.script_timeout_ms = t.min(max);
     }
     let (text, arg0, args, stdin_is_script) = match cli.job {
         Job::Script {
@@ -155,14 +198,17 @@ pub fn main() -> i32 {
         } => (text, arg0, args, stdin_is_script),
         // An argv is run as one simple command: each element is one word, quoted.
         Job::Argv(argv) => (quote_argv(&argv), "safesh".to_string(), Vec::new(), false),
+        Job::Tool(..) => return 2,
     };
     let mut session = Session::new(SessionOptions {
         limits,
         arg0,
         args,
         on_calling_thread: raise_stack_limit(),
+        policy: Some(policy),
         ..SessionOptions::default()
     });
+    session.set_force(cli.force);
     let input = if stdin_is_script {
         InputSource::Empty
     } else {
@@ -186,6 +232,30 @@ pub fn main() -> i32 {
     let outcome = session.exec(&text, input, OutputTarget::Inherit);
     let _ = std::io::stdout().flush();
     outcome.exit_code
+}
+
+/// The largest request timeout when the config sets none (ms).
+const DEFAULT_MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// Interpreter limits: built-in values, overridden by the config's `[limits]`.
+fn limits_from(config: &safesh_policy::config::Config) -> Limits {
+    let mut l = Limits::default();
+    let c = &config.limits;
+    for (slot, v) in [
+        (&mut l.loop_iterations, c.loop_iterations),
+        (&mut l.call_depth, c.call_depth),
+        (&mut l.commands, c.commands),
+        (&mut l.substitution_depth, c.substitution_depth),
+        (&mut l.brace_expansion, c.brace_expansion),
+        (&mut l.string_bytes, c.string_bytes),
+        (&mut l.script_timeout_ms, c.script_timeout_ms),
+        (&mut l.processes, c.processes),
+    ] {
+        if let Some(v) = v {
+            *slot = v;
+        }
+    }
+    l
 }
 
 /// The stack the interpreter needs (as its own threads get).

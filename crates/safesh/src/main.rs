@@ -11,6 +11,7 @@
 
 mod cli;
 mod json;
+mod tools;
 
 fn main() {
     let code = cli::main();

@@ -131,6 +131,7 @@ pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
         )
         .into());
     }
+    sh.precheck(&script.program)?;
     // Code built from data runs with that data's label on the PC.
     let saved_pc = sh.pc.clone();
     sh.pc.join_assign(&label);
@@ -180,6 +181,7 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
         )
         .into());
     }
+    sh.precheck(&script.program)?;
     let saved_pos = if argv.len() > 2 {
         Some(std::mem::replace(&mut sh.positional, texts(&argv[2..])))
     } else {

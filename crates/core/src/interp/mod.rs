@@ -114,6 +114,13 @@ pub(crate) struct Shared {
     pub refusal: Mutex<Option<Refusal>>,
     /// When set, nothing outside these directories may be changed.
     pub write_roots: Option<Vec<PathBuf>>,
+    /// The policy every command is decided by (`None`: a library session without
+    /// one; every face of safesh sets it).
+    pub policy: Option<Arc<safesh_policy::Policy>>,
+    /// `force`: this request overrides nudges.
+    pub force: bool,
+    /// The session's private temp dir (`<(…)` files go there).
+    pub temp_dir: Option<PathBuf>,
     /// Labels of `<(…)` temporary files, so reading them keeps the producer's label.
     pub temp_labels: Mutex<HashMap<PathBuf, Label>>,
     /// The request's output allowance (`limits.output_bytes`), when set.
@@ -252,6 +259,9 @@ impl Shell {
                 pid: std::process::id(),
                 refusal: Mutex::new(None),
                 write_roots: None,
+                policy: None,
+                force: false,
+                temp_dir: None,
                 temp_labels: Mutex::new(HashMap::new()),
                 output_budget: Mutex::new(None),
             }),
@@ -317,6 +327,9 @@ impl Shell {
             pid: old.pid,
             refusal: Mutex::new(None),
             write_roots: old.write_roots.clone(),
+            policy: old.policy.clone(),
+            force: old.force,
+            temp_dir: old.temp_dir.clone(),
             temp_labels: Mutex::new(HashMap::new()),
             output_budget: Mutex::new(None),
         });
@@ -522,6 +535,7 @@ impl Shell {
     /// Parses and runs `text` in this shell (eval, traps).
     pub fn run_text(&mut self, text: &str) -> Exec {
         let script = self.parse_cached(text)?;
+        self.precheck(&script.program)?;
         self.run_program(&script.program)
     }
 

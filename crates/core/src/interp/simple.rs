@@ -159,7 +159,8 @@ impl Shell {
             .shared
             .next_job
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("safesh-psub-{}-{n}", self.shared.pid));
+        let dir = self.shared.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+        let path = dir.join(format!("safesh-psub-{}-{n}", self.shared.pid));
         if let Err(e) = std::fs::write(&path, &captured.data) {
             return Err(Refusal::new(
                 ErrorCode::ExecutionError,
@@ -237,7 +238,13 @@ impl Shell {
             return Ok(());
         };
         let name = first.text.clone();
-        match self.resolve(&name, skip_functions) {
+        let resolved = self.resolve(&name, skip_functions);
+        if let Some(policy) = self.shared.policy.clone()
+            && !matches!(resolved, Resolved::Function(_))
+        {
+            self.decide(&policy, &argv, &resolved)?;
+        }
+        match resolved {
             Resolved::Function(f) => self.call_function(&f, &argv),
             Resolved::Builtin => {
                 let mut argv = argv;
@@ -274,11 +281,70 @@ impl Shell {
                     }
                 }
                 self.diag(format!(
-                    "{name}: command not found (safesh runs shell builtins and its in-process utilities; external programs are not enabled)"
+                    "{name}: command not found"
                 ));
                 self.set_status(127);
                 Ok(())
             }
+        }
+    }
+
+    /// The policy's verdict on a command about to run: a refusal stops the script
+    /// (status 126); an allowed external program cannot run until the sandbox lands.
+    fn decide(
+        &mut self,
+        policy: &safesh_policy::Policy,
+        argv: &[Field],
+        resolved: &Resolved,
+    ) -> Exec {
+        use safesh_policy::{Decision, Kind, Request};
+        let texts: Vec<String> = argv.iter().map(|f| f.text.clone()).collect();
+        let kind = match resolved {
+            Resolved::Function(_) => Kind::Function,
+            Resolved::Builtin => Kind::Builtin,
+            Resolved::Utility(_) => Kind::Utility,
+            Resolved::NotFound => match policy.resolve_program(&texts[0], &self.cwd) {
+                Some(p) => Kind::External(p),
+                None => Kind::NotFound,
+            },
+        };
+        let resolver = crate::precheck::ShellResolver {
+            shell: self,
+            policy,
+            functions: None,
+        };
+        let request = Request {
+            argv: &texts,
+            cwd: &self.cwd,
+            kind: kind.clone(),
+            force: self.shared.force,
+        };
+        match policy.decide(&request, &resolver) {
+            Decision::Refuse(mut r) => {
+                if r.details.location.is_none() && self.line > 0 {
+                    r.details.location = Some(format!("line {}", self.line));
+                }
+                Err(r.into())
+            }
+            Decision::Allow => match kind {
+                Kind::External(p) => {
+                    let mut r = Refusal::new(
+                        ErrorCode::SandboxUnavailable,
+                        format!(
+                            "`{}` ({}) is allowed by the policy, but this build of safesh cannot run external programs yet: they run only inside the kernel sandbox, which is not implemented",
+                            texts[0],
+                            p.display()
+                        ),
+                    )
+                    .rule("sandbox")
+                    .command(texts[0].clone())
+                    .suggest("use safesh's in-process utilities for now; `safesh check` shows what the policy decides");
+                    r.details.path = Some(p.display().to_string());
+                    Err(r.into())
+                }
+                _ => Ok(()),
+            },
+            Decision::NotFound => Ok(()),
         }
     }
 

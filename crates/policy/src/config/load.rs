@@ -1,7 +1,18 @@
 //! Reading, validating and merging the config layers.
+//!
+//! Order: built-in defaults → user file (`$XDG_CONFIG_HOME/safesh/config.toml`,
+//! always applied) → project file (nearest `safesh.toml` walking up from the
+//! working directory, applied only if trusted) or `--config FILE` (trusted as
+//! given). Merging: root lists, env lists, flag lists and profiles are unions in
+//! first-seen order; `allow = false` anywhere beats every allow; limits and scalar
+//! settings (`allow_weaker`, `[mcp]`) take the later layer's value; `[[rule]]`,
+//! `[[nudge]]` and `[[approval]]` are listed project (or `--config`) first, then
+//! user, then built-in.
 
-use super::Config;
-use std::path::{Path, PathBuf};
+use super::schema::{self, Cx, Layer};
+use super::trust;
+use super::*;
+use std::path::Path;
 
 /// What `load` needs to know about the caller's world.
 #[derive(Clone, Debug, Default)]
@@ -46,12 +57,301 @@ pub enum ConfigError {
     },
 }
 
-/// Loads and merges every layer.
-pub fn load(opts: &LoadOptions) -> Result<Config, ConfigError> {
-    let _ = Path::new("");
-    todo_defaults(opts)
+/// safesh's state directory: `$XDG_STATE_HOME/safesh`, else
+/// `~/.local/state/safesh`; `None` without either.
+pub fn state_dir(opts: &LoadOptions) -> Option<PathBuf> {
+    opts.xdg_state_home
+        .clone()
+        .or_else(|| opts.home.as_ref().map(|h| h.join(".local/state")))
+        .map(|d| d.join("safesh"))
 }
 
-fn todo_defaults(opts: &LoadOptions) -> Result<Config, ConfigError> {
-    Ok(super::schema::builtin(opts))
+/// The user config file: `$XDG_CONFIG_HOME/safesh/config.toml`, else
+/// `~/.config/safesh/config.toml`; `None` without either.
+pub fn user_config_file(opts: &LoadOptions) -> Option<PathBuf> {
+    opts.xdg_config_home
+        .clone()
+        .or_else(|| opts.home.as_ref().map(|h| h.join(".config")))
+        .map(|d| d.join("safesh").join("config.toml"))
+}
+
+/// The nearest `safesh.toml` in `cwd` or one of its ancestors.
+pub fn find_project_file(cwd: &Path) -> Option<PathBuf> {
+    let cwd = schema::normalize(&std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf()));
+    cwd.ancestors()
+        .map(|d| d.join("safesh.toml"))
+        .find(|f| f.is_file())
+}
+
+/// Loads and merges every layer.
+pub fn load(opts: &LoadOptions) -> Result<Config, ConfigError> {
+    let mut cfg = schema::builtin(opts);
+    cfg.state_dir = state_dir(opts);
+    let home = opts.home.as_deref();
+    // Layers in merge order; kept to list rules/nudges/approvals in reverse.
+    let mut layers: Vec<Layer> = Vec::new();
+
+    if let Some(user) = user_config_file(opts).filter(|f| f.is_file()) {
+        let bytes = read(&user)?;
+        layers.push(parse(&user, &bytes, home)?);
+        cfg.sources.push(SourceFile {
+            path: user,
+            layer: "user",
+            applied: true,
+        });
+    }
+
+    if let Some(file) = &opts.config_file {
+        let file = schema::normalize(&opts.cwd.join(file));
+        let bytes = read(&file)?;
+        layers.push(parse(&file, &bytes, home)?);
+        cfg.sources.push(SourceFile {
+            path: file,
+            layer: "command-line",
+            applied: true,
+        });
+    } else if !opts.no_project
+        && let Some(file) = find_project_file(&opts.cwd)
+    {
+        let bytes = read(&file)?;
+        let trusted = cfg
+            .state_dir
+            .as_deref()
+            .is_some_and(|s| trust::is_trusted(s, &file, &bytes));
+        if trusted {
+            layers.push(parse(&file, &bytes, home)?);
+        } else {
+            cfg.warnings.push(format!(
+                "safesh: ignoring {p}: not trusted (new or changed since `safesh trust`); run `safesh trust {p}` to apply it",
+                p = file.display()
+            ));
+        }
+        cfg.sources.push(SourceFile {
+            path: file,
+            layer: "project",
+            applied: trusted,
+        });
+    }
+
+    let mut rules = Vec::new();
+    let mut nudges = Vec::new();
+    let mut approvals = Vec::new();
+    for layer in layers.iter_mut().rev() {
+        rules.append(&mut layer.rules);
+        nudges.append(&mut layer.nudges);
+        approvals.append(&mut layer.approvals);
+    }
+    rules.append(&mut cfg.rules);
+    nudges.append(&mut cfg.nudges);
+    approvals.append(&mut cfg.approvals);
+    for layer in layers {
+        merge(&mut cfg, layer);
+    }
+    cfg.rules = rules;
+    cfg.nudges = nudges;
+    cfg.approvals = approvals;
+    Ok(cfg)
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, ConfigError> {
+    std::fs::read(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Parses one file; relative paths in it are relative to its directory.
+fn parse(file: &Path, bytes: &[u8], home: Option<&Path>) -> Result<Layer, ConfigError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let ok = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned();
+        let cx = Cx {
+            file,
+            text: &ok,
+            base: Path::new("/"),
+            home,
+        };
+        cx.err(ok.len()..ok.len(), "the file is not valid UTF-8")
+    })?;
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    let base = schema::canonicalize_existing(dir);
+    schema::parse_file(&Cx {
+        file,
+        text,
+        base: &base,
+        home,
+    })
+}
+
+/// Merges a later layer into the config so far.
+fn merge(cfg: &mut Config, l: Layer) {
+    union_paths(&mut cfg.sandbox.read, l.read);
+    union_paths(&mut cfg.sandbox.write, l.write);
+    union_paths(&mut cfg.sandbox.path, l.path);
+    if let Some(n) = l.network {
+        cfg.sandbox.network =
+            merge_network(std::mem::replace(&mut cfg.sandbox.network, Network::Off), n);
+    }
+    if let Some(w) = l.allow_weaker {
+        cfg.sandbox.allow_weaker = w;
+    }
+    merge_limits(&mut cfg.limits, l.limits);
+    union_names(&mut cfg.env.allow, l.env.allow);
+    union_names(&mut cfg.env.mask, l.env.mask);
+    for rule in l.commands {
+        match cfg
+            .commands
+            .iter_mut()
+            .find(|r| same_matcher(&r.matcher, &rule.matcher))
+        {
+            Some(into) => merge_rule(into, rule),
+            None => cfg.commands.push(rule),
+        }
+    }
+    for (include, g) in l.labels.secret {
+        if !cfg
+            .labels
+            .secret
+            .iter()
+            .any(|(i, x)| *i == include && x.pattern == g.pattern)
+        {
+            cfg.labels.secret.push((include, g));
+        }
+    }
+    for (name, label) in l.labels.named {
+        let into = cfg.labels.named.entry(name).or_default();
+        union_strings(&mut into.env, label.env);
+        union_globs(&mut into.files, label.files);
+        union_strings(&mut into.may_flow_to, label.may_flow_to);
+    }
+    if l.mcp_token_file.is_some() {
+        cfg.mcp_token_file = l.mcp_token_file;
+    }
+}
+
+fn same_matcher(a: &NameMatcher, b: &NameMatcher) -> bool {
+    match (a, b) {
+        (NameMatcher::Name(x), NameMatcher::Name(y)) => x == y,
+        (NameMatcher::Path(x), NameMatcher::Path(y)) => x == y,
+        (NameMatcher::Glob(x), NameMatcher::Glob(y)) => x.pattern == y.pattern,
+        _ => false,
+    }
+}
+
+/// Merges two rules for the same program (or subcommand).
+pub(crate) fn merge_rule(into: &mut CommandRule, from: CommandRule) {
+    into.allow = merge_allow(into.allow.take(), from.allow);
+    union_strings(&mut into.deny_flags, from.deny_flags);
+    union_strings(&mut into.require_flags, from.require_flags);
+    union_strings(&mut into.value_flags, from.value_flags);
+    into.arg_patterns.extend(from.arg_patterns);
+    for (name, sub) in from.subcommands {
+        match into.subcommands.get_mut(&name) {
+            Some(s) => merge_rule(s, sub),
+            None => {
+                into.subcommands.insert(name, sub);
+            }
+        }
+    }
+    union_globs(&mut into.read, from.read);
+    union_globs(&mut into.write, from.write);
+    union_globs(&mut into.exec, from.exec);
+    into.network = match (into.network.take(), from.network) {
+        (Some(a), Some(b)) => Some(merge_network(a, b)),
+        (a, b) => a.or(b),
+    };
+    into.origins.extend(from.origins);
+}
+
+/// A deny anywhere wins; then `true` anywhere; else the subcommand lists' union.
+pub(crate) fn merge_allow(a: Option<Allow>, b: Option<Allow>) -> Option<Allow> {
+    match (a, b) {
+        (None, x) | (x, None) => x,
+        (Some(Allow::Deny), _) | (_, Some(Allow::Deny)) => Some(Allow::Deny),
+        (Some(Allow::All), _) | (_, Some(Allow::All)) => Some(Allow::All),
+        (Some(Allow::Subcommands(mut x)), Some(Allow::Subcommands(y))) => {
+            union_strings(&mut x, y);
+            Some(Allow::Subcommands(x))
+        }
+    }
+}
+
+/// Union: `On` beats host lists, which beat `Off`; host lists union.
+pub(crate) fn merge_network(a: Network, b: Network) -> Network {
+    match (a, b) {
+        (Network::On, _) | (_, Network::On) => Network::On,
+        (Network::Hosts(mut x), Network::Hosts(y)) => {
+            union_strings(&mut x, y);
+            Network::Hosts(x)
+        }
+        (Network::Hosts(x), Network::Off) | (Network::Off, Network::Hosts(x)) => Network::Hosts(x),
+        (Network::Off, Network::Off) => Network::Off,
+    }
+}
+
+fn merge_limits(into: &mut Limits, from: Limits) {
+    let Limits {
+        timeout_ms,
+        script_timeout_ms,
+        max_timeout_ms,
+        output_bytes,
+        memory_mb,
+        processes,
+        file_size_mb,
+        loop_iterations,
+        call_depth,
+        commands,
+        substitution_depth,
+        brace_expansion,
+        string_bytes,
+    } = from;
+    let set = |slot: &mut Option<u64>, v: Option<u64>| {
+        if v.is_some() {
+            *slot = v;
+        }
+    };
+    set(&mut into.timeout_ms, timeout_ms);
+    set(&mut into.script_timeout_ms, script_timeout_ms);
+    set(&mut into.max_timeout_ms, max_timeout_ms);
+    set(&mut into.output_bytes, output_bytes);
+    set(&mut into.memory_mb, memory_mb);
+    set(&mut into.processes, processes);
+    set(&mut into.file_size_mb, file_size_mb);
+    set(&mut into.loop_iterations, loop_iterations);
+    set(&mut into.call_depth, call_depth);
+    set(&mut into.commands, commands);
+    set(&mut into.substitution_depth, substitution_depth);
+    set(&mut into.brace_expansion, brace_expansion);
+    set(&mut into.string_bytes, string_bytes);
+}
+
+fn union_strings(into: &mut Vec<String>, from: Vec<String>) {
+    for s in from {
+        if !into.contains(&s) {
+            into.push(s);
+        }
+    }
+}
+
+fn union_paths(into: &mut Vec<PathEntry>, from: Vec<PathEntry>) {
+    for e in from {
+        if !into.iter().any(|x| x.path == e.path) {
+            into.push(e);
+        }
+    }
+}
+
+fn union_names(into: &mut Vec<NameGlob>, from: Vec<NameGlob>) {
+    for e in from {
+        if !into.iter().any(|x| x.written == e.written) {
+            into.push(e);
+        }
+    }
+}
+
+fn union_globs(into: &mut Vec<PathGlob>, from: Vec<PathGlob>) {
+    for e in from {
+        if !into.iter().any(|x| x.pattern == e.pattern) {
+            into.push(e);
+        }
+    }
 }

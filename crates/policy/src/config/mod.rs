@@ -12,7 +12,8 @@ mod schema;
 mod show;
 pub mod trust;
 
-pub use load::{ConfigError, LoadOptions, load};
+pub use load::{ConfigError, LoadOptions, find_project_file, load, state_dir, user_config_file};
+pub use show::render;
 
 use globset::GlobMatcher;
 use regex::Regex;
@@ -320,14 +321,14 @@ impl Config {
     }
 
     /// The rules matching an absolute program path (path and glob rules).
-    pub fn rules_for_path<'a>(
-        &'a self,
-        path: &'a std::path::Path,
-    ) -> impl Iterator<Item = &'a CommandRule> + 'a {
-        self.commands.iter().filter(move |r| match &r.matcher {
-            NameMatcher::Name(_) => false,
-            NameMatcher::Path(p) => p == path,
-            NameMatcher::Glob(g) => g.matcher.is_match(path),
-        })
+    pub fn rules_for_path(&self, path: &std::path::Path) -> Vec<&CommandRule> {
+        self.commands
+            .iter()
+            .filter(|r| match &r.matcher {
+                NameMatcher::Name(_) => false,
+                NameMatcher::Path(p) => p == path,
+                NameMatcher::Glob(g) => g.matcher.is_match(path),
+            })
+            .collect()
     }
 }

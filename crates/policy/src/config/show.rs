@@ -1,1 +1,288 @@
 //! `safesh config show`: the merged config with where each setting came from.
+//!
+//! The output reads like a `safesh.toml` (it is meant for humans, not for
+//! re-parsing): a header lists the files considered and whether each applied, then
+//! each setting carries a `# from FILE:LINE` or `# built-in` comment. Settings whose
+//! types carry no origin (network, limits, `allow_weaker`, approvals, `[mcp]`) say
+//! `# built-in` when they still have the built-in value and `# from config`
+//! otherwise.
+
+use super::*;
+use std::fmt::Write;
+
+fn from(o: &Origin) -> String {
+    match &o.file {
+        None => "# built-in".into(),
+        Some(_) => format!("# from {o}"),
+    }
+}
+
+fn q(s: &str) -> String {
+    format!("{s:?}")
+}
+
+fn key(k: &str) -> String {
+    if !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        k.to_string()
+    } else {
+        q(k)
+    }
+}
+
+fn network(n: &Network) -> String {
+    match n {
+        Network::Off => "false".into(),
+        Network::On => "true".into(),
+        Network::Hosts(h) => format!(
+            "[{}]",
+            h.iter().map(|s| q(s)).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// One item per line, each with its origin.
+fn list<'a>(out: &mut String, name: &str, items: impl Iterator<Item = (String, &'a Origin)>) {
+    let items: Vec<_> = items.collect();
+    if items.is_empty() {
+        let _ = writeln!(out, "{name} = []");
+        return;
+    }
+    let _ = writeln!(out, "{name} = [");
+    for (v, o) in items {
+        let _ = writeln!(out, "    {v},  {}", from(o));
+    }
+    let _ = writeln!(out, "]");
+}
+
+/// Renders the merged config with provenance.
+pub fn render(config: &Config) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# safesh: merged configuration");
+    let _ = writeln!(out, "# sources, in merge order:");
+    let _ = writeln!(out, "#   built-in defaults (applied)");
+    for s in &config.sources {
+        let state = if s.applied {
+            "applied"
+        } else {
+            "IGNORED: not trusted"
+        };
+        let _ = writeln!(out, "#   {} {} ({state})", s.layer, s.path.display());
+    }
+    for w in &config.warnings {
+        let _ = writeln!(out, "# warning: {w}");
+    }
+    if let Some(s) = &config.state_dir {
+        let _ = writeln!(out, "# state directory: {}", s.display());
+    }
+
+    let sb = &config.sandbox;
+    let _ = writeln!(out, "\n[sandbox]");
+    list(
+        &mut out,
+        "read",
+        sb.read
+            .iter()
+            .map(|e| (q(&e.path.to_string_lossy()), &e.origin)),
+    );
+    list(
+        &mut out,
+        "write",
+        sb.write
+            .iter()
+            .map(|e| (q(&e.path.to_string_lossy()), &e.origin)),
+    );
+    list(
+        &mut out,
+        "path",
+        sb.path
+            .iter()
+            .map(|e| (q(&e.path.to_string_lossy()), &e.origin)),
+    );
+    let net_from = if sb.network == Network::Off {
+        "# built-in"
+    } else {
+        "# from config"
+    };
+    let _ = writeln!(out, "network = {}  {net_from}", network(&sb.network));
+    let weak_from = if sb.allow_weaker {
+        "# from config"
+    } else {
+        "# built-in"
+    };
+    let _ = writeln!(out, "allow_weaker = {}  {weak_from}", sb.allow_weaker);
+
+    let _ = writeln!(out, "\n[limits]");
+    let l = &config.limits;
+    let limits = [
+        ("timeout_ms", l.timeout_ms),
+        ("script_timeout_ms", l.script_timeout_ms),
+        ("max_timeout_ms", l.max_timeout_ms),
+        ("output_bytes", l.output_bytes),
+        ("memory_mb", l.memory_mb),
+        ("processes", l.processes),
+        ("file_size_mb", l.file_size_mb),
+        ("loop_iterations", l.loop_iterations),
+        ("call_depth", l.call_depth),
+        ("commands", l.commands),
+        ("substitution_depth", l.substitution_depth),
+        ("brace_expansion", l.brace_expansion),
+        ("string_bytes", l.string_bytes),
+    ];
+    let mut any = false;
+    for (k, v) in limits {
+        if let Some(v) = v {
+            any = true;
+            let _ = writeln!(out, "{k} = {v}  # from config");
+        }
+    }
+    if !any {
+        let _ = writeln!(out, "# all limits at their built-in values");
+    }
+
+    let _ = writeln!(out, "\n[env]");
+    list(
+        &mut out,
+        "allow",
+        config.env.allow.iter().map(|g| (q(&g.written), &g.origin)),
+    );
+    list(
+        &mut out,
+        "mask",
+        config.env.mask.iter().map(|g| (q(&g.written), &g.origin)),
+    );
+
+    if config.commands.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n# no [commands.*] rules: no external program is allowed"
+        );
+    }
+    for r in &config.commands {
+        rule(&mut out, &format!("commands.{}", key(&r.key)), r);
+    }
+
+    for n in &config.nudges {
+        let _ = writeln!(out, "\n[[nudge]]  {}", from(&n.origin));
+        let cmds: Vec<_> = n.commands.iter().map(|c| q(c)).collect();
+        let _ = writeln!(out, "commands = [{}]", cmds.join(", "));
+        let _ = writeln!(out, "message = {}", q(&n.message));
+        let _ = writeln!(out, "suggest = {}", q(&n.suggest));
+    }
+
+    let _ = writeln!(out, "\n[labels]");
+    list(
+        &mut out,
+        "secret",
+        config.labels.secret.iter().map(|(include, g)| {
+            let bang = if *include { "" } else { "!" };
+            (
+                format!(
+                    "{}  # {}",
+                    q(&format!("{bang}{}", g.pattern)),
+                    q(&g.written)
+                ),
+                &g.origin,
+            )
+        }),
+    );
+    for (name, label) in &config.labels.named {
+        let _ = writeln!(out, "\n[labels.{}]", key(name));
+        let env: Vec<_> = label.env.iter().map(|c| q(c)).collect();
+        let _ = writeln!(out, "env = [{}]", env.join(", "));
+        list(
+            &mut out,
+            "files",
+            label.files.iter().map(|g| (q(&g.pattern), &g.origin)),
+        );
+        let hosts: Vec<_> = label.may_flow_to.iter().map(|c| q(c)).collect();
+        let _ = writeln!(out, "may_flow_to = [{}]", hosts.join(", "));
+    }
+
+    for r in &config.rules {
+        let _ = writeln!(out, "\n[[rule]]  {}", from(&r.origin));
+        let _ = writeln!(out, "name = {}", q(&r.name));
+        let _ = writeln!(out, "commit_point = {}", q(&r.commit_point));
+        let when: Vec<_> = r
+            .when
+            .iter()
+            .map(|(k, v)| format!("{} = {}", key(k), q(v)))
+            .collect();
+        let _ = writeln!(out, "when = {{ {} }}", when.join(", "));
+        let _ = writeln!(out, "verdict = {}", q(&r.verdict));
+    }
+    for a in &config.approvals {
+        let _ = writeln!(out, "\n[[approval]]  # from config\naction = {}", q(a));
+    }
+    if let Some(t) = &config.mcp_token_file {
+        let _ = writeln!(
+            out,
+            "\n[mcp]\nhttp_token_file = {}  # from config",
+            q(&t.to_string_lossy())
+        );
+    }
+    out
+}
+
+fn rule(out: &mut String, header: &str, r: &CommandRule) {
+    let origins: Vec<_> = r.origins.iter().map(|o| o.to_string()).collect();
+    let _ = writeln!(out, "\n[{header}]  # from {}", origins.join(", "));
+    match &r.matcher {
+        NameMatcher::Name(_) => {}
+        NameMatcher::Path(p) => {
+            let _ = writeln!(out, "# matches the program {}", p.display());
+        }
+        NameMatcher::Glob(g) => {
+            let _ = writeln!(out, "# matches programs {}", g.pattern);
+        }
+    }
+    match &r.allow {
+        None => {}
+        Some(Allow::All) => {
+            let _ = writeln!(out, "allow = true");
+        }
+        Some(Allow::Deny) => {
+            let _ = writeln!(out, "allow = false  # a deny beats every allow");
+        }
+        Some(Allow::Subcommands(s)) => {
+            let s: Vec<_> = s.iter().map(|c| q(c)).collect();
+            let _ = writeln!(out, "allow = [{}]", s.join(", "));
+        }
+    }
+    for (name, v) in [
+        ("deny_flags", &r.deny_flags),
+        ("require_flags", &r.require_flags),
+        ("value_flags", &r.value_flags),
+    ] {
+        if !v.is_empty() {
+            let s: Vec<_> = v.iter().map(|c| q(c)).collect();
+            let _ = writeln!(out, "{name} = [{}]", s.join(", "));
+        }
+    }
+    if !r.arg_patterns.is_empty() {
+        let _ = writeln!(out, "arg_patterns = {{");
+        for p in &r.arg_patterns {
+            let _ = writeln!(
+                out,
+                "    {} = {},  {}",
+                q(&p.flag),
+                q(&p.written),
+                from(&p.origin)
+            );
+        }
+        let _ = writeln!(out, "}}");
+    }
+    for (name, v) in [("read", &r.read), ("write", &r.write), ("exec", &r.exec)] {
+        if !v.is_empty() {
+            list(out, name, v.iter().map(|g| (q(&g.pattern), &g.origin)));
+        }
+    }
+    if let Some(n) = &r.network {
+        let _ = writeln!(out, "network = {}", network(n));
+    }
+    for (name, sub) in &r.subcommands {
+        rule(out, &format!("{header}.{}", key(name)), sub);
+    }
+}

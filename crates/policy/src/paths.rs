@@ -1,0 +1,232 @@
+//! Paths: resolution (`..`, symlinks — like `realpath -m`), the read and write
+//! roots, and protected paths that no command may write whether or not they exist.
+
+use std::path::{Component, Path, PathBuf};
+
+/// Resolves `path` (relative to `cwd`) the way the kernel would: symlinks of
+/// existing components are followed, `..` applies to the resolved parent, and the
+/// part that does not exist yet is kept as written (normalized).
+pub fn resolve(cwd: &Path, path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let mut out = PathBuf::from("/");
+    let mut pending: Vec<std::ffi::OsString> = joined
+        .components()
+        .rev()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_os_string()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    let mut links = 0;
+    let mut exists = true;
+    while let Some(c) = pending.pop() {
+        if c == ".." {
+            out.pop();
+            continue;
+        }
+        out.push(&c);
+        if !exists {
+            continue;
+        }
+        match std::fs::symlink_metadata(&out) {
+            Ok(m) if m.file_type().is_symlink() => {
+                links += 1;
+                if links > 40 {
+                    exists = false;
+                    continue;
+                }
+                let Ok(target) = std::fs::read_link(&out) else {
+                    continue;
+                };
+                out.pop();
+                if target.is_absolute() {
+                    out = PathBuf::from("/");
+                }
+                for tc in target.components().rev() {
+                    match tc {
+                        Component::Normal(s) => pending.push(s.to_os_string()),
+                        Component::ParentDir => pending.push("..".into()),
+                        _ => {}
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(_) => exists = false,
+        }
+    }
+    out
+}
+
+/// Lexical normalization (`a/./b/../c` → `a/c`), no disk access.
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Device files any command may read.
+const READABLE_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/full",
+    "/dev/stdin",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/tty",
+];
+
+/// Device files any command may write.
+const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/full"];
+
+/// Whether `p` is a standard device any command may use (`/dev/fd/N` too).
+pub fn is_device(p: &Path, write: bool) -> bool {
+    let list = if write {
+        WRITABLE_DEVICES
+    } else {
+        READABLE_DEVICES
+    };
+    list.iter().any(|d| p == Path::new(d))
+        || p.strip_prefix("/dev/fd")
+            .is_ok_and(|r| r.components().count() == 1)
+        || p.strip_prefix("/proc/self/fd")
+            .is_ok_and(|r| r.components().count() == 1)
+}
+
+/// Shell start-up files: writing one plants code in the human's next shell.
+const RC_FILES: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".bash_aliases",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".kshrc",
+    ".mkshrc",
+    ".cshrc",
+    ".tcshrc",
+    ".login",
+    ".logout",
+    ".inputrc",
+    ".envrc",
+    ".xprofile",
+    ".xinitrc",
+    ".xsession",
+];
+
+/// Why a path is protected.
+pub fn protected_reason(
+    path: &Path,
+    home: Option<&Path>,
+    state: Option<&Path>,
+) -> Option<&'static str> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name == "safesh.toml" {
+        return Some("safesh config files can only be changed by the human");
+    }
+    if RC_FILES.contains(&name) {
+        return Some("shell start-up files would run code in the human's next shell");
+    }
+    if let Some(state) = state
+        && path.starts_with(state)
+    {
+        return Some("safesh's own state (audit log, labels, trust) cannot be written by commands");
+    }
+    if let Some(home) = home {
+        for p in [
+            ".config/safesh",
+            ".config/fish",
+            ".ssh/authorized_keys",
+            ".ssh/config",
+            ".ssh/rc",
+            ".gitconfig",
+            ".config/git",
+        ] {
+            if path.starts_with(home.join(p)) {
+                return Some("user configuration that runs code or grants access is protected");
+            }
+        }
+    }
+    let comps: Vec<&std::ffi::OsStr> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    for (i, c) in comps.iter().enumerate() {
+        if *c == ".git" {
+            match comps.get(i + 1).and_then(|n| n.to_str()) {
+                Some("hooks") => return Some("git hooks run code on the next git command"),
+                Some("config") if i + 2 == comps.len() => {
+                    return Some("git's config can make git run programs");
+                }
+                None => return Some("git's config can make git run programs"),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolve_follows_symlinks_then_dotdot() {
+        let d = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = std::fs::canonicalize(d.path()).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(root.join("a/b")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(root.join("a/b"), root.join("l"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(resolve(&root, Path::new("l/../x")), root.join("a/x"));
+        assert_eq!(
+            resolve(&root, Path::new("nope/../../y")),
+            root.parent().unwrap_or(&root).join("y")
+        );
+        assert_eq!(
+            resolve(&root, Path::new("/etc/../etc/passwd")),
+            PathBuf::from("/etc/passwd")
+        );
+    }
+
+    #[test]
+    fn protected_paths() {
+        let p = |s: &str| {
+            protected_reason(
+                Path::new(s),
+                Some(Path::new("/h")),
+                Some(Path::new("/h/.local/state/safesh")),
+            )
+        };
+        assert!(p("/p/safesh.toml").is_some());
+        assert!(p("/p/.git/hooks/pre-commit").is_some());
+        assert!(p("/p/.git/hooks").is_some());
+        assert!(p("/p/.git/config").is_some());
+        assert!(p("/p/.git").is_some());
+        assert!(p("/p/.git/objects/ab").is_none());
+        assert!(p("/h/.bashrc").is_some());
+        assert!(p("/h/.local/state/safesh/audit.log").is_some());
+        assert!(p("/p/src/main.rs").is_none());
+    }
+}
