@@ -39,6 +39,7 @@ fuzz_target!(|data: &[u8]| {
         args: Vec::new(),
         write_roots: Some(vec![dir.clone()]),
         on_calling_thread: false,
+        policy: None,
     });
     let _ = session.exec(script, InputSource::Empty, OutputTarget::Separate { cap: 64 * 1024 });
     let _ = std::fs::remove_dir_all(&dir);

@@ -37,10 +37,26 @@ impl<'a> ShellHost<'a> {
 
 /// Turns a utility's interruption back into the refusal it carries.
 pub(crate) fn refusal_of(i: Interrupt) -> Refusal {
-    match i.0.downcast::<Refusal>() {
-        Ok(r) => *r,
+    let e = match i.0.downcast::<Refusal>() {
+        Ok(r) => return *r,
+        Err(e) => e,
+    };
+    match e.downcast::<safesh_utils::ShellString>() {
+        Ok(s) => shell_string_refusal(&s.0),
         Err(e) => Refusal::new(ErrorCode::ExecutionError, e.to_string()),
     }
+}
+
+/// A utility would hand a string to a shell: blocked like a shell itself.
+pub(crate) fn shell_string_refusal(what: &str) -> Refusal {
+    let name = what.split(':').next().unwrap_or(what).to_string();
+    Refusal::new(
+        ErrorCode::Blocked,
+        format!("{what}: this would hand a string to a shell"),
+    )
+    .rule("blocklist.shell-strings")
+    .command(name)
+    .suggest("run the command directly in the script (pipe the data to it, or loop over the lines with `while read`)")
 }
 
 impl Host for ShellHost<'_> {

@@ -9,8 +9,8 @@ use crate::error::Refusal;
 use crate::interp::Shell;
 use crate::interp::simple::Resolved;
 use safesh_policy::{Decision, Kind, Policy, Request, Resolver};
-use safesh_syntax::ast::{self, Command, CompoundCommand};
 use safesh_syntax::WordPiece;
+use safesh_syntax::ast::{self, Command, CompoundCommand};
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -59,7 +59,11 @@ impl Shell {
     }
 
     /// Walks `program` and decides each command it can (for `safesh check`).
-    pub(crate) fn check_program(&self, program: &ast::Program, stop_at_first: bool) -> Vec<Checked> {
+    pub(crate) fn check_program(
+        &self,
+        program: &ast::Program,
+        stop_at_first: bool,
+    ) -> Vec<Checked> {
         let Some(policy) = self.shared.policy.clone() else {
             return Vec::new();
         };
@@ -73,6 +77,7 @@ impl Shell {
             stop_at_first,
             depth: 0,
             line_base: 0,
+            cwd_known: !changes_directory(program),
         };
         w.program(program);
         w.out
@@ -108,6 +113,17 @@ impl Resolver for ShellResolver<'_> {
         self.shell.policy_kind(self.policy, name, false)
     }
 
+    fn check_utility(&self, argv: &[String]) -> Option<Refusal> {
+        let name = argv.first()?;
+        let args = &argv[1..];
+        let escape = match name.rsplit('/').next()? {
+            "awk" | "mawk" | "gawk" | "nawk" => safesh_tools_awk::shell_escape(args),
+            "sed" => safesh_tools_regex::sed::shell_escape(args),
+            _ => None,
+        }?;
+        Some(crate::host::shell_string_refusal(&escape))
+    }
+
     fn check_script(&self, text: &str) -> Option<Refusal> {
         let script = match self.shell.parse_cached(text) {
             Ok(s) => s,
@@ -125,6 +141,9 @@ struct Walker<'p> {
     stop_at_first: bool,
     depth: usize,
     line_base: usize,
+    /// False when the text changes directory somewhere: relative paths are then
+    /// decided at run time.
+    cwd_known: bool,
 }
 
 /// Nested text (`$(…)` inside `$(…)`) is walked at most this deep.
@@ -193,7 +212,11 @@ fn collect_functions(p: &ast::Program, out: &mut HashSet<String>) {
 
 impl Walker<'_> {
     fn done(&self) -> bool {
-        self.stop_at_first && self.out.iter().any(|c| matches!(c.verdict, Verdict::Refuse(_)))
+        self.stop_at_first
+            && self
+                .out
+                .iter()
+                .any(|c| matches!(c.verdict, Verdict::Refuse(_)))
     }
 
     fn program(&mut self, p: &ast::Program) {
@@ -337,12 +360,19 @@ impl Walker<'_> {
         for w in &words {
             self.nested_in_word(w);
         }
-        let line = words.first().map(|w| self.line_of(w)).unwrap_or(self.line_base + 1);
+        let line = words
+            .first()
+            .map(|w| self.line_of(w))
+            .unwrap_or(self.line_base + 1);
         for r in &redirects {
             self.redirect(r, line);
         }
         let Some(first) = words.first() else { return };
-        let text = words.iter().map(|w| w.value.as_str()).collect::<Vec<_>>().join(" ");
+        let text = words
+            .iter()
+            .map(|w| w.value.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
         // The name alone fixed: decide what can be decided on the name.
         if !is_static(&first.value) {
             self.out.push(Checked {
@@ -397,6 +427,7 @@ impl Walker<'_> {
                     cwd: &cwd,
                     kind: kind.clone(),
                     force: self.shell.shared.force,
+                    cwd_known: self.cwd_known,
                 },
                 &resolver,
             )
@@ -408,6 +439,7 @@ impl Walker<'_> {
                     cwd: &cwd,
                     kind: kind.clone(),
                     force: self.shell.shared.force,
+                    cwd_known: self.cwd_known,
                 },
                 &resolver,
             ) {
@@ -477,6 +509,9 @@ impl Walker<'_> {
             return;
         };
         let [field] = fields.as_slice() else { return };
+        if !self.cwd_known && !field.text.starts_with('/') {
+            return;
+        }
         let cwd = self.shell.cwd.clone();
         let path = Path::new(&field.text);
         let result = if write {
@@ -538,11 +573,21 @@ impl Walker<'_> {
     }
 }
 
+/// Whether the text may change the working directory (`cd`, `pushd`, `popd`,
+/// anywhere, even inside strings: erring this way only defers decisions).
+fn changes_directory(program: &ast::Program) -> bool {
+    let text = program.to_string();
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| matches!(w, "cd" | "pushd" | "popd"))
+}
+
 /// A refusal that holds whatever the arguments turn out to be.
 fn name_only(r: &Refusal) -> bool {
     use crate::error::ErrorCode as C;
     matches!(r.code, C::Blocked | C::CommandNotWhitelisted | C::Nudge)
-        && !r.details.rule.as_deref().is_some_and(|x| x.ends_with(".allow") || x.starts_with("nudge.git") || x == "nudge.long-sleep")
+        && !r.details.rule.as_deref().is_some_and(|x| {
+            x.ends_with(".allow") || x.starts_with("nudge.git") || x == "nudge.long-sleep"
+        })
 }
 
 /// True if the word's expansion is fixed by its text: no parameter, command or

@@ -41,6 +41,10 @@ pub struct Request<'a> {
     pub kind: Kind,
     /// `force`: override nudges (and nothing else).
     pub force: bool,
+    /// False when the working directory may change before the command runs (the
+    /// pre-run pass of a script that uses `cd`): relative paths are then left
+    /// to the run-time decision.
+    pub cwd_known: bool,
 }
 
 /// The verdict on one command.
@@ -62,6 +66,12 @@ pub trait Resolver {
     /// `flock F -c TEXT`): the first refusal in it, if any. `None` also when the
     /// text cannot be decided now.
     fn check_script(&self, text: &str) -> Option<Refusal>;
+    /// Refusals an in-process utility's own program text implies (awk
+    /// `system()`, sed `e`: they would hand a string to a shell).
+    fn check_utility(&self, argv: &[String]) -> Option<Refusal> {
+        let _ = argv;
+        None
+    }
 }
 
 /// The policy: the merged config plus the roots made ready for checks.
@@ -282,6 +292,9 @@ impl Policy {
                 if let Some(r) = self.apply_rules(&base, args, &rules, false) {
                     return Decision::Refuse(r);
                 }
+                if let Some(r) = resolver.check_utility(req.argv) {
+                    return Decision::Refuse(r);
+                }
                 if let Some(r) = self.utility_paths(req) {
                     return Decision::Refuse(r);
                 }
@@ -331,6 +344,7 @@ impl Policy {
                             cwd: req.cwd,
                             kind,
                             force: req.force,
+                            cwd_known: req.cwd_known,
                         };
                         if let Decision::Refuse(r) = self.decide_at(&sub, resolver, depth + 1) {
                             return Decision::Refuse(r);
@@ -592,11 +606,28 @@ impl Policy {
         );
         for (rule, rule_name) in &all {
             for denied in &rule.deny_flags {
-                if let Some(f) = parsed
-                    .flags
-                    .iter()
-                    .find(|f| flags::matches_denied(&f.name, denied, &knowledge))
-                {
+                // Single-dash long options (`-exec`, `-toolexec`) are matched whole.
+                let single_dash_long = denied.len() > 2 && !denied.starts_with("--");
+                let raw_hit = single_dash_long
+                    && args.iter().take_while(|a| *a != "--").any(|a| {
+                        a == denied
+                            || a.strip_prefix(denied.as_str())
+                                .is_some_and(|r| r.starts_with('='))
+                    });
+                let hit = if raw_hit {
+                    Some(flags::FlagUse {
+                        name: denied.clone(),
+                        value: None,
+                        index: 0,
+                    })
+                } else {
+                    parsed
+                        .flags
+                        .iter()
+                        .find(|f| flags::matches_denied(&f.name, denied, &knowledge))
+                        .cloned()
+                };
+                if let Some(f) = hit {
                     let mut r = Refusal::new(
                         ErrorCode::FlagNotAllowed,
                         format!(
@@ -670,6 +701,9 @@ impl Policy {
         let mut argv = req.argv.to_vec();
         argv[0] = base.clone();
         for (p, access) in operands::paths(&argv) {
+            if !req.cwd_known && !p.starts_with('/') && !p.starts_with('~') {
+                continue;
+            }
             let path = expand_tilde(&p, self.config.home.as_deref());
             let r = match access {
                 Access::Read => self.check_read(req.cwd, &path),
@@ -707,6 +741,9 @@ impl Policy {
                 || std::fs::symlink_metadata(req.cwd.join(candidate))
                     .is_ok_and(|m| m.file_type().is_symlink());
             if !looks {
+                continue;
+            }
+            if !req.cwd_known && !candidate.starts_with('/') && !candidate.starts_with('~') {
                 continue;
             }
             let path = expand_tilde(candidate, self.config.home.as_deref());

@@ -132,7 +132,7 @@ pub fn matches_denied(used: &str, denied: &str, knowledge: &Knowledge) -> bool {
 /// True if the flag as given (`used`) satisfies the required flag `required` (exact
 /// name or a known alias; abbreviations do not count, the program might reject them).
 pub fn matches_required(used: &str, required: &str, knowledge: &Knowledge) -> bool {
-    alias_group(required, knowledge).iter().any(|d| used == *d)
+    alias_group(required, knowledge).contains(&used)
 }
 
 fn alias_group<'a>(name: &'a str, knowledge: &Knowledge) -> Vec<&'a str> {
@@ -300,6 +300,177 @@ pub fn knowledge(program: &str) -> Knowledge {
                 "-X",
             ],
             aliases: &[&["-f", "--file"], &["-C", "--directory"]],
+        },
+        "sort" => Knowledge {
+            value_flags: &[
+                "-k",
+                "-t",
+                "-o",
+                "-S",
+                "-T",
+                "--key",
+                "--field-separator",
+                "--output",
+                "--buffer-size",
+                "--temporary-directory",
+            ],
+            aliases: &[
+                &["-o", "--output"],
+                &["-r", "--reverse"],
+                &["-u", "--unique"],
+                &["-n", "--numeric-sort"],
+                &["-k", "--key"],
+                &["-t", "--field-separator"],
+                &["-T", "--temporary-directory"],
+            ],
+        },
+        "grep" | "egrep" | "fgrep" => Knowledge {
+            value_flags: &[
+                "-e",
+                "-f",
+                "-m",
+                "-A",
+                "-B",
+                "-C",
+                "--regexp",
+                "--file",
+                "--max-count",
+            ],
+            aliases: &[
+                &["-r", "--recursive"],
+                &["-R", "--dereference-recursive"],
+                &["-e", "--regexp"],
+                &["-f", "--file"],
+                &["-i", "--ignore-case"],
+                &["-v", "--invert-match"],
+                &["-l", "--files-with-matches"],
+            ],
+        },
+        "sed" => Knowledge {
+            value_flags: &["-e", "-f", "-l", "--expression", "--file"],
+            aliases: &[
+                &["-i", "--in-place"],
+                &["-e", "--expression"],
+                &["-f", "--file"],
+                &["-n", "--quiet", "--silent"],
+                &["-E", "-r", "--regexp-extended"],
+                &["-s", "--separate"],
+                &["-z", "--null-data"],
+            ],
+        },
+        "tee" => Knowledge {
+            value_flags: &[],
+            aliases: &[&["-a", "--append"], &["-i", "--ignore-interrupts"]],
+        },
+        "head" | "tail" => Knowledge {
+            value_flags: &["-n", "-c", "--lines", "--bytes"],
+            aliases: &[
+                &["-n", "--lines"],
+                &["-c", "--bytes"],
+                &["-f", "--follow"],
+                &["-q", "--quiet", "--silent"],
+            ],
+        },
+        "mkdir" => Knowledge {
+            value_flags: &["-m", "--mode"],
+            aliases: &[
+                &["-p", "--parents"],
+                &["-m", "--mode"],
+                &["-v", "--verbose"],
+            ],
+        },
+        "chmod" | "chown" | "chgrp" => Knowledge {
+            value_flags: &["--reference"],
+            aliases: &[
+                &["-R", "--recursive"],
+                &["-v", "--verbose"],
+                &["-f", "--silent", "--quiet"],
+            ],
+        },
+        "ln" => Knowledge {
+            value_flags: &["-t", "--target-directory", "-S", "--suffix"],
+            aliases: &[
+                &["-s", "--symbolic"],
+                &["-f", "--force"],
+                &["-n", "--no-dereference"],
+                &["-r", "--relative"],
+            ],
+        },
+        "ls" => Knowledge {
+            value_flags: &["-I", "-T", "-w", "--ignore", "--width"],
+            aliases: &[
+                &["-a", "--all"],
+                &["-A", "--almost-all"],
+                &["-R", "--recursive"],
+                &["-r", "--reverse"],
+            ],
+        },
+        "xargs" => Knowledge {
+            value_flags: &[
+                "-a",
+                "-d",
+                "-E",
+                "-I",
+                "-L",
+                "-n",
+                "-P",
+                "-s",
+                "--arg-file",
+                "--delimiter",
+                "--replace",
+                "--max-args",
+                "--max-procs",
+            ],
+            aliases: &[
+                &["-0", "--null"],
+                &["-I", "--replace", "-i"],
+                &["-n", "--max-args"],
+                &["-P", "--max-procs"],
+                &["-r", "--no-run-if-empty"],
+            ],
+        },
+        "wc" => Knowledge {
+            value_flags: &[],
+            aliases: &[
+                &["-l", "--lines"],
+                &["-w", "--words"],
+                &["-c", "--bytes"],
+                &["-m", "--chars"],
+            ],
+        },
+        "uniq" => Knowledge {
+            value_flags: &["-f", "-s", "-w"],
+            aliases: &[
+                &["-c", "--count"],
+                &["-d", "--repeated"],
+                &["-u", "--unique"],
+                &["-i", "--ignore-case"],
+            ],
+        },
+        "cut" => Knowledge {
+            value_flags: &["-b", "-c", "-d", "-f"],
+            aliases: &[
+                &["-d", "--delimiter"],
+                &["-f", "--fields"],
+                &["-b", "--bytes"],
+                &["-c", "--characters"],
+            ],
+        },
+        "touch" => Knowledge {
+            value_flags: &["-d", "-t", "-r", "--date", "--reference"],
+            aliases: &[
+                &["-r", "--reference"],
+                &["-d", "--date"],
+                &["-c", "--no-create"],
+            ],
+        },
+        "python" | "python3" | "python2" => Knowledge {
+            value_flags: &["-c", "-m", "-W", "-X"],
+            aliases: &[],
+        },
+        "node" => Knowledge {
+            value_flags: &["-e", "-p", "-r", "--eval", "--print", "--require"],
+            aliases: &[&["-e", "--eval"], &["-p", "--print"], &["-r", "--require"]],
         },
         _ => Knowledge::default(),
     }

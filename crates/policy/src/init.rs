@@ -258,7 +258,11 @@ pub fn write(dir: &Path, force: bool) -> Result<PathBuf, InitError> {
                 std::io::ErrorKind::AlreadyExists => InitError::Exists { path: path.clone() },
                 _ => io(e),
             })?;
-        std::io::Write::write_all(&mut f, text.as_bytes()).map_err(io)?;
+        if let Err(e) = std::io::Write::write_all(&mut f, text.as_bytes()) {
+            // A half-written file would make the next `safesh init` refuse.
+            let _ = std::fs::remove_file(&path);
+            return Err(io(e));
+        }
         return Ok(path);
     }
     // Overwriting: write beside it and rename over it, so a symlink named
@@ -525,15 +529,6 @@ const EMPTY: Rule = Rule {
     subs: &[],
 };
 
-/// The C toolchain: what cc needs to compile and link.
-const CC: &[&str] = &[
-    "/usr/bin/cc",
-    "/usr/bin/c++",
-    "/usr/bin/ld",
-    "/usr/lib/gcc/**",
-    "/usr/libexec/gcc/**",
-];
-
 const RUST: &[Rule] = &[
     Rule {
         key: "cargo",
@@ -733,7 +728,6 @@ const GO: &[Rule] = &[
             why: "`go env -w` writes Go's own config, changing every later build.",
             deny_flags: &["-w", "-u"],
         }],
-        ..EMPTY
     },
     Rule {
         key: "gofmt",
@@ -1127,20 +1121,31 @@ fn comment(out: &mut String, text: &str) {
     }
 }
 
-/// Writes `name = ["a", "b"]`, one item a line when it would be long.
+/// Writes `name = ["a", "b"]`, filling lines of at most 88 columns when it does
+/// not fit on one.
 fn list(out: &mut String, name: &str, items: &[&str]) {
+    const WIDTH: usize = 88;
     let quoted: Vec<String> = items.iter().map(|s| quote(s)).collect();
     let one_line = format!("{name} = [{}]", quoted.join(", "));
-    if one_line.len() <= 88 {
+    if one_line.len() <= WIDTH {
         out.push_str(&one_line);
         out.push('\n');
         return;
     }
-    let _ = writeln!(out, "{name} = [");
+    let _ = write!(out, "{name} = [");
+    let mut line = String::new();
     for q in quoted {
-        let _ = writeln!(out, "    {q},");
+        if !line.is_empty() && 4 + line.len() + 1 + q.len() + 1 > WIDTH {
+            let _ = write!(out, "\n    {line}");
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&q);
+        line.push(',');
     }
-    out.push_str("]\n");
+    let _ = write!(out, "\n    {line}\n]\n");
 }
 
 /// A TOML basic string.

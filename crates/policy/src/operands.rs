@@ -363,6 +363,36 @@ pub fn paths(argv: &[String]) -> Vec<(String, Access)> {
         }
         operands.push(a.clone());
     }
+    // rm and rmdir refuse `.` and `..` themselves (as GNU does).
+    if matches!(name.as_str(), "rm" | "rmdir") {
+        operands.retain(|o| !(o == "." || o == ".." || o.ends_with("/.") || o.ends_with("/..")));
+    }
+    // `ln -s TARGET LINK`: the target is text stored in the link, not a path
+    // touched now; a hard link's source must be writable (the link would be).
+    if name == "ln" {
+        let symbolic = args.iter().any(|a| {
+            a == "--symbolic" || (a.starts_with('-') && !a.starts_with("--") && a.contains('s'))
+        });
+        let n = operands.len();
+        if symbolic {
+            if n > 1 {
+                operands.drain(..n - 1);
+            }
+            out.extend(operands.into_iter().map(|o| (o, Write)));
+            if let Some(t) = target_dir {
+                out.push((t, Write));
+            }
+            return out;
+        } else {
+            let mut out_ln: Vec<(String, Access)> =
+                operands.iter().map(|o| (o.clone(), Write)).collect();
+            if let Some(t) = target_dir {
+                out_ln.push((t, Write));
+            }
+            out.extend(out_ln);
+            return out;
+        }
+    }
     if matches!(name.as_str(), "awk" | "mawk" | "gawk") {
         operands.retain(|o| !o.contains('=') || o.starts_with('/') || o.starts_with('.'));
     }

@@ -70,22 +70,16 @@ impl std::fmt::Display for ErrorCode {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Details {
     /// The command concerned.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     /// The flag concerned.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub flag: Option<String>,
     /// The path concerned.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// The rule or limit that made the decision.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
     /// What is allowed instead.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub allowed: Vec<String>,
     /// The approval a human must grant.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub approval_id: Option<String>,
     /// Where in the script (`line L, column C`).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -1,5 +1,8 @@
 //! Integration tests of the policy crate.
 
+// Tests: a failed fixture setup should abort loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "policy/config.rs"]
 mod config;
 #[path = "policy/init.rs"]

@@ -186,7 +186,11 @@ pub fn main() -> i32 {
     };
     let mut limits = limits_from(policy.config());
     if let Some(t) = cli.timeout_ms {
-        let max = policy.config().limits.max_timeout_ms.unwrap_or(DEFAULT_MAX_TIMEOUT_MS);
+        let max = policy
+            .config()
+            .limits
+            .max_timeout_ms
+            .unwrap_or(DEFAULT_MAX_TIMEOUT_MS);
         limits.script_timeout_ms = t.min(max);
     }
     let (text, arg0, args, stdin_is_script) = match cli.job {

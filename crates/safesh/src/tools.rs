@@ -11,7 +11,11 @@ use std::path::PathBuf;
 
 /// Where the config layers are looked for, from this process's environment.
 fn load_options(config_file: Option<&str>) -> LoadOptions {
-    let env_path = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env_path = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     LoadOptions {
         config_file: config_file.map(|f| cwd.join(f)),
@@ -112,7 +116,9 @@ fn check(args: &[String], config_file: Option<&str>, mut json: bool) -> i32 {
             return 1;
         }
     };
-    let allowed = !checked.iter().any(|c| matches!(c.verdict, Verdict::Refuse(_)));
+    let allowed = !checked
+        .iter()
+        .any(|c| matches!(c.verdict, Verdict::Refuse(_)));
     let mut out = std::io::stdout();
     if json {
         let commands: Vec<_> = checked.iter().map(entry_json).collect();
@@ -156,7 +162,12 @@ fn entry_json(c: &Checked) -> serde_json::Value {
 }
 
 fn entry_line(c: &Checked) -> String {
-    let head = format!("line {:>3}  {:<9} {}", c.line, verdict_name(&c.verdict), c.text);
+    let head = format!(
+        "line {:>3}  {:<9} {}",
+        c.line,
+        verdict_name(&c.verdict),
+        c.text
+    );
     match &c.verdict {
         Verdict::Refuse(r) => {
             let mut s = format!("{head}\n           {}: {}", r.code, r.message);
@@ -183,13 +194,19 @@ fn config_cmd(args: &[String], config_file: Option<&str>) -> i32 {
             }
             Err(e) => fail(format!("config error: {e}")),
         },
-        Some(other) => fail(format!("config: unknown subcommand {other} (try `safesh config show`)")),
+        Some(other) => fail(format!(
+            "config: unknown subcommand {other} (try `safesh config show`)"
+        )),
     }
 }
 
 fn explain(args: &[String]) -> i32 {
     let Some(code) = args.first() else {
-        let _ = writeln!(std::io::stdout(), "codes: {}", safesh_policy::explain::codes().join(" "));
+        let _ = writeln!(
+            std::io::stdout(),
+            "codes: {}",
+            safesh_policy::explain::codes().join(" ")
+        );
         return 0;
     };
     match safesh_policy::explain::explain(code) {
@@ -221,13 +238,20 @@ fn init(args: &[String]) -> i32 {
 }
 
 fn trust(args: &[String], config_file: Option<&str>, on: bool) -> i32 {
-    let file = match args.iter().find(|a| !a.starts_with('-')).map(String::as_str).or(config_file) {
+    let file = match args
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .or(config_file)
+    {
         Some(f) => PathBuf::from(f),
         None => {
             let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
             match config::find_project_file(&cwd) {
                 Some(f) => f,
-                None => return fail("no safesh.toml here or above; name the file: safesh trust FILE"),
+                None => {
+                    return fail("no safesh.toml here or above; name the file: safesh trust FILE");
+                }
             }
         }
     };
@@ -241,7 +265,11 @@ fn trust_path(file: &std::path::Path, on: bool) -> i32 {
     if on {
         match config::trust::trust_file(&state, file) {
             Ok(hash) => {
-                let _ = writeln!(std::io::stdout(), "trusted {} (sha256 {hash})", file.display());
+                let _ = writeln!(
+                    std::io::stdout(),
+                    "trusted {} (sha256 {hash})",
+                    file.display()
+                );
                 0
             }
             Err(e) => fail(format!("{}: {e}", file.display())),

@@ -175,7 +175,11 @@ fn awk_main(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let prog = match parser::parse(&src) {
         Ok(p) => p,
         Err(parser::ParseError::Syntax(m)) => return err(ctx, &m),
-        Err(parser::ParseError::Refused(m)) => return err(ctx, &m),
+        Err(parser::ParseError::Refused(m)) => {
+            return Err(safesh_utils::Interrupt(Box::new(
+                safesh_utils::ShellString(format!("awk: {m}")),
+            )));
+        }
     };
     let mut argv = vec!["awk".to_string()];
     argv.extend(args[i..].iter().cloned());
@@ -213,4 +217,30 @@ fn report(it: &mut interp::Interp<'_, '_>, e: interp::Ctl) -> i32 {
         let _ = writeln!(it.ctx.stderr, "awk: {m}");
     }
     2
+}
+
+/// Whether an awk command line given inline (`awk 'PROG' …`) runs commands
+/// (`system()`, `cmd | getline`, `print | cmd`): the refusal text, decided before
+/// anything runs. Programs from `-f` files are checked when they are read.
+pub fn shell_escape(args: &[String]) -> Option<String> {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if !a.starts_with('-') || a == "-" {
+            break;
+        }
+        match a.get(..2) {
+            Some("-f") => return None,
+            Some("-F" | "-v" | "-W") if a.len() == 2 => i += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    match parser::parse(args.get(i)?.as_bytes()) {
+        Err(parser::ParseError::Refused(m)) => Some(format!("awk: {m}")),
+        _ => None,
+    }
 }

@@ -12,6 +12,12 @@ use std::path::{Path, PathBuf};
 #[error("{0}")]
 pub struct Interrupt(pub Box<dyn std::error::Error + Send + Sync>);
 
+/// A utility was asked to hand a string to a shell (awk `system()` or pipes, sed
+/// `e`): the interpreter turns this into a BLOCKED refusal that stops the script.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ShellString(pub String);
+
 /// What a utility returns: its exit status, or an interruption to propagate.
 pub type UtilResult = Result<i32, Interrupt>;
 

@@ -16,13 +16,12 @@ fn normalize(p: &Path) -> PathBuf {
     }
 }
 
-fn change_dir(sh: &mut Shell, target: &str, label: &Label) -> bool {
+fn change_dir(sh: &mut Shell, target: &str, label: &Label) -> Result<bool, crate::interp::Stop> {
     let dest = normalize(&sh.cwd.join(target));
-    if let Err(r) = sh.check_read_path(&dest) {
-        sh.diag(format!("cd: {target}: {}", r.message));
-        return false;
-    }
-    match std::fs::metadata(&dest) {
+    // Outside the read roots: a refusal that stops the script (nothing there can
+    // be used anyway).
+    sh.check_read_path(&dest)?;
+    Ok(match std::fs::metadata(&dest) {
         Ok(m) if m.is_dir() => {
             let old = sh.cwd.to_string_lossy().into_owned();
             sh.cwd = dest;
@@ -40,7 +39,7 @@ fn change_dir(sh: &mut Shell, target: &str, label: &Label) -> bool {
             sh.diag(format!("cd: {target}: {}", safesh_utils::io_error_text(&e)));
             false
         }
-    }
+    })
 }
 
 pub(super) fn cd(sh: &mut Shell, argv: &[Field]) -> Exec {
@@ -76,7 +75,7 @@ pub(super) fn cd(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
         Some(f) => f.text.clone(),
     };
-    let ok = change_dir(sh, &target, &label);
+    let ok = change_dir(sh, &target, &label)?;
     sh.set_status(if ok { 0 } else { 1 });
     Ok(())
 }
@@ -118,7 +117,7 @@ pub(super) fn pushd(sh: &mut Shell, argv: &[Field]) -> Exec {
         return Ok(());
     };
     let here = sh.cwd.to_string_lossy().into_owned();
-    if change_dir(sh, &target, &label) {
+    if change_dir(sh, &target, &label)? {
         sh.dir_stack.push(here);
         print_stack(sh, &label);
         sh.set_status(0);
@@ -132,7 +131,7 @@ pub(super) fn popd(sh: &mut Shell, argv: &[Field]) -> Exec {
     let label = args_label(sh, argv);
     match sh.dir_stack.pop() {
         Some(d) => {
-            let ok = change_dir(sh, &d, &label);
+            let ok = change_dir(sh, &d, &label)?;
             if ok {
                 print_stack(sh, &label);
             }

@@ -159,7 +159,11 @@ impl Shell {
             .shared
             .next_job
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = self.shared.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+        let dir = self
+            .shared
+            .temp_dir
+            .clone()
+            .unwrap_or_else(std::env::temp_dir);
         let path = dir.join(format!("safesh-psub-{}-{n}", self.shared.pid));
         if let Err(e) = std::fs::write(&path, &captured.data) {
             return Err(Refusal::new(
@@ -280,9 +284,7 @@ impl Shell {
                         return Ok(());
                     }
                 }
-                self.diag(format!(
-                    "{name}: command not found"
-                ));
+                self.diag(format!("{name}: command not found"));
                 self.set_status(127);
                 Ok(())
             }
@@ -318,6 +320,7 @@ impl Shell {
             cwd: &self.cwd,
             kind: kind.clone(),
             force: self.shared.force,
+            cwd_known: true,
         };
         match policy.decide(&request, &resolver) {
             Decision::Refuse(mut r) => {
@@ -431,6 +434,13 @@ impl Shell {
             Ok(s) => {
                 self.status_label = cell.get();
                 self.set_status(s);
+                // A refusal the host raised inside the utility (a path outside the
+                // roots) stops the script like any other.
+                let raised = crate::io::lock(&self.shared.refusal).take();
+                if let Some(r) = raised {
+                    self.set_status(r.status());
+                    return Err(r.into());
+                }
                 Ok(())
             }
             Err(interrupt) => Err(crate::host::refusal_of(interrupt).into()),

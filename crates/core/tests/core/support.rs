@@ -16,6 +16,7 @@ pub fn run_with(dir: &Path, script: &str, limits: Limits) -> ExecOutcome {
         args: Vec::new(),
         write_roots: Some(vec![dir.to_path_buf()]),
         on_calling_thread: false,
+        policy: None,
     });
     s.exec(
         script,

@@ -389,7 +389,8 @@ fn wrong_type(cx: &Cx, k: &str, section: &str, v: &Val, expected: &str) -> Confi
     cx.err(
         v.span(),
         format!(
-            "`{k}` in {section} must be {expected}, found {}",
+            "`{k}` {} {section} must be {expected}, found {}",
+            if section == TOP { "at" } else { "in" },
             article(v.get_ref().type_str())
         ),
     )
@@ -541,11 +542,7 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
         let name = key_str(k);
         match name {
             "sandbox" => sandbox(cx, as_table(cx, name, TOP, v)?, &mut layer)?,
-            "limits" => limits(
-                cx,
-                as_table(cx, name, TOP, v)?,
-                &mut layer.limits,
-            )?,
+            "limits" => limits(cx, as_table(cx, name, TOP, v)?, &mut layer.limits)?,
             "env" => {
                 for (k, v) in entries(as_table(cx, name, TOP, v)?) {
                     match key_str(k) {
@@ -573,11 +570,7 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
                     layer.nudges.push(nudge(cx, t)?);
                 }
             }
-            "labels" => labels(
-                cx,
-                as_table(cx, name, TOP, v)?,
-                &mut layer.labels,
-            )?,
+            "labels" => labels(cx, as_table(cx, name, TOP, v)?, &mut layer.labels)?,
             "rule" => {
                 for t in array_of_tables(cx, name, v)? {
                     layer.rules.push(xrule(cx, t)?);
@@ -755,6 +748,23 @@ fn rule(
     let mut r = empty_rule(key, matcher, cx.origin(key_span));
     for (k, v) in entries(t) {
         let name = key_str(k);
+        // A table is a subcommand rule even under a key name (`[commands.docker.network]`):
+        // no rule key but `arg_patterns` takes a table.
+        if name != "arg_patterns"
+            && let Some(sub) = v.get_ref().as_table()
+        {
+            let sub_section = format!("{}.{}]", section.trim_end_matches(']'), quote_key(name));
+            let sr = rule(
+                cx,
+                name,
+                k.span(),
+                NameMatcher::Name(name.to_string()),
+                sub,
+                &sub_section,
+            )?;
+            r.subcommands.insert(name.to_string(), sr);
+            continue;
+        }
         match name {
             "allow" => {
                 r.allow = Some(match v.get_ref() {
@@ -808,22 +818,7 @@ fn rule(
             "write" => r.write = path_globs(cx, name, section, v)?,
             "exec" => r.exec = path_globs(cx, name, section, v)?,
             "network" => r.network = Some(network(cx, name, section, v)?),
-            _ => match v.get_ref().as_table() {
-                Some(sub) => {
-                    let sub_section =
-                        format!("{}.{}]", section.trim_end_matches(']'), quote_key(name));
-                    let sr = rule(
-                        cx,
-                        name,
-                        k.span(),
-                        NameMatcher::Name(name.to_string()),
-                        sub,
-                        &sub_section,
-                    )?;
-                    r.subcommands.insert(name.to_string(), sr);
-                }
-                None => return Err(unknown(cx, k, section, RULE_KEYS)),
-            },
+            _ => return Err(unknown(cx, k, section, RULE_KEYS)),
         }
     }
     Ok(r)

@@ -43,16 +43,27 @@ fn network(n: &Network) -> String {
     }
 }
 
-/// One item per line, each with its origin.
-fn list<'a>(out: &mut String, name: &str, items: impl Iterator<Item = (String, &'a Origin)>) {
+/// One item per line, each with its origin, and what was written when it was
+/// resolved to something else (`"data"` → `/p/data`).
+fn list<'a>(
+    out: &mut String,
+    name: &str,
+    items: impl Iterator<Item = (String, &'a str, &'a Origin)>,
+) {
     let items: Vec<_> = items.collect();
     if items.is_empty() {
         let _ = writeln!(out, "{name} = []");
         return;
     }
     let _ = writeln!(out, "{name} = [");
-    for (v, o) in items {
-        let _ = writeln!(out, "    {v},  {}", from(o));
+    for (v, written, o) in items {
+        let w = q(written);
+        let note = if w == v {
+            String::new()
+        } else {
+            format!(" (written {w})")
+        };
+        let _ = writeln!(out, "    {v},  {}{note}", from(o));
     }
     let _ = writeln!(out, "]");
 }
@@ -85,21 +96,21 @@ pub fn render(config: &Config) -> String {
         "read",
         sb.read
             .iter()
-            .map(|e| (q(&e.path.to_string_lossy()), &e.origin)),
+            .map(|e| (q(&e.path.to_string_lossy()), e.written.as_str(), &e.origin)),
     );
     list(
         &mut out,
         "write",
         sb.write
             .iter()
-            .map(|e| (q(&e.path.to_string_lossy()), &e.origin)),
+            .map(|e| (q(&e.path.to_string_lossy()), e.written.as_str(), &e.origin)),
     );
     list(
         &mut out,
         "path",
         sb.path
             .iter()
-            .map(|e| (q(&e.path.to_string_lossy()), &e.origin)),
+            .map(|e| (q(&e.path.to_string_lossy()), e.written.as_str(), &e.origin)),
     );
     let net_from = if sb.network == Network::Off {
         "# built-in"
@@ -146,12 +157,20 @@ pub fn render(config: &Config) -> String {
     list(
         &mut out,
         "allow",
-        config.env.allow.iter().map(|g| (q(&g.written), &g.origin)),
+        config
+            .env
+            .allow
+            .iter()
+            .map(|g| (q(&g.written), g.written.as_str(), &g.origin)),
     );
     list(
         &mut out,
         "mask",
-        config.env.mask.iter().map(|g| (q(&g.written), &g.origin)),
+        config
+            .env
+            .mask
+            .iter()
+            .map(|g| (q(&g.written), g.written.as_str(), &g.origin)),
     );
 
     if config.commands.is_empty() {
@@ -179,11 +198,8 @@ pub fn render(config: &Config) -> String {
         config.labels.secret.iter().map(|(include, g)| {
             let bang = if *include { "" } else { "!" };
             (
-                format!(
-                    "{}  # {}",
-                    q(&format!("{bang}{}", g.pattern)),
-                    q(&g.written)
-                ),
+                q(&format!("{bang}{}", g.pattern)),
+                g.written.as_str(),
                 &g.origin,
             )
         }),
@@ -195,7 +211,10 @@ pub fn render(config: &Config) -> String {
         list(
             &mut out,
             "files",
-            label.files.iter().map(|g| (q(&g.pattern), &g.origin)),
+            label
+                .files
+                .iter()
+                .map(|g| (q(&g.pattern), g.written.as_str(), &g.origin)),
         );
         let hosts: Vec<_> = label.may_flow_to.iter().map(|c| q(c)).collect();
         let _ = writeln!(out, "may_flow_to = [{}]", hosts.join(", "));
@@ -276,7 +295,12 @@ fn rule(out: &mut String, header: &str, r: &CommandRule) {
     }
     for (name, v) in [("read", &r.read), ("write", &r.write), ("exec", &r.exec)] {
         if !v.is_empty() {
-            list(out, name, v.iter().map(|g| (q(&g.pattern), &g.origin)));
+            list(
+                out,
+                name,
+                v.iter()
+                    .map(|g| (q(&g.pattern), g.written.as_str(), &g.origin)),
+            );
         }
     }
     if let Some(n) = &r.network {

@@ -1,4 +1,5 @@
 //! Config loading, merging, errors and trust.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
 use safesh_policy::config::{
     self, Allow, Config, ConfigError, LoadOptions, NameMatcher, Network, trust,
@@ -110,8 +111,16 @@ fn builtin_defaults() {
     assert_eq!(c.sandbox.network, Network::Off);
     assert!(!c.sandbox.allow_weaker);
     let allow: Vec<_> = c.env.allow.iter().map(|g| g.written.as_str()).collect();
-    assert_eq!(allow, ["HOME", "PATH", "LANG", "LC_ALL", "TERM", "USER", "TZ"]);
-    assert!(c.env.mask.iter().any(|g| g.matcher.is_match("GITHUB_TOKEN")));
+    assert_eq!(
+        allow,
+        ["HOME", "PATH", "LANG", "LC_ALL", "TERM", "USER", "TZ"]
+    );
+    assert!(
+        c.env
+            .mask
+            .iter()
+            .any(|g| g.matcher.is_match("GITHUB_TOKEN"))
+    );
     assert!(c.env.mask.iter().any(|g| g.matcher.is_match("AWS_REGION")));
     assert!(c.env.mask.iter().any(|g| g.matcher.is_match("DB_PASSWORD")));
     assert!(!c.env.mask.iter().any(|g| g.matcher.is_match("HOME")));
@@ -217,7 +226,10 @@ fn untrusted_project_is_ignored_with_warning() {
     assert!(c.warnings.is_empty());
 
     // Edited after trust (as a command could do): ignored again.
-    write(&p, "[commands.curl]\nallow = true\n[commands.sh]\nallow = true\n");
+    write(
+        &p,
+        "[commands.curl]\nallow = true\n[commands.sh]\nallow = true\n",
+    );
     let c = w.load();
     assert!(c.rule_for_name("curl").is_none());
     assert!(c.rule_for_name("sh").is_none());
@@ -254,7 +266,10 @@ fn config_file_is_trusted_as_given_and_skips_project() {
 #[test]
 fn config_file_relative_to_cwd() {
     let w = World::new();
-    write(&w.proj.join("conf/x.toml"), "[sandbox]\nread = [\"data\"]\n");
+    write(
+        &w.proj.join("conf/x.toml"),
+        "[sandbox]\nread = [\"data\"]\n",
+    );
     let mut o = w.opts();
     o.config_file = Some(PathBuf::from("conf/x.toml"));
     let c = config::load(&o).unwrap();
@@ -346,7 +361,11 @@ allow = true
     let read: Vec<_> = c.sandbox.read.iter().map(|e| e.path.clone()).collect();
     assert_eq!(
         read,
-        [w.proj.clone(), PathBuf::from("/usr/share"), PathBuf::from("/opt")]
+        [
+            w.proj.clone(),
+            PathBuf::from("/usr/share"),
+            PathBuf::from("/opt")
+        ]
     );
     assert_eq!(
         c.sandbox.network,
@@ -421,6 +440,8 @@ value_flags = ["--grep"]
 arg_patterns = { "--grep" = "^[a-z]+$" }
 [commands.git.push]
 allow = false
+[commands.docker.network]
+allow = ["ls"]
 "#,
     );
     let c = w.load();
@@ -433,6 +454,10 @@ allow = false
     assert!(!log.arg_patterns[0].regex.is_match("-c"));
     assert!(matches!(&log.matcher, NameMatcher::Name(n) if n == "log"));
     assert_eq!(git.subcommands["push"].allow, Some(Allow::Deny));
+    // A subcommand named like a rule key is still a subcommand.
+    let docker = c.rule_for_name("docker").unwrap();
+    assert_eq!(subs(&docker.subcommands["network"].allow), ["ls"]);
+    assert_eq!(docker.network, None);
     assert_eq!(
         git.subcommands["remote"].subcommands["add"].allow,
         Some(Allow::Deny)
@@ -486,12 +511,19 @@ exec = ["target/**", "tools/cc"]
     let built = c.rules_for_path(&w.proj.join("target/debug/app"));
     assert_eq!(built.len(), 1);
     assert!(matches!(built[0].matcher, NameMatcher::Glob(_)));
-    assert!(c.rules_for_path(&w.proj.join("target/debug/deps/x")).is_empty());
+    assert!(
+        c.rules_for_path(&w.proj.join("target/debug/deps/x"))
+            .is_empty()
+    );
     assert!(c.rules_for_path(&sub.join("target/debug/app")).is_empty());
 
     let cargo = c.rule_for_name("cargo").unwrap();
     assert!(cargo.write[0].matcher.is_match(w.proj.join("target")));
-    assert!(cargo.exec[0].matcher.is_match(w.proj.join("target/debug/build/x/build-script")));
+    assert!(
+        cargo.exec[0]
+            .matcher
+            .is_match(w.proj.join("target/debug/build/x/build-script"))
+    );
     // Literal paths are canonical: a symlink names its target.
     assert!(cargo.exec[1].matcher.is_match(w.root.join("gcc")));
     assert!(!cargo.exec[0].matcher.is_match("/tmp/target/x"));
@@ -514,8 +546,15 @@ http_token_file = "~/.config/safesh/token"
     let read: Vec<_> = c.sandbox.read.iter().map(|e| e.path.clone()).collect();
     assert_eq!(read[1..], [w.home.clone(), w.home.join("notes")]);
     let cargo = c.rule_for_name("cargo").unwrap();
-    assert_eq!(cargo.read[0].pattern, w.home.join(".cargo").to_string_lossy());
-    assert!(cargo.read[1].matcher.is_match(w.home.join(".rustup/toolchains/x/bin/rustc")));
+    assert_eq!(
+        cargo.read[0].pattern,
+        w.home.join(".cargo").to_string_lossy()
+    );
+    assert!(
+        cargo.read[1]
+            .matcher
+            .is_match(w.home.join(".rustup/toolchains/x/bin/rustc"))
+    );
     assert_eq!(c.mcp_token_file, Some(w.home.join(".config/safesh/token")));
 }
 
@@ -537,7 +576,10 @@ fn symlinked_root_is_canonicalized() {
     let link = w.root.join("link");
     std::os::unix::fs::symlink(&real, &link).unwrap();
     let p = link.join("safesh.toml");
-    write(&p, "[sandbox]\nread = [\"data\", \"newdir/sub\"]\n[commands.\"./bin/*\"]\nallow = true\n");
+    write(
+        &p,
+        "[sandbox]\nread = [\"data\", \"newdir/sub\"]\n[commands.\"./bin/*\"]\nallow = true\n",
+    );
     trust::trust_file(&w.state(), &p).unwrap();
     let mut o = w.opts();
     o.cwd = link.clone();
@@ -558,7 +600,10 @@ fn unknown_key_error() {
     let (path, line, col, msg) = invalid(config::load(&w.opts()));
     assert_eq!(path, p);
     assert_eq!((line, col), (2, 1));
-    assert!(msg.contains("unknown key `alow` in [commands.git]"), "{msg}");
+    assert!(
+        msg.contains("unknown key `alow` in [commands.git]"),
+        "{msg}"
+    );
     assert!(msg.contains("expected one of: allow, deny_flags"), "{msg}");
 }
 
@@ -566,15 +611,60 @@ fn unknown_key_error() {
 fn unknown_key_errors_everywhere() {
     let w = World::new();
     for (text, line, col, needle) in [
-        ("sandbx = {}\n", 1, 1, "unknown key `sandbx` at the top level"),
-        ("[sandbox]\n  reed = []\n", 2, 3, "unknown key `reed` in [sandbox]"),
-        ("[limits]\ntimeout = 5\n", 2, 1, "unknown key `timeout` in [limits]"),
-        ("[env]\nallowed = []\n", 2, 1, "unknown key `allowed` in [env]"),
-        ("[[nudge]]\ncommands = [\"vim\"]\nmessage = \"m\"\nsugest = \"x\"\n", 4, 1, "unknown key `sugest` in [[nudge]]"),
-        ("[labels]\nsecrets = []\n", 2, 1, "unknown key `secrets` in [labels]"),
-        ("[labels.tok]\nenvs = []\n", 2, 1, "unknown key `envs` in [labels.tok]"),
-        ("[mcp]\ntoken = \"x\"\n", 2, 1, "unknown key `token` in [mcp]"),
-        ("[commands.git.log]\ndeny = []\n", 2, 1, "unknown key `deny` in [commands.git.log]"),
+        (
+            "sandbx = {}\n",
+            1,
+            1,
+            "unknown key `sandbx` at the top level",
+        ),
+        (
+            "[sandbox]\n  reed = []\n",
+            2,
+            3,
+            "unknown key `reed` in [sandbox]",
+        ),
+        (
+            "[limits]\ntimeout = 5\n",
+            2,
+            1,
+            "unknown key `timeout` in [limits]",
+        ),
+        (
+            "[env]\nallowed = []\n",
+            2,
+            1,
+            "unknown key `allowed` in [env]",
+        ),
+        (
+            "[[nudge]]\ncommands = [\"vim\"]\nmessage = \"m\"\nsugest = \"x\"\n",
+            4,
+            1,
+            "unknown key `sugest` in [[nudge]]",
+        ),
+        (
+            "[labels]\nsecrets = []\n",
+            2,
+            1,
+            "unknown key `secrets` in [labels]",
+        ),
+        (
+            "[labels.tok]\nenvs = []\n",
+            2,
+            1,
+            "unknown key `envs` in [labels.tok]",
+        ),
+        (
+            "[mcp]\ntoken = \"x\"\n",
+            2,
+            1,
+            "unknown key `token` in [mcp]",
+        ),
+        (
+            "[commands.git.log]\ndeny = []\n",
+            2,
+            1,
+            "unknown key `deny` in [commands.git.log]",
+        ),
     ] {
         let p = w.project(text);
         let (path, l, c, msg) = invalid(config::load(&w.opts()));
@@ -588,17 +678,67 @@ fn unknown_key_errors_everywhere() {
 fn wrong_type_errors() {
     let w = World::new();
     for (text, line, col, needle) in [
-        ("[sandbox]\nread = \".\"\n", 2, 8, "`read` in [sandbox] must be an array of strings, found a string"),
-        ("[sandbox]\nread = [\".\", 3]\n", 2, 14, "found an integer in it"),
-        ("[sandbox]\nnetwork = \"yes\"\n", 2, 11, "true, false or an array of host names"),
-        ("[limits]\ntimeout_ms = -1\n", 2, 14, "a non-negative integer"),
-        ("[limits]\ntimeout_ms = \"5\"\n", 2, 14, "a non-negative integer"),
-        ("[commands.git]\nallow = \"status\"\n", 2, 9, "true, false or an array of subcommand names"),
+        (
+            "[sandbox]\nread = \".\"\n",
+            2,
+            8,
+            "`read` in [sandbox] must be an array of strings, found a string",
+        ),
+        (
+            "[sandbox]\nread = [\".\", 3]\n",
+            2,
+            14,
+            "found an integer in it",
+        ),
+        (
+            "[sandbox]\nnetwork = \"yes\"\n",
+            2,
+            11,
+            "true, false or an array of host names",
+        ),
+        (
+            "[limits]\ntimeout_ms = -1\n",
+            2,
+            14,
+            "a non-negative integer",
+        ),
+        (
+            "[limits]\ntimeout_ms = \"5\"\n",
+            2,
+            14,
+            "a non-negative integer",
+        ),
+        (
+            "[commands.git]\nallow = \"status\"\n",
+            2,
+            9,
+            "true, false or an array of subcommand names",
+        ),
         ("[commands]\ngit = true\n", 2, 7, "a table"),
-        ("[commands.git]\ndeny_flags = [\"force\"]\n", 2, 15, "not a flag"),
-        ("[[rule]]\nname = \"r\"\ncommit_point = \"disk\"\nverdict = \"block\"\n", 3, 16, "must be one of: network, exec, destructive, env"),
-        ("[[rule]]\nname = \"r\"\ncommit_point = \"env\"\nverdict = \"deny\"\n", 4, 11, "block, request-approval, warn, allow"),
-        ("[[rule]]\nname = \"r\"\ncommit_point = \"env\"\n", 1, 1, "needs `verdict`"),
+        (
+            "[commands.git]\ndeny_flags = [\"force\"]\n",
+            2,
+            15,
+            "not a flag",
+        ),
+        (
+            "[[rule]]\nname = \"r\"\ncommit_point = \"disk\"\nverdict = \"block\"\n",
+            3,
+            16,
+            "must be one of: network, exec, destructive, env",
+        ),
+        (
+            "[[rule]]\nname = \"r\"\ncommit_point = \"env\"\nverdict = \"deny\"\n",
+            4,
+            11,
+            "block, request-approval, warn, allow",
+        ),
+        (
+            "[[rule]]\nname = \"r\"\ncommit_point = \"env\"\n",
+            1,
+            1,
+            "needs `verdict`",
+        ),
         ("nudge = 3\n", 1, 9, "array of tables"),
     ] {
         let p = w.project(text);
@@ -614,11 +754,31 @@ fn bad_glob_and_regex_errors() {
     let w = World::new();
     for (text, line, col, needle) in [
         ("[env]\nmask = [\"AWS_[\"]\n", 2, 9, "bad glob `AWS_[`"),
-        ("[commands.cargo]\nexec = [\"target/{a\"]\n", 2, 9, "bad glob `target/{a`"),
-        ("[labels]\nsecret = [\"ok\", \"**/*.{pem\"]\n", 2, 17, "bad glob"),
+        (
+            "[commands.cargo]\nexec = [\"target/{a\"]\n",
+            2,
+            9,
+            "bad glob `target/{a`",
+        ),
+        (
+            "[labels]\nsecret = [\"ok\", \"**/*.{pem\"]\n",
+            2,
+            17,
+            "bad glob",
+        ),
         ("[commands.\"./t/[x\"]\nallow = true\n", 1, 11, "bad glob"),
-        ("[commands.git]\narg_patterns = { \"*\" = \"(unclosed\" }\n", 2, 24, "bad regex for `*`"),
-        ("[commands.git]\narg_patterns = { output = \"x\" }\n", 2, 18, "must be a flag"),
+        (
+            "[commands.git]\narg_patterns = { \"*\" = \"(unclosed\" }\n",
+            2,
+            24,
+            "bad regex for `*`",
+        ),
+        (
+            "[commands.git]\narg_patterns = { output = \"x\" }\n",
+            2,
+            18,
+            "must be a flag",
+        ),
     ] {
         let p = w.project(text);
         let (path, l, c, msg) = invalid(config::load(&w.opts()));
@@ -693,7 +853,11 @@ may_flow_to = ["api.github.com"]
     );
     let c = w.load();
     let names: Vec<_> = c.rules.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(names, ["proj-rule", "user-rule"], "project first, then user");
+    assert_eq!(
+        names,
+        ["proj-rule", "user-rule"],
+        "project first, then user"
+    );
     assert_eq!(c.rules[1].when["confidentiality"], "secret");
     assert_eq!(c.rules[0].origin.file.as_deref(), Some(proj.as_path()));
     assert_eq!(c.rules[0].origin.line, 7);
@@ -714,7 +878,11 @@ may_flow_to = ["api.github.com"]
     let tok = &c.labels.named["github_token"];
     assert_eq!(tok.env, ["GITHUB_TOKEN"]);
     assert_eq!(tok.may_flow_to, ["api.github.com"]);
-    assert!(tok.files[0].matcher.is_match(w.home.join(".config/gh/hosts.yml")));
+    assert!(
+        tok.files[0]
+            .matcher
+            .is_match(w.home.join(".config/gh/hosts.yml"))
+    );
 }
 
 #[test]
@@ -765,12 +933,20 @@ fn trust_record_keeps_other_entries_and_untrusts() {
 #[test]
 fn show_renders_provenance() {
     let w = World::new();
-    let p = w.project("[commands.git]\nallow = [\"status\"]\n\n[commands.git.log]\ndeny_flags = [\"-p\"]\n");
-    write(&w.proj.join("sub/safesh.toml"), "[commands.sh]\nallow = true\n");
+    let p = w.project(
+        "[commands.git]\nallow = [\"status\"]\n\n[commands.git.log]\ndeny_flags = [\"-p\"]\n",
+    );
+    write(
+        &w.proj.join("sub/safesh.toml"),
+        "[commands.sh]\nallow = true\n",
+    );
     let mut o = w.opts();
     let c = config::load(&o).unwrap();
     let out = config::render(&c);
-    assert!(out.contains(&format!("project {} (applied)", p.display())), "{out}");
+    assert!(
+        out.contains(&format!("project {} (applied)", p.display())),
+        "{out}"
+    );
     assert!(out.contains("[commands.git]  # from "), "{out}");
     assert!(out.contains(&format!("# from {}:1", p.display())), "{out}");
     assert!(out.contains("[commands.git.log]"), "{out}");

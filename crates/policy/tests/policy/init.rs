@@ -1,7 +1,8 @@
 //! `safesh init` templates and `safesh explain` texts.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
 use safesh_policy::ErrorCode;
-use safesh_policy::config::{LoadOptions, load};
+use safesh_policy::config::{LoadOptions, Network, load};
 use safesh_policy::explain;
 use safesh_policy::init::{self, Ecosystem, InitError};
 use std::path::Path;
@@ -441,12 +442,26 @@ fn generated_config_loads() {
         no_project: true,
         ..LoadOptions::default()
     };
-    if let Err(e) = load(&opts) {
-        panic!(
+    let config = match load(&opts) {
+        Ok(c) => c,
+        Err(e) => panic!(
             "generated config does not load: {e}\n{}",
             std::fs::read_to_string(&path).unwrap()
-        );
-    }
+        ),
+    };
+    let cargo = config.rule_for_name("cargo").expect("cargo rule");
+    assert_eq!(
+        cargo.network,
+        Some(Network::Hosts(vec![
+            "index.crates.io".into(),
+            "static.crates.io".into()
+        ]))
+    );
+    assert!(cargo.deny_flags.contains(&"--config".to_string()));
+    let git = config.rule_for_name("git").expect("git rule");
+    assert!(git.subcommands.contains_key("branch"));
+    let debug_bin = dir.path().canonicalize().unwrap().join("target/debug/app");
+    assert!(!config.rules_for_path(&debug_bin).is_empty());
     // Every ecosystem's rules, all at once.
     std::fs::write(&path, init::template(dir.path(), &Ecosystem::ALL)).unwrap();
     if let Err(e) = load(&opts) {

@@ -183,10 +183,26 @@ fn json_merged_mode_gives_one_output_field() {
 }
 
 #[test]
-fn external_programs_are_not_run() {
+fn external_programs_not_allowed_are_refused_before_anything_runs() {
     let mut c = safesh();
-    c.args(["-c", "python3 -c 'print(1)'; echo \"status $?\""]);
+    c.args([
+        "-c",
+        "echo before; python3 -c 'print(1)'; echo \"status $?\"",
+    ]);
+    let (code, out, err) = run(c);
+    assert_eq!((code, out.as_str()), (126, ""));
+    assert!(err.contains("safesh: COMMAND_NOT_WHITELISTED:"), "{err}");
+    assert!(err.contains("suggestion:"), "{err}");
+}
+
+#[test]
+fn unknown_commands_fail_with_127_and_the_script_goes_on() {
+    let mut c = safesh();
+    c.args(["-c", "no-such-program-xyz; echo \"status $?\""]);
     let (code, out, err) = run(c);
     assert_eq!((code, out.as_str()), (0, "status 127\n"));
-    assert!(err.contains("python3: command not found"), "{err}");
+    assert!(
+        err.contains("no-such-program-xyz: command not found"),
+        "{err}"
+    );
 }

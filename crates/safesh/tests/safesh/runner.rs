@@ -46,6 +46,18 @@ pub struct Output {
     pub status: Status,
 }
 
+/// The config the differential cases run safesh with: the whole file system as
+/// read and write roots, because these cases compare bash behaviour (the policy's
+/// own suites live in `policy_*.rs`). Protected paths still apply.
+fn harness_config() -> String {
+    let path = concat!(env!("CARGO_TARGET_TMPDIR"), "/differential-harness.toml");
+    let text = "[sandbox]\nread = [\"/\"]\nwrite = [\"/\"]\n";
+    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+        std::fs::write(path, text).expect("write the harness config");
+    }
+    path.to_string()
+}
+
 /// A shell to run scripts with: `program pre_args… -c SCRIPT`.
 #[derive(Debug, Clone)]
 pub struct Shell {
@@ -74,7 +86,7 @@ impl Shell {
         } else {
             Shell {
                 program: path.into(),
-                pre_args: Vec::new(),
+                pre_args: vec!["--config".into(), harness_config()],
             }
         }
     }

@@ -212,6 +212,11 @@ pub fn sed(ctx: &mut UtilCtx<'_>) -> UtilResult {
         Ok(p) => p,
         Err(e) => {
             // GNU reports a missing label from its final pass, with status 4.
+            if e.0 == E_REFUSED {
+                return Err(safesh_utils::Interrupt(Box::new(
+                    safesh_utils::ShellString(format!("sed: {}", e.0)),
+                )));
+            }
             let status = if e.0.starts_with("can't find label") {
                 4
             } else {
@@ -468,6 +473,36 @@ impl InPlace<'_> {
         std::fs::rename(&tmp, &orig)?;
         let _ = &self.error;
         Ok(())
+    }
+}
+
+/// Whether a sed command line with its script inline (`-e` or the first operand)
+/// would run a shell (`e`, `s///e`): the refusal text, decided before anything
+/// runs. Scripts from `-f` files are checked when they are read.
+pub fn shell_escape(args: &[String]) -> Option<String> {
+    let argv = preprocess(args);
+    let p = args::parse(&argv, &SPEC).ok()?;
+    if p.has("f") {
+        return None;
+    }
+    let mut chunks: Vec<Chunk> = p
+        .values("e")
+        .iter()
+        .enumerate()
+        .map(|(n, v)| Chunk {
+            text: v.as_bytes().to_vec(),
+            origin: Origin::Expr(n + 1),
+        })
+        .collect();
+    if chunks.is_empty() {
+        chunks.push(Chunk {
+            text: p.operands.first()?.as_bytes().to_vec(),
+            origin: Origin::Expr(1),
+        });
+    }
+    match parse::parse(&chunks, p.has("E") || p.has("r")) {
+        Err(e) if e.0 == E_REFUSED => Some(format!("sed: {}", e.0)),
+        _ => None,
     }
 }
 
