@@ -740,8 +740,29 @@ impl Policy {
                     .any(|c| matches!(c, std::path::Component::ParentDir))
                 || std::fs::symlink_metadata(req.cwd.join(candidate))
                     .is_ok_and(|m| m.file_type().is_symlink());
-            if !looks {
+            if !looks && !candidate.contains('/') && candidate != "safesh.toml" {
                 continue;
+            }
+            // A path argument naming a protected file (`--output=.git/hooks/x`)
+            // is refused whatever the program would do with it.
+            if candidate.contains('/') || candidate == "safesh.toml" {
+                let path = expand_tilde(candidate, self.config.home.as_deref());
+                let real = paths::resolve(req.cwd, &path);
+                if let Some(why) = paths::protected_reason(
+                    &real,
+                    self.config.home.as_deref(),
+                    self.config.state_dir.as_deref(),
+                ) {
+                    let mut r = Refusal::new(
+                        ErrorCode::PathViolation,
+                        format!("{candidate} is protected: {why}"),
+                    )
+                    .rule("paths.protected")
+                    .suggest("leave this file alone; if it must change, ask the human to edit it");
+                    r.details.path = Some(real.display().to_string());
+                    r.details.command = req.argv.first().cloned();
+                    return Some(r);
+                }
             }
             if !req.cwd_known && !candidate.starts_with('/') && !candidate.starts_with('~') {
                 continue;

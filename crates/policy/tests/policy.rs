@@ -5,5 +5,7 @@
 
 #[path = "policy/config.rs"]
 mod config;
+#[path = "policy/decide.rs"]
+mod decide;
 #[path = "policy/init.rs"]
 mod init;

@@ -234,7 +234,9 @@ impl Shell {
                         dotglob: self.shopt.dotglob,
                         nocase: self.shopt.nocaseglob,
                     };
-                    let matches = super::pattern::glob(&self.cwd, &f.pattern, opts);
+                    let matches = super::pattern::glob(&self.cwd, &f.pattern, opts, &|d| {
+                        self.check_read_path(d).is_ok()
+                    });
                     if matches.is_empty() && self.shopt.failglob {
                         return Err(self.abort(format!("no match: {}", f.text)));
                     }

@@ -229,8 +229,14 @@ pub(crate) struct GlobOptions {
 }
 
 /// Pathname expansion of `pattern` (quoted characters escaped) relative to `cwd`:
-/// sorted matches, or nothing.
-pub(crate) fn glob(cwd: &Path, pattern: &str, opts: GlobOptions) -> Vec<String> {
+/// sorted matches, or nothing. Directories `may_list` refuses are not read (a
+/// pattern there matches nothing, so names outside the read roots never leak).
+pub(crate) fn glob(
+    cwd: &Path,
+    pattern: &str,
+    opts: GlobOptions,
+    may_list: &dyn Fn(&Path) -> bool,
+) -> Vec<String> {
     let absolute = pattern.starts_with('/');
     let comps: Vec<&str> = pattern.split('/').collect();
     // (path as shown, path on disk)
@@ -264,6 +270,9 @@ pub(crate) fn glob(cwd: &Path, pattern: &str, opts: GlobOptions) -> Vec<String> 
                 if ci == last || d.is_dir() {
                     next.push((format!("{shown}{sep}{lit}"), d));
                 }
+                continue;
+            }
+            if !may_list(disk) {
                 continue;
             }
             let Ok(rd) = std::fs::read_dir(disk) else {
