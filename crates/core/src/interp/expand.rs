@@ -234,9 +234,22 @@ impl Shell {
                         dotglob: self.shopt.dotglob,
                         nocase: self.shopt.nocaseglob,
                     };
-                    let matches = super::pattern::glob(&self.cwd, &f.pattern, opts, &|d| {
-                        self.check_read_path(d).is_ok()
-                    });
+                    // Listing a directory outside the read roots is refused, like
+                    // reading it (a pattern must not leak names from there).
+                    let mut refused = None;
+                    let matches =
+                        super::pattern::glob(&self.cwd, &f.pattern, opts, &mut |d| match self
+                            .check_read_path(d)
+                        {
+                            Ok(()) => true,
+                            Err(r) => {
+                                refused.get_or_insert(r);
+                                false
+                            }
+                        });
+                    if let Some(r) = refused {
+                        return Err(r.into());
+                    }
                     if matches.is_empty() && self.shopt.failglob {
                         return Err(self.abort(format!("no match: {}", f.text)));
                     }

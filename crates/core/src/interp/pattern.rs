@@ -229,13 +229,12 @@ pub(crate) struct GlobOptions {
 }
 
 /// Pathname expansion of `pattern` (quoted characters escaped) relative to `cwd`:
-/// sorted matches, or nothing. Directories `may_list` refuses are not read (a
-/// pattern there matches nothing, so names outside the read roots never leak).
+/// sorted matches, or nothing. Directories `may_list` refuses are not read.
 pub(crate) fn glob(
     cwd: &Path,
     pattern: &str,
     opts: GlobOptions,
-    may_list: &dyn Fn(&Path) -> bool,
+    may_list: &mut dyn FnMut(&Path) -> bool,
 ) -> Vec<String> {
     let absolute = pattern.starts_with('/');
     let comps: Vec<&str> = pattern.split('/').collect();

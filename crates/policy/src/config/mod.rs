@@ -15,10 +15,39 @@ pub mod trust;
 pub use load::{ConfigError, LoadOptions, find_project_file, load, state_dir, user_config_file};
 pub use show::render;
 
-use globset::GlobMatcher;
 use regex::Regex;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+/// A glob checked at load time but compiled on first use: compiling a glob builds
+/// a regex, and most runs never consult most globs (start-up stays fast).
+#[derive(Clone, Debug)]
+pub struct LazyMatcher {
+    glob: globset::Glob,
+    compiled: std::sync::OnceLock<globset::GlobMatcher>,
+}
+
+impl LazyMatcher {
+    /// Wraps a parsed glob.
+    pub fn new(glob: globset::Glob) -> Self {
+        LazyMatcher {
+            glob,
+            compiled: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether `path` matches.
+    pub fn is_match<P: AsRef<std::path::Path>>(&self, path: P) -> bool {
+        self.compiled
+            .get_or_init(|| self.glob.compile_matcher())
+            .is_match(path)
+    }
+
+    /// The glob's pattern.
+    pub fn glob(&self) -> &globset::Glob {
+        &self.glob
+    }
+}
 
 /// Where a setting came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,7 +97,7 @@ pub struct PathGlob {
     /// The absolute pattern it was compiled from.
     pub pattern: String,
     /// Compiled matcher over absolute paths.
-    pub matcher: GlobMatcher,
+    pub matcher: LazyMatcher,
     /// Where it was declared.
     pub origin: Origin,
 }
@@ -79,7 +108,7 @@ pub struct NameGlob {
     /// As written.
     pub written: String,
     /// Compiled matcher.
-    pub matcher: GlobMatcher,
+    pub matcher: LazyMatcher,
     /// Where it was declared.
     pub origin: Origin,
 }
@@ -159,7 +188,7 @@ pub enum NameMatcher {
     /// An exact absolute path (`"/usr/bin/true"`, `"./bin/tool"` made absolute).
     Path(PathBuf),
     /// A glob over absolute paths (`"./target/debug/*"` made absolute).
-    Glob(PathGlob),
+    Glob(Box<PathGlob>),
 }
 
 /// `allow = true | false | ["sub", …]`.

@@ -259,7 +259,7 @@ pub(crate) fn path_glob(
     home: Option<&Path>,
     written: &str,
     bare_name_anywhere: bool,
-) -> Result<(String, globset::GlobMatcher), String> {
+) -> Result<(String, LazyMatcher), String> {
     if written.is_empty() {
         return Err("empty pattern".into());
     }
@@ -294,16 +294,16 @@ pub(crate) fn path_glob(
         .literal_separator(true)
         .build()
         .map_err(|e| format!("bad glob `{written}`: {}", e.kind()))?;
-    Ok((pattern, glob.compile_matcher()))
+    Ok((pattern, LazyMatcher::new(glob)))
 }
 
-fn name_glob(written: &str) -> Result<globset::GlobMatcher, String> {
+fn name_glob(written: &str) -> Result<LazyMatcher, String> {
     if written.is_empty() {
         return Err("empty name pattern".into());
     }
     GlobBuilder::new(written)
         .build()
-        .map(|g| g.compile_matcher())
+        .map(LazyMatcher::new)
         .map_err(|e| format!("bad glob `{written}`: {}", e.kind()))
 }
 
@@ -698,7 +698,7 @@ fn command_matcher(cx: &Cx, key: &str, span: Range<usize>) -> Result<NameMatcher
     }
     if has_meta(key) {
         let g = one_path_glob(cx, key, span, false)?;
-        Ok(NameMatcher::Glob(g))
+        Ok(NameMatcher::Glob(Box::new(g)))
     } else {
         let p = resolve_path(cx.base, cx.home, key).map_err(|m| cx.err(span, m))?;
         Ok(NameMatcher::Path(p))

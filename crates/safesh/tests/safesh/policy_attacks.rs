@@ -528,7 +528,16 @@ fn ifs_splitting_into_a_shell_command_is_blocked() {
 
 #[test]
 fn glob_matching_bin_bash_is_blocked() {
-    reached("/bin/b?sh -c 'touch pwned'", BLOCKED);
+    // Listing /bin is outside the read roots (PATH_VIOLATION); were it allowed, the
+    // match would be a shell (BLOCKED).
+    Project::new()
+        .assert_refused_when_reached_one_of("/bin/b?sh -c 'touch pwned'", &[BLOCKED, PATH]);
+}
+
+#[test]
+fn glob_listing_outside_the_roots_is_refused_not_leaked() {
+    let r = Project::new().assert_refused_when_reached("echo /etc/pass*", PATH);
+    assert!(!r.stdout.contains("/etc/passwd"), "{}", r.stdout);
 }
 
 #[test]
