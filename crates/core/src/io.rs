@@ -72,6 +72,24 @@ pub enum SinkKind {
     Capture(Mutex<Captured>, u64),
     /// Discard (`/dev/null`).
     Null,
+    /// Handed to a consumer as it is written (a job's log, a streaming face).
+    Stream(Arc<dyn StreamConsumer>, StreamKind),
+}
+
+/// Which of a request's outputs a streamed chunk belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamKind {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// Receives a request's output as it is produced. An error (the consumer is
+/// gone) reaches the writer as a broken pipe.
+pub trait StreamConsumer: Send + Sync {
+    /// One chunk of output with its label.
+    fn write(&self, stream: StreamKind, data: &[u8], label: &Label) -> io::Result<()>;
 }
 
 /// An output destination, shared by every fd that points at it.
@@ -195,6 +213,7 @@ impl Sink {
                 Ok(())
             }
             SinkKind::Null => Ok(()),
+            SinkKind::Stream(c, kind) => c.write(*kind, data, label),
         }
     }
 
@@ -285,6 +304,11 @@ pub struct Source {
 pub type Input = Arc<Source>;
 
 impl Source {
+    /// True for an input with nothing in it (`/dev/null`, closed).
+    pub fn is_empty_source(&self) -> bool {
+        matches!(lock(&self.state).kind, SourceKind::Empty)
+    }
+
     /// Wraps a source kind whose bytes carry `label`.
     pub fn new(kind: SourceKind, label: Label) -> Input {
         Arc::new(Source {

@@ -13,10 +13,12 @@ pub mod limits;
 pub mod registry;
 pub mod session;
 
+// mod external; (enabled once crates/sandbox exists)
 mod host;
 mod interp;
 pub mod precheck;
 
 pub use error::{Details, ErrorCode, Refusal};
+pub use io::{StreamConsumer, StreamKind};
 pub use limits::Limits;
-pub use session::{ExecOutcome, InputSource, OutputTarget, Session, SessionOptions};
+pub use session::{ExecOutcome, InputSource, Interrupter, OutputTarget, Session, SessionOptions};

@@ -49,7 +49,7 @@ impl Default for SessionOptions {
 }
 
 /// Where a request's output goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone)]
 pub enum OutputTarget {
     /// Stream to this process's stdout and stderr (the CLI).
     Inherit,
@@ -63,6 +63,20 @@ pub enum OutputTarget {
         /// Bytes kept.
         cap: u64,
     },
+    /// Hand every chunk to a consumer as it is written (jobs, streaming faces);
+    /// the outcome's `stdout`/`stderr` stay empty.
+    Stream(std::sync::Arc<dyn crate::io::StreamConsumer>),
+}
+
+impl std::fmt::Debug for OutputTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutputTarget::Inherit => f.write_str("Inherit"),
+            OutputTarget::Separate { cap } => write!(f, "Separate {{ cap: {cap} }}"),
+            OutputTarget::Merged { cap } => write!(f, "Merged {{ cap: {cap} }}"),
+            OutputTarget::Stream(_) => f.write_str("Stream"),
+        }
+    }
 }
 
 /// Where a request's stdin comes from.
@@ -107,6 +121,21 @@ pub struct Session {
     temp_dir: Option<std::path::PathBuf>,
     /// Requests override nudges.
     force: bool,
+    /// Set to stop the running request (and every program it started).
+    interrupt: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Stops a session's running request from another thread (a client's
+/// cancellation, a killed job). The request ends with `TIMEOUT`-like cancellation:
+/// partial output kept, programs killed.
+#[derive(Clone, Debug)]
+pub struct Interrupter(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Interrupter {
+    /// Stops the request running now (if any).
+    pub fn interrupt(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 impl Drop for Session {
@@ -147,6 +176,8 @@ impl Session {
         {
             shared.write_roots = Some(roots.iter().map(|r| crate::host::normalize(r)).collect());
         }
+        let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        shell.interrupt = Some(interrupt.clone());
         let mut temp_dir = None;
         if let Some(mut policy) = opts.policy {
             // A private temp dir per session: the only writable place outside the
@@ -170,6 +201,35 @@ impl Session {
             on_calling_thread: opts.on_calling_thread,
             temp_dir,
             force: false,
+            interrupt,
+        }
+    }
+
+    /// A handle that stops this session's running request from another thread.
+    pub fn interrupter(&self) -> Interrupter {
+        Interrupter(self.interrupt.clone())
+    }
+
+    /// The session's private temp dir (removed with the session), if it has one.
+    pub fn temp_dir(&self) -> Option<&std::path::Path> {
+        self.temp_dir.as_deref()
+    }
+
+    /// Sets the working directory for the following requests.
+    pub fn set_cwd(&mut self, cwd: std::path::PathBuf) {
+        let text = cwd.to_string_lossy().into_owned();
+        self.shell.cwd = cwd;
+        let _ = self.shell.vars.set("PWD", text, Label::agent());
+    }
+
+    /// Sets (exports) an environment variable for the following requests.
+    pub fn set_env(&mut self, name: &str, value: &str) {
+        let _ = self
+            .shell
+            .vars
+            .set(name, value.to_string(), Label::user_input());
+        if let Some(v) = self.shell.vars.get_mut(name) {
+            v.exported = true;
         }
     }
 
@@ -211,25 +271,29 @@ impl Session {
             Some(b) => Sink::with_budget(kind, b.clone()),
             None => Sink::new(kind),
         };
-        let (out, err) = match target {
+        let (out, err) = match &target {
             OutputTarget::Inherit => (make(SinkKind::Stdout), make(SinkKind::Stderr)),
             OutputTarget::Separate { cap } => (
                 make(SinkKind::Capture(
                     std::sync::Mutex::new(Default::default()),
-                    cap,
+                    *cap,
                 )),
                 make(SinkKind::Capture(
                     std::sync::Mutex::new(Default::default()),
-                    cap,
+                    *cap,
                 )),
             ),
             OutputTarget::Merged { cap } => {
                 let s = make(SinkKind::Capture(
                     std::sync::Mutex::new(Default::default()),
-                    cap,
+                    *cap,
                 ));
                 (s.clone(), s)
             }
+            OutputTarget::Stream(c) => (
+                make(SinkKind::Stream(c.clone(), crate::io::StreamKind::Stdout)),
+                make(SinkKind::Stream(c.clone(), crate::io::StreamKind::Stderr)),
+            ),
         };
         let merged = matches!(target, OutputTarget::Merged { .. });
         let parsed = safesh_syntax::parse(script);
@@ -242,6 +306,8 @@ impl Session {
                 return finish(&out, &err, merged, r.status(), Some(r), started);
             }
         };
+        self.interrupt
+            .store(false, std::sync::atomic::Ordering::SeqCst);
         self.shell.reset_request();
         self.apply_force();
         if let Err(r) = self.shell.precheck(&script.program) {

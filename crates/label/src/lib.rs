@@ -303,6 +303,12 @@ impl Label {
         Label::single_origin(Atom::Env(name.into()))
     }
 
+    /// Output of an external program run in the sandbox: vouched for only by that
+    /// sandboxed run (its integrity is never the agent's or the user's).
+    pub fn sandboxed(program: impl Into<String>) -> Self {
+        Label::single_origin(Atom::Sandboxed(program.into()))
+    }
+
     /// Output of an LLM: untrusted.
     pub fn llm_generated(model: impl Into<String>) -> Self {
         Label::single_origin(Atom::LlmGenerated(model.into()))

@@ -283,7 +283,7 @@ impl Policy {
         {
             return Decision::Refuse(r);
         }
-        let rules = self.rules_for(name, &base, &req.kind);
+        let rules = self.rules_for_program(name, &base, &req.kind);
         match &req.kind {
             Kind::NotFound => return Decision::NotFound,
             Kind::Function => return Decision::Allow,
@@ -476,7 +476,12 @@ impl Policy {
 
     /// The rules that apply: bare-name rules (for utilities, and for externals found
     /// on the trusted PATH), plus path and glob rules matching the program's path.
-    fn rules_for(&self, name: &str, base: &str, kind: &Kind) -> Vec<&CommandRule> {
+    pub(crate) fn rules_for_program(
+        &self,
+        name: &str,
+        base: &str,
+        kind: &Kind,
+    ) -> Vec<&CommandRule> {
         let mut out = Vec::new();
         match kind {
             Kind::Utility => out.extend(self.config.rule_for_name(base)),

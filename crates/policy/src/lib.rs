@@ -20,6 +20,7 @@ pub mod init;
 mod nudge;
 pub mod operands;
 pub mod paths;
+pub mod profile;
 pub mod verdict;
 pub mod wrappers;
 

@@ -30,7 +30,10 @@ const USAGE: &str = "usage: safesh [--config FILE] [--force] [--json] [--output-
        safesh [--config FILE] config show
        safesh explain CODE
        safesh init [--force] [DIR]
-       safesh trust [FILE] | safesh untrust [FILE]";
+       safesh trust [FILE] | safesh untrust [FILE]
+       safesh doctor                    what this host's sandbox can enforce
+       safesh [--config FILE] mcp [--http ADDR]   MCP server (stdio, or streamable HTTP)
+       safesh [--config FILE] rpc       JSON-RPC 2.0 agent mode on stdin/stdout";
 
 fn parse_args(args: Vec<String>) -> Result<Cli, String> {
     let mut json = false;
@@ -49,7 +52,8 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                 config = Some(args.get(i).cloned().ok_or("--config needs a FILE")?);
             }
             _ if a.starts_with("--config=") => config = Some(a["--config=".len()..].to_string()),
-            "check" | "config" | "explain" | "init" | "trust" | "untrust" => {
+            "check" | "config" | "explain" | "init" | "trust" | "untrust" | "doctor" | "mcp"
+            | "rpc" => {
                 return Ok(Cli {
                     json,
                     output_mode,

@@ -11,6 +11,7 @@
 
 mod cli;
 mod json;
+mod serve;
 mod tools;
 
 fn main() {

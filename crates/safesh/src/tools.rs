@@ -54,6 +54,7 @@ pub fn run(name: &str, args: &[String], config_file: Option<&str>, json: bool) -
         "init" => init(args),
         "trust" => trust(args, config_file, true),
         "untrust" => trust(args, config_file, false),
+        "mcp" | "rpc" => crate::serve::run(name, args, config_file),
         _ => 2,
     }
 }

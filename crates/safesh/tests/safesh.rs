@@ -21,6 +21,8 @@
 mod cases;
 #[path = "safesh/cli.rs"]
 mod cli;
+#[path = "safesh/faces.rs"]
+mod faces;
 #[path = "safesh/fixture.rs"]
 mod fixture;
 #[path = "safesh/policy_attacks.rs"]

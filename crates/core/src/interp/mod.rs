@@ -62,15 +62,23 @@ pub struct Cancel {
     flag: AtomicBool,
     deadline: Option<Instant>,
     parent: Option<Arc<Cancel>>,
+    /// Set from outside the request (a client cancelling, a job killed).
+    interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Cancel {
     /// A root scope with an optional deadline.
     pub fn root(deadline: Option<Instant>) -> Arc<Cancel> {
+        Cancel::root_with(deadline, None)
+    }
+
+    /// A root scope that also ends when `interrupt` is set.
+    pub fn root_with(deadline: Option<Instant>, interrupt: Option<Arc<AtomicBool>>) -> Arc<Cancel> {
         Arc::new(Cancel {
             flag: AtomicBool::new(false),
             deadline,
             parent: None,
+            interrupt,
         })
     }
 
@@ -80,17 +88,35 @@ impl Cancel {
             flag: AtomicBool::new(false),
             deadline: Some(deadline),
             parent: Some(parent.clone()),
+            interrupt: None,
         })
     }
 
     /// True if this scope itself (not a parent) has expired.
     pub fn expired_here(&self) -> bool {
-        self.flag.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.flag.load(Ordering::Relaxed)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self
+                .interrupt
+                .as_ref()
+                .is_some_and(|i| i.load(Ordering::Relaxed))
     }
 
     /// True if this scope or any parent has expired.
     pub fn is_cancelled(&self) -> bool {
         self.expired_here() || self.parent.as_ref().is_some_and(|p| p.is_cancelled())
+    }
+
+    /// Time left before the nearest deadline of this scope or a parent, if any.
+    pub fn remaining(&self) -> Option<std::time::Duration> {
+        let here = self
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()));
+        let up = self.parent.as_ref().and_then(|p| p.remaining());
+        match (here, up) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// True if the expiry comes from a parent scope.
@@ -178,6 +204,8 @@ pub(crate) struct Shell {
     pub traps: HashMap<String, String>,
     pub shared: Arc<Shared>,
     pub cancel: Arc<Cancel>,
+    /// The session's interrupt flag: every request's root scope watches it.
+    pub interrupt: Option<Arc<AtomicBool>>,
     pub call_depth: u64,
     pub subst_depth: u64,
     pub loop_depth: u32,
@@ -266,6 +294,7 @@ impl Shell {
                 output_budget: Mutex::new(None),
             }),
             cancel: root,
+            interrupt: None,
             call_depth: 0,
             subst_depth: 0,
             loop_depth: 0,
@@ -314,7 +343,7 @@ impl Shell {
         let limits = self.shared.limits;
         let deadline = (limits.script_timeout_ms > 0)
             .then(|| Instant::now() + std::time::Duration::from_millis(limits.script_timeout_ms));
-        let root = Cancel::root(deadline);
+        let root = Cancel::root_with(deadline, self.interrupt.clone());
         let old = self.shared.clone();
         self.shared = Arc::new(Shared {
             limits,

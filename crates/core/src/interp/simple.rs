@@ -245,8 +245,9 @@ impl Shell {
         let resolved = self.resolve(&name, skip_functions);
         if let Some(policy) = self.shared.policy.clone()
             && !matches!(resolved, Resolved::Function(_))
+            && let Some(program) = self.decide(&policy, &argv, &resolved)?
         {
-            self.decide(&policy, &argv, &resolved)?;
+            return self.run_external_stub(&program, &argv);
         }
         match resolved {
             Resolved::Function(f) => self.call_function(&f, &argv),
@@ -292,13 +293,13 @@ impl Shell {
     }
 
     /// The policy's verdict on a command about to run: a refusal stops the script
-    /// (status 126); an allowed external program cannot run until the sandbox lands.
+    /// (status 126); an allowed external program is returned to be run (sandboxed).
     fn decide(
         &mut self,
         policy: &safesh_policy::Policy,
         argv: &[Field],
         resolved: &Resolved,
-    ) -> Exec {
+    ) -> Result<Option<std::path::PathBuf>, Stop> {
         use safesh_policy::{Decision, Kind, Request};
         let texts: Vec<String> = argv.iter().map(|f| f.text.clone()).collect();
         let kind = match resolved {
@@ -329,26 +330,25 @@ impl Shell {
                 }
                 Err(r.into())
             }
-            Decision::Allow => match kind {
-                Kind::External(p) => {
-                    let mut r = Refusal::new(
-                        ErrorCode::SandboxUnavailable,
-                        format!(
-                            "`{}` ({}) is allowed by the policy, but this build of safesh cannot run external programs yet: they run only inside the kernel sandbox, which is not implemented",
-                            texts[0],
-                            p.display()
-                        ),
-                    )
-                    .rule("sandbox")
-                    .command(texts[0].clone())
-                    .suggest("use safesh's in-process utilities for now; `safesh check` shows what the policy decides");
-                    r.details.path = Some(p.display().to_string());
-                    Err(r.into())
-                }
-                _ => Ok(()),
-            },
-            Decision::NotFound => Ok(()),
+            Decision::Allow => Ok(match kind {
+                Kind::External(p) => Some(p),
+                _ => None,
+            }),
+            Decision::NotFound => Ok(None),
         }
+    }
+
+    /// Until the sandbox crate is wired in: an allowed external cannot run.
+    fn run_external_stub(&mut self, program: &std::path::Path, argv: &[Field]) -> Exec {
+        let name = argv.first().map(|f| f.text.clone()).unwrap_or_default();
+        Err(Refusal::new(
+            ErrorCode::SandboxUnavailable,
+            format!(
+                "`{name}` ({}) is allowed but cannot run yet",
+                program.display()
+            ),
+        )
+        .into())
     }
 
     /// Calls a shell function with `argv` as its positional parameters.

@@ -1,0 +1,159 @@
+//! External programs: an allowed program runs in the kernel sandbox
+//! (`safesh-sandbox`), never directly. The spec comes from the policy's profile
+//! (roots, the command's own read/write/exec/network, protected paths, limits) and
+//! the environment the policy builds; output is streamed into the shell's fds and
+//! labeled conservatively: everything the program was given, joined with the
+//! sandboxed run itself as its only integrity.
+
+use crate::error::{ErrorCode, Refusal};
+use crate::interp::expand::Field;
+use crate::interp::{Exec, Shell};
+use crate::io::{LabelCell, StageReader, StageWriter};
+use safesh_label::Label;
+use safesh_policy::Policy;
+use safesh_policy::config::Network;
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+/// Streams a sandboxed program's output into the shell's stdout and stderr.
+struct ShellOutput {
+    out: StageWriter,
+    err: StageWriter,
+}
+
+impl safesh_sandbox::Output for ShellOutput {
+    fn stdout(&mut self, data: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(data)
+    }
+
+    fn stderr(&mut self, data: &[u8]) -> std::io::Result<()> {
+        self.err.write_all(data)
+    }
+}
+
+impl Shell {
+    /// Runs the allowed external `program` with `argv` in the sandbox.
+    pub(crate) fn run_external(&mut self, policy: &Policy, program: &Path, argv: &[Field]) -> Exec {
+        let texts: Vec<String> = argv.iter().map(|f| f.text.clone()).collect();
+        let profile = policy.profile(&texts[0], program, &texts, &self.cwd);
+        let Some(tmp_dir) = self.shared.temp_dir.clone() else {
+            return Err(Refusal::new(
+                ErrorCode::SandboxUnavailable,
+                "the session has no private temp dir for the sandbox",
+            )
+            .into());
+        };
+        // The label of what it prints: everything it was given (arguments, the PC,
+        // files named in its arguments, stdin), plus the sandboxed run.
+        let mut label = argv.iter().fold(self.pc.clone(), |l, a| l.join(&a.label));
+        for a in &texts[1..] {
+            let p = self.cwd.join(a);
+            if p.is_file() {
+                label = label.join(&self.file_label(&p));
+            }
+        }
+        label = label.join(&Label::sandboxed(program.display().to_string()));
+        if let Network::On | Network::Hosts(_) = &profile.network {
+            label = label.join(&Label::from_network("network"));
+        }
+        let cell = LabelCell::new(label);
+        let exported = self.vars.environment();
+        let mut env = safesh_policy::env::child_env(
+            policy.config(),
+            exported.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        );
+        env.retain(|(k, _)| k != "TMPDIR");
+        env.push(("TMPDIR".into(), tmp_dir.display().to_string()));
+        let stdin_src = self.in_fd(0);
+        let stdin = if stdin_src.is_empty_source() {
+            safesh_sandbox::Stdin::Null
+        } else {
+            safesh_sandbox::Stdin::Reader(Box::new(StageReader::new(stdin_src, cell.clone())))
+        };
+        let remaining = self.cancel.remaining();
+        let timeout = Duration::from_millis(profile.timeout_ms);
+        let spec = safesh_sandbox::Spec {
+            program: program.to_path_buf(),
+            argv: texts.clone(),
+            cwd: self.cwd.clone(),
+            env,
+            read: profile.read,
+            write: profile.write,
+            exec: profile.exec,
+            protect: profile.protect,
+            hide: Vec::new(),
+            tmp_dir,
+            network: match profile.network {
+                Network::Off => safesh_sandbox::Network::Off,
+                Network::On => safesh_sandbox::Network::On,
+                Network::Hosts(h) => safesh_sandbox::Network::Hosts(h),
+            },
+            limits: safesh_sandbox::Limits {
+                timeout: remaining.map_or(timeout, |r| r.min(timeout)),
+                kill_grace: Duration::from_millis(500),
+                memory_bytes: profile.memory_mb.map(|m| m.saturating_mul(1 << 20)),
+                processes: profile.processes,
+                file_size_bytes: profile.file_size_mb.map(|m| m.saturating_mul(1 << 20)),
+                cpu_seconds: None,
+            },
+            stdin,
+            allow_weaker: profile.allow_weaker,
+        };
+        let mut output = ShellOutput {
+            out: StageWriter::new(self.out_fd(1), cell.clone()),
+            err: StageWriter::unbuffered(self.out_fd(2), cell.clone()),
+        };
+        let cancel = self.cancel.clone();
+        let result = safesh_sandbox::run(spec, &mut output, &|| cancel.is_cancelled());
+        let _ = output.out.flush();
+        let _ = output.err.flush();
+        self.status_label = cell.get();
+        let outcome = match result {
+            Ok(o) => o,
+            Err(safesh_sandbox::SandboxError::Unavailable(why)) => {
+                return Err(Refusal::new(
+                    ErrorCode::SandboxUnavailable,
+                    format!("cannot run `{}` safely here: {why}", texts[0]),
+                )
+                .rule("sandbox")
+                .command(texts[0].clone())
+                .suggest("run `safesh doctor` to see what this host lacks; the human may accept a weaker sandbox with [sandbox] allow_weaker = true")
+                .into());
+            }
+            Err(e) => {
+                return Err(Refusal::new(
+                    ErrorCode::ExecutionError,
+                    format!("could not run `{}`: {e}", texts[0]),
+                )
+                .command(texts[0].clone())
+                .into());
+            }
+        };
+        if outcome.cancelled {
+            return Err(self.timeout_refusal().into());
+        }
+        if outcome.timed_out {
+            let mut r = Refusal::new(
+                ErrorCode::Timeout,
+                format!(
+                    "`{}` ran longer than {} ms and was stopped (with everything it started)",
+                    texts[0],
+                    timeout.as_millis()
+                ),
+            )
+            .rule("limits.timeout_ms")
+            .command(texts[0].clone())
+            .suggest("start it as a background job, or ask the human to raise [limits] timeout_ms");
+            r.details.path = Some(program.display().to_string());
+            return Err(r.into());
+        }
+        let status = match (outcome.status, outcome.signal) {
+            (Some(s), _) => s,
+            (None, Some(sig)) => 128 + sig,
+            (None, None) => 1,
+        };
+        self.set_status(status);
+        Ok(())
+    }
+}

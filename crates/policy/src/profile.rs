@@ -1,0 +1,153 @@
+//! What an allowed external program may touch when it runs: the roots, plus the
+//! per-command profile of its rule (`[commands.cargo] read/write/exec/network`),
+//! the protected paths the sandbox must keep read-only inside the write roots, and
+//! its limits. Plain data: the interpreter turns it into a sandbox spec.
+
+use crate::config::{Network, PathGlob};
+use crate::decide::{Kind, Policy};
+use std::path::{Path, PathBuf};
+
+/// The sandbox profile of one external command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Profile {
+    /// Readable roots (directories or files).
+    pub read: Vec<PathBuf>,
+    /// Writable roots.
+    pub write: Vec<PathBuf>,
+    /// Programs (files or directories) it may start besides itself.
+    pub exec: Vec<PathBuf>,
+    /// Network access.
+    pub network: Network,
+    /// Paths inside the write roots that must stay read-only.
+    pub protect: Vec<PathBuf>,
+    /// Per-command timeout, ms.
+    pub timeout_ms: u64,
+    /// Memory, MiB.
+    pub memory_mb: Option<u64>,
+    /// Processes in its tree.
+    pub processes: Option<u64>,
+    /// Largest file it may write, MiB.
+    pub file_size_mb: Option<u64>,
+    /// Run with a weaker sandbox where Landlock is missing.
+    pub allow_weaker: bool,
+}
+
+/// Built-in per-command timeout when the config sets none (ms).
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// Built-in cap on any requested timeout (ms).
+pub const DEFAULT_MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// The fixed part of a glob: `~/.rustup/toolchains/**` → `~/.rustup/toolchains`.
+fn glob_base(g: &PathGlob) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for c in Path::new(&g.pattern).components() {
+        let s = c.as_os_str().to_string_lossy();
+        if s.contains(['*', '?', '[', '{']) {
+            break;
+        }
+        out.push(c.as_os_str());
+    }
+    out
+}
+
+fn push_unique(v: &mut Vec<PathBuf>, p: PathBuf) {
+    if !v.contains(&p) {
+        v.push(p);
+    }
+}
+
+impl Policy {
+    /// The profile for running `program` (resolved from `name`) with `argv` in `cwd`.
+    pub fn profile(&self, name: &str, program: &Path, argv: &[String], cwd: &Path) -> Profile {
+        let config = self.config();
+        let mut p = Profile {
+            read: Vec::new(),
+            write: Vec::new(),
+            exec: Vec::new(),
+            network: config.sandbox.network.clone(),
+            protect: Vec::new(),
+            timeout_ms: config.limits.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).min(
+                config
+                    .limits
+                    .max_timeout_ms
+                    .unwrap_or(DEFAULT_MAX_TIMEOUT_MS),
+            ),
+            memory_mb: config.limits.memory_mb,
+            processes: config.limits.processes,
+            file_size_mb: config.limits.file_size_mb,
+            allow_weaker: config.sandbox.allow_weaker,
+        };
+        for r in self.read_roots() {
+            push_unique(&mut p.read, r.clone());
+        }
+        for w in self.write_roots() {
+            push_unique(&mut p.write, w.clone());
+        }
+        let base = name.rsplit('/').next().unwrap_or(name);
+        for rule in self.rules_for_program(name, base, &Kind::External(program.to_path_buf())) {
+            for g in &rule.read {
+                push_unique(&mut p.read, glob_base(g));
+            }
+            for g in &rule.write {
+                push_unique(&mut p.write, glob_base(g));
+            }
+            for g in &rule.exec {
+                push_unique(&mut p.exec, glob_base(g));
+            }
+            if let Some(n) = &rule.network {
+                p.network = n.clone();
+            }
+        }
+        // Protected paths inside each write root (the sandbox keeps them read-only
+        // whether they exist or not). git may write its own config in the
+        // operations that must (init, clone, remote, push -u, config of safe keys:
+        // the policy refused the dangerous ones).
+        let sub = crate::decide::subcommand(base, &argv[1.min(argv.len())..], &[]);
+        let git_writes_config = base == "git"
+            && matches!(
+                sub.as_deref(),
+                Some(
+                    "init"
+                        | "clone"
+                        | "remote"
+                        | "push"
+                        | "config"
+                        | "branch"
+                        | "checkout"
+                        | "switch"
+                        | "fetch"
+                        | "pull"
+                        | "submodule"
+                )
+            );
+        let mut roots: Vec<PathBuf> = p.write.clone();
+        push_unique(&mut roots, cwd.to_path_buf());
+        for root in &roots {
+            push_unique(&mut p.protect, root.join("safesh.toml"));
+            push_unique(&mut p.protect, root.join(".git/hooks"));
+            if !git_writes_config {
+                push_unique(&mut p.protect, root.join(".git/config"));
+            }
+        }
+        if let Some(state) = &config.state_dir {
+            push_unique(&mut p.protect, state.clone());
+        }
+        if let Some(home) = &config.home
+            && p.write.iter().any(|w| home.starts_with(w))
+        {
+            for rc in [
+                ".bashrc",
+                ".profile",
+                ".bash_profile",
+                ".zshrc",
+                ".zshenv",
+                ".config/safesh",
+                ".gitconfig",
+                ".ssh",
+            ] {
+                push_unique(&mut p.protect, home.join(rc));
+            }
+        }
+        p
+    }
+}

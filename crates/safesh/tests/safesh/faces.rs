@@ -1,0 +1,1 @@
+//! The model-facing faces through the real binary: `safesh rpc`, `safesh mcp`.
