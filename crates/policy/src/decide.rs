@@ -248,11 +248,15 @@ impl Policy {
             format!("{what} {shown} is outside the {} roots", if rule == "sandbox.read" { "read" } else { "write" }),
         )
         .rule(rule)
-        .suggest(format!(
-            "use paths inside {}; to widen access the human adds the directory to [sandbox] {} in safesh.toml",
-            roots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-            if rule == "sandbox.read" { "read" } else { "write" }
-        ));
+        .suggest(if real.starts_with("/tmp") || real.starts_with("/var/tmp") {
+            "use \"$TMPDIR\" (a private temp dir for this session, also where mktemp puts files) instead of /tmp".to_string()
+        } else {
+            format!(
+                "use paths inside {}; to widen access the human adds the directory to [sandbox] {} in safesh.toml",
+                roots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+                if rule == "sandbox.read" { "read" } else { "write" }
+            )
+        });
         r.details.path = Some(real.display().to_string());
         r.details.allowed = roots.iter().map(|p| p.display().to_string()).collect();
         r

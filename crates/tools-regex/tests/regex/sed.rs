@@ -152,6 +152,13 @@ fn e_is_refused_before_output() {
     use safesh_utils::testing::run_util;
     let dir = tempfile::tempdir().unwrap();
     for script in ["p;e echo hi", "s/x/date/e", "1e ls"] {
+        // Decided before running (the policy asks `shell_escape`) …
+        assert_eq!(
+            safesh_tools_regex::sed::shell_escape(&["-n".to_string(), script.to_string()]),
+            Some("sed: e command is not supported in safesh (it would run a shell)".into()),
+            "{script}"
+        );
+        // … and if run anyway, sed interrupts (125 in the test host) before any output.
         let out = run_util(
             safesh_tools_regex::sed::sed,
             &["sed", script],
@@ -159,13 +166,13 @@ fn e_is_refused_before_output() {
             dir.path(),
             &[],
         );
-        assert_eq!(out.status, 1, "{script}");
+        assert_eq!(out.status, 125, "{script}");
         assert!(out.stdout.is_empty(), "{script}");
-        assert_eq!(
-            String::from_utf8_lossy(&out.stderr),
-            "sed: e command is not supported in safesh (it would run a shell)\n"
-        );
     }
+    assert_eq!(
+        safesh_tools_regex::sed::shell_escape(&["s/a/e/".to_string()]),
+        None
+    );
 }
 
 #[test]
