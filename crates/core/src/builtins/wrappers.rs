@@ -29,7 +29,13 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
                 None => Some((name.to_string(), format!("{name} is a safesh utility"))),
             }
         }
-        Resolved::NotFound => None,
+        // An external program is found only on the trusted PATH (what would run).
+        Resolved::NotFound => {
+            let policy = sh.shared.policy.as_ref()?;
+            let p = policy.resolve_program(name, &sh.cwd)?;
+            let p = p.to_string_lossy().into_owned();
+            Some((p.clone(), format!("{name} is {p}")))
+        }
     }
 }
 
