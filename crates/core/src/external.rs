@@ -148,6 +148,39 @@ impl Shell {
             r.details.path = Some(program.display().to_string());
             return Err(r.into());
         }
+        // Killed for a limit (memory, file size, CPU): a limit refusal, like the
+        // interpreter's own limits. A process-count limit only makes forks fail; the
+        // program decides what that means.
+        if outcome.signal.is_some()
+            && let Some(hit) = outcome
+                .limits_hit
+                .iter()
+                .find(|h| !matches!(h, safesh_sandbox::LimitHit::Processes))
+        {
+            let (what, key) = match hit {
+                safesh_sandbox::LimitHit::Memory => ("memory", "memory_mb"),
+                safesh_sandbox::LimitHit::FileSize => ("file size", "file_size_mb"),
+                _ => ("CPU time", "timeout_ms"),
+            };
+            return Err(Refusal::new(
+                ErrorCode::LimitExceeded,
+                format!("`{}` exceeded the {what} limit and was stopped", texts[0]),
+            )
+            .rule(format!("limits.{key}"))
+            .command(texts[0].clone())
+            .suggest(format!(
+                "use less {what} (stream instead of loading everything), or ask the human to raise [limits] {key}"
+            ))
+            .into());
+        }
+        if outcome.output_closed {
+            // The reader went away (`prog | head -1`): like SIGPIPE.
+            self.set_status(141);
+            return Ok(());
+        }
+        for w in &outcome.warnings {
+            self.diag(format!("{}: sandbox: {w}", texts[0]));
+        }
         let status = match (outcome.status, outcome.signal) {
             (Some(s), _) => s,
             (None, Some(sig)) => 128 + sig,

@@ -13,7 +13,7 @@ pub mod limits;
 pub mod registry;
 pub mod session;
 
-// mod external; (enabled once crates/sandbox exists)
+mod external;
 mod host;
 mod interp;
 pub mod precheck;

@@ -54,6 +54,7 @@ pub fn run(name: &str, args: &[String], config_file: Option<&str>, json: bool) -
         "init" => init(args),
         "trust" => trust(args, config_file, true),
         "untrust" => trust(args, config_file, false),
+        "doctor" => doctor(json || args.iter().any(|a| a == "--json")),
         "mcp" | "rpc" => crate::serve::run(name, args, config_file),
         _ => 2,
     }
@@ -287,5 +288,45 @@ fn trust_path(file: &std::path::Path, on: bool) -> i32 {
             }
             Err(e) => fail(format!("{}: {e}", file.display())),
         }
+    }
+}
+
+/// `safesh doctor`: which sandbox protections this host enforces.
+fn doctor(json: bool) -> i32 {
+    let caps = safesh_sandbox::probe();
+    let mut out = std::io::stdout();
+    if json {
+        let _ = writeln!(out, "{}", serde_json::to_string(&caps).unwrap_or_default());
+        return if caps.landlock.available { 0 } else { 1 };
+    }
+    let rows = [
+        ("landlock", &caps.landlock),
+        ("seccomp", &caps.seccomp),
+        ("pid namespace", &caps.pid_ns),
+        ("mount namespace", &caps.mount_ns),
+        ("network namespace", &caps.net_ns),
+        ("user namespace", &caps.user_ns),
+        ("memory cgroup", &caps.cgroup_memory),
+        ("pids cgroup", &caps.cgroup_pids),
+    ];
+    for (name, f) in rows {
+        let mark = if f.available { "yes" } else { "NO " };
+        let _ = writeln!(out, "{mark}  {name:<18} {}", f.note);
+    }
+    if caps.root {
+        let _ = writeln!(
+            out,
+            "note: running as root; programs run with capabilities dropped (process counts are limited by the pids cgroup, not RLIMIT_NPROC)"
+        );
+    }
+    if caps.landlock.available {
+        let _ = writeln!(out, "=> external programs run sandboxed");
+        0
+    } else {
+        let _ = writeln!(
+            out,
+            "=> Landlock is missing: external programs are refused (SANDBOX_UNAVAILABLE) unless [sandbox] allow_weaker = true"
+        );
+        1
     }
 }

@@ -21,6 +21,10 @@
 mod cases;
 #[path = "safesh/cli.rs"]
 mod cli;
+#[path = "safesh/escape.rs"]
+mod escape;
+#[path = "safesh/escape_support.rs"]
+mod escape_support;
 #[path = "safesh/faces.rs"]
 mod faces;
 #[path = "safesh/fixture.rs"]

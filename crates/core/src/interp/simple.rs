@@ -247,7 +247,7 @@ impl Shell {
             && !matches!(resolved, Resolved::Function(_))
             && let Some(program) = self.decide(&policy, &argv, &resolved)?
         {
-            return self.run_external_stub(&program, &argv);
+            return self.run_external(&policy, &program, &argv);
         }
         match resolved {
             Resolved::Function(f) => self.call_function(&f, &argv),
@@ -336,19 +336,6 @@ impl Shell {
             }),
             Decision::NotFound => Ok(None),
         }
-    }
-
-    /// Until the sandbox crate is wired in: an allowed external cannot run.
-    fn run_external_stub(&mut self, program: &std::path::Path, argv: &[Field]) -> Exec {
-        let name = argv.first().map(|f| f.text.clone()).unwrap_or_default();
-        Err(Refusal::new(
-            ErrorCode::SandboxUnavailable,
-            format!(
-                "`{name}` ({}) is allowed but cannot run yet",
-                program.display()
-            ),
-        )
-        .into())
     }
 
     /// Calls a shell function with `argv` as its positional parameters.
