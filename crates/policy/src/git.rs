@@ -81,6 +81,8 @@ const COMMAND_FLAGS: &[&str] = &[
     "--tool",
     "--ext-diff",
     "--textconv",
+    "--template",
+    "--separate-git-dir",
 ];
 
 /// True if `key` (case-insensitive) names config git runs as a command.

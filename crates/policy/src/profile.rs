@@ -120,10 +120,16 @@ impl Policy {
                         | "submodule"
                 )
             );
+        // `git init` / `git clone` create a repository (hooks from git's own
+        // templates; `--template` is refused by the git rule).
+        let git_creates_repo = base == "git" && matches!(sub.as_deref(), Some("init" | "clone"));
         let mut roots: Vec<PathBuf> = p.write.clone();
         push_unique(&mut roots, cwd.to_path_buf());
         for root in &roots {
             push_unique(&mut p.protect, root.join("safesh.toml"));
+            if git_creates_repo {
+                continue;
+            }
             push_unique(&mut p.protect, root.join(".git/hooks"));
             if !git_writes_config {
                 push_unique(&mut p.protect, root.join(".git/config"));

@@ -44,6 +44,55 @@ const ETC_SECRETS: &[&str] = &[
 ];
 
 /// The masks for host secrets: [`ETC_SECRETS`] plus the ssh host private keys.
+/// Shells a program could start through the ELF loader (`ld.so /bin/sh`), which
+/// Landlock's execute right does not see: unless the program may execute a shell
+/// anyway (it is one, its `#!` interpreter is one, or its profile's `exec` lists one)
+/// they read as empty inside the sandbox.
+const SHELLS: &[&str] = &[
+    "/usr/bin/sh",
+    "/usr/bin/bash",
+    "/usr/bin/dash",
+    "/usr/bin/rbash",
+    "/usr/bin/zsh",
+    "/usr/bin/ksh",
+    "/usr/bin/mksh",
+    "/usr/bin/fish",
+    "/usr/bin/tcsh",
+    "/usr/bin/csh",
+    "/usr/bin/busybox",
+    "/bin/sh",
+    "/bin/bash",
+    "/bin/dash",
+    "/bin/rbash",
+    "/bin/zsh",
+    "/bin/ksh",
+    "/bin/mksh",
+    "/bin/busybox",
+    "/bin/csh",
+    "/bin/tcsh",
+];
+
+fn shells_to_hide(spec: &Spec, path_var: Option<&str>) -> Vec<PathBuf> {
+    let allowed: Vec<PathBuf> = crate::exec::closure(&spec.program, path_var)
+        .iter()
+        .filter_map(|p| fs::canonicalize(p).ok())
+        .collect();
+    let exec_roots: Vec<PathBuf> = spec
+        .exec
+        .iter()
+        .map(|e| fs::canonicalize(abs(e, &spec.cwd)).unwrap_or_else(|_| abs(e, &spec.cwd)))
+        .collect();
+    let mut out: Vec<PathBuf> = Vec::new();
+    for s in SHELLS {
+        let Ok(c) = fs::canonicalize(s) else { continue };
+        if out.contains(&c) || allowed.contains(&c) || exec_roots.iter().any(|e| c.starts_with(e)) {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn etc_secrets() -> Vec<PathBuf> {
     static CACHE: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
     CACHE.get_or_init(find_etc_secrets).clone()
@@ -86,15 +135,32 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
 
 /// Whether a root (canonical) lies strictly under the host's `/tmp`, outside the
 /// private temp dir.
-fn any_root_under_tmp(spec: &Spec) -> bool {
+/// The roots (and cwd, program) that live under the host's `/tmp`, outermost only,
+/// and whether every one of them is writable anyway (inside a write root).
+fn roots_under_tmp(spec: &Spec) -> (Vec<PathBuf>, bool) {
     let tmp_canon = fs::canonicalize(&spec.tmp_dir).unwrap_or_else(|_| spec.tmp_dir.clone());
-    spec.read
+    let canon = |p: &PathBuf| fs::canonicalize(abs(p, &spec.cwd)).ok();
+    let writable: Vec<PathBuf> = spec.write.iter().filter_map(canon).collect();
+    let mut found: Vec<PathBuf> = spec
+        .read
         .iter()
         .chain(&spec.write)
         .chain(&spec.exec)
         .chain([&spec.cwd, &spec.program])
-        .filter_map(|p| fs::canonicalize(abs(p, &spec.cwd)).ok())
-        .any(|p| p.starts_with("/tmp") && p != Path::new("/tmp") && !p.starts_with(&tmp_canon))
+        .filter_map(canon)
+        .filter(|p| p.starts_with("/tmp") && p != Path::new("/tmp") && !p.starts_with(&tmp_canon))
+        .collect();
+    found.sort();
+    found.dedup();
+    let outer: Vec<PathBuf> = found
+        .iter()
+        .filter(|p| !found.iter().any(|q| q != *p && p.starts_with(q)))
+        .cloned()
+        .collect();
+    let all_writable = found
+        .iter()
+        .all(|p| writable.iter().any(|w| p.starts_with(w)));
+    (outer, all_writable)
 }
 
 /// `p` with its longest existing prefix canonicalized (symlinks resolved).
@@ -238,7 +304,12 @@ pub fn run(
     }
 
     // Environment: exactly the spec's, TMPDIR pointing at the private temp dir.
-    let private_tmp = Path::new("/tmp").is_dir() && !any_root_under_tmp(&spec);
+    // A private /tmp. Roots that live under the host's /tmp are bound into it at the
+    // same paths — only when they are writable anyway: Landlock rights flow down from
+    // ancestors, so a read-only root inside the writable private /tmp would become
+    // writable (then /tmp stays the host's and programs get TMPDIR).
+    let (tmp_roots, tmp_roots_writable) = roots_under_tmp(&spec);
+    let private_tmp = Path::new("/tmp").is_dir() && tmp_roots_writable;
     let tmp_str = if private_tmp {
         "/tmp".to_string()
     } else {
@@ -285,17 +356,41 @@ pub fn run(
     // become writable. Then /tmp stays the host's (writable only where a root says so)
     // and programs get TMPDIR.
     if private_tmp {
+        // Bind each root into the private dir first; the recursive bind of the
+        // private dir over /tmp then carries them to their usual paths.
+        for r in &tmp_roots {
+            let Ok(rel) = r.strip_prefix("/tmp") else {
+                continue;
+            };
+            let mountpoint = spec.tmp_dir.join(rel);
+            if r.is_dir() {
+                fs::create_dir_all(&mountpoint)?;
+            } else {
+                if let Some(parent) = mountpoint.parent() {
+                    fs::create_dir_all(parent)?;
+                }
+                if !mountpoint.exists() {
+                    fs::File::create(&mountpoint)?;
+                }
+            }
+            mounts.push(Mount::Bind {
+                src: cstr(r)?,
+                dst: cstr(&mountpoint)?,
+                ro: false,
+            });
+        }
         mounts.push(Mount::Bind {
             src: cstr(&spec.tmp_dir)?,
             dst: cstr(Path::new("/tmp"))?,
             ro: false,
         });
     } else {
-        warnings.push("a root lives under /tmp: no private /tmp (TMPDIR only)".into());
+        warnings.push("a read-only root lives under /tmp: no private /tmp (TMPDIR only)".into());
     }
     let hide: Vec<PathBuf> = etc_secrets()
         .into_iter()
         .chain(spec.hide.iter().map(|h| abs(h, &spec.cwd)))
+        .chain(shells_to_hide(&spec, env_path.as_deref()))
         .collect();
     for h in &hide {
         let h = h.clone();
@@ -319,8 +414,15 @@ pub fn run(
         .chain([&spec.tmp_dir])
         .map(|w| fs::canonicalize(abs(w, &spec.cwd)).unwrap_or_else(|_| abs(w, &spec.cwd)))
         .collect();
+    let mut bound_parents = std::collections::HashSet::new();
+    let mut protected_targets: Vec<PathBuf> = Vec::new();
+    let tmp_dir_canon = fs::canonicalize(&spec.tmp_dir).unwrap_or_else(|_| spec.tmp_dir.clone());
     for p in &spec.protect {
         let p = abs(p, &spec.cwd);
+        // The private temp dir is the program's scratch space (and is /tmp inside).
+        if private_tmp && canonical_prefix(&p).starts_with(&tmp_dir_canon) {
+            continue;
+        }
         // Outside every write root Landlock already keeps it read-only: no placeholder
         // on the host there.
         // The link itself lives where its parent is, wherever it points.
@@ -343,11 +445,28 @@ pub fn run(
             continue;
         }
         if let Some(target) = placeholders.ensure(&p) {
+            // The directory holding a protected path (`.git` for `.git/hooks`) is
+            // bound onto itself first: a mount point cannot be renamed away and
+            // replaced by one the program controls (`mv .git x; mkdir -p .git/hooks`).
+            if let Some(parent) = target.parent()
+                && parent.is_dir()
+                && !protected_targets.iter().any(|t| parent.starts_with(t))
+                && !write_roots.iter().any(|w| w == parent)
+                && write_roots.iter().any(|w| parent.starts_with(w))
+                && bound_parents.insert(parent.to_path_buf())
+            {
+                mounts.push(Mount::Bind {
+                    src: cstr(parent)?,
+                    dst: cstr(parent)?,
+                    ro: false,
+                });
+            }
             mounts.push(Mount::Bind {
                 src: cstr(&target)?,
                 dst: cstr(&target)?,
                 ro: true,
             });
+            protected_targets.push(target.clone());
         } else {
             return Err(SandboxError::Spawn(format!(
                 "cannot protect {}",
