@@ -568,7 +568,14 @@ impl Policy {
                 })
                 .flatten()
                 .collect();
-            if !sub.as_ref().is_some_and(|s| list.contains(s)) {
+            // `git --version`, `cargo -V`, `npm --help`: no subcommand, only a
+            // question about the program itself.
+            let info_only = sub.is_none()
+                && !args.is_empty()
+                && args
+                    .iter()
+                    .all(|a| matches!(a.as_str(), "--version" | "-V" | "--help" | "-h"));
+            if !info_only && !sub.as_ref().is_some_and(|s| list.contains(s)) {
                 let shown = sub.clone().unwrap_or_else(|| "(no subcommand)".into());
                 let mut r = Refusal::new(
                     ErrorCode::CommandNotWhitelisted,

@@ -1337,3 +1337,58 @@ fn benign_run_leaves_no_placeholders() {
     names.sort();
     assert_eq!(names, ["notes.txt", "safesh.toml"], "the project changed");
 }
+
+/// The benign heavy case: `safesh init` writes a profile for a Rust project, and with
+/// it `cargo --version`, `cargo build` and the built program run in the sandbox
+/// (cargo reads ~/.cargo and ~/.rustup, starts rustc and the linker, writes target/).
+#[test]
+fn benign_cargo_build_with_the_init_profile() {
+    let Some(home) = std::env::var_os("HOME").map(std::path::PathBuf::from) else {
+        eprintln!("skipped: no HOME");
+        return;
+    };
+    if !home.join(".cargo/bin/cargo").exists() {
+        eprintln!("skipped: no ~/.cargo/bin/cargo");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("tiny");
+    std::fs::create_dir_all(proj.join("src")).unwrap();
+    std::fs::write(
+        proj.join("Cargo.toml"),
+        "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(proj.join("src/main.rs"), "fn main() { println!(\"tiny ok\"); }\n").unwrap();
+    let state = dir.path().join("state");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
+            .args(args)
+            .current_dir(&proj)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &home)
+            .env("XDG_STATE_HOME", &state)
+            .env("LC_ALL", "C")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let init = run(&["init"]);
+    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    let out = run(&[
+        "--config",
+        "safesh.toml",
+        "-c",
+        "cargo --version && cargo build -q && ./target/debug/tiny && cargo run -q",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout: {stdout}\nstderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.starts_with("cargo "), "{stdout}");
+    assert_eq!(stdout.matches("tiny ok").count(), 2, "{stdout}");
+}
