@@ -224,6 +224,17 @@ impl Shell {
         if !system_dir || !path.is_file() {
             return Resolved::NotFound;
         }
+        // A path rule naming this program asks for the real program (sandboxed),
+        // not safesh's in-process equivalent.
+        if let Some(policy) = &self.shared.policy
+            && policy
+                .config()
+                .rules_for_path(path)
+                .iter()
+                .any(|r| r.allow.is_some())
+        {
+            return Resolved::NotFound;
+        }
         if matches!(base, "true" | "false" | "test" | "[" | "kill")
             && crate::builtins::is_builtin(base)
         {

@@ -1,0 +1,243 @@
+//! One exec request in a session: input, output mode, per-request timeout,
+//! `force`, shaping, and agsh's intent + verify assertions.
+
+use crate::error::ServerError;
+use crate::settings::Settings;
+use crate::shape::{Capture, OutputMode, ShapeConfig};
+use safesh_core::{ErrorCode, InputSource, Interrupter, OutputTarget, Refusal, Session};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::time::Duration;
+
+/// The parameters of `exec`/`run` (MCP) and `execute` (JSON-RPC).
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct ExecParams {
+    /// A bash script.
+    #[serde(default)]
+    pub script: Option<String>,
+    /// A program name (`run`, `execute`): run from argv, no parsing.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    /// The session to run in (none: a fresh session).
+    #[serde(default, alias = "session_id")]
+    pub session: Option<String>,
+    /// Per-request timeout, bounded by the config's maximum.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Bytes for stdin.
+    #[serde(default)]
+    pub input: Option<String>,
+    /// Which output to return.
+    #[serde(default)]
+    pub output_mode: Option<OutputMode>,
+    /// Override nudges (nothing else).
+    #[serde(default)]
+    pub force: Option<bool>,
+    /// agsh's declared goal of the step, echoed back.
+    #[serde(default)]
+    pub intent: Option<Value>,
+    /// Assertions checked against stdout after the run.
+    #[serde(default)]
+    pub verify: Option<Vec<Assertion>>,
+}
+
+/// An assertion on a step's output (agsh's verification).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Assertion {
+    /// The output is not empty.
+    NotEmpty,
+    /// The output contains `value`.
+    Contains {
+        /// The text to find.
+        value: String,
+    },
+    /// The output has at least `value` non-empty lines.
+    CountGte {
+        /// The least line count.
+        value: u64,
+    },
+    /// The output matches the regex `value` (also accepted as `pattern`).
+    MatchesRegex {
+        /// The regex.
+        #[serde(alias = "pattern")]
+        value: String,
+    },
+}
+
+/// Quotes an argv so the interpreter sees exactly these words as one simple command.
+pub fn quote_argv(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl ExecParams {
+    /// The script to run: `script`, or `command` + `args` quoted as one command.
+    pub fn script_text(&self) -> Result<String, ServerError> {
+        match (&self.script, &self.command) {
+            (Some(_), Some(_)) => Err(ServerError::BadParams(
+                "give either `script` or `command` (+ `args`), not both".into(),
+            )),
+            (Some(s), None) => {
+                if self.args.as_ref().is_some_and(|a| !a.is_empty()) {
+                    return Err(ServerError::BadParams(
+                        "`args` goes with `command`, not with `script`".into(),
+                    ));
+                }
+                Ok(s.clone())
+            }
+            (None, Some(c)) => {
+                if c.is_empty() {
+                    return Err(ServerError::BadParams("`command` is empty".into()));
+                }
+                let mut argv = vec![c.clone()];
+                argv.extend(self.args.iter().flatten().cloned());
+                Ok(quote_argv(&argv))
+            }
+            (None, None) => Err(ServerError::BadParams(
+                "missing `script` (a bash script) or `command` (a program, with `args`)".into(),
+            )),
+        }
+    }
+}
+
+/// Runs `script` in `session` and returns the shaped result object.
+/// `on_start` receives the session's interrupter before the script starts (to
+/// stop it on a client's cancellation).
+pub fn run(
+    session: &mut Session,
+    script: &str,
+    p: &ExecParams,
+    settings: &Settings,
+    on_start: &dyn Fn(Interrupter),
+) -> Value {
+    let mode = p.output_mode.unwrap_or_default();
+    let capture = Arc::new(Capture::new(
+        mode,
+        ShapeConfig {
+            cap: settings.cap,
+            spill_dir: settings.spill_dir(),
+            retention: settings.spill_retention,
+        },
+    ));
+    session.set_force(p.force.unwrap_or(false));
+    let input = match &p.input {
+        Some(s) => InputSource::Bytes(s.clone().into_bytes()),
+        None => InputSource::Empty,
+    };
+    let interrupter = session.interrupter();
+    on_start(interrupter.clone());
+    let timeout = p.timeout_ms.map(|t| settings.clamp_timeout(t));
+    let fired = Arc::new(AtomicBool::new(false));
+    let (stop_timer, timer_rx) = channel::<()>();
+    if let Some(ms) = timeout {
+        let fired = fired.clone();
+        let intr = interrupter.clone();
+        let cap = capture.clone();
+        let _ = std::thread::Builder::new()
+            .name("safesh-timeout".into())
+            .spawn(move || {
+                if timer_rx.recv_timeout(Duration::from_millis(ms))
+                    != Err(RecvTimeoutError::Timeout)
+                {
+                    return;
+                }
+                fired.store(true, Ordering::SeqCst);
+                cap.mark_interrupted();
+                // Repeat until the request ends: an interrupt that lands before the
+                // request has started would be cleared by it.
+                loop {
+                    intr.interrupt();
+                    if timer_rx.recv_timeout(Duration::from_millis(20))
+                        != Err(RecvTimeoutError::Timeout)
+                    {
+                        return;
+                    }
+                }
+            });
+    }
+    let outcome = session.exec(script, input, OutputTarget::Stream(capture.clone()));
+    drop(stop_timer);
+    let timed_out = fired.load(Ordering::SeqCst).then(|| {
+        let ms = timeout.unwrap_or(0);
+        let r = Refusal::new(
+            ErrorCode::Timeout,
+            format!("the request ran longer than its timeout_ms of {ms} ms and was stopped"),
+        )
+        .rule("timeout_ms")
+        .suggest(format!(
+            "raise timeout_ms (at most {} ms), or run it as a background job (job_start) and poll job_output",
+            settings.max_timeout_ms
+        ));
+        let line = format!("safesh: {}: {}\n", r.code, r.message);
+        capture.push(safesh_core::StreamKind::Stderr, line.as_bytes());
+        r
+    });
+    let mut v = capture.result(&outcome);
+    if let Some(r) = timed_out {
+        v["exit_code"] = json!(r.status());
+        v["error"] = json!(r);
+    }
+    if let Some(intent) = &p.intent {
+        v["intent"] = intent.clone();
+    }
+    if let Some(asserts) = &p.verify {
+        let text = v
+            .get("stdout")
+            .or_else(|| v.get("output"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        v["verification"] = verify(&text, asserts);
+    }
+    v
+}
+
+/// Checks assertions against `text`: `{passed, results: [{type, passed, detail}]}`.
+pub fn verify(text: &str, asserts: &[Assertion]) -> Value {
+    let mut all = true;
+    let results: Vec<Value> = asserts
+        .iter()
+        .map(|a| {
+            let (name, passed, detail) = match a {
+                Assertion::NotEmpty => (
+                    "not_empty",
+                    !text.trim().is_empty(),
+                    format!("{} bytes", text.len()),
+                ),
+                Assertion::Contains { value } => (
+                    "contains",
+                    text.contains(value.as_str()),
+                    format!("looked for {value:?}"),
+                ),
+                Assertion::CountGte { value } => {
+                    let n = text.lines().filter(|l| !l.is_empty()).count() as u64;
+                    (
+                        "count_gte",
+                        n >= *value,
+                        format!("{n} non-empty lines, wanted ≥ {value}"),
+                    )
+                }
+                Assertion::MatchesRegex { value } => match regex::Regex::new(value) {
+                    Ok(re) => (
+                        "matches_regex",
+                        re.is_match(text),
+                        format!("regex {value:?}"),
+                    ),
+                    Err(e) => ("matches_regex", false, format!("bad regex: {e}")),
+                },
+            };
+            all &= passed;
+            json!({"type": name, "passed": passed, "detail": detail})
+        })
+        .collect();
+    json!({"passed": all, "results": results})
+}

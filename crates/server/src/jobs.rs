@@ -1,0 +1,544 @@
+//! Background jobs: a script (or argv) running in its own session on its own
+//! thread. Its output goes to a bounded in-memory ring and to a log file
+//! (`<state_dir>/jobs/<id>.log`), so reading "output since byte offset N" works for
+//! any N while memory stays bounded.
+//!
+//! Jobs run in-process (the interpreter and its utilities), so a job has no pid
+//! of its own: `pid` is null. Killing a job interrupts its request, which stops
+//! in-process utilities and kills every program it started.
+
+use crate::error::ServerError;
+use crate::settings::{Settings, private_dir};
+use crate::shape::{label_json, lock, render_range};
+use safesh_core::{InputSource, Interrupter, OutputTarget, Refusal, StreamConsumer, StreamKind};
+use safesh_label::Label;
+use serde_json::{Value, json};
+use std::collections::{HashMap, VecDeque};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Running jobs allowed at once.
+pub const MAX_RUNNING: usize = 64;
+/// Finished jobs remembered (older ones are forgotten, their logs stay until retention).
+pub const MAX_FINISHED: usize = 256;
+
+/// A job's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Still running.
+    Running,
+    /// Ended by itself.
+    Exited,
+    /// Ended by `job_kill` (or its session ending).
+    Killed,
+}
+
+impl Status {
+    /// The status's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Running => "running",
+            Status::Exited => "exited",
+            Status::Killed => "killed",
+        }
+    }
+}
+
+#[derive(Debug)]
+struct State {
+    status: Status,
+    exit_code: Option<i32>,
+    ended: Option<Instant>,
+    signal: Option<String>,
+    error: Option<Refusal>,
+    label: Label,
+    kill_requested: bool,
+}
+
+/// The last bytes of a job's output, and where they start.
+#[derive(Debug)]
+struct Ring {
+    buf: VecDeque<u8>,
+    /// The offset of `buf[0]` in the whole output.
+    start: u64,
+    cap: usize,
+    newlines: u64,
+}
+
+impl Ring {
+    fn total(&self) -> u64 {
+        self.start + self.buf.len() as u64
+    }
+}
+
+/// One background job.
+pub struct Job {
+    /// Its id.
+    pub id: String,
+    /// What it runs (as given).
+    pub command: String,
+    /// The session it was started from, if any.
+    pub session: Option<String>,
+    /// The full output.
+    pub log_path: PathBuf,
+    started: Instant,
+    started_unix_ms: u64,
+    state: Mutex<State>,
+    ring: Mutex<Ring>,
+    log: Mutex<Option<std::fs::File>>,
+    changed: Condvar,
+    interrupter: Mutex<Option<Interrupter>>,
+}
+
+/// A job's output sink: log file first (so older bytes can always be read back),
+/// then the ring.
+struct JobSink(Arc<Job>);
+
+impl StreamConsumer for JobSink {
+    fn write(&self, _kind: StreamKind, data: &[u8], _label: &Label) -> std::io::Result<()> {
+        let job = &self.0;
+        // A killed job's interpreter reports the interrupt as a timeout: leave it
+        // out, the job's status says what happened.
+        if data.starts_with(crate::shape::STOP_MESSAGE) && lock(&job.state).kill_requested {
+            return Ok(());
+        }
+        if let Some(f) = lock(&job.log).as_mut() {
+            f.write_all(data)?;
+        }
+        {
+            let mut r = lock(&job.ring);
+            r.newlines += data.iter().filter(|b| **b == b'\n').count() as u64;
+            r.buf.extend(data.iter().copied());
+            if r.buf.len() > r.cap {
+                let drop = r.buf.len() - r.cap;
+                r.buf.drain(..drop);
+                r.start += drop as u64;
+            }
+        }
+        // Wake followers (they wait on the state lock).
+        let _guard = lock(&job.state);
+        job.changed.notify_all();
+        Ok(())
+    }
+}
+
+impl Job {
+    fn status(&self) -> Status {
+        lock(&self.state).status
+    }
+
+    /// The job as listed: id, status, runtime, exit code, command.
+    pub fn info(&self) -> Value {
+        let st = lock(&self.state);
+        let end = st.ended.unwrap_or_else(Instant::now);
+        let total = lock(&self.ring).total();
+        json!({
+            "job_id": self.id,
+            "pid": Value::Null,
+            "status": st.status.as_str(),
+            "exit_code": st.exit_code,
+            "signal": st.signal,
+            "runtime_ms": end.duration_since(self.started).as_millis() as u64,
+            "started_unix_ms": self.started_unix_ms,
+            "command": self.command,
+            "session": self.session,
+            "output_bytes": total,
+            "log_path": self.log_path.to_string_lossy(),
+        })
+    }
+
+    /// Reads `[from, to)` of the output (ring, else log file).
+    fn read_range(&self, from: u64, to: u64) -> Vec<u8> {
+        if to <= from {
+            return Vec::new();
+        }
+        {
+            let r = lock(&self.ring);
+            if from >= r.start {
+                let a = (from - r.start) as usize;
+                let b = ((to.min(r.total())) - r.start) as usize;
+                return r.buf.range(a..b).copied().collect();
+            }
+        }
+        let mut out = vec![0u8; (to - from) as usize];
+        let got = std::fs::File::open(&self.log_path).and_then(|mut f| {
+            f.seek(SeekFrom::Start(from))?;
+            let mut n = 0;
+            while n < out.len() {
+                let k = f.read(&mut out[n..])?;
+                if k == 0 {
+                    break;
+                }
+                n += k;
+            }
+            Ok(n)
+        });
+        out.truncate(got.unwrap_or(0));
+        out
+    }
+
+    /// New output since byte `since`, at most `max` bytes:
+    /// `{data, since, next_offset, total_bytes, status, exit_code, …}`.
+    pub fn output(&self, since: u64, max: usize) -> Value {
+        let total = lock(&self.ring).total();
+        let from = since.min(total);
+        let mut to = total.min(from.saturating_add(max as u64));
+        let mut data = self.read_range(from, to);
+        if to < total {
+            // Do not split a UTF-8 character across two reads: when the next byte
+            // continues a character, end this read before that character's lead byte.
+            let next = self.read_range(to, to + 1);
+            if next.first().is_some_and(|b| b & 0xC0 == 0x80) {
+                let mut cut = data.len();
+                for _ in 0..3 {
+                    if cut == 0 {
+                        break;
+                    }
+                    cut -= 1;
+                    if data.get(cut).is_some_and(|b| b & 0xC0 != 0x80) {
+                        break;
+                    }
+                }
+                if cut > 0 {
+                    data.truncate(cut);
+                    to = from + cut as u64;
+                }
+            }
+        }
+        let mut warnings = Vec::new();
+        let text = match std::str::from_utf8(&data) {
+            Ok(s) => s.to_string(),
+            Err(_) => {
+                warnings.push("invalid UTF-8 replaced with U+FFFD".to_string());
+                String::from_utf8_lossy(&data).into_owned()
+            }
+        };
+        let mut v = self.info();
+        v["data"] = json!(text);
+        v["since"] = json!(from);
+        v["next_offset"] = json!(to);
+        v["total_bytes"] = json!(total);
+        v["more"] = json!(to < total);
+        v["warnings"] = json!(warnings);
+        v
+    }
+
+    /// Waits until the job ends or `timeout` passes; true when it has ended.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut st = lock(&self.state);
+        while st.status == Status::Running {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            st = match self.changed.wait_timeout(st, left) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
+        true
+    }
+
+    /// Waits until there is output past `offset`, the job ends, or `timeout` passes.
+    pub fn wait_output(&self, offset: u64, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        let mut st = lock(&self.state);
+        loop {
+            if st.status != Status::Running || lock(&self.ring).total() > offset {
+                return;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            st = match self.changed.wait_timeout(st, left) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
+    }
+
+    /// The final result once ended: the output since `since` shaped with `cap`
+    /// (first and last KiB past it, `log_path` naming the full log), exit code, error.
+    pub fn final_result(&self, since: u64, cap: usize) -> Value {
+        let total = lock(&self.ring).total();
+        let from = since.min(total);
+        let len = total - from;
+        let mut warnings = Vec::new();
+        let (text, truncated) = if len <= cap as u64 {
+            let d = self.read_range(from, total);
+            render_range(&d, &[], len, cap, &self.log_path, &mut warnings)
+        } else {
+            let head = self.read_range(from, from + crate::shape::EDGE as u64);
+            let tail = self.read_range(total - crate::shape::EDGE as u64, total);
+            render_range(&head, &tail, len, cap, &self.log_path, &mut warnings)
+        };
+        let st = lock(&self.state);
+        let mut v = self.info_locked(&st, total);
+        v["schema_version"] = json!(1);
+        v["output"] = json!(text);
+        v["truncated"] = json!(truncated);
+        v["since"] = json!(from);
+        v["next_offset"] = json!(total);
+        v["total_bytes"] = json!(len);
+        v["total_lines"] = json!(lock(&self.ring).newlines);
+        v["error"] = json!(st.error);
+        v["label"] = label_json(&st.label);
+        v["warnings"] = json!(warnings);
+        v["duration_ms"] = v["runtime_ms"].clone();
+        v
+    }
+
+    fn info_locked(&self, st: &State, total: u64) -> Value {
+        let end = st.ended.unwrap_or_else(Instant::now);
+        json!({
+            "job_id": self.id,
+            "pid": Value::Null,
+            "status": st.status.as_str(),
+            "exit_code": st.exit_code,
+            "signal": st.signal,
+            "runtime_ms": end.duration_since(self.started).as_millis() as u64,
+            "command": self.command,
+            "session": self.session,
+            "output_bytes": total,
+            "log_path": self.log_path.to_string_lossy(),
+        })
+    }
+
+    /// Stops the job (any signal name ends it: in-process jobs have no process of
+    /// their own); waits up to `grace` for it to end.
+    pub fn kill(&self, signal: &str, grace: Duration) {
+        {
+            let mut st = lock(&self.state);
+            if st.status != Status::Running {
+                return;
+            }
+            st.kill_requested = true;
+            st.signal = Some(signal.to_string());
+        }
+        let deadline = Instant::now() + grace;
+        loop {
+            if let Some(i) = lock(&self.interrupter).as_ref() {
+                i.interrupt();
+            }
+            if self.wait(Duration::from_millis(20)) || Instant::now() >= deadline {
+                return;
+            }
+        }
+    }
+}
+
+/// Normalises a signal name (`TERM`, `SIGTERM`, `15`, `kill`) to `SIGTERM` form.
+pub fn signal_name(s: &str) -> Result<String, ServerError> {
+    let names = [
+        (1, "HUP"),
+        (2, "INT"),
+        (3, "QUIT"),
+        (6, "ABRT"),
+        (9, "KILL"),
+        (10, "USR1"),
+        (12, "USR2"),
+        (14, "ALRM"),
+        (15, "TERM"),
+    ];
+    let up = s.trim().to_ascii_uppercase();
+    let bare = up.strip_prefix("SIG").unwrap_or(&up);
+    if let Ok(n) = bare.parse::<i32>() {
+        if let Some((_, name)) = names.iter().find(|(k, _)| *k == n) {
+            return Ok(format!("SIG{name}"));
+        }
+    } else if names.iter().any(|(_, name)| *name == bare) {
+        return Ok(format!("SIG{bare}"));
+    }
+    Err(ServerError::BadParams(format!(
+        "unknown signal {s:?}; use one of TERM, KILL, INT, HUP, QUIT, USR1, USR2, ALRM"
+    )))
+}
+
+/// All jobs of one server.
+pub struct Jobs {
+    settings: Arc<Settings>,
+    map: Mutex<HashMap<String, Arc<Job>>>,
+    order: Mutex<VecDeque<String>>,
+}
+
+impl Jobs {
+    /// No jobs yet.
+    pub fn new(settings: Arc<Settings>) -> Jobs {
+        Jobs {
+            settings,
+            map: Mutex::new(HashMap::new()),
+            order: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// Starts `script` (shown as `command`) in a new session with `cwd`/`env`.
+    pub fn start(
+        &self,
+        script: String,
+        command: String,
+        session: Option<String>,
+        cwd: Option<PathBuf>,
+        env: Vec<(String, String)>,
+    ) -> Result<Arc<Job>, ServerError> {
+        let running = lock(&self.map)
+            .values()
+            .filter(|j| j.status() == Status::Running)
+            .count();
+        if running >= MAX_RUNNING {
+            return Err(ServerError::TooManyJobs(MAX_RUNNING));
+        }
+        let dir = self.settings.jobs_dir();
+        private_dir(&dir)?;
+        crate::shape::remove_expired(&dir, self.settings.spill_retention);
+        let id = crate::ids::short("job");
+        let log_path = dir.join(format!("{}.log", crate::ids::unique(&id)));
+        let file = {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&log_path)?
+        };
+        let job = Arc::new(Job {
+            id: id.clone(),
+            command,
+            session,
+            log_path,
+            started: Instant::now(),
+            started_unix_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0),
+            state: Mutex::new(State {
+                status: Status::Running,
+                exit_code: None,
+                ended: None,
+                signal: None,
+                error: None,
+                label: Label::empty(),
+                kill_requested: false,
+            }),
+            ring: Mutex::new(Ring {
+                buf: VecDeque::new(),
+                start: 0,
+                cap: self.settings.job_ring.max(1),
+                newlines: 0,
+            }),
+            log: Mutex::new(Some(file)),
+            changed: Condvar::new(),
+            interrupter: Mutex::new(None),
+        });
+        let settings = self.settings.clone();
+        let j = job.clone();
+        // The session is made on the job's thread: a Session is not Sync.
+        std::thread::Builder::new()
+            .name(format!("safesh-{id}"))
+            .stack_size(crate::settings::SHELL_STACK)
+            .spawn(move || {
+                let mut session = settings.new_session_on(cwd, &env, true);
+                *lock(&j.interrupter) = Some(session.interrupter());
+                let killed_early = lock(&j.state).kill_requested;
+                let outcome = if killed_early {
+                    None
+                } else {
+                    Some(session.exec(
+                        &script,
+                        InputSource::Empty,
+                        OutputTarget::Stream(Arc::new(JobSink(j.clone()))),
+                    ))
+                };
+                *lock(&j.log) = None;
+                drop(session);
+                let mut st = lock(&j.state);
+                st.ended = Some(Instant::now());
+                if st.kill_requested {
+                    st.status = Status::Killed;
+                    st.exit_code = Some(128 + signal_number(st.signal.as_deref()));
+                } else {
+                    st.status = Status::Exited;
+                    st.exit_code = outcome.as_ref().map(|o| o.exit_code);
+                }
+                if let Some(o) = outcome {
+                    st.error = o.error;
+                    st.label = o.label;
+                }
+                j.changed.notify_all();
+            })?;
+        let mut map = lock(&self.map);
+        map.insert(id.clone(), job.clone());
+        let mut order = lock(&self.order);
+        order.push_back(id);
+        // Forget the oldest finished jobs past the limit.
+        while order.len() > MAX_FINISHED + MAX_RUNNING {
+            let Some(old) = order.front().cloned() else {
+                break;
+            };
+            if map.get(&old).is_some_and(|j| j.status() == Status::Running) {
+                break;
+            }
+            order.pop_front();
+            map.remove(&old);
+        }
+        Ok(job)
+    }
+
+    /// The job `id`.
+    pub fn get(&self, id: &str) -> Result<Arc<Job>, ServerError> {
+        lock(&self.map)
+            .get(id)
+            .cloned()
+            .ok_or_else(|| ServerError::UnknownJob(id.to_string()))
+    }
+
+    /// Every job, oldest first.
+    pub fn list(&self) -> Vec<Value> {
+        let map = lock(&self.map);
+        lock(&self.order)
+            .iter()
+            .filter_map(|id| map.get(id))
+            .map(|j| j.info())
+            .collect()
+    }
+
+    /// Kills the running jobs of session `id`.
+    pub fn kill_session(&self, id: &str) {
+        let jobs: Vec<Arc<Job>> = lock(&self.map)
+            .values()
+            .filter(|j| j.session.as_deref() == Some(id))
+            .cloned()
+            .collect();
+        for j in jobs {
+            j.kill("SIGTERM", Duration::from_secs(2));
+        }
+    }
+
+    /// Kills every running job.
+    pub fn shutdown(&self) {
+        let jobs: Vec<Arc<Job>> = lock(&self.map).values().cloned().collect();
+        for j in &jobs {
+            j.kill("SIGTERM", Duration::from_millis(0));
+        }
+        for j in &jobs {
+            j.kill("SIGTERM", Duration::from_secs(2));
+        }
+    }
+}
+
+fn signal_number(name: Option<&str>) -> i32 {
+    match name.unwrap_or("SIGTERM") {
+        "SIGHUP" => 1,
+        "SIGINT" => 2,
+        "SIGQUIT" => 3,
+        "SIGABRT" => 6,
+        "SIGKILL" => 9,
+        "SIGUSR1" => 10,
+        "SIGUSR2" => 12,
+        "SIGALRM" => 14,
+        _ => 15,
+    }
+}

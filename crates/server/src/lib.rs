@@ -1,0 +1,27 @@
+//! The safesh agent faces: how agents reach safesh.
+//!
+//! - [`shape`]: output shaping every model-facing face uses (modes, cap, spill
+//!   file, binary detection, invalid UTF-8).
+//! - [`sessions`]: named sessions (state kept between calls, idle expiry, a limit).
+//! - [`jobs`]: background jobs (bounded ring + log file, offsets, kill, follow).
+//! - [`service`]: the operations shared by the faces, on one [`Server`].
+//! - [`mcp`]: the MCP server (`safesh mcp`, stdio or streamable HTTP).
+//! - [`rpc`]: the JSON-RPC 2.0 agent mode (`safesh rpc`).
+
+pub mod error;
+pub mod exec;
+pub mod ids;
+pub mod jobs;
+pub mod pool;
+pub mod service;
+pub mod sessions;
+pub mod settings;
+pub mod shape;
+
+pub use error::ServerError;
+pub use service::Server;
+pub use settings::Settings;
+pub mod commands;
+pub mod mcp;
+pub mod rpc;
+pub mod schemas;

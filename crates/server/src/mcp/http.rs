@@ -1,0 +1,158 @@
+//! `safesh mcp --http ADDR`: MCP over streamable HTTP at `/mcp`, bound to
+//! 127.0.0.1 by default. Every request needs `Authorization: Bearer TOKEN`; a
+//! request whose `Origin` is not a localhost origin is refused (DNS rebinding),
+//! and rmcp checks that `Host` is a loopback name.
+
+use super::SafeshMcp;
+use crate::Server;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Parses `ADDR`: `127.0.0.1:8080`, `localhost:8080`, `:8080` or `8080`
+/// (a bare port binds 127.0.0.1).
+pub fn parse_addr(s: &str) -> Result<SocketAddr, String> {
+    let s = s.trim();
+    let with_host = if let Some(p) = s.strip_prefix(':') {
+        format!("127.0.0.1:{p}")
+    } else if s.chars().all(|c| c.is_ascii_digit()) {
+        format!("127.0.0.1:{s}")
+    } else if let Some(p) = s.strip_prefix("localhost:") {
+        format!("127.0.0.1:{p}")
+    } else {
+        s.to_string()
+    };
+    with_host
+        .parse()
+        .map_err(|e| format!("bad address {s:?} ({e}); use 127.0.0.1:PORT"))
+}
+
+/// The bearer token: read from `file` (created with a new token, mode 0600, when
+/// missing), else a new random one. Returns `(token, where it came from)`.
+pub fn load_token(file: Option<&Path>) -> std::io::Result<(String, Option<std::path::PathBuf>)> {
+    let Some(f) = file else {
+        return Ok((crate::ids::random_hex(24), None));
+    };
+    match std::fs::read_to_string(f) {
+        Ok(t) if !t.trim().is_empty() => Ok((t.trim().to_string(), Some(f.to_path_buf()))),
+        Ok(_) | Err(_) if !f.exists() || std::fs::metadata(f).is_ok_and(|m| m.len() == 0) => {
+            use std::io::Write;
+            use std::os::unix::fs::OpenOptionsExt;
+            if let Some(dir) = f.parent() {
+                crate::settings::private_dir(dir)?;
+            }
+            let token = crate::ids::random_hex(24);
+            let mut h = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(f)?;
+            writeln!(h, "{token}")?;
+            Ok((token, Some(f.to_path_buf())))
+        }
+        Ok(_) => Err(std::io::Error::other(format!(
+            "{}: empty token file",
+            f.display()
+        ))),
+        Err(e) => Err(e),
+    }
+}
+
+/// True for an `Origin` on this machine: `http(s)://localhost|127.x|[::1][:port]`.
+pub fn origin_is_local(origin: &str) -> bool {
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    let Some(rest) = rest else { return false };
+    let rest = rest.trim_end_matches('/');
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        match v6.split_once(']') {
+            Some((h, _)) => h,
+            None => return false,
+        }
+    } else {
+        rest.split(':').next().unwrap_or("")
+    };
+    host.eq_ignore_ascii_case("localhost") || host == "::1" || host.starts_with("127.")
+}
+
+fn deny(status: StatusCode, msg: &str) -> Response {
+    let body = serde_json::json!({"error": msg}).to_string();
+    let mut r = (status, body).into_response();
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if status == StatusCode::UNAUTHORIZED {
+        r.headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
+    r
+}
+
+/// Compares without an early exit (the token is a secret).
+fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn guard(State(token): State<Arc<String>>, req: Request, next: Next) -> Response {
+    if let Some(o) = req.headers().get(header::ORIGIN) {
+        let ok = o.to_str().is_ok_and(origin_is_local);
+        if !ok {
+            return deny(
+                StatusCode::FORBIDDEN,
+                "forbidden: the Origin header is not a localhost origin (safesh refuses cross-site requests)",
+            );
+        }
+    }
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    match given {
+        Some(t) if same(t.as_bytes(), token.as_bytes()) => next.run(req).await,
+        Some(_) => deny(StatusCode::UNAUTHORIZED, "unauthorized: wrong bearer token"),
+        None => deny(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized: send `Authorization: Bearer TOKEN` (the token safesh mcp printed, or the one in [mcp] http_token_file)",
+        ),
+    }
+}
+
+/// Serves MCP over HTTP on `listener` until the process ends.
+pub async fn serve(
+    server: Arc<Server>,
+    listener: tokio::net::TcpListener,
+    token: String,
+) -> std::io::Result<()> {
+    let handler = SafeshMcp::new(server);
+    let mut hosts = vec![
+        "localhost".to_string(),
+        "127.0.0.1".to_string(),
+        "::1".to_string(),
+    ];
+    if let Ok(a) = listener.local_addr() {
+        hosts.push(a.ip().to_string());
+    }
+    let service = StreamableHttpService::new(
+        move || Ok(handler.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default().with_allowed_hosts(hosts),
+    );
+    let app = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(Arc::new(token), guard));
+    axum::serve(listener, app).await
+}

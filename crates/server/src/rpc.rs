@@ -1,0 +1,466 @@
+//! `safesh rpc`: JSON-RPC 2.0 over stdin/stdout, one JSON object (or batch array)
+//! per line. Refusals are part of the `execute` result (`error`); JSON-RPC errors
+//! are for protocol problems only.
+//!
+//! Requests are served in order. When stdin ends, the requests already read are
+//! served and the server exits; when the client goes away (stdout closed), the
+//! running command is stopped and the server exits at once.
+
+use crate::Server;
+use crate::error::ServerError;
+use crate::exec::ExecParams;
+use crate::service::{
+    JobKillParams, JobOutputParams, JobStartParams, SessionEndParams, SessionStartParams,
+    SessionUpdateParams,
+};
+use crate::shape::lock;
+use safesh_core::Interrupter;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::{Arc, Mutex};
+
+/// Longest request line accepted (bytes); longer ones get -32600 and are skipped.
+pub const MAX_LINE: usize = 8 * 1024 * 1024;
+
+/// Parse error.
+pub const PARSE_ERROR: i64 = -32700;
+/// Invalid request.
+pub const INVALID_REQUEST: i64 = -32600;
+/// Unknown method.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// Bad params.
+pub const INVALID_PARAMS: i64 = -32602;
+
+/// A JSON-RPC error.
+#[derive(Debug)]
+pub struct RpcError {
+    /// The code.
+    pub code: i64,
+    /// What went wrong.
+    pub message: String,
+    /// More, for programs.
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    fn new(code: i64, message: impl Into<String>) -> RpcError {
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        let mut e = json!({"code": self.code, "message": self.message});
+        if let Some(d) = &self.data {
+            e["data"] = d.clone();
+        }
+        e
+    }
+}
+
+impl From<ServerError> for RpcError {
+    fn from(e: ServerError) -> RpcError {
+        RpcError {
+            code: e.rpc_code(),
+            message: e.to_string(),
+            data: Some(json!({"code": e.code()})),
+        }
+    }
+}
+
+/// One JSON-RPC endpoint over a [`Server`]; remembers the running request's
+/// interrupter so a vanished client can stop it.
+pub struct Rpc {
+    server: Arc<Server>,
+    current: Arc<Mutex<Option<Interrupter>>>,
+}
+
+fn params<T: DeserializeOwned>(p: Value) -> Result<T, RpcError> {
+    let p = if p.is_null() { json!({}) } else { p };
+    if !p.is_object() {
+        return Err(RpcError::new(INVALID_PARAMS, "params must be an object"));
+    }
+    serde_json::from_value(p)
+        .map_err(|e| RpcError::new(INVALID_PARAMS, format!("invalid params: {e}")))
+}
+
+#[derive(Deserialize)]
+struct PipelineParams {
+    steps: Vec<ExecParams>,
+    #[serde(default)]
+    continue_on_error: bool,
+    #[serde(default, alias = "session_id")]
+    session: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct HistoryParams {
+    #[serde(default, alias = "session_id")]
+    session: Option<String>,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+#[derive(Deserialize)]
+struct DescribeParams {
+    name: String,
+}
+
+fn id_ok(id: &Value) -> bool {
+    id.is_string() || id.is_number() || id.is_null()
+}
+
+impl Rpc {
+    /// An endpoint over `server`.
+    pub fn new(server: Arc<Server>) -> Rpc {
+        Rpc {
+            server,
+            current: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// Stops the running request and everything the server runs.
+    pub fn stop_all(&self) {
+        if let Some(i) = lock(&self.current).as_ref() {
+            i.interrupt();
+        }
+        self.server.shutdown();
+    }
+
+    /// Handles one line of input; returns the response line, if any.
+    pub fn handle_line(&self, line: &str) -> Option<String> {
+        if line.trim().is_empty() {
+            return None;
+        }
+        let msg: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                return Some(
+                    error_response(
+                        Value::Null,
+                        &RpcError::new(PARSE_ERROR, format!("parse error: {e}")),
+                    )
+                    .to_string(),
+                );
+            }
+        };
+        match msg {
+            Value::Array(items) => {
+                if items.is_empty() {
+                    return Some(
+                        error_response(
+                            Value::Null,
+                            &RpcError::new(INVALID_REQUEST, "invalid request: empty batch"),
+                        )
+                        .to_string(),
+                    );
+                }
+                let out: Vec<Value> = items
+                    .into_iter()
+                    .filter_map(|m| self.handle_message(m))
+                    .collect();
+                if out.is_empty() {
+                    None
+                } else {
+                    Some(Value::Array(out).to_string())
+                }
+            }
+            m => self.handle_message(m).map(|v| v.to_string()),
+        }
+    }
+
+    /// Handles one request object; `None` for a notification.
+    pub fn handle_message(&self, msg: Value) -> Option<Value> {
+        let Value::Object(obj) = msg else {
+            return Some(error_response(
+                Value::Null,
+                &RpcError::new(INVALID_REQUEST, "invalid request: not an object"),
+            ));
+        };
+        let id = obj.get("id").cloned();
+        let reply_id = id.clone().filter(id_ok).unwrap_or(Value::Null);
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Some(error_response(
+                reply_id,
+                &RpcError::new(
+                    INVALID_REQUEST,
+                    "invalid request: \"jsonrpc\" must be \"2.0\"",
+                ),
+            ));
+        }
+        if id.as_ref().is_some_and(|i| !id_ok(i)) {
+            return Some(error_response(
+                Value::Null,
+                &RpcError::new(
+                    INVALID_REQUEST,
+                    "invalid request: id must be a string, a number or null",
+                ),
+            ));
+        }
+        let Some(method) = obj.get("method").and_then(Value::as_str) else {
+            return Some(error_response(
+                reply_id,
+                &RpcError::new(
+                    INVALID_REQUEST,
+                    "invalid request: \"method\" must be a string",
+                ),
+            ));
+        };
+        let p = obj.get("params").cloned().unwrap_or(Value::Null);
+        if !(p.is_null() || p.is_object() || p.is_array()) {
+            return Some(error_response(
+                reply_id,
+                &RpcError::new(
+                    INVALID_REQUEST,
+                    "invalid request: \"params\" must be an object",
+                ),
+            ));
+        }
+        let r = self.call(method, p);
+        // A notification (no id) gets no reply, whatever happened.
+        id.as_ref()?;
+        Some(match r {
+            Ok(v) => json!({"jsonrpc": "2.0", "id": reply_id, "result": v}),
+            Err(e) => error_response(reply_id, &e),
+        })
+    }
+
+    fn exec(&self, p: &ExecParams) -> Result<Value, RpcError> {
+        let cur = self.current.clone();
+        let v = self.server.exec(p, &move |i| *lock(&cur) = Some(i))?;
+        *lock(&self.current) = None;
+        Ok(v)
+    }
+
+    /// Calls one method.
+    pub fn call(&self, method: &str, p: Value) -> Result<Value, RpcError> {
+        let s = &self.server;
+        match method {
+            "execute" => self.exec(&params::<ExecParams>(p)?),
+            "pipeline" => {
+                let pp: PipelineParams = params(p)?;
+                let mut results = Vec::new();
+                let mut passed = true;
+                for mut step in pp.steps {
+                    if step.session.is_none() {
+                        step.session = pp.session.clone();
+                    }
+                    let v = self.exec(&step)?;
+                    let ok = v["exit_code"] == json!(0)
+                        && v["error"].is_null()
+                        && v.get("verification")
+                            .is_none_or(|x| x["passed"] == json!(true));
+                    results.push(v);
+                    if !ok {
+                        passed = false;
+                        if !pp.continue_on_error {
+                            break;
+                        }
+                    }
+                }
+                Ok(json!({"passed": passed, "completed": results.len(), "steps": results}))
+            }
+            "commands.list" => Ok(crate::commands::list()),
+            "commands.describe" => {
+                let d: DescribeParams = params(p)?;
+                crate::commands::describe(&d.name).ok_or_else(|| {
+                    RpcError::new(
+                        INVALID_PARAMS,
+                        format!("no command named {:?}; commands.list shows them", d.name),
+                    )
+                })
+            }
+            "history" => {
+                let h: HistoryParams = params(p)?;
+                Ok(s.history(h.session.as_deref(), h.limit.unwrap_or(20)))
+            }
+            "session.start" => Ok(s.session_start(params::<SessionStartParams>(p)?)?),
+            "session.end" => Ok(s.session_end(params::<SessionEndParams>(p)?)?),
+            "session.update" => Ok(s.session_update(params::<SessionUpdateParams>(p)?)?),
+            "job.start" => Ok(s.job_start(params::<JobStartParams>(p)?)?),
+            "job.list" => Ok(s.job_list()),
+            "job.output" => Ok(s.job_output(params::<JobOutputParams>(p)?)?),
+            "job.kill" => Ok(s.job_kill(params::<JobKillParams>(p)?)?),
+            "job.follow" => Ok(s.job_follow(params::<JobOutputParams>(p)?)?),
+            m if m.starts_with("context.")
+                || m.starts_with("checkpoint.")
+                || m.starts_with("project.") =>
+            {
+                Err(RpcError::new(
+                    METHOD_NOT_FOUND,
+                    format!("method {m:?} is reserved for a later version of safesh"),
+                ))
+            }
+            m => Err(RpcError::new(
+                METHOD_NOT_FOUND,
+                format!(
+                    "unknown method {m:?}; methods: execute, pipeline, commands.list, commands.describe, history, session.start|end|update, job.start|list|output|kill|follow"
+                ),
+            )),
+        }
+    }
+}
+
+fn error_response(id: Value, e: &RpcError) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": e.to_json()})
+}
+
+/// A line read from the client.
+enum Line {
+    Text(String),
+    TooLong(usize),
+}
+
+/// Reads lines of at most `max` bytes; a longer line is skipped and reported.
+fn read_lines<R: BufRead>(mut input: R, max: usize, tx: std::sync::mpsc::SyncSender<Line>) {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut skipped = 0usize;
+    loop {
+        let (done, used) = match input.fill_buf() {
+            Ok([]) => {
+                if skipped > 0 {
+                    let _ = tx.send(Line::TooLong(skipped));
+                } else if !buf.is_empty() {
+                    let _ = tx.send(Line::Text(String::from_utf8_lossy(&buf).into_owned()));
+                }
+                return;
+            }
+            Ok(data) => match data.iter().position(|b| *b == b'\n') {
+                Some(i) => {
+                    if skipped > 0 || buf.len() + i > max {
+                        skipped += i;
+                    } else {
+                        buf.extend_from_slice(&data[..i]);
+                    }
+                    (true, i + 1)
+                }
+                None => {
+                    if skipped > 0 || buf.len() + data.len() > max {
+                        skipped += buf.len() + data.len();
+                        buf = Vec::new();
+                    } else {
+                        buf.extend_from_slice(data);
+                    }
+                    (false, data.len())
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        input.consume(used);
+        if done {
+            let msg = if skipped > 0 {
+                Line::TooLong(skipped + buf.len())
+            } else {
+                Line::Text(String::from_utf8_lossy(&buf).into_owned())
+            };
+            buf = Vec::new();
+            skipped = 0;
+            if tx.send(msg).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// True once the reader of fd 1 has gone away (poll reports an error or hang-up).
+fn stdout_gone() -> bool {
+    let mut fds = libc::pollfd {
+        fd: 1,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: poll reads and writes only the one pollfd we pass, with a zero timeout.
+    let n = unsafe { libc::poll(&mut fds, 1, 0) };
+    n > 0 && (fds.revents & (libc::POLLERR | libc::POLLHUP)) != 0
+}
+
+/// Serves JSON-RPC on this process's stdin/stdout until stdin ends or the client
+/// goes away. Returns the exit status.
+pub fn serve_stdio(server: Arc<Server>) -> i32 {
+    let rpc = Arc::new(Rpc::new(server));
+    let (tx, rx) = sync_channel::<Line>(64);
+    let _ = std::thread::Builder::new()
+        .name("safesh-rpc-read".into())
+        .spawn(move || read_lines(std::io::stdin().lock(), MAX_LINE, tx));
+    let gone = Arc::new(AtomicBool::new(false));
+    {
+        let rpc = rpc.clone();
+        let gone = gone.clone();
+        let _ = std::thread::Builder::new()
+            .name("safesh-rpc-watch".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                    if stdout_gone() {
+                        gone.store(true, Ordering::SeqCst);
+                        rpc.stop_all();
+                        // Whatever is still running gets a moment to stop, then we go.
+                        std::thread::sleep(std::time::Duration::from_secs(3));
+                        std::process::exit(1);
+                    }
+                }
+            });
+    }
+    // Requests run on a thread with the interpreter's stack (the settings may
+    // set `on_calling_thread`).
+    let worker = {
+        let rpc = rpc.clone();
+        std::thread::Builder::new()
+            .name("safesh-rpc".into())
+            .stack_size(crate::settings::SHELL_STACK)
+            .spawn(move || serve_lines(&rpc, rx, &mut std::io::stdout().lock(), &gone))
+    };
+    let status = match worker {
+        Ok(h) => h.join().unwrap_or(1),
+        Err(_) => 1,
+    };
+    rpc.stop_all();
+    status
+}
+
+/// Serves lines from `rx`, writing responses to `out`.
+fn serve_lines(rpc: &Rpc, rx: Receiver<Line>, out: &mut dyn Write, gone: &AtomicBool) -> i32 {
+    while let Ok(line) = rx.recv() {
+        if gone.load(Ordering::SeqCst) {
+            return 1;
+        }
+        let reply = match line {
+            Line::Text(t) => rpc.handle_line(&t),
+            Line::TooLong(n) => Some(
+                error_response(
+                    Value::Null,
+                    &RpcError::new(INVALID_REQUEST, format!("invalid request: {n} bytes is larger than the limit of {MAX_LINE} bytes per request")),
+                )
+                .to_string(),
+            ),
+        };
+        if let Some(r) = reply
+            && (writeln!(out, "{r}").is_err() || out.flush().is_err())
+        {
+            return 1;
+        }
+    }
+    0
+}
+
+/// Serves JSON-RPC from any reader to any writer (tests, embedding).
+pub fn serve<R: BufRead + Send + 'static>(
+    server: Arc<Server>,
+    input: R,
+    out: &mut dyn Write,
+) -> i32 {
+    let rpc = Rpc::new(server);
+    let (tx, rx) = sync_channel::<Line>(64);
+    let reader = std::thread::spawn(move || read_lines(input, MAX_LINE, tx));
+    let status = serve_lines(&rpc, rx, out, &AtomicBool::new(false));
+    let _ = reader.join();
+    rpc.stop_all();
+    status
+}

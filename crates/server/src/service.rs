@@ -1,0 +1,366 @@
+//! The operations every face offers (exec, sessions, jobs, history), on one
+//! shared [`Server`]. MCP and JSON-RPC are thin protocol layers over it.
+
+use crate::error::ServerError;
+use crate::exec::{ExecParams, quote_argv};
+use crate::jobs::{Jobs, signal_name};
+use crate::sessions::Sessions;
+use crate::settings::Settings;
+use crate::shape::lock;
+use safesh_core::Interrupter;
+use safesh_policy::config::{Allow, Network};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Executes remembered for `history`.
+const HISTORY: usize = 200;
+
+/// `session_start` parameters.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct SessionStartParams {
+    /// Working directory (default: the server's).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Environment variables to set.
+    #[serde(default)]
+    pub env: Option<BTreeMap<String, String>>,
+}
+
+/// `session_end` parameters.
+#[derive(Clone, Debug, Deserialize)]
+pub struct SessionEndParams {
+    /// The session.
+    #[serde(alias = "session_id")]
+    pub session: String,
+}
+
+/// `session_update` parameters.
+#[derive(Clone, Debug, Deserialize)]
+pub struct SessionUpdateParams {
+    /// The session.
+    #[serde(alias = "session_id")]
+    pub session: String,
+    /// New working directory.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Environment variables to set.
+    #[serde(default)]
+    pub env: Option<BTreeMap<String, String>>,
+}
+
+/// `job_start` parameters.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct JobStartParams {
+    /// A bash script.
+    #[serde(default)]
+    pub script: Option<String>,
+    /// A program (argv face).
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    /// Copy cwd and env from this session (the job is killed when it ends).
+    #[serde(default, alias = "session_id")]
+    pub session: Option<String>,
+}
+
+/// `job_output` / `job_follow` parameters.
+#[derive(Clone, Debug, Deserialize)]
+pub struct JobOutputParams {
+    /// The job.
+    pub job_id: String,
+    /// Byte offset to read from (the previous call's `next_offset`).
+    #[serde(default, alias = "offset")]
+    pub since: Option<u64>,
+    /// Most bytes to return (default: the output cap).
+    #[serde(default)]
+    pub max_bytes: Option<u64>,
+    /// `job_follow`: longest wait in ms (default: the config's maximum timeout).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// `job_kill` parameters.
+#[derive(Clone, Debug, Deserialize)]
+pub struct JobKillParams {
+    /// The job.
+    pub job_id: String,
+    /// Signal name (TERM by default).
+    #[serde(default)]
+    pub signal: Option<String>,
+}
+
+/// The shared state of one server: settings, sessions, jobs, history.
+pub struct Server {
+    /// Settings.
+    pub settings: Arc<Settings>,
+    /// Named sessions.
+    pub sessions: Sessions,
+    /// Background jobs.
+    pub jobs: Jobs,
+    history: Mutex<VecDeque<Value>>,
+    fresh: Arc<crate::pool::Pool>,
+}
+
+fn env_vec(env: Option<BTreeMap<String, String>>) -> Result<Vec<(String, String)>, ServerError> {
+    let v: Vec<(String, String)> = env.unwrap_or_default().into_iter().collect();
+    for (k, _) in &v {
+        let ok = !k.is_empty()
+            && !k.starts_with(|c: char| c.is_ascii_digit())
+            && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !ok {
+            return Err(ServerError::BadParams(format!(
+                "invalid environment variable name {k:?}"
+            )));
+        }
+    }
+    Ok(v)
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // Remove the ready sessions' temp dirs now, not whenever the refill
+        // thread lets go of the pool (the process may be gone by then).
+        self.fresh.shutdown();
+    }
+}
+
+impl Server {
+    /// A server with these settings.
+    pub fn new(settings: Settings) -> Arc<Server> {
+        let settings = Arc::new(settings);
+        Arc::new(Server {
+            sessions: Sessions::new(settings.clone()),
+            jobs: Jobs::new(settings.clone()),
+            fresh: crate::pool::Pool::new(settings.clone()),
+            settings,
+            history: Mutex::new(VecDeque::new()),
+        })
+    }
+
+    /// Runs one exec request (blocking). `on_start` gets the interrupter of the
+    /// session it runs in, before the script starts.
+    pub fn exec(
+        &self,
+        p: &ExecParams,
+        on_start: &dyn Fn(Interrupter),
+    ) -> Result<Value, ServerError> {
+        let script = p.script_text()?;
+        let mut v = match &p.session {
+            Some(id) => {
+                let entry = self.sessions.get(id)?;
+                let mut s = lock(&entry.session);
+                let v = crate::exec::run(&mut s, &script, p, &self.settings, on_start);
+                entry.remember_cwd(s.cwd());
+                drop(s);
+                entry.touch();
+                v
+            }
+            None => {
+                // A longer timeout than the sessions' own request limit needs a
+                // session made with that limit (the pool's have the default).
+                let want = p.timeout_ms.map(|t| self.settings.clamp_timeout(t));
+                let mut s = match want {
+                    Some(t) if t > self.settings.limits.script_timeout_ms => {
+                        let mut settings = (*self.settings).clone();
+                        settings.limits.script_timeout_ms = t;
+                        settings.new_session(None, &[])
+                    }
+                    _ => self.fresh.take(),
+                };
+                crate::exec::run(&mut s, &script, p, &self.settings, on_start)
+            }
+        };
+        if let Some(id) = &p.session {
+            v["session"] = json!(id);
+        }
+        let mut h = lock(&self.history);
+        h.push_back(json!({
+            "time_unix_ms": now_ms(),
+            "session": p.session,
+            "command": script,
+            "intent": p.intent,
+            "exit_code": v["exit_code"],
+            "error": v["error"].get("code").cloned().unwrap_or(Value::Null),
+            "duration_ms": v["duration_ms"],
+        }));
+        while h.len() > HISTORY {
+            h.pop_front();
+        }
+        Ok(v)
+    }
+
+    /// Recent executes, newest last; only those of `session` when given.
+    pub fn history(&self, session: Option<&str>, limit: usize) -> Value {
+        let h = lock(&self.history);
+        let mut items: Vec<Value> = h
+            .iter()
+            .filter(|e| session.is_none_or(|s| e["session"].as_str() == Some(s)))
+            .cloned()
+            .collect();
+        let skip = items.len().saturating_sub(limit);
+        items.drain(..skip);
+        json!({"entries": items})
+    }
+
+    /// Starts a session: `{session, cwd}`.
+    pub fn session_start(&self, p: SessionStartParams) -> Result<Value, ServerError> {
+        let env = env_vec(p.env)?;
+        let e = self.sessions.start(p.cwd.as_deref(), env)?;
+        let (cwd, _) = e.snapshot();
+        Ok(
+            json!({"session": e.id, "cwd": cwd.to_string_lossy(), "idle_timeout_ms": self.settings.idle.as_millis() as u64}),
+        )
+    }
+
+    /// Ends a session and kills its jobs: `{session, ended: true}`.
+    pub fn session_end(&self, p: SessionEndParams) -> Result<Value, ServerError> {
+        self.sessions.end(&p.session)?;
+        self.jobs.kill_session(&p.session);
+        Ok(json!({"session": p.session, "ended": true}))
+    }
+
+    /// Changes a session's cwd and env: `{session, cwd}`.
+    pub fn session_update(&self, p: SessionUpdateParams) -> Result<Value, ServerError> {
+        let env = env_vec(p.env)?;
+        let cwd = self.sessions.update(&p.session, p.cwd.as_deref(), env)?;
+        Ok(json!({"session": p.session, "cwd": cwd.to_string_lossy()}))
+    }
+
+    /// Starts a background job: `{job_id, pid: null, status, command, log_path}`.
+    pub fn job_start(&self, p: JobStartParams) -> Result<Value, ServerError> {
+        let ep = ExecParams {
+            script: p.script.clone(),
+            command: p.command.clone(),
+            args: p.args.clone(),
+            ..ExecParams::default()
+        };
+        let script = ep.script_text()?;
+        let shown = match (&p.script, &p.command) {
+            (Some(s), _) => s.clone(),
+            _ => {
+                let mut argv: Vec<String> = p.command.iter().cloned().collect();
+                argv.extend(p.args.iter().flatten().cloned());
+                quote_argv(&argv)
+            }
+        };
+        let (cwd, env) = match &p.session {
+            Some(id) => {
+                let e = self.sessions.get(id)?;
+                let (c, env) = e.snapshot();
+                (Some(c), env)
+            }
+            None => (None, Vec::new()),
+        };
+        let job = self
+            .jobs
+            .start(script, shown, p.session.clone(), cwd, env)?;
+        Ok(job.info())
+    }
+
+    /// Every job: `{jobs: […]}`.
+    pub fn job_list(&self) -> Value {
+        json!({"jobs": self.jobs.list()})
+    }
+
+    /// A job's output since an offset (does not wait).
+    pub fn job_output(&self, p: JobOutputParams) -> Result<Value, ServerError> {
+        let job = self.jobs.get(&p.job_id)?;
+        let max = p
+            .max_bytes
+            .map_or(self.settings.cap, |m| m.clamp(1, 1 << 20) as usize);
+        Ok(job.output(p.since.unwrap_or(0), max))
+    }
+
+    /// Kills a job: its info after it ended.
+    pub fn job_kill(&self, p: JobKillParams) -> Result<Value, ServerError> {
+        let job = self.jobs.get(&p.job_id)?;
+        let sig = signal_name(p.signal.as_deref().unwrap_or("TERM"))?;
+        job.kill(&sig, Duration::from_secs(5));
+        Ok(job.info())
+    }
+
+    /// Waits for a job to end (at most `timeout_ms`, bounded by the config) and
+    /// returns everything since `since`, shaped.
+    pub fn job_follow(&self, p: JobOutputParams) -> Result<Value, ServerError> {
+        let job = self.jobs.get(&p.job_id)?;
+        let ms = self
+            .settings
+            .clamp_timeout(p.timeout_ms.unwrap_or(self.settings.max_timeout_ms));
+        let ended = job.wait(Duration::from_millis(ms));
+        let mut v = job.final_result(p.since.unwrap_or(0), self.settings.cap);
+        if !ended {
+            v["warnings"] = json!([format!(
+                "the job is still running after {ms} ms; follow again from next_offset"
+            )]);
+        }
+        Ok(v)
+    }
+
+    /// Stops everything: running requests, sessions and jobs.
+    pub fn shutdown(&self) {
+        self.fresh.shutdown();
+        self.sessions.shutdown();
+        self.jobs.shutdown();
+    }
+
+    /// A summary of the active policy for a model (the MCP server's instructions).
+    pub fn instructions(&self) -> String {
+        let c = self.settings.policy.config();
+        let paths = |v: &[safesh_policy::config::PathEntry]| {
+            v.iter()
+                .map(|p| p.path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut externals: Vec<String> = c
+            .commands
+            .iter()
+            .filter_map(|r| match &r.allow {
+                Some(Allow::All) => Some(r.key.clone()),
+                Some(Allow::Subcommands(s)) => Some(format!("{} ({})", r.key, s.join(", "))),
+                _ => None,
+            })
+            .collect();
+        externals.sort();
+        let network = match &c.sandbox.network {
+            Network::Off => "off (no network for programs)".to_string(),
+            Network::On => "on".to_string(),
+            Network::Hosts(h) => format!("only these hosts: {}", h.join(", ")),
+        };
+        format!(
+            "safesh is a safe shell. Send bash scripts to `exec` (or an argv to `run`): \
+safesh parses them itself, runs common utilities in-process (cat, grep, sed, awk, jq, sort, \
+find, head, tail, wc, cut, xargs, … GNU-compatible) and decides every command by policy \
+before anything runs. A refusal comes back as an error result with `code`, \
+`details.allowed` and a `suggestion`: follow it instead of retrying the same command.\n\
+Readable roots: {read}. Writable roots: {write} (plus a private temp dir, $TMPDIR).\n\
+External programs allowed: {ext}.\n\
+Network: {network}.\n\
+Output is capped at {cap} bytes (first and last KiB kept; `log_path` names a file with \
+everything). Use session_start for state (cwd, variables, functions) across calls, and \
+job_start / job_output / job_follow / job_kill for long-running commands. \
+timeout_ms is capped at {max} ms.",
+            read = paths(&c.sandbox.read),
+            write = paths(&c.sandbox.write),
+            ext = if externals.is_empty() {
+                "none (in-process utilities only)".to_string()
+            } else {
+                externals.join("; ")
+            },
+            cap = self.settings.cap,
+            max = self.settings.max_timeout_ms,
+        )
+    }
+}

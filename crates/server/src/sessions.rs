@@ -1,0 +1,222 @@
+//! Named sessions: each a separate [`Session`] (cwd, env, variables, functions
+//! kept between calls), with idle expiry and a limit on how many live at once.
+
+use crate::error::ServerError;
+use crate::settings::Settings;
+use crate::shape::lock;
+use safesh_core::{Interrupter, Session};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// One live session.
+pub struct SessionEntry {
+    /// Its id.
+    pub id: String,
+    /// The shell; locked while a request runs in it (requests in one session queue).
+    pub session: Mutex<Session>,
+    /// Stops its running request without taking the lock.
+    pub interrupter: Interrupter,
+    last_used: Mutex<Instant>,
+    /// The environment given at start and by updates (copied into its jobs).
+    env: Mutex<Vec<(String, String)>>,
+    /// The cwd as last known (copied into its jobs while a request runs).
+    cwd: Mutex<PathBuf>,
+}
+
+impl SessionEntry {
+    /// Marks the session used now.
+    pub fn touch(&self) {
+        *lock(&self.last_used) = Instant::now();
+    }
+
+    /// The cwd and env a job started from this session gets.
+    pub fn snapshot(&self) -> (PathBuf, Vec<(String, String)>) {
+        let cwd = match self.session.try_lock() {
+            Ok(s) => s.cwd().to_path_buf(),
+            Err(_) => lock(&self.cwd).clone(),
+        };
+        (cwd, lock(&self.env).clone())
+    }
+
+    /// Records the session's cwd after a request (for [`SessionEntry::snapshot`]).
+    pub fn remember_cwd(&self, cwd: &Path) {
+        *lock(&self.cwd) = cwd.to_path_buf();
+    }
+}
+
+/// The live sessions of one server.
+pub struct Sessions {
+    settings: Arc<Settings>,
+    map: Mutex<HashMap<String, Arc<SessionEntry>>>,
+}
+
+/// Checks a requested working directory: it must be an existing directory.
+pub fn check_cwd(cwd: &str) -> Result<PathBuf, ServerError> {
+    let p = PathBuf::from(cwd);
+    let p = if p.is_absolute() {
+        p
+    } else {
+        std::env::current_dir()?.join(p)
+    };
+    match std::fs::metadata(&p) {
+        Ok(m) if m.is_dir() => Ok(std::fs::canonicalize(&p).unwrap_or(p)),
+        Ok(_) => Err(ServerError::BadParams(format!(
+            "cwd {} is not a directory",
+            p.display()
+        ))),
+        Err(e) => Err(ServerError::BadParams(format!("cwd {}: {e}", p.display()))),
+    }
+}
+
+impl Sessions {
+    /// No sessions yet.
+    pub fn new(settings: Arc<Settings>) -> Sessions {
+        Sessions {
+            settings,
+            map: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Starts a session; returns its entry.
+    pub fn start(
+        &self,
+        cwd: Option<&str>,
+        env: Vec<(String, String)>,
+    ) -> Result<Arc<SessionEntry>, ServerError> {
+        self.sweep();
+        let cwd = cwd.map(check_cwd).transpose()?;
+        {
+            let map = lock(&self.map);
+            if map.len() >= self.settings.max_sessions {
+                return Err(ServerError::TooManySessions(self.settings.max_sessions));
+            }
+        }
+        let session = self.settings.new_session(cwd, &env);
+        let entry = Arc::new(SessionEntry {
+            id: crate::ids::short("s"),
+            interrupter: session.interrupter(),
+            cwd: Mutex::new(session.cwd().to_path_buf()),
+            session: Mutex::new(session),
+            last_used: Mutex::new(Instant::now()),
+            env: Mutex::new(env),
+        });
+        let mut map = lock(&self.map);
+        if map.len() >= self.settings.max_sessions {
+            return Err(ServerError::TooManySessions(self.settings.max_sessions));
+        }
+        map.insert(entry.id.clone(), entry.clone());
+        Ok(entry)
+    }
+
+    /// The live session `id`.
+    pub fn get(&self, id: &str) -> Result<Arc<SessionEntry>, ServerError> {
+        self.sweep();
+        let e = lock(&self.map)
+            .get(id)
+            .cloned()
+            .ok_or_else(|| ServerError::UnknownSession(id.to_string()))?;
+        e.touch();
+        Ok(e)
+    }
+
+    /// Ends session `id`: stops its running request and drops it (its temp dir
+    /// goes with it once the request has returned).
+    pub fn end(&self, id: &str) -> Result<(), ServerError> {
+        let e = lock(&self.map)
+            .remove(id)
+            .ok_or_else(|| ServerError::UnknownSession(id.to_string()))?;
+        if e.session.try_lock().is_ok() {
+            // Idle: dropping it here removes its temp dir now.
+            return Ok(());
+        }
+        e.interrupter.interrupt();
+        // Repeat while a request still holds the session: an interrupt that
+        // lands just before a request starts is cleared by it.
+        let _ = std::thread::Builder::new()
+            .name("safesh-session-end".into())
+            .spawn(move || {
+                for _ in 0..250 {
+                    if e.session.try_lock().is_ok() {
+                        return;
+                    }
+                    e.interrupter.interrupt();
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            });
+        Ok(())
+    }
+
+    /// Changes the cwd and/or environment of session `id` (waits for a running request).
+    pub fn update(
+        &self,
+        id: &str,
+        cwd: Option<&str>,
+        env: Vec<(String, String)>,
+    ) -> Result<PathBuf, ServerError> {
+        let e = self.get(id)?;
+        let cwd = cwd.map(check_cwd).transpose()?;
+        let mut s = lock(&e.session);
+        if let Some(c) = cwd {
+            s.set_cwd(c);
+        }
+        for (k, v) in &env {
+            s.set_env(k, v);
+        }
+        let now = s.cwd().to_path_buf();
+        drop(s);
+        e.remember_cwd(&now);
+        let mut stored = lock(&e.env);
+        for (k, v) in env {
+            stored.retain(|(n, _)| *n != k);
+            stored.push((k, v));
+        }
+        Ok(now)
+    }
+
+    /// Ends sessions idle for longer than the settings allow; returns their ids.
+    /// A session with a request running is never idle.
+    pub fn sweep(&self) -> Vec<String> {
+        self.sweep_older_than(self.settings.idle)
+    }
+
+    /// Ends sessions idle for longer than `idle`; returns their ids.
+    pub fn sweep_older_than(&self, idle: Duration) -> Vec<String> {
+        let mut map = lock(&self.map);
+        let expired: Vec<String> = map
+            .iter()
+            .filter(|(_, e)| e.session.try_lock().is_ok() && lock(&e.last_used).elapsed() > idle)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in &expired {
+            map.remove(k);
+        }
+        expired
+    }
+
+    /// Live session ids.
+    pub fn ids(&self) -> Vec<String> {
+        let mut v: Vec<String> = lock(&self.map).keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// Number of live sessions.
+    pub fn len(&self) -> usize {
+        lock(&self.map).len()
+    }
+
+    /// True when no session is live.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Stops every running request and ends every session.
+    pub fn shutdown(&self) {
+        let all: Vec<Arc<SessionEntry>> = lock(&self.map).drain().map(|(_, e)| e).collect();
+        for e in all {
+            e.interrupter.interrupt();
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! What every face needs from the merged config: the policy, interpreter limits,
+//! the output cap, the state directory and the session/job knobs.
+
+use crate::error::ServerError;
+use safesh_core::{Limits, Session, SessionOptions};
+use safesh_policy::Policy;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The model-facing output cap when the config sets none (bytes).
+pub const DEFAULT_CAP: usize = 16 * 1024;
+/// The largest request timeout when the config sets none (ms).
+pub const DEFAULT_MAX_TIMEOUT_MS: u64 = 600_000;
+/// Idle sessions are ended after this long when nothing else is set.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(30 * 60);
+/// Live sessions allowed at once when nothing else is set (`--max-sessions N`
+/// changes it). Enough for 100 concurrent agents out of the box.
+pub const DEFAULT_MAX_SESSIONS: usize = 128;
+/// Bytes of a job's output kept in memory (older bytes are read from its log file).
+pub const DEFAULT_JOB_RING: usize = 1024 * 1024;
+/// Spill files older than this are removed when a new one is written.
+pub const SPILL_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Server-wide settings, shared by every session and job.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The merged policy; every session gets its own clone.
+    pub policy: Policy,
+    /// Interpreter limits for every session.
+    pub limits: Limits,
+    /// Model-facing output cap in bytes.
+    pub cap: usize,
+    /// safesh's state directory (spill files, job logs).
+    pub state_dir: PathBuf,
+    /// The largest `timeout_ms` a request may ask for.
+    pub max_timeout_ms: u64,
+    /// Sessions unused for this long are ended.
+    pub idle: Duration,
+    /// Live sessions allowed at once.
+    pub max_sessions: usize,
+    /// Bytes of each job's output kept in memory.
+    pub job_ring: usize,
+    /// How long spill files are kept.
+    pub spill_retention: Duration,
+    /// Run scripts on the calling thread instead of a new thread per request.
+    /// Only for callers whose threads have [`SHELL_STACK`] bytes of stack (the
+    /// faces' runtimes and job threads do); it saves a thread per request.
+    pub on_calling_thread: bool,
+}
+
+/// The stack an interpreter thread needs (as the core gives its own threads).
+pub const SHELL_STACK: usize = 64 * 1024 * 1024;
+
+impl Settings {
+    /// Settings from a policy (its config's `[limits]` and state directory).
+    pub fn from_policy(policy: Policy) -> Settings {
+        let config = policy.config();
+        let c = &config.limits;
+        let mut limits = Limits::default();
+        for (slot, v) in [
+            (&mut limits.loop_iterations, c.loop_iterations),
+            (&mut limits.call_depth, c.call_depth),
+            (&mut limits.commands, c.commands),
+            (&mut limits.substitution_depth, c.substitution_depth),
+            (&mut limits.brace_expansion, c.brace_expansion),
+            (&mut limits.string_bytes, c.string_bytes),
+            (&mut limits.script_timeout_ms, c.script_timeout_ms),
+            (&mut limits.processes, c.processes),
+        ] {
+            if let Some(v) = v {
+                *slot = v;
+            }
+        }
+        let cap = c
+            .output_bytes
+            .map(|b| usize::try_from(b).unwrap_or(usize::MAX))
+            .filter(|b| *b > 0)
+            .unwrap_or(DEFAULT_CAP);
+        let max_timeout_ms = c.max_timeout_ms.unwrap_or(DEFAULT_MAX_TIMEOUT_MS);
+        let state_dir = config.state_dir.clone().unwrap_or_else(default_state_dir);
+        Settings {
+            policy,
+            limits,
+            cap,
+            state_dir,
+            max_timeout_ms,
+            idle: DEFAULT_IDLE,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            job_ring: DEFAULT_JOB_RING,
+            spill_retention: SPILL_RETENTION,
+            on_calling_thread: false,
+        }
+    }
+
+    /// Settings from the built-in config (library use and tests).
+    pub fn builtin(cwd: &Path, state_dir: &Path) -> Result<Settings, ServerError> {
+        let opts = safesh_policy::config::LoadOptions {
+            config_file: None,
+            cwd: cwd.to_path_buf(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            xdg_state_home: Some(state_dir.to_path_buf()),
+            xdg_config_home: Some(state_dir.join("no-config")),
+            no_project: true,
+        };
+        let config =
+            safesh_policy::config::load(&opts).map_err(|e| ServerError::Config(e.to_string()))?;
+        let mut s = Settings::from_policy(Policy::new(config));
+        s.state_dir = state_dir.to_path_buf();
+        Ok(s)
+    }
+
+    /// The directory of spill files.
+    pub fn spill_dir(&self) -> PathBuf {
+        self.state_dir.join("spill")
+    }
+
+    /// The directory of job logs.
+    pub fn jobs_dir(&self) -> PathBuf {
+        self.state_dir.join("jobs")
+    }
+
+    /// Clamps a requested timeout to the configured maximum.
+    pub fn clamp_timeout(&self, ms: u64) -> u64 {
+        ms.min(self.max_timeout_ms)
+    }
+
+    /// A new session under this policy.
+    pub fn new_session(&self, cwd: Option<PathBuf>, env: &[(String, String)]) -> Session {
+        self.new_session_on(cwd, env, self.on_calling_thread)
+    }
+
+    /// A new session; `on_calling_thread` when the caller's thread has
+    /// [`SHELL_STACK`] bytes of stack.
+    pub fn new_session_on(
+        &self,
+        cwd: Option<PathBuf>,
+        env: &[(String, String)],
+        on_calling_thread: bool,
+    ) -> Session {
+        let mut opts = SessionOptions {
+            limits: self.limits,
+            policy: Some(self.policy.clone()),
+            on_calling_thread,
+            ..SessionOptions::default()
+        };
+        if let Some(c) = cwd {
+            opts.cwd = c;
+        }
+        for (k, v) in env {
+            opts.env.retain(|(n, _)| n != k);
+            opts.env.push((k.clone(), v.clone()));
+        }
+        Session::new(opts)
+    }
+}
+
+/// `$XDG_STATE_HOME/safesh`, else `~/.local/state/safesh`, else a temp dir.
+fn default_state_dir() -> PathBuf {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(x) = var("XDG_STATE_HOME") {
+        return x.join("safesh");
+    }
+    if let Some(h) = var("HOME") {
+        return h.join(".local/state/safesh");
+    }
+    std::env::temp_dir().join("safesh-state")
+}
+
+/// Creates `dir` (and parents) readable only by this user.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}

@@ -1,0 +1,535 @@
+//! Output shaping, the one module every model-facing face uses: output modes, the
+//! cap (first and last KiB past it), the spill file that holds the full output,
+//! binary detection, and invalid UTF-8 replaced with a note.
+//!
+//! Output is never held whole in memory: [`Capture`] is a
+//! [`StreamConsumer`] that keeps at most `cap` bytes of head plus a 1 KiB tail per
+//! stream, and once the cap is passed streams every byte to a spill file.
+
+use crate::settings::private_dir;
+use safesh_core::{ExecOutcome, StreamConsumer, StreamKind};
+use safesh_label::{Label, LabelSummary};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+/// Bytes kept from the start and from the end of an output past the cap.
+pub const EDGE: usize = 1024;
+
+/// How the interpreter reports a request stopped from outside (it treats an
+/// interrupt like its own deadline).
+pub const STOP_MESSAGE: &[u8] = b"safesh: TIMEOUT: ";
+
+/// Which output a result returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputMode {
+    /// stdout and stderr interleaved as produced, in `output` (the default).
+    #[default]
+    Merged,
+    /// stdout only, in `stdout`.
+    Stdout,
+    /// stderr only, in `stderr`.
+    Stderr,
+    /// Both, in `stdout` and `stderr`.
+    Separate,
+}
+
+impl OutputMode {
+    /// The mode's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputMode::Merged => "merged",
+            OutputMode::Stdout => "stdout",
+            OutputMode::Stderr => "stderr",
+            OutputMode::Separate => "separate",
+        }
+    }
+}
+
+/// One shaped stream: head, tail, counts and (past the cap) the spill file.
+#[derive(Debug)]
+struct Stream {
+    /// The first `cap` bytes.
+    head: Vec<u8>,
+    /// The last [`EDGE`] bytes (once past the cap).
+    tail: Vec<u8>,
+    total: u64,
+    newlines: u64,
+    last: Option<u8>,
+    spill: Option<(PathBuf, std::fs::File)>,
+    spill_error: Option<String>,
+}
+
+impl Stream {
+    fn new() -> Stream {
+        Stream {
+            head: Vec::new(),
+            tail: Vec::new(),
+            total: 0,
+            newlines: 0,
+            last: None,
+            spill: None,
+            spill_error: None,
+        }
+    }
+
+    fn lines(&self) -> u64 {
+        match self.last {
+            Some(b) if b != b'\n' => self.newlines + 1,
+            _ => self.newlines,
+        }
+    }
+}
+
+/// Where spill files go and how many bytes a result may hold.
+#[derive(Clone, Debug)]
+pub struct ShapeConfig {
+    /// Model-facing cap in bytes.
+    pub cap: usize,
+    /// The spill directory (`<state_dir>/spill`).
+    pub spill_dir: PathBuf,
+    /// Spill files older than this are removed when a new one is written.
+    pub retention: Duration,
+}
+
+/// A request's output as it is produced: a [`StreamConsumer`] for
+/// `OutputTarget::Stream` that shapes while it receives.
+#[derive(Debug)]
+pub struct Capture {
+    mode: OutputMode,
+    config: ShapeConfig,
+    /// `[0]`: stdout or the merged stream; `[1]`: stderr (separate mode).
+    streams: Mutex<[Stream; 2]>,
+    /// Bytes of a stream the mode does not return (reported in a warning).
+    dropped: Mutex<u64>,
+    /// Set when the server stopped the request itself (its own timeout): the
+    /// interpreter's generic stop message is then left out.
+    interrupted: std::sync::atomic::AtomicBool,
+}
+
+impl Capture {
+    /// A capture for `mode`.
+    pub fn new(mode: OutputMode, config: ShapeConfig) -> Capture {
+        Capture {
+            mode,
+            config,
+            streams: Mutex::new([Stream::new(), Stream::new()]),
+            dropped: Mutex::new(0),
+            interrupted: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Marks the request as stopped by the server: the interpreter's own
+    /// `safesh: TIMEOUT: …` line that follows is dropped (the server reports why).
+    pub fn mark_interrupted(&self) {
+        self.interrupted
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Which slot a chunk goes to (`None`: not returned in this mode).
+    fn slot(&self, kind: StreamKind) -> Option<usize> {
+        match (self.mode, kind) {
+            (OutputMode::Merged, _) => Some(0),
+            (OutputMode::Stdout, StreamKind::Stdout) => Some(0),
+            (OutputMode::Stderr, StreamKind::Stderr) => Some(0),
+            (OutputMode::Separate, StreamKind::Stdout) => Some(0),
+            (OutputMode::Separate, StreamKind::Stderr) => Some(1),
+            _ => None,
+        }
+    }
+
+    /// Adds bytes to a stream (also usable without the interpreter, in tests).
+    pub fn push(&self, kind: StreamKind, data: &[u8]) {
+        if self.interrupted.load(std::sync::atomic::Ordering::SeqCst)
+            && data.starts_with(STOP_MESSAGE)
+        {
+            return;
+        }
+        let Some(slot) = self.slot(kind) else {
+            *lock(&self.dropped) += data.len() as u64;
+            return;
+        };
+        let mut streams = lock(&self.streams);
+        let Some(s) = streams.get_mut(slot) else {
+            return;
+        };
+        s.total += data.len() as u64;
+        s.newlines += memchr_count(data);
+        if let Some(b) = data.last() {
+            s.last = Some(*b);
+        }
+        let cap = self.config.cap;
+        let room = cap.saturating_sub(s.head.len());
+        if s.spill.is_none() && s.spill_error.is_none() && data.len() > room {
+            // Passing the cap: from now on every byte also goes to a spill file.
+            match open_spill(&self.config) {
+                Ok((path, mut f)) => match f.write_all(&s.head) {
+                    Ok(()) => s.spill = Some((path, f)),
+                    Err(e) => s.spill_error = Some(e.to_string()),
+                },
+                Err(e) => s.spill_error = Some(e.to_string()),
+            }
+        }
+        if let Some((_, f)) = &mut s.spill
+            && let Err(e) = f.write_all(data)
+        {
+            s.spill_error = Some(e.to_string());
+            s.spill = None;
+        }
+        let keep = room.min(data.len());
+        s.head.extend_from_slice(&data[..keep]);
+        if s.total > cap as u64 {
+            if data.len() >= EDGE {
+                s.tail.clear();
+                s.tail.extend_from_slice(&data[data.len() - EDGE..]);
+            } else {
+                s.tail.extend_from_slice(data);
+                if s.tail.len() > EDGE {
+                    let cut = s.tail.len() - EDGE;
+                    s.tail.drain(..cut);
+                }
+            }
+        }
+    }
+
+    /// The result object (DESIGN "Contracts": Result) for this output and outcome.
+    pub fn result(&self, outcome: &ExecOutcome) -> Value {
+        let mut streams = lock(&self.streams);
+        let dropped = *lock(&self.dropped);
+        let mut warnings: Vec<String> = Vec::new();
+        let mut v = json!({
+            "schema_version": 1,
+            "exit_code": outcome.exit_code,
+            "signal": Value::Null,
+            "output_mode": self.mode.as_str(),
+            "truncated": false,
+            "total_bytes": 0,
+            "total_lines": 0,
+            "log_path": Value::Null,
+            "duration_ms": outcome.duration_ms,
+            "label": label_json(&outcome.label),
+            "warnings": [],
+            "error": outcome.error,
+        });
+        let names: &[&str] = match self.mode {
+            OutputMode::Merged => &["output"],
+            OutputMode::Stdout => &["stdout"],
+            OutputMode::Stderr => &["stderr"],
+            OutputMode::Separate => &["stdout", "stderr"],
+        };
+        let mut total_bytes = 0u64;
+        let mut total_lines = 0u64;
+        let mut truncated = false;
+        for (i, name) in names.iter().enumerate() {
+            let Some(s) = streams.get_mut(i) else {
+                continue;
+            };
+            // Binary output is not shown: save it so the model can still get it.
+            if s.spill.is_none()
+                && s.spill_error.is_none()
+                && binary_kind(&s.head).is_some()
+                && let Ok((p, mut f)) = open_spill(&self.config)
+            {
+                match f.write_all(&s.head) {
+                    Ok(()) => s.spill = Some((p, f)),
+                    Err(e) => s.spill_error = Some(e.to_string()),
+                }
+            }
+            // Close the spill file so the whole output is on disk.
+            let path = s.spill.take().map(|(p, mut f)| {
+                let _ = f.flush();
+                // The output keeps its label: `<spill>.label.json` beside it.
+                let _ = write_private(
+                    &p.with_extension("label.json"),
+                    label_json(&outcome.label).to_string().as_bytes(),
+                );
+                p
+            });
+            let shaped = render(s, self.config.cap, path.as_deref(), name, &mut warnings);
+            total_bytes += s.total;
+            total_lines += s.lines();
+            truncated |= shaped.truncated;
+            v[*name] = json!(shaped.text);
+            if let Some(p) = path {
+                let key = if i == 0 {
+                    "log_path".to_string()
+                } else {
+                    format!("{name}_log_path")
+                };
+                v[key] = json!(p.to_string_lossy());
+            }
+            if let Some(e) = &s.spill_error {
+                warnings.push(format!("{name}: the full output could not be saved: {e}"));
+            }
+        }
+        if dropped > 0 {
+            let other = if self.mode == OutputMode::Stdout {
+                "stderr"
+            } else {
+                "stdout"
+            };
+            warnings.push(format!(
+                "{other} ({dropped} bytes) not shown: output_mode is {}",
+                self.mode.as_str()
+            ));
+        }
+        v["truncated"] = json!(truncated || outcome.truncated);
+        v["total_bytes"] = json!(total_bytes);
+        v["total_lines"] = json!(total_lines);
+        v["warnings"] = json!(warnings);
+        v
+    }
+}
+
+impl StreamConsumer for Capture {
+    fn write(&self, stream: StreamKind, data: &[u8], _label: &Label) -> std::io::Result<()> {
+        self.push(stream, data);
+        Ok(())
+    }
+}
+
+/// A shaped text and whether bytes were left out.
+struct Shaped {
+    text: String,
+    truncated: bool,
+}
+
+/// Renders one stream for the model.
+fn render(
+    s: &Stream,
+    cap: usize,
+    path: Option<&Path>,
+    name: &str,
+    warnings: &mut Vec<String>,
+) -> Shaped {
+    if let Some(kind) = binary_kind(&s.head) {
+        let where_ = match path {
+            Some(p) => format!("; full output in {}", p.display()),
+            None => String::new(),
+        };
+        return Shaped {
+            text: format!("<binary: {} bytes, {kind}{where_}>", s.total),
+            truncated: s.total > 0,
+        };
+    }
+    if s.total <= cap as u64 {
+        return Shaped {
+            text: lossy(&s.head, name, warnings),
+            truncated: false,
+        };
+    }
+    let head_end = char_floor(&s.head, EDGE.min(s.head.len()));
+    let head = s.head.get(..head_end).unwrap_or(&[]);
+    let tail_start = char_ceil(&s.tail, 0);
+    let tail = s.tail.get(tail_start..).unwrap_or(&[]);
+    let omitted = s.total - head.len() as u64 - tail.len() as u64;
+    let where_ = match path {
+        Some(p) => format!("full output in {}", p.display()),
+        None => "full output could not be saved".to_string(),
+    };
+    let text = format!(
+        "{}\n… [{omitted} bytes omitted of {} bytes, {} lines; {where_}] …\n{}",
+        lossy(head, name, warnings),
+        s.total,
+        s.lines(),
+        lossy(tail, name, warnings)
+    );
+    Shaped {
+        text,
+        truncated: true,
+    }
+}
+
+/// UTF-8 text, invalid sequences replaced with U+FFFD (noted once per stream).
+fn lossy(data: &[u8], name: &str, warnings: &mut Vec<String>) -> String {
+    match std::str::from_utf8(data) {
+        Ok(s) => s.to_string(),
+        Err(_) => {
+            let note = format!("{name}: invalid UTF-8 replaced with U+FFFD");
+            if !warnings.contains(&note) {
+                warnings.push(note);
+            }
+            String::from_utf8_lossy(data).into_owned()
+        }
+    }
+}
+
+/// The largest index ≤ `at` that does not split a UTF-8 character.
+fn char_floor(data: &[u8], at: usize) -> usize {
+    let mut i = at.min(data.len());
+    let mut steps = 0;
+    while i > 0 && i < data.len() && steps < 3 && is_continuation(data[i]) {
+        i -= 1;
+        steps += 1;
+    }
+    if i < data.len() && is_continuation(data[i]) {
+        at.min(data.len())
+    } else {
+        i
+    }
+}
+
+/// The smallest index ≥ `at` that does not split a UTF-8 character.
+fn char_ceil(data: &[u8], at: usize) -> usize {
+    let mut i = at;
+    while i < data.len() && i < at + 3 && is_continuation(data[i]) {
+        i += 1;
+    }
+    i
+}
+
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
+}
+
+/// `Some(description)` when `head` looks binary: a NUL byte, or mostly non-text.
+pub fn binary_kind(head: &[u8]) -> Option<String> {
+    if head.is_empty() {
+        return None;
+    }
+    let sample = &head[..head.len().min(8192)];
+    let magic = magic_name(sample);
+    let nul = sample.contains(&0);
+    let mut odd = 0usize;
+    for chunk in sample.utf8_chunks() {
+        odd += chunk.invalid().len();
+        odd += chunk
+            .valid()
+            .bytes()
+            .filter(|b| *b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x08 | 0x1b))
+            .count();
+    }
+    // A few invalid bytes are a text with a stray byte; a third is binary.
+    if nul || odd * 10 > sample.len() * 3 || magic.is_some_and(|m| m != "text") {
+        Some(match magic {
+            Some(m) => format!("looks like {m}"),
+            None => "not text".to_string(),
+        })
+    } else {
+        None
+    }
+}
+
+fn magic_name(d: &[u8]) -> Option<&'static str> {
+    let table: &[(&[u8], &str)] = &[
+        (b"\x89PNG\r\n\x1a\n", "PNG"),
+        (b"\xff\xd8\xff", "JPEG"),
+        (b"GIF87a", "GIF"),
+        (b"GIF89a", "GIF"),
+        (b"%PDF-", "PDF"),
+        (b"PK\x03\x04", "ZIP"),
+        (b"\x1f\x8b", "gzip"),
+        (b"\x7fELF", "ELF executable"),
+        (b"BZh", "bzip2"),
+        (b"\xfd7zXZ\x00", "xz"),
+        (b"\x28\xb5\x2f\xfd", "zstd"),
+        (b"SQLite format 3\x00", "SQLite database"),
+        (b"\x00asm", "WebAssembly"),
+        (b"RIFF", "RIFF (WAV/AVI/WebP)"),
+    ];
+    for (m, name) in table {
+        if d.starts_with(m) {
+            return Some(name);
+        }
+    }
+    if d.len() > 262 && &d[257..262] == b"ustar" {
+        return Some("tar");
+    }
+    None
+}
+
+/// Counts newlines.
+fn memchr_count(data: &[u8]) -> u64 {
+    data.iter().filter(|b| **b == b'\n').count() as u64
+}
+
+/// The label summary as JSON.
+pub fn label_json(label: &Label) -> Value {
+    serde_json::to_value(LabelSummary::from(label)).unwrap_or(Value::Null)
+}
+
+/// Writes a new file readable only by this user.
+fn write_private(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(data)
+}
+
+/// Opens a new spill file (mode 0600) after removing expired ones.
+fn open_spill(config: &ShapeConfig) -> std::io::Result<(PathBuf, std::fs::File)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    private_dir(&config.spill_dir)?;
+    remove_expired(&config.spill_dir, config.retention);
+    let path = config
+        .spill_dir
+        .join(format!("{}.log", crate::ids::unique("out")));
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)?;
+    Ok((path, f))
+}
+
+/// Removes files in `dir` last modified more than `retention` ago.
+pub fn remove_expired(dir: &Path, retention: Duration) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for e in entries.flatten() {
+        let Ok(meta) = e.metadata() else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .is_some_and(|age| age > retention);
+        if old {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Locks a mutex, recovering from poisoning.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Renders a byte range read back from a log (job output): the whole range when it
+/// fits in `cap`, else its first and last KiB with a note naming the log.
+pub fn render_range(
+    head: &[u8],
+    tail: &[u8],
+    total: u64,
+    cap: usize,
+    log: &Path,
+    warnings: &mut Vec<String>,
+) -> (String, bool) {
+    if total <= cap as u64 {
+        return (lossy(head, "output", warnings), false);
+    }
+    let h = head
+        .get(..char_floor(head, EDGE.min(head.len())))
+        .unwrap_or(&[]);
+    let t = tail.get(char_ceil(tail, 0)..).unwrap_or(&[]);
+    let omitted = total - h.len() as u64 - t.len() as u64;
+    (
+        format!(
+            "{}\n… [{omitted} bytes omitted of {total} bytes; full output in {}] …\n{}",
+            lossy(h, "output", warnings),
+            log.display(),
+            lossy(t, "output", warnings)
+        ),
+        true,
+    )
+}

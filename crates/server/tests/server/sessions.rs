@@ -1,0 +1,237 @@
+//! Sessions: persistence, isolation, limits, expiry, timeouts, input, verify.
+
+use crate::{Env, exec};
+use safesh_server::ServerError;
+use safesh_server::service::{SessionEndParams, SessionStartParams, SessionUpdateParams};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+fn start(s: &safesh_server::Server, cwd: Option<&std::path::Path>) -> String {
+    let v = s
+        .session_start(SessionStartParams {
+            cwd: cwd.map(|c| c.to_string_lossy().into_owned()),
+            env: None,
+        })
+        .unwrap();
+    v["session"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn state_persists_between_calls() {
+    let env = Env::new();
+    let s = env.server();
+    let id = start(&s, Some(&env.proj()));
+    let v = exec(
+        &s,
+        json!({"script": "x=5; f() { echo fn$1; }; cd sub; export E=e1", "session": id}),
+    );
+    assert_eq!(v["exit_code"], 0, "{v}");
+    let v = exec(
+        &s,
+        json!({"script": "echo $x; f 1; pwd; echo $E", "session": id}),
+    );
+    let want = format!("5\nfn1\n{}/sub\ne1\n", env.proj().display());
+    assert_eq!(v["output"], want.as_str());
+    assert_eq!(v["session"], id.as_str());
+}
+
+#[test]
+fn sessions_are_isolated_and_one_offs_are_fresh() {
+    let env = Env::new();
+    let s = env.server();
+    let a = start(&s, None);
+    let b = start(&s, None);
+    exec(&s, json!({"script": "x=A", "session": a}));
+    exec(&s, json!({"script": "x=B", "session": b}));
+    assert_eq!(
+        exec(&s, json!({"script": "echo $x", "session": a}))["output"],
+        "A\n"
+    );
+    assert_eq!(
+        exec(&s, json!({"script": "echo $x", "session": b}))["output"],
+        "B\n"
+    );
+    exec(&s, json!({"script": "y=1"}));
+    assert_eq!(
+        exec(&s, json!({"script": "echo ${y:-unset}"}))["output"],
+        "unset\n"
+    );
+}
+
+#[test]
+fn update_changes_cwd_and_env() {
+    let env = Env::new();
+    let s = env.server();
+    let id = start(&s, Some(&env.proj()));
+    let mut e = std::collections::BTreeMap::new();
+    e.insert("GREETING".to_string(), "hello".to_string());
+    s.session_update(SessionUpdateParams {
+        session: id.clone(),
+        cwd: Some(env.proj().join("sub").to_string_lossy().into_owned()),
+        env: Some(e),
+    })
+    .unwrap();
+    let v = exec(&s, json!({"script": "pwd; echo $GREETING", "session": id}));
+    assert_eq!(
+        v["output"],
+        format!("{}/sub\nhello\n", env.proj().display()).as_str()
+    );
+    let bad = s.session_update(SessionUpdateParams {
+        session: id,
+        cwd: Some("/no/such/dir".into()),
+        env: None,
+    });
+    assert!(matches!(bad, Err(ServerError::BadParams(_))));
+}
+
+#[test]
+fn end_removes_the_session_and_its_temp_dir() {
+    let env = Env::new();
+    let s = env.server();
+    let id = start(&s, None);
+    let tmp = exec(&s, json!({"script": "echo $TMPDIR", "session": id}))["output"]
+        .as_str()
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(std::path::Path::new(&tmp).is_dir());
+    s.session_end(SessionEndParams {
+        session: id.clone(),
+    })
+    .unwrap();
+    assert!(
+        !std::path::Path::new(&tmp).exists(),
+        "temp dir removed with the session"
+    );
+    let r = s.exec(
+        &crate::params(json!({"script": "true", "session": id})),
+        &|_| {},
+    );
+    assert!(matches!(r, Err(ServerError::UnknownSession(_))));
+}
+
+#[test]
+fn live_sessions_are_limited() {
+    let mut env = Env::new();
+    env.settings.max_sessions = 2;
+    let s = env.server();
+    start(&s, None);
+    let b = start(&s, None);
+    let r = s.session_start(SessionStartParams::default());
+    let err = r.unwrap_err();
+    assert!(matches!(err, ServerError::TooManySessions(2)));
+    assert!(err.to_string().contains("session_end"), "{err}");
+    s.session_end(SessionEndParams { session: b }).unwrap();
+    start(&s, None);
+}
+
+#[test]
+fn idle_sessions_expire() {
+    let mut env = Env::new();
+    env.settings.idle = Duration::from_millis(100);
+    let s = env.server();
+    let id = start(&s, None);
+    exec(&s, json!({"script": "true", "session": id}));
+    std::thread::sleep(Duration::from_millis(250));
+    let r = s.exec(
+        &crate::params(json!({"script": "true", "session": id})),
+        &|_| {},
+    );
+    assert!(matches!(r, Err(ServerError::UnknownSession(_))), "{r:?}");
+    assert!(s.sessions.is_empty());
+}
+
+#[test]
+fn timeout_stops_the_request() {
+    let env = Env::new();
+    let s = env.server();
+    let t = Instant::now();
+    let v = exec(
+        &s,
+        json!({"script": "echo before; sleep 20; echo after", "timeout_ms": 300}),
+    );
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert_eq!(v["exit_code"], 124);
+    assert_eq!(v["error"]["code"], "TIMEOUT");
+    assert!(
+        v["output"].as_str().unwrap().starts_with("before\n"),
+        "partial output kept: {v}"
+    );
+}
+
+#[test]
+fn input_feeds_stdin_and_modes_select_streams() {
+    let env = Env::new();
+    let s = env.server();
+    let v = exec(
+        &s,
+        json!({"script": "cat; echo err >&2", "input": "hello\n", "output_mode": "separate"}),
+    );
+    assert_eq!(v["stdout"], "hello\n");
+    assert_eq!(v["stderr"], "err\n");
+    let v = exec(
+        &s,
+        json!({"command": "printf", "args": ["%s|", "a b", "$x", "'q'"]}),
+    );
+    assert_eq!(v["output"], "a b|$x|'q'|");
+}
+
+#[test]
+fn refusal_is_in_the_result() {
+    let env = Env::new();
+    let s = env.server();
+    let v = exec(&s, json!({"script": "echo hi; sudo ls"}));
+    assert_eq!(v["exit_code"], 126);
+    assert_eq!(v["error"]["code"], "BLOCKED");
+    assert!(v["error"]["suggestion"].is_string());
+}
+
+#[test]
+fn intent_is_echoed_and_assertions_checked() {
+    let env = Env::new();
+    let s = env.server();
+    let v = exec(
+        &s,
+        json!({"script": "printf 'a\\nb\\nc\\n'", "intent": "list things", "verify": [
+            {"type": "not_empty"}, {"type": "contains", "value": "b"},
+            {"type": "count_gte", "value": 3}, {"type": "matches_regex", "value": "^a$"},
+            {"type": "count_gte", "value": 4}
+        ]}),
+    );
+    assert_eq!(v["intent"], "list things");
+    let r = &v["verification"];
+    assert_eq!(r["passed"], false);
+    let each: Vec<bool> = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["passed"].as_bool().unwrap())
+        .collect();
+    assert_eq!(each, [true, true, true, false, false]);
+}
+
+#[test]
+fn a_longer_timeout_ms_overrides_the_request_limit() {
+    let mut env = Env::new();
+    env.settings.limits.script_timeout_ms = 200;
+    let s = env.server();
+    let v = exec(&s, json!({"script": "sleep 0.5; echo ok"}));
+    assert_eq!(
+        v["error"]["code"], "TIMEOUT",
+        "the config's limit applies: {v}"
+    );
+    let v = exec(
+        &s,
+        json!({"script": "sleep 0.5; echo ok", "timeout_ms": 3000}),
+    );
+    assert_eq!(v["output"], "ok\n", "{v}");
+    env.settings.max_timeout_ms = 100;
+    let s = env.server();
+    let t = Instant::now();
+    let v = exec(&s, json!({"script": "sleep 5", "timeout_ms": 60000}));
+    assert_eq!(v["exit_code"], 124);
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "timeout_ms is capped by max_timeout_ms"
+    );
+}

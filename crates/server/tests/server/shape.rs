@@ -1,0 +1,228 @@
+//! Output shaping: cap with head and tail, spill file, binary, invalid UTF-8, lines.
+
+use crate::{Env, exec};
+use safesh_core::StreamKind;
+use safesh_server::shape::{Capture, OutputMode, ShapeConfig};
+use serde_json::json;
+use std::time::Duration;
+
+fn capture(mode: OutputMode, dir: &std::path::Path) -> Capture {
+    Capture::new(
+        mode,
+        ShapeConfig {
+            cap: 16384,
+            spill_dir: dir.join("spill"),
+            retention: Duration::from_secs(24 * 3600),
+        },
+    )
+}
+
+fn outcome() -> safesh_core::ExecOutcome {
+    safesh_core::ExecOutcome {
+        exit_code: 0,
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+        stdout_total: 0,
+        stderr_total: 0,
+        truncated: false,
+        label: safesh_label::Label::empty(),
+        error: None,
+        duration_ms: 1,
+    }
+}
+
+fn numbered(n: usize) -> Vec<u8> {
+    (1..=n)
+        .map(|i| format!("line {i}\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+#[test]
+fn small_output_is_whole() {
+    let d = tempfile::tempdir().unwrap();
+    let c = capture(OutputMode::Merged, d.path());
+    c.push(StreamKind::Stdout, b"a\n");
+    c.push(StreamKind::Stderr, b"b");
+    let v = c.result(&outcome());
+    assert_eq!(v["output"], "a\nb");
+    assert_eq!(v["truncated"], false);
+    assert_eq!(v["total_bytes"], 3);
+    assert_eq!(v["total_lines"], 2);
+    assert!(v["log_path"].is_null());
+    assert!(
+        !d.path().join("spill").exists(),
+        "no spill file under the cap"
+    );
+}
+
+#[test]
+fn capped_output_keeps_head_tail_and_spills_every_byte() {
+    let d = tempfile::tempdir().unwrap();
+    let c = capture(OutputMode::Merged, d.path());
+    let data = numbered(20000);
+    for chunk in data.chunks(777) {
+        c.push(StreamKind::Stdout, chunk);
+    }
+    let v = c.result(&outcome());
+    let out = v["output"].as_str().unwrap();
+    assert_eq!(v["truncated"], true);
+    assert_eq!(v["total_bytes"], data.len());
+    assert_eq!(v["total_lines"], 20000);
+    assert!(out.starts_with(std::str::from_utf8(&data[..1024]).unwrap()));
+    assert!(out.ends_with(std::str::from_utf8(&data[data.len() - 1024..]).unwrap()));
+    assert!(out.contains("bytes omitted"), "{out}");
+    assert!(
+        out.len() < 4096,
+        "the shaped output stays small: {}",
+        out.len()
+    );
+    let path = v["log_path"].as_str().unwrap();
+    assert_eq!(
+        std::fs::read(path).unwrap(),
+        data,
+        "the spill file holds every byte"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+#[test]
+fn separate_mode_shapes_each_stream() {
+    let d = tempfile::tempdir().unwrap();
+    let c = capture(OutputMode::Separate, d.path());
+    c.push(StreamKind::Stdout, b"out\n");
+    c.push(StreamKind::Stderr, b"err\n");
+    let v = c.result(&outcome());
+    assert_eq!(v["stdout"], "out\n");
+    assert_eq!(v["stderr"], "err\n");
+    assert!(v.get("output").is_none());
+}
+
+#[test]
+fn stdout_mode_drops_stderr_with_a_warning() {
+    let d = tempfile::tempdir().unwrap();
+    let c = capture(OutputMode::Stdout, d.path());
+    c.push(StreamKind::Stdout, b"out\n");
+    c.push(StreamKind::Stderr, b"err\n");
+    let v = c.result(&outcome());
+    assert_eq!(v["stdout"], "out\n");
+    assert!(
+        v["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("stderr (4 bytes) not shown")
+    );
+}
+
+#[test]
+fn binary_output_is_described() {
+    let d = tempfile::tempdir().unwrap();
+    let c = capture(OutputMode::Merged, d.path());
+    let mut png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR".to_vec();
+    png.extend(std::iter::repeat_n(0u8, 100));
+    c.push(StreamKind::Stdout, &png);
+    let v = c.result(&outcome());
+    let out = v["output"].as_str().unwrap();
+    let log = v["log_path"].as_str().expect("binary output is saved");
+    assert_eq!(
+        out,
+        format!(
+            "<binary: {} bytes, looks like PNG; full output in {log}>",
+            png.len()
+        )
+    );
+    assert_eq!(std::fs::read(log).unwrap(), png);
+    let c = capture(OutputMode::Merged, d.path());
+    c.push(StreamKind::Stdout, b"abc\x00def");
+    assert!(
+        c.result(&outcome())["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("<binary: 7 bytes")
+    );
+}
+
+#[test]
+fn invalid_utf8_is_replaced_with_a_note() {
+    let d = tempfile::tempdir().unwrap();
+    let c = capture(OutputMode::Merged, d.path());
+    c.push(StreamKind::Stdout, b"caf\xe9 ok\n");
+    let v = c.result(&outcome());
+    assert_eq!(v["output"], "caf\u{FFFD} ok\n");
+    assert!(v["warnings"][0].as_str().unwrap().contains("invalid UTF-8"));
+}
+
+#[test]
+fn cutting_at_the_cap_does_not_split_characters() {
+    let d = tempfile::tempdir().unwrap();
+    let c = capture(OutputMode::Merged, d.path());
+    let data = "é".repeat(20000);
+    c.push(StreamKind::Stdout, b"x");
+    c.push(StreamKind::Stdout, data.as_bytes());
+    let v = c.result(&outcome());
+    assert_eq!(v["truncated"], true);
+    assert_eq!(v["warnings"], json!([]), "no spurious invalid-UTF-8 note");
+    assert!(!v["output"].as_str().unwrap().contains('\u{FFFD}'));
+}
+
+#[test]
+fn line_counts() {
+    let d = tempfile::tempdir().unwrap();
+    for (data, lines) in [
+        (&b""[..], 0),
+        (b"a", 1),
+        (b"a\n", 1),
+        (b"a\nb", 2),
+        (b"\n\n", 2),
+    ] {
+        let c = capture(OutputMode::Merged, d.path());
+        c.push(StreamKind::Stdout, data);
+        assert_eq!(c.result(&outcome())["total_lines"], lines, "{data:?}");
+    }
+}
+
+#[test]
+fn old_spill_files_are_removed_when_a_new_one_is_written() {
+    let d = tempfile::tempdir().unwrap();
+    let spill = d.path().join("spill");
+    std::fs::create_dir_all(&spill).unwrap();
+    let old = spill.join("old.log");
+    let fresh = spill.join("fresh.log");
+    std::fs::write(&old, b"x").unwrap();
+    std::fs::write(&fresh, b"y").unwrap();
+    let f = std::fs::File::options().write(true).open(&old).unwrap();
+    f.set_modified(std::time::SystemTime::now() - Duration::from_secs(48 * 3600))
+        .unwrap();
+    drop(f);
+    let c = capture(OutputMode::Merged, d.path());
+    c.push(StreamKind::Stdout, &numbered(5000));
+    let v = c.result(&outcome());
+    assert!(!old.exists(), "expired spill file removed");
+    assert!(fresh.exists(), "recent spill file kept");
+    assert!(std::path::Path::new(v["log_path"].as_str().unwrap()).exists());
+}
+
+#[test]
+fn exec_spills_a_real_commands_output() {
+    let env = Env::new();
+    let s = env.server();
+    let v = exec(&s, json!({"script": "seq 1 50000"}));
+    assert_eq!(v["exit_code"], 0);
+    assert_eq!(v["truncated"], true);
+    let expected: String = (1..=50000).map(|i| format!("{i}\n")).collect();
+    assert_eq!(v["total_bytes"], expected.len());
+    assert_eq!(v["total_lines"], 50000);
+    let log = std::fs::read_to_string(v["log_path"].as_str().unwrap()).unwrap();
+    assert_eq!(log, expected);
+    let label = std::path::Path::new(v["log_path"].as_str().unwrap()).with_extension("label.json");
+    let label: serde_json::Value = serde_json::from_slice(&std::fs::read(label).unwrap()).unwrap();
+    assert_eq!(label, v["label"], "the spill file keeps the output's label");
+    assert!(
+        v["log_path"]
+            .as_str()
+            .unwrap()
+            .starts_with(env.settings.state_dir.to_str().unwrap())
+    );
+}
