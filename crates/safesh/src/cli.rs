@@ -22,10 +22,11 @@ struct Cli {
     timeout_ms: Option<u64>,
     config: Option<String>,
     force: bool,
+    input: Option<String>,
     job: Job,
 }
 
-const USAGE: &str = "usage: safesh [--config FILE] [--force] [--json] [--output-mode MODE] [--timeout-ms N] (-c SCRIPT [NAME [ARG...]] | FILE [ARG...] | run -- PROGRAM [ARG...])
+const USAGE: &str = "usage: safesh [--config FILE] [--force] [--input TEXT] [--json] [--output-mode MODE] [--timeout-ms N] (-c SCRIPT [NAME [ARG...]] | FILE [ARG...] | run -- PROGRAM [ARG...])
        safesh [--config FILE] check [--json] (-c SCRIPT | FILE | < SCRIPT)
        safesh [--config FILE] config show
        safesh explain CODE
@@ -41,12 +42,17 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
     let mut timeout_ms = None;
     let mut config = None;
     let mut force = false;
+    let mut input: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
         match a {
             "--json" => json = true,
             "--force" => force = true,
+            "--input" => {
+                i += 1;
+                input = Some(args.get(i).cloned().ok_or("--input needs a value")?);
+            }
             "--config" => {
                 i += 1;
                 config = Some(args.get(i).cloned().ok_or("--config needs a FILE")?);
@@ -60,6 +66,7 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                     timeout_ms,
                     config,
                     force,
+                    input,
                     job: Job::Tool(a.to_string(), args[i + 1..].to_vec()),
                 });
             }
@@ -93,6 +100,7 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                     timeout_ms,
                     config,
                     force,
+                    input,
                     job: Job::Script {
                         text,
                         arg0,
@@ -102,6 +110,18 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                 });
             }
             "run" => {
+                // `safesh run [options] -- PROGRAM ARGS…`: options given after `run`
+                // are read as if they came before it.
+                if let Some(dd) = args[i + 1..].iter().position(|a| a == "--")
+                    && dd > 0
+                    && args[i + 1].starts_with('-')
+                {
+                    let mut again: Vec<String> = args[..i].to_vec();
+                    again.extend(args[i + 1..i + 1 + dd].iter().cloned());
+                    again.push("run".into());
+                    again.extend(args[i + 1 + dd..].iter().cloned());
+                    return parse_args(again);
+                }
                 let mut rest = args[i + 1..].to_vec();
                 if rest.first().map(String::as_str) == Some("--") {
                     rest.remove(0);
@@ -115,6 +135,7 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                     timeout_ms,
                     config,
                     force,
+                    input,
                     job: Job::Argv(rest),
                 });
             }
@@ -129,6 +150,7 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                     timeout_ms,
                     config,
                     force,
+                    input,
                     job: Job::Script {
                         text,
                         arg0: a.to_string(),
@@ -155,6 +177,7 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
         timeout_ms,
         config,
         force,
+        input,
         job: Job::Script {
             text,
             arg0: "safesh".into(),
@@ -217,10 +240,10 @@ pub fn main() -> i32 {
         ..SessionOptions::default()
     });
     session.set_force(cli.force);
-    let input = if stdin_is_script {
-        InputSource::Empty
-    } else {
-        InputSource::Inherit
+    let input = match cli.input {
+        Some(text) => InputSource::Bytes(text.into_bytes()),
+        None if stdin_is_script => InputSource::Empty,
+        None => InputSource::Inherit,
     };
     if cli.json {
         let cap = 16 * 1024;

@@ -206,3 +206,28 @@ fn unknown_commands_fail_with_127_and_the_script_goes_on() {
         "{err}"
     );
 }
+
+#[test]
+fn run_takes_its_options_before_the_double_dash() {
+    let mut c = safesh();
+    c.args([
+        "run",
+        "--input",
+        "b\na\n",
+        "--output-mode",
+        "merged",
+        "--json",
+        "--",
+        "sort",
+    ]);
+    let (code, out, _) = run(c);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!((code, v["output"].as_str()), (0, Some("a\nb\n")));
+}
+
+#[test]
+fn run_passes_arguments_that_look_like_options_to_the_program() {
+    let mut c = safesh();
+    c.args(["run", "--", "echo", "-n", "--json"]);
+    assert_eq!(run(c).1, "--json");
+}

@@ -1359,7 +1359,11 @@ fn benign_cargo_build_with_the_init_profile() {
         "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
     )
     .unwrap();
-    std::fs::write(proj.join("src/main.rs"), "fn main() { println!(\"tiny ok\"); }\n").unwrap();
+    std::fs::write(
+        proj.join("src/main.rs"),
+        "fn main() { println!(\"tiny ok\"); }\n",
+    )
+    .unwrap();
     let state = dir.path().join("state");
     let run = |args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
@@ -1375,7 +1379,11 @@ fn benign_cargo_build_with_the_init_profile() {
             .unwrap()
     };
     let init = run(&["init"]);
-    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
     let out = run(&[
         "--config",
         "safesh.toml",
