@@ -185,17 +185,4 @@ impl Shell {
 }
 
 /// Lexical normalization (`a/./b/../c` → `a/c`) without touching the disk.
-pub(crate) fn normalize(p: &Path) -> std::path::PathBuf {
-    use std::path::Component;
-    let mut out = std::path::PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
+pub(crate) use safesh_policy::paths::normalize;
