@@ -82,15 +82,24 @@ fn shells_to_hide(spec: &Spec, path_var: Option<&str>) -> Vec<PathBuf> {
         .iter()
         .map(|e| fs::canonicalize(abs(e, &spec.cwd)).unwrap_or_else(|_| abs(e, &spec.cwd)))
         .collect();
-    let mut out: Vec<PathBuf> = Vec::new();
-    for s in SHELLS {
-        let Ok(c) = fs::canonicalize(s) else { continue };
-        if out.contains(&c) || allowed.contains(&c) || exec_roots.iter().any(|e| c.starts_with(e)) {
-            continue;
+    // The shells on this host, resolved once per process.
+    static SHELL_PATHS: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    let shells = SHELL_PATHS.get_or_init(|| {
+        let mut v: Vec<PathBuf> = Vec::new();
+        for s in SHELLS {
+            if let Ok(c) = fs::canonicalize(s)
+                && !v.contains(&c)
+            {
+                v.push(c);
+            }
         }
-        out.push(c);
-    }
-    out
+        v
+    });
+    shells
+        .iter()
+        .filter(|c| !allowed.contains(c) && !exec_roots.iter().any(|e| c.starts_with(e)))
+        .cloned()
+        .collect()
 }
 
 fn etc_secrets() -> Vec<PathBuf> {
