@@ -68,6 +68,17 @@ impl Shell {
         let stdin_src = self.in_fd(0);
         let stdin = if stdin_src.is_empty_source() {
             safesh_sandbox::Stdin::Null
+        } else if stdin_src.unbuffered_process_stdin() {
+            // safesh's own stdin, untouched so far: hand the program a duplicate of
+            // the descriptor (no pump thread) — never a terminal.
+            use std::os::fd::AsFd;
+            let stdin = std::io::stdin();
+            // SAFETY: isatty only inspects the descriptor.
+            let tty = unsafe { libc::isatty(0) } == 1;
+            match stdin.as_fd().try_clone_to_owned() {
+                Ok(fd) if !tty => safesh_sandbox::Stdin::Fd(fd),
+                _ => safesh_sandbox::Stdin::Null,
+            }
         } else {
             safesh_sandbox::Stdin::Reader(Box::new(StageReader::new(stdin_src, cell.clone())))
         };

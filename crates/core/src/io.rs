@@ -304,6 +304,13 @@ pub struct Source {
 pub type Input = Arc<Source>;
 
 impl Source {
+    /// The process's own standard input when nothing of it has been buffered yet:
+    /// a program can then be handed the descriptor itself.
+    pub fn unbuffered_process_stdin(&self) -> bool {
+        let st = lock(&self.state);
+        matches!(st.kind, SourceKind::Stdin) && st.pos >= st.buf.len()
+    }
+
     /// True for an input with nothing in it (`/dev/null`, closed).
     pub fn is_empty_source(&self) -> bool {
         matches!(lock(&self.state).kind, SourceKind::Empty)

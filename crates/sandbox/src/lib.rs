@@ -164,6 +164,9 @@ pub enum Stdin {
     Bytes(Vec<u8>),
     /// Pumped from this reader by a thread.
     Reader(Box<dyn std::io::Read + Send>),
+    /// This descriptor itself (a file or pipe the caller owns a duplicate of): no
+    /// pump thread.
+    Fd(std::os::fd::OwnedFd),
 }
 
 /// Where output goes, as it arrives (bounded chunks, never the whole output in memory).

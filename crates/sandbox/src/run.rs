@@ -266,7 +266,7 @@ fn ruleset(spec: &Spec, abi: u32, env_path: Option<&str>) -> Result<Ruleset, San
 /// If the output sink returns an error, the tree is killed and the run returns with
 /// `output_closed` set.
 pub fn run(
-    spec: Spec,
+    mut spec: Spec,
     out: &mut dyn Output,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Outcome, SandboxError> {
@@ -587,15 +587,17 @@ pub fn run(
         cap_last,
         userns_maps,
         netns: shared_netns.unwrap_or(-1),
-        stack: vec![0u8; 256 * 1024],
+        stack: Box::new_uninit_slice(256 * 1024),
     };
 
     // Pipes.
-    let (stdin_r, stdin_w) = match &spec.stdin {
-        Stdin::Null => (OwnedFd::from(File::open("/dev/null")?), None),
-        _ => {
+    let stdin_spec = std::mem::replace(&mut spec.stdin, Stdin::Null);
+    let (stdin_r, stdin_w, stdin_feed) = match stdin_spec {
+        Stdin::Null => (OwnedFd::from(File::open("/dev/null")?), None, None),
+        Stdin::Fd(fd) => (fd, None, None),
+        feed => {
             let (r, w) = pipe()?;
-            (r, Some(w))
+            (r, Some(w), Some(feed))
         }
     };
     let (out_r, out_w) = pipe()?;
@@ -674,11 +676,11 @@ pub fn run(
     }
     drop(sync_w);
 
-    if let Some(w) = stdin_w {
-        let reader: Box<dyn std::io::Read + Send> = match spec.stdin {
+    if let (Some(w), Some(feed)) = (stdin_w, stdin_feed) {
+        let reader: Box<dyn std::io::Read + Send> = match feed {
             Stdin::Bytes(b) => Box::new(std::io::Cursor::new(b)),
             Stdin::Reader(r) => r,
-            Stdin::Null => Box::new(std::io::empty()),
+            Stdin::Null | Stdin::Fd(_) => Box::new(std::io::empty()),
         };
         let _ = std::thread::Builder::new()
             .name("sandbox-stdin".into())
