@@ -21,23 +21,36 @@ use std::path::PathBuf;
 
 /// A glob checked at load time but compiled on first use: compiling a glob builds
 /// a regex, and most runs never consult most globs (start-up stays fast).
+/// A pattern made only of name characters, `*` and `?` (environment variable globs
+/// such as `*_TOKEN`) is matched directly, without building a regex.
 #[derive(Clone, Debug)]
 pub struct LazyMatcher {
     glob: globset::Glob,
+    simple: Option<Vec<u8>>,
     compiled: std::sync::OnceLock<globset::GlobMatcher>,
 }
 
 impl LazyMatcher {
     /// Wraps a parsed glob.
     pub fn new(glob: globset::Glob) -> Self {
+        let pattern = glob.glob();
+        let simple = pattern
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'*' | b'?'))
+            .then(|| pattern.as_bytes().to_vec());
         LazyMatcher {
             glob,
+            simple,
             compiled: std::sync::OnceLock::new(),
         }
     }
 
     /// Whether `path` matches.
     pub fn is_match<P: AsRef<std::path::Path>>(&self, path: P) -> bool {
+        if let Some(p) = &self.simple {
+            use std::os::unix::ffi::OsStrExt;
+            return wildcard(p, path.as_ref().as_os_str().as_bytes());
+        }
         self.compiled
             .get_or_init(|| self.glob.compile_matcher())
             .is_match(path)
@@ -46,6 +59,49 @@ impl LazyMatcher {
     /// The glob's pattern.
     pub fn glob(&self) -> &globset::Glob {
         &self.glob
+    }
+}
+
+/// `*` (any run) and `?` (one byte) against `text`, iteratively (no backtracking
+/// blow-up: the last `*` is the only restart point).
+fn wildcard(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match pattern.get(p) {
+            Some(b'*') => {
+                star = Some((p, t));
+                p += 1;
+            }
+            Some(&c) if c == b'?' || c == text[t] => {
+                p += 1;
+                t += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    p = sp + 1;
+                    t = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|&c| c == b'*')
+}
+
+#[cfg(test)]
+mod wildcard_tests {
+    #[test]
+    fn wildcards_match_like_globs() {
+        let m = |p: &str, t: &str| super::wildcard(p.as_bytes(), t.as_bytes());
+        assert!(m("*_TOKEN", "GITHUB_TOKEN"));
+        assert!(!m("*_TOKEN", "GITHUB_TOKENS"));
+        assert!(m("AWS_*", "AWS_SECRET_ACCESS_KEY"));
+        assert!(m("HOME", "HOME") && !m("HOME", "HOMEX"));
+        assert!(m("a*b*c", "axxbyyc") && !m("a*b*c", "axxbyy"));
+        assert!(m("?", "x") && !m("?", ""));
+        assert!(m("*", ""));
     }
 }
 
