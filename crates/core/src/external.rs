@@ -63,6 +63,20 @@ impl Shell {
             policy.config(),
             exported.iter().map(|(k, v)| (k.as_str(), v.as_str())),
         );
+        // git treats an unreadable ~/.gitconfig as fatal: when the profile does not
+        // let the program read it, git sees an empty global config instead.
+        if let Some(home) = &policy.config().home {
+            let global = home.join(".gitconfig");
+            let readable = profile
+                .read
+                .iter()
+                .chain(&profile.write)
+                .any(|r| global.starts_with(r));
+            if !readable {
+                env.retain(|(k, _)| k != "GIT_CONFIG_GLOBAL");
+                env.push(("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()));
+            }
+        }
         env.retain(|(k, _)| k != "TMPDIR");
         env.push(("TMPDIR".into(), tmp_dir.display().to_string()));
         let stdin_src = self.in_fd(0);

@@ -351,7 +351,15 @@ impl Policy {
                             cwd_known: req.cwd_known,
                         };
                         if let Decision::Refuse(r) = self.decide_at(&sub, resolver, depth + 1) {
-                            return Decision::Refuse(r);
+                            // xargs appends its input to the command: what depends on
+                            // the whole argv (subcommand, required flags) is decided
+                            // when xargs runs it; the rest holds now.
+                            let needs_full_argv = r.details.rule.as_deref().is_some_and(|rule| {
+                                rule.ends_with(".allow") || rule.ends_with(".require_flags")
+                            });
+                            if !(base == "xargs" && needs_full_argv) {
+                                return Decision::Refuse(r);
+                            }
                         }
                     }
                     Inner::Script(text) => {

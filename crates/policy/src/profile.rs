@@ -126,7 +126,13 @@ impl Policy {
         let mut roots: Vec<PathBuf> = p.write.clone();
         push_unique(&mut roots, cwd.to_path_buf());
         for root in &roots {
-            push_unique(&mut p.protect, root.join("safesh.toml"));
+            // An existing safesh.toml stays read-only. A missing one gets no
+            // placeholder (it would show up in the program's view of the project): a
+            // config a program plants is inert until the human trusts it.
+            let config_file = root.join("safesh.toml");
+            if config_file.symlink_metadata().is_ok() {
+                push_unique(&mut p.protect, config_file);
+            }
             if git_creates_repo {
                 continue;
             }

@@ -309,3 +309,37 @@ fn check_of_a_benign_script_exits_zero() {
     assert_eq!(r.status, 0, "{}", r.dump());
     assert!(!p.path("x").exists(), "check ran the script:\n{}", r.dump());
 }
+
+#[test]
+fn xargs_appending_an_allowed_subcommand_is_decided_when_it_runs() {
+    // The static pass sees only `git` (xargs appends `status`): not refused up front.
+    let p = Project::new();
+    check_allows(&p, "printf '%s\\n' status | xargs git");
+    // At run time xargs runs `git status` (allowed) — and `git push` is still refused.
+    git_init(&p);
+    let r = p.run("printf '%s\\n' status | xargs git >/dev/null; echo \"st=$?\"");
+    r.assert_ok_with("st=0\n");
+    let r = p.run("printf '%s\\n' push | xargs git");
+    r.assert_refused("COMMAND_NOT_WHITELISTED");
+}
+
+#[test]
+fn git_works_when_the_home_has_a_gitconfig_it_may_not_read() {
+    // git treats an unreadable ~/.gitconfig as fatal; the sandbox gives it none.
+    let p = Project::new();
+    std::fs::write(p.home.join(".gitconfig"), "[core]\n\tpager = less\n").unwrap();
+    git_init(&p);
+    let r = p.run("git status --short >/dev/null; echo \"st=$?\"");
+    r.assert_ok_with("st=0\n");
+}
+
+/// A real repository in the project (made by the test, outside safesh).
+fn git_init(p: &Project) {
+    let ok = std::process::Command::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(&p.dir)
+        .env("HOME", &p.root)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "git init");
+}
