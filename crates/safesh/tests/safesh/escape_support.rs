@@ -21,6 +21,8 @@
 // Each test uses a different subset of these helpers.
 #![allow(dead_code)]
 
+use crate::policy_support::{drain, walk_files};
+use crate::runner::kill_group;
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::OpenOptionsExt;
@@ -584,39 +586,6 @@ fn list_names(dir: &Path) -> Vec<String> {
         .unwrap_or_default();
     names.sort();
     names
-}
-
-/// Every non-directory entry under `dir`, recursively (symlinks not followed).
-fn walk_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        match e.file_type() {
-            Ok(t) if t.is_dir() => walk_files(&p, out),
-            _ => out.push(p),
-        }
-    }
-}
-
-fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<Vec<u8>> {
-    thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(mut p) = pipe {
-            let _ = p.read_to_end(&mut buf);
-        }
-        buf
-    })
-}
-
-/// SIGKILL the process group (or session) of a safesh run this harness started.
-fn kill_group(pgid: u32) {
-    let _ = Command::new("/bin/kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
 }
 
 /// A new pseudo-terminal pair (master, slave).

@@ -16,6 +16,7 @@
 // Each test binary module uses a different subset of these helpers.
 #![allow(dead_code)]
 
+use crate::runner::kill_group;
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -491,7 +492,7 @@ pub fn check_entries<'a>(v: &'a serde_json::Value, needle: &str) -> Vec<&'a serd
 }
 
 /// Every non-directory entry under `dir`, recursively (symlinks not followed).
-fn walk_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn walk_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -504,7 +505,8 @@ fn walk_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<Vec<u8>> {
+/// Reads a child's pipe to the end on a thread.
+pub(crate) fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<Vec<u8>> {
     thread::spawn(move || {
         let mut buf = Vec::new();
         if let Some(mut p) = pipe {
@@ -512,13 +514,4 @@ fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<Vec<u8
         }
         buf
     })
-}
-
-/// SIGKILL the process group of a safesh run this harness started.
-fn kill_group(pgid: u32) {
-    let _ = Command::new("/bin/kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
 }

@@ -232,7 +232,7 @@ fn reader<R: Read + Send + 'static>(pipe: Option<R>) -> Reader {
 }
 
 /// SIGKILL a whole process group (no libc in this crate's dev-deps: use kill(1)).
-fn kill_group(pgid: u32) {
+pub(crate) fn kill_group(pgid: u32) {
     let _ = Command::new("/bin/kill")
         .args(["-KILL", "--", &format!("-{pgid}")])
         .stdout(Stdio::null())
