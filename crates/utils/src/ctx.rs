@@ -58,6 +58,39 @@ pub trait Host: Send + Sync {
     fn sleep(&self, d: std::time::Duration) -> Result<(), Interrupt>;
     /// How `name` would resolve in the shell (`function`, `builtin`, `utility`), if at all.
     fn command_kind(&self, name: &str) -> Option<&'static str>;
+    /// Called by network utilities (curl, wget) before each connection, after every
+    /// byte that will be sent (files, stdin, arguments) has been read through the
+    /// context: the host decides egress on the exact label of that data, the PC label
+    /// and the host list. A refusal is an interrupt that stops the script. The default
+    /// refuses: a host that has not thought about the network gives none.
+    fn egress(&self, request: &Egress<'_>) -> Result<(), Interrupt> {
+        Err(Interrupt(Box::new(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{}: network access is not available here", request.tool),
+        ))))
+    }
+    /// Called when a network utility receives a response from `host`: what it
+    /// prints or writes from then on is labeled with that origin (low integrity).
+    fn received_from(&self, host: &str) {
+        let _ = host;
+    }
+}
+
+/// One outgoing request, described to [`Host::egress`] before it is sent.
+#[derive(Clone, Debug)]
+pub struct Egress<'a> {
+    /// The utility making it (`curl`, `wget`).
+    pub tool: &'a str,
+    /// The full URL (it is data sent to the host too).
+    pub url: &'a str,
+    /// `http` or `https`.
+    pub scheme: &'a str,
+    /// The host name or address, as in the URL.
+    pub host: &'a str,
+    /// The port connected to.
+    pub port: u16,
+    /// The request method.
+    pub method: &'a str,
 }
 
 /// Everything a utility needs to run.

@@ -19,7 +19,9 @@ pub mod ctx;
 pub mod posix_regex;
 pub mod testing;
 
-pub use ctx::{Host, Interrupt, ShellString, UtilCtx, UtilResult, WriteMode, io_error_text};
+pub use ctx::{
+    Egress, Host, Interrupt, ShellString, UtilCtx, UtilResult, WriteMode, io_error_text,
+};
 
 /// The signature every in-process utility has.
 pub type UtilFn = fn(&mut UtilCtx<'_>) -> UtilResult;
