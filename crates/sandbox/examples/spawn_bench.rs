@@ -84,6 +84,7 @@ fn main() {
             },
             stdin: Stdin::Null,
             allow_weaker: false,
+            on_start: None,
         };
         let o = run(spec, &mut Sink, &|| false).unwrap();
         assert_eq!(o.status, Some(0));

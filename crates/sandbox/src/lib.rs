@@ -112,7 +112,13 @@ pub struct Spec {
     pub stdin: Stdin,
     /// If Landlock is unavailable: run anyway (else [`SandboxError::Unavailable`]).
     pub allow_weaker: bool,
+    /// Told the host pid of the sandbox's pid 1 once it exists (jobs report it; a
+    /// signal to it reaches the whole tree, since pid 1 forwards TERM/INT).
+    pub on_start: Option<StartHook>,
 }
+
+/// A callback given the host pid of a run's pid 1 as soon as it is started.
+pub type StartHook = std::sync::Arc<dyn Fn(u32) + Send + Sync>;
 
 /// Resource and time limits of one run.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -650,6 +650,9 @@ pub fn run(
     drop(rules);
 
     let mut tree = Tree { pid, reaped: None };
+    if let Some(hook) = &spec.on_start {
+        hook(pid as u32);
+    }
     if let Err(e) = cg.attach(pid) {
         tree.kill(libc::SIGKILL);
         tree.wait_blocking();

@@ -84,6 +84,7 @@ impl World {
             },
             stdin: Stdin::Null,
             allow_weaker: false,
+            on_start: None,
         }
     }
 
