@@ -14,13 +14,13 @@
 //! Combining data (concatenation, pipes, substitutions) takes the [`Label::join`]:
 //! confidentiality clauses are unioned, integrity is intersected, origins are unioned.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::{Arc, LazyLock};
 
 /// One fact about a value: a principal, a place, a provenance mark.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum Atom {
     /// Text the agent wrote itself (the script, its literals).
@@ -66,7 +66,7 @@ impl fmt::Display for Atom {
 }
 
 /// A disjunction of atoms: a reader satisfying any one of them may read.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Clause(pub BTreeSet<Atom>);
 
@@ -83,7 +83,7 @@ impl Clause {
 }
 
 /// Confidentiality in conjunctive normal form: every clause must be satisfied.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Confidentiality(pub BTreeSet<Clause>);
 
@@ -125,7 +125,7 @@ impl Confidentiality {
 
 /// Integrity: the atoms vouching for a value. `Top` vouches for everything and is
 /// the neutral element of a join.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Integrity {
     /// Untainted: the identity of join (intersection).
@@ -185,7 +185,7 @@ impl Integrity {
 }
 
 /// The parts of a label. [`Label`] derefs to this, so `label.origins` reads directly.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
 pub struct LabelData {
     /// Who may read it.
     pub confidentiality: Confidentiality,
@@ -205,6 +205,13 @@ pub struct Label(Arc<LabelData>);
 impl Serialize for Label {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(s)
+    }
+}
+
+/// A label reads back from the [`LabelData`] shape it serializes as.
+impl<'de> Deserialize<'de> for Label {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        LabelData::deserialize(d).map(|data| Label(Arc::new(data)))
     }
 }
 

@@ -60,6 +60,158 @@ impl Host for TestHost {
             .any(|(n, _)| *n == name)
             .then_some("utility")
     }
+    /// Tests may reach servers on this machine: every request is allowed.
+    fn egress(&self, _request: &crate::Egress<'_>) -> Result<(), Interrupt> {
+        Ok(())
+    }
+}
+
+/// What a [`RecordingHost`] saw, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// `check_read` of a path.
+    Read(std::path::PathBuf),
+    /// `check_write` of a path.
+    Write(std::path::PathBuf),
+    /// An egress request: tool, url, scheme, host, port, method.
+    Egress {
+        /// The tool.
+        tool: String,
+        /// The full URL.
+        url: String,
+        /// `http` / `https`.
+        scheme: String,
+        /// The host.
+        host: String,
+        /// The port.
+        port: u16,
+        /// The method.
+        method: String,
+    },
+    /// `received_from(host)`.
+    Received(String),
+}
+
+/// A [`TestHost`] that records reads, writes, egress requests and responses, and
+/// refuses egress when `refuse_egress` is set (for host-contract tests).
+pub struct RecordingHost {
+    /// Where everything else goes.
+    pub inner: TestHost,
+    /// Refuse every egress request.
+    pub refuse_egress: bool,
+    /// The events seen, in order.
+    pub events: std::sync::Mutex<Vec<Event>>,
+}
+
+impl RecordingHost {
+    /// A recording host around a [`TestHost`] with no inner commands.
+    pub fn new(refuse_egress: bool) -> Self {
+        RecordingHost {
+            inner: TestHost {
+                table: Vec::new(),
+                env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]),
+            },
+            refuse_egress,
+            events: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The events recorded so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.events.lock().map(|e| e.clone()).unwrap_or_default()
+    }
+
+    fn push(&self, e: Event) {
+        if let Ok(mut v) = self.events.lock() {
+            v.push(e);
+        }
+    }
+}
+
+impl Host for RecordingHost {
+    fn check_read(&self, path: &Path) -> std::io::Result<()> {
+        self.push(Event::Read(path.to_path_buf()));
+        Ok(())
+    }
+    fn check_write(&self, path: &Path) -> std::io::Result<()> {
+        self.push(Event::Write(path.to_path_buf()));
+        Ok(())
+    }
+    fn run(
+        &self,
+        argv: &[String],
+        cwd: &Path,
+        stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+    ) -> UtilResult {
+        self.inner.run(argv, cwd, stdin, stdout, stderr)
+    }
+    fn cancelled(&self) -> bool {
+        false
+    }
+    fn sleep(&self, d: std::time::Duration) -> Result<(), Interrupt> {
+        self.inner.sleep(d)
+    }
+    fn command_kind(&self, name: &str) -> Option<&'static str> {
+        self.inner.command_kind(name)
+    }
+    fn egress(&self, r: &crate::Egress<'_>) -> Result<(), Interrupt> {
+        self.push(Event::Egress {
+            tool: r.tool.to_string(),
+            url: r.url.to_string(),
+            scheme: r.scheme.to_string(),
+            host: r.host.to_string(),
+            port: r.port,
+            method: r.method.to_string(),
+        });
+        if self.refuse_egress {
+            return Err(Interrupt(Box::new(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!("{}: egress refused", r.tool),
+            ))));
+        }
+        Ok(())
+    }
+    fn received_from(&self, host: &str) {
+        self.push(Event::Received(host.to_string()));
+    }
+}
+
+/// Runs utility `f` against `host`; an interrupt is returned as `Err` with what was
+/// written so far.
+pub fn run_util_on(
+    f: UtilFn,
+    argv: &[&str],
+    stdin: &[u8],
+    cwd: &Path,
+    host: &dyn Host,
+) -> (Result<i32, Interrupt>, Output) {
+    let env = BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]);
+    let mut input = stdin;
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let r = {
+        let mut ctx = UtilCtx {
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            cwd: cwd.to_path_buf(),
+            env: &env,
+            stdin: &mut input,
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+            host,
+        };
+        f(&mut ctx)
+    };
+    let status = *r.as_ref().unwrap_or(&125);
+    (
+        r,
+        Output {
+            status,
+            stdout,
+            stderr,
+        },
+    )
 }
 
 /// What a utility produced.

@@ -345,10 +345,28 @@ pub struct ExchangeRule {
     pub name: String,
     /// `network | exec | destructive | env`.
     pub commit_point: String,
-    /// Conditions, as written (key → value).
+    /// Conditions, as written (key → value), validated at load: keys
+    /// `confidentiality` (`secret | public | LABEL`), `integrity`
+    /// (`untrusted | network | sandboxed | trusted`), `pc`
+    /// (`tainted | secret | untrusted`), `host` (glob; network only), `command`
+    /// (glob) and `target` (glob; destructive and env only).
     pub when: BTreeMap<String, String>,
     /// `block | request-approval | warn | allow`.
     pub verdict: String,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// `[[approval]]`: an action the human pre-granted in config. It authorizes
+/// exactly `action` (the command text, compared byte for byte) and nothing else.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreApproval {
+    /// The exact action text (`rm -r build`).
+    pub action: String,
+    /// Only at this commit point (`network | exec | destructive | env`); any when unset.
+    pub commit_point: Option<String>,
+    /// Not valid from this time on; forever when unset.
+    pub expires: Option<std::time::SystemTime>,
     /// Where it was declared.
     pub origin: Origin,
 }
@@ -392,7 +410,7 @@ pub struct Config {
     /// `[[rule]]`, in order.
     pub rules: Vec<ExchangeRule>,
     /// `[[approval]]` actions pre-granted by the human.
-    pub approvals: Vec<String>,
+    pub approvals: Vec<PreApproval>,
     /// `[mcp] http_token_file`.
     pub mcp_token_file: Option<PathBuf>,
 }

@@ -75,7 +75,18 @@ const LABEL_KEYS: &[&str] = &["env", "files", "may_flow_to"];
 const XRULE_KEYS: &[&str] = &["name", "commit_point", "when", "verdict"];
 const COMMIT_POINTS: &[&str] = &["network", "exec", "destructive", "env"];
 const VERDICTS: &[&str] = &["block", "request-approval", "warn", "allow"];
-const APPROVAL_KEYS: &[&str] = &["action"];
+const APPROVAL_KEYS: &[&str] = &["action", "commit_point", "expires"];
+/// Keys of `[[rule]] when`, with the commit points each applies to.
+const WHEN_KEYS: &[(&str, &[&str])] = &[
+    ("confidentiality", COMMIT_POINTS),
+    ("integrity", COMMIT_POINTS),
+    ("pc", COMMIT_POINTS),
+    ("host", &["network"]),
+    ("command", COMMIT_POINTS),
+    ("target", &["destructive", "env"]),
+];
+const WHEN_INTEGRITY: &[&str] = &["untrusted", "network", "sandboxed", "trusted"];
+const WHEN_PC: &[&str] = &["tainted", "secret", "untrusted"];
 const MCP_KEYS: &[&str] = &["http_token_file"];
 
 /// One config file (or the built-in defaults), parsed and validated, before merging.
@@ -92,7 +103,7 @@ pub(crate) struct Layer {
     pub nudges: Vec<Nudge>,
     pub labels: Labels,
     pub rules: Vec<ExchangeRule>,
-    pub approvals: Vec<String>,
+    pub approvals: Vec<PreApproval>,
     pub mcp_token_file: Option<PathBuf>,
 }
 
@@ -578,16 +589,7 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
             }
             "approval" => {
                 for t in array_of_tables(cx, name, v)? {
-                    let mut action = None;
-                    for (k, v) in entries(t.get_ref()) {
-                        match key_str(k) {
-                            "action" => action = Some(as_string(cx, "action", "[[approval]]", v)?),
-                            _ => return Err(unknown(cx, k, "[[approval]]", APPROVAL_KEYS)),
-                        }
-                    }
-                    let action =
-                        action.ok_or_else(|| cx.err(t.span(), "[[approval]] needs `action`"))?;
-                    layer.approvals.push(action);
+                    layer.approvals.push(approval(cx, t)?);
                 }
             }
             "mcp" => {
@@ -868,6 +870,12 @@ fn labels(cx: &Cx, t: &DeTable, labels: &mut Labels) -> Result<(), ConfigError> 
         let Some(lt) = v.get_ref().as_table() else {
             return Err(unknown(cx, k, "[labels]", LABELS_KEYS));
         };
+        if name == "public" || !is_label_name(name) {
+            return Err(cx.err(
+                k.span(),
+                format!("`[labels.{}]`: a label name is letters, digits, `_` and `-`, and not `public` or `secret`", quote_key(name)),
+            ));
+        }
         let section = format!("[labels.{}]", quote_key(name));
         let mut label = NamedLabel::default();
         for (k, v) in entries(lt) {
@@ -895,7 +903,8 @@ fn labels(cx: &Cx, t: &DeTable, labels: &mut Labels) -> Result<(), ConfigError> 
 
 fn xrule(cx: &Cx, t: Spanned<&DeTable>) -> Result<ExchangeRule, ConfigError> {
     const S: &str = "[[rule]]";
-    let (mut name, mut commit_point, mut verdict, mut when) = (None, None, None, BTreeMap::new());
+    let (mut name, mut commit_point, mut verdict) = (None, None, None);
+    let mut when_spans = Vec::new();
     let one_of = |k: &str, v: &Val, allowed: &[&str]| -> Result<String, ConfigError> {
         let s = as_string(cx, k, S, v)?;
         if allowed.contains(&s.as_str()) {
@@ -917,21 +926,195 @@ fn xrule(cx: &Cx, t: Spanned<&DeTable>) -> Result<ExchangeRule, ConfigError> {
             "verdict" => verdict = Some(one_of("verdict", v, VERDICTS)?),
             "when" => {
                 for (wk, wv) in entries(as_table(cx, "when", S, v)?) {
-                    when.insert(
-                        key_str(wk).to_string(),
-                        as_string(cx, key_str(wk), "[[rule]] when", wv)?,
-                    );
+                    let value = as_string(cx, key_str(wk), "[[rule]] when", wv)?;
+                    when_spans.push((key_str(wk).to_string(), wk.span(), value, wv.span()));
                 }
             }
             _ => return Err(unknown(cx, k, S, XRULE_KEYS)),
         }
     }
     let missing = |what: &str| cx.err(t.span(), format!("{S} needs `{what}`"));
+    let name = name.ok_or_else(|| missing("name"))?;
+    let commit_point = commit_point.ok_or_else(|| missing("commit_point"))?;
+    let mut when = BTreeMap::new();
+    for (key, key_span, value, value_span) in when_spans {
+        check_when(cx, &commit_point, &key, key_span, &value, value_span)?;
+        when.insert(key, value);
+    }
     Ok(ExchangeRule {
-        name: name.ok_or_else(|| missing("name"))?,
-        commit_point: commit_point.ok_or_else(|| missing("commit_point"))?,
+        name,
+        commit_point,
         when,
         verdict: verdict.ok_or_else(|| missing("verdict"))?,
         origin: cx.origin(t.span()),
     })
+}
+
+/// A label name: what `[labels.NAME]` and `when.confidentiality` accept.
+fn is_label_name(s: &str) -> bool {
+    !s.is_empty()
+        && s != "secret"
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Validates one `when` condition of a `[[rule]]` at `commit_point` (the meaning of
+/// each key is documented in the safesh-flow crate, which evaluates them).
+fn check_when(
+    cx: &Cx,
+    commit_point: &str,
+    key: &str,
+    key_span: Range<usize>,
+    value: &str,
+    value_span: Range<usize>,
+) -> Result<(), ConfigError> {
+    const S: &str = "[[rule]] when";
+    let Some((_, points)) = WHEN_KEYS.iter().find(|(k, _)| *k == key) else {
+        let keys: Vec<&str> = WHEN_KEYS.iter().map(|(k, _)| *k).collect();
+        return Err(cx.err(
+            key_span,
+            format!(
+                "unknown key `{key}` in {S}; expected one of: {}",
+                keys.join(", ")
+            ),
+        ));
+    };
+    if !points.contains(&commit_point) {
+        return Err(cx.err(
+            key_span,
+            format!(
+                "`{key}` in {S} applies only to commit_point {}, not `{commit_point}`",
+                points.join(" or ")
+            ),
+        ));
+    }
+    let one_of = |allowed: &[&str]| {
+        if allowed.contains(&value) {
+            Ok(())
+        } else {
+            Err(cx.err(
+                value_span.clone(),
+                format!(
+                    "`{key}` in {S} must be one of: {}; found `{value}`",
+                    allowed.join(", ")
+                ),
+            ))
+        }
+    };
+    match key {
+        "confidentiality" => {
+            if value == "secret" || value == "public" || is_label_name(value) {
+                Ok(())
+            } else {
+                Err(cx.err(
+                    value_span,
+                    format!("`confidentiality` in {S} must be `secret`, `public` or a label name; found `{value}`"),
+                ))
+            }
+        }
+        "integrity" => one_of(WHEN_INTEGRITY),
+        "pc" => one_of(WHEN_PC),
+        _ => GlobBuilder::new(value)
+            .literal_separator(false)
+            .build()
+            .map(|_| ())
+            .map_err(|e| {
+                cx.err(
+                    value_span,
+                    format!("bad glob `{value}` for `{key}` in {S}: {}", e.kind()),
+                )
+            }),
+    }
+}
+
+/// `[[approval]]`: an exact action text, optionally limited to one commit point
+/// and to a time (`expires = 2026-12-31T00:00:00Z`, or a date: its start, UTC).
+fn approval(cx: &Cx, t: Spanned<&DeTable>) -> Result<PreApproval, ConfigError> {
+    const S: &str = "[[approval]]";
+    let (mut action, mut commit_point, mut expires) = (None, None, None);
+    for (k, v) in entries(t.get_ref()) {
+        match key_str(k) {
+            "action" => {
+                let a = as_string(cx, "action", S, v)?;
+                if a.trim().is_empty() {
+                    return Err(cx.err(v.span(), "`action` in [[approval]] must not be empty"));
+                }
+                action = Some(a);
+            }
+            "commit_point" => {
+                let p = as_string(cx, "commit_point", S, v)?;
+                if !COMMIT_POINTS.contains(&p.as_str()) {
+                    return Err(cx.err(
+                        v.span(),
+                        format!(
+                            "`commit_point` in {S} must be one of: {}; found `{p}`",
+                            COMMIT_POINTS.join(", ")
+                        ),
+                    ));
+                }
+                commit_point = Some(p);
+            }
+            "expires" => {
+                let when = v
+                    .get_ref()
+                    .as_datetime()
+                    .and_then(datetime_to_system)
+                    .ok_or_else(|| {
+                        wrong_type(
+                            cx,
+                            "expires",
+                            S,
+                            v,
+                            "a date (2026-12-31) or a date-time with offset (2026-12-31T18:00:00Z)",
+                        )
+                    })?;
+                expires = Some(when);
+            }
+            _ => return Err(unknown(cx, k, S, APPROVAL_KEYS)),
+        }
+    }
+    Ok(PreApproval {
+        action: action.ok_or_else(|| cx.err(t.span(), "[[approval]] needs `action`"))?,
+        commit_point,
+        expires,
+        origin: cx.origin(t.span()),
+    })
+}
+
+/// A TOML date or offset date-time as a point in time; `None` for local times.
+fn datetime_to_system(d: &toml::value::Datetime) -> Option<std::time::SystemTime> {
+    let date = d.date?;
+    let (secs_in_day, offset_min) = match (d.time, d.offset) {
+        (None, None) => (0, 0),
+        (Some(t), Some(o)) => {
+            let off = match o {
+                toml::value::Offset::Z => 0,
+                toml::value::Offset::Custom { minutes } => i64::from(minutes),
+            };
+            let s = i64::from(t.hour) * 3600
+                + i64::from(t.minute) * 60
+                + i64::from(t.second.unwrap_or(0));
+            (s, off)
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(
+        i64::from(date.year),
+        i64::from(date.month),
+        i64::from(date.day),
+    );
+    let secs = days * 86_400 + secs_in_day - offset_min * 60;
+    let secs = u64::try_from(secs).ok()?;
+    std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_secs(secs))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }

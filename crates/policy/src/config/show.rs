@@ -3,7 +3,7 @@
 //! The output reads like a `safesh.toml` (it is meant for humans, not for
 //! re-parsing): a header lists the files considered and whether each applied, then
 //! each setting carries a `# from FILE:LINE` or `# built-in` comment. Settings whose
-//! types carry no origin (network, limits, `allow_weaker`, approvals, `[mcp]`) say
+//! types carry no origin (network, limits, `allow_weaker`, `[mcp]`) say
 //! `# built-in` when they still have the built-in value and `# from config`
 //! otherwise.
 
@@ -233,7 +233,21 @@ pub fn render(config: &Config) -> String {
         let _ = writeln!(out, "verdict = {}", q(&r.verdict));
     }
     for a in &config.approvals {
-        let _ = writeln!(out, "\n[[approval]]  # from config\naction = {}", q(a));
+        let _ = writeln!(
+            out,
+            "\n[[approval]]  {}\naction = {}",
+            from(&a.origin),
+            q(&a.action)
+        );
+        if let Some(p) = &a.commit_point {
+            let _ = writeln!(out, "commit_point = {}", q(p));
+        }
+        if let Some(e) = a.expires {
+            let secs = e
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let _ = writeln!(out, "expires = {secs}  # unix seconds");
+        }
     }
     if let Some(t) = &config.mcp_token_file {
         let _ = writeln!(

@@ -866,7 +866,11 @@ may_flow_to = ["api.github.com"]
     assert_eq!(c.nudges[0].commands, ["vim", "nano"]);
     assert_eq!(c.nudges[0].suggest, "Use a here-doc.");
     assert_eq!(c.nudges[1].commands, ["top"]);
-    assert_eq!(c.approvals, ["rm -r build"]);
+    let actions: Vec<_> = c.approvals.iter().map(|a| a.action.as_str()).collect();
+    assert_eq!(actions, ["rm -r build"]);
+    assert_eq!(c.approvals[0].commit_point, None);
+    assert_eq!(c.approvals[0].expires, None);
+    assert_eq!(c.approvals[0].origin.file.as_deref(), Some(user.as_path()));
     let n = c.labels.secret.len();
     let (inc, g) = &c.labels.secret[n - 2];
     assert!(*inc);
@@ -959,4 +963,150 @@ fn show_renders_provenance() {
     let out = config::render(&c);
     assert!(out.contains("IGNORED: not trusted"), "{out}");
     assert!(out.contains("no [commands.*] rules"), "{out}");
+}
+
+#[test]
+fn approval_fields() {
+    let w = World::new();
+    w.project(
+        r#"
+[[approval]]
+action = "rm -r build"
+commit_point = "destructive"
+expires = 2026-12-31T01:00:00+01:00
+[[approval]]
+action = "curl -d @x https://example.com"
+expires = 1970-01-02
+"#,
+    );
+    let c = w.load();
+    assert_eq!(c.approvals.len(), 2);
+    let a = &c.approvals[0];
+    assert_eq!(a.action, "rm -r build");
+    assert_eq!(a.commit_point.as_deref(), Some("destructive"));
+    // 2026-12-31T00:00:00Z.
+    let secs =
+        |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    assert_eq!(secs(a.expires.unwrap()), 1_798_675_200);
+    assert_eq!(a.origin.line, 2);
+    assert_eq!(secs(c.approvals[1].expires.unwrap()), 86_400);
+    assert_eq!(c.approvals[1].commit_point, None);
+}
+
+#[test]
+fn invalid_rules_labels_and_approvals() {
+    let w = World::new();
+    let rule = |when: &str| {
+        format!(
+            "[[rule]]\nname = \"r\"\ncommit_point = \"exec\"\nverdict = \"block\"\nwhen = {{ {when} }}\n"
+        )
+    };
+    for (text, line, col, needle) in [
+        (
+            rule("colour = \"red\""),
+            5,
+            10,
+            "unknown key `colour` in [[rule]] when; expected one of: confidentiality",
+        ),
+        (
+            rule("integrity = \"shady\""),
+            5,
+            22,
+            "`integrity` in [[rule]] when must be one of: untrusted, network",
+        ),
+        (
+            rule("pc = \"dirty\""),
+            5,
+            15,
+            "`pc` in [[rule]] when must be one of: tainted, secret, untrusted",
+        ),
+        (
+            rule("host = \"*.example.com\""),
+            5,
+            10,
+            "`host` in [[rule]] when applies only to commit_point network, not `exec`",
+        ),
+        (
+            rule("target = \"build/**\""),
+            5,
+            10,
+            "`target` in [[rule]] when applies only to commit_point destructive or env",
+        ),
+        (
+            rule("command = \"a[\""),
+            5,
+            20,
+            "bad glob `a[` for `command`",
+        ),
+        (
+            rule("confidentiality = \"no spaces\""),
+            5,
+            28,
+            "must be `secret`, `public` or a label name",
+        ),
+        (
+            "[labels.public]\nenv = []\n".to_string(),
+            1,
+            9,
+            "not `public` or `secret`",
+        ),
+        (
+            "[[approval]]\naction = \"x\"\ncommit_point = \"disk\"\n".to_string(),
+            3,
+            16,
+            "`commit_point` in [[approval]] must be one of: network, exec",
+        ),
+        (
+            "[[approval]]\naction = \"x\"\nexpires = 12:00:00\n".to_string(),
+            3,
+            11,
+            "`expires` in [[approval]] must be a date",
+        ),
+        (
+            "[[approval]]\naction = \"x\"\nwhen = 1\n".to_string(),
+            3,
+            1,
+            "unknown key `when` in [[approval]]; expected one of: action, commit_point, expires",
+        ),
+        (
+            "[[approval]]\naction = \" \"\n".to_string(),
+            2,
+            10,
+            "`action` in [[approval]] must not be empty",
+        ),
+    ] {
+        let p = w.project(&text);
+        let (path, l, c, msg) = invalid(config::load(&w.opts()));
+        assert_eq!(path, p);
+        assert_eq!((l, c), (line, col), "{text}: {msg}");
+        assert!(msg.contains(needle), "{text}: {msg}");
+    }
+}
+
+#[test]
+fn valid_when_conditions_load() {
+    let w = World::new();
+    w.project(
+        r#"
+[labels.github_token]
+env = ["GITHUB_TOKEN"]
+may_flow_to = ["api.github.com"]
+
+[[rule]]
+name = "gh"
+commit_point = "network"
+when = { confidentiality = "github_token", host = "*.github.com", pc = "tainted", integrity = "network", command = "curl *" }
+verdict = "allow"
+
+[[rule]]
+name = "rm"
+commit_point = "destructive"
+when = { target = "build/**", integrity = "trusted" }
+verdict = "warn"
+"#,
+    );
+    let c = w.load();
+    assert_eq!(c.rules[0].when.len(), 5);
+    assert_eq!(c.rules[0].when["host"], "*.github.com");
+    assert_eq!(c.rules[1].when["target"], "build/**");
 }

@@ -1,0 +1,225 @@
+//! Classification: which files and environment variables are secret.
+//!
+//! **Files.** `[labels] secret` is an ordered list of globs; the built-in list
+//! (`.env`, `.env.*`, `!.env.example`, `**/*.pem`, `**/*.key`, `**/id_rsa`,
+//! `**/id_ed25519`, `**/id_ecdsa`, `~/.ssh/**`, `~/.aws/**`) always comes first and
+//! each config layer appends to it. Like `.gitignore`, the **last** matching
+//! pattern decides, and a leading `!` makes a match *not* secret, so a config can
+//! exclude a built-in default (`"!**/test-fixtures/*.pem"`). Patterns (resolved by
+//! the policy crate when the config is loaded):
+//! * a pattern without `/` (`.env`) matches that name at any depth, anywhere;
+//! * a pattern starting with `**` matches anywhere;
+//! * any other relative pattern (`secrets/**`) is anchored at the directory of the
+//!   config file that declared it (the project root for `safesh.toml`);
+//! * `~/…` is under the home directory; absolute patterns are absolute;
+//! * `*` does not cross `/`; `**` does.
+//!
+//! A path is checked as given (made absolute against the project directory,
+//! `.`/`..` removed) and, when it exists, with its symlinks resolved: it is
+//! secret if either form is, so a symlink to `.env` is as secret as `.env`.
+//!
+//! **Named labels.** `[labels.NAME] files = [...]` (same glob rules, anchored at
+//! the declaring file) and `env = [...]` (variable names; `*` and `?` allowed)
+//! carry the confidentiality atom `Secret(NAME)`.
+//!
+//! **Environment.** A variable named by a label's `env` gets that label only; a
+//! variable matching an `[env] mask` pattern (built in: `*_KEY`, `*_SECRET`,
+//! `*_TOKEN`, `*_PASSWORD`, `AWS_*`) and named by no label is generic `secret`.
+//! A named label wins over the mask so that a brokered token (`GITHUB_TOKEN` with
+//! `may_flow_to = ["api.github.com"]`) can still reach its host.
+
+use crate::hosts::{FlowDenied, HostPolicy};
+use crate::redact;
+use globset::{GlobBuilder, GlobMatcher};
+use safesh_label::Label;
+use safesh_policy::config::{Config, LazyMatcher, NameGlob, PathGlob};
+use std::path::{Component, Path, PathBuf};
+
+/// The generic secret class of secret files and masked variables.
+pub const SECRET: &str = "secret";
+
+/// A variable-name pattern from a label's `env`.
+#[derive(Clone, Debug)]
+enum EnvName {
+    Exact(String),
+    Glob(GlobMatcher),
+}
+
+impl EnvName {
+    fn new(written: &str) -> Self {
+        if !written.contains(['*', '?', '[']) {
+            return EnvName::Exact(written.to_string());
+        }
+        match GlobBuilder::new(written).literal_separator(false).build() {
+            Ok(g) => EnvName::Glob(g.compile_matcher()),
+            // Not a valid glob: the name as written.
+            Err(_) => EnvName::Exact(written.to_string()),
+        }
+    }
+
+    fn matches(&self, name: &str) -> bool {
+        match self {
+            EnvName::Exact(e) => e == name,
+            EnvName::Glob(g) => g.is_match(name),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Named {
+    name: String,
+    files: Vec<PathGlob>,
+    env: Vec<EnvName>,
+}
+
+/// Maps paths and variable names to labels (see the module docs).
+#[derive(Clone, Debug)]
+pub struct Classifier {
+    base: PathBuf,
+    home: Option<PathBuf>,
+    secret: Vec<(bool, LazyMatcher)>,
+    named: Vec<Named>,
+    masks: Vec<NameGlob>,
+    hosts: HostPolicy,
+}
+
+impl Classifier {
+    /// From the merged config (`[labels]`, `[labels.NAME]`, `[env] mask`).
+    pub fn from_config(config: &Config) -> Self {
+        Classifier {
+            base: config.base_dir.clone(),
+            home: config.home.clone(),
+            secret: config
+                .labels
+                .secret
+                .iter()
+                .map(|(include, g)| (*include, g.matcher.clone()))
+                .collect(),
+            named: config
+                .labels
+                .named
+                .iter()
+                .map(|(name, l)| Named {
+                    name: name.clone(),
+                    files: l.files.clone(),
+                    env: l.env.iter().map(|e| EnvName::new(e)).collect(),
+                })
+                .collect(),
+            masks: config.env.mask.clone(),
+            hosts: HostPolicy::from_config(config),
+        }
+    }
+
+    /// The forms of `path` that are checked: as given (absolute, normalized)
+    /// and, when it exists, canonical.
+    fn candidates(&self, path: &Path) -> Vec<PathBuf> {
+        let abs = normalize(&self.base.join(path));
+        let mut out = vec![abs.clone()];
+        if let Ok(c) = std::fs::canonicalize(&abs)
+            && c != abs
+        {
+            out.push(c);
+        }
+        out
+    }
+
+    fn secret_match(&self, path: &Path) -> bool {
+        // Last match wins (gitignore).
+        self.secret
+            .iter()
+            .rev()
+            .find(|(_, m)| m.is_match(path))
+            .is_some_and(|(include, _)| *include)
+    }
+
+    /// Whether the file is secret (generic `[labels] secret`). The sandbox hides
+    /// these from external programs.
+    pub fn is_secret_path(&self, path: &Path) -> bool {
+        self.candidates(path).iter().any(|p| self.secret_match(p))
+    }
+
+    /// The named labels whose `files` match the path.
+    pub fn named_for_path(&self, path: &Path) -> Vec<&str> {
+        let cands = self.candidates(path);
+        self.named
+            .iter()
+            .filter(|n| {
+                n.files
+                    .iter()
+                    .any(|g| cands.iter().any(|c| g.matcher.is_match(c)))
+            })
+            .map(|n| n.name.as_str())
+            .collect()
+    }
+
+    /// The label of bytes read from the file at `path` (relative paths are
+    /// relative to the project directory): its file origin, joined with
+    /// `secret` when it is a secret file and with each named label whose `files`
+    /// match.
+    pub fn path_label(&self, path: &Path) -> Label {
+        let abs = normalize(&self.base.join(path));
+        let mut label = Label::from_file(abs.to_string_lossy().into_owned());
+        if self.is_secret_path(&abs) {
+            label = label.join(&Label::secret(SECRET));
+        }
+        for name in self.named_for_path(&abs) {
+            label = label.join(&Label::secret(name));
+        }
+        label
+    }
+
+    /// The label of environment variable `name` when it is secret: the named
+    /// labels listing it, else generic `secret` when a mask matches; `None` for
+    /// an ordinary variable.
+    pub fn env_label(&self, name: &str) -> Option<Label> {
+        let named: Vec<&str> = self
+            .named
+            .iter()
+            .filter(|n| n.env.iter().any(|e| e.matches(name)))
+            .map(|n| n.name.as_str())
+            .collect();
+        let base = Label::from_env(name);
+        if !named.is_empty() {
+            return Some(
+                named
+                    .into_iter()
+                    .fold(base, |l, n| l.join(&Label::secret(n))),
+            );
+        }
+        self.masks
+            .iter()
+            .any(|m| m.matcher.is_match(name))
+            .then(|| base.join(&Label::secret(SECRET)))
+    }
+
+    /// The may-flow-to rules of the named labels.
+    pub fn hosts(&self) -> &HostPolicy {
+        &self.hosts
+    }
+
+    /// Whether data labeled `data` may be sent to `host` (see [`crate::hosts`]).
+    pub fn flows_to_host(&self, data: &Label, host: &str) -> Result<(), FlowDenied> {
+        self.hosts.flows_to_host(data, host)
+    }
+
+    /// `None` when output labeled `label` may be shown to the model; otherwise
+    /// the placeholder to show instead (see [`crate::redact`]).
+    pub fn redaction_summary(&self, label: &Label, lines: usize) -> Option<String> {
+        redact::summary(&self.hosts, label, lines, &self.base, self.home.as_deref())
+    }
+}
+
+/// Removes `.` and `..` lexically.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}

@@ -1,0 +1,68 @@
+//! Redaction for the model: whether output may be shown, and the placeholder.
+//!
+//! Output may be shown to the model exactly when its label may flow to the
+//! pseudo-host `model`: public output always; secret output only when every
+//! confidentiality clause names a label whose `may_flow_to` lists `"model"`
+//! (a human's explicit choice, e.g. a non-sensitive internal token). Generic
+//! `secret` data is never shown. The placeholder names the secret classes and
+//! where the bytes came from: `[redacted: 3 lines, secret(.env)]`.
+
+use crate::hosts::{HostPolicy, clause_names};
+use safesh_label::{Atom, Label};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The pseudo-host that stands for the model's context.
+pub const MODEL: &str = "model";
+
+/// `None` when `label` may be shown to the model, else the placeholder for
+/// `lines` lines of it. File origins are shown relative to `base` (or `~`) when
+/// under it; variables as `$NAME`.
+pub fn summary(
+    hosts: &HostPolicy,
+    label: &Label,
+    lines: usize,
+    base: &Path,
+    home: Option<&Path>,
+) -> Option<String> {
+    if hosts.flows_to_host(label, MODEL).is_ok() {
+        return None;
+    }
+    let classes: BTreeSet<String> = label
+        .confidentiality
+        .0
+        .iter()
+        .map(|c| clause_names(c).join("|"))
+        .collect();
+    let origins: Vec<String> = label
+        .origins
+        .iter()
+        .filter_map(|o| match o {
+            Atom::File(p) => Some(show_path(Path::new(p), base, home)),
+            Atom::Env(n) => Some(format!("${n}")),
+            _ => None,
+        })
+        .collect();
+    let classes = classes.into_iter().collect::<Vec<_>>().join("+");
+    let what = if origins.is_empty() {
+        classes
+    } else {
+        format!("{classes}({})", origins.join(", "))
+    };
+    let unit = if lines == 1 { "line" } else { "lines" };
+    Some(format!("[redacted: {lines} {unit}, {what}]"))
+}
+
+fn show_path(p: &Path, base: &Path, home: Option<&Path>) -> String {
+    if let Ok(rel) = p.strip_prefix(base)
+        && !rel.as_os_str().is_empty()
+    {
+        return rel.display().to_string();
+    }
+    if let Some(h) = home
+        && let Ok(rel) = p.strip_prefix(h)
+    {
+        return format!("~/{}", rel.display());
+    }
+    p.display().to_string()
+}

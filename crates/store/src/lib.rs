@@ -1,0 +1,23 @@
+//! Persistent state of safesh, shared by every safesh process of the user and kept
+//! in the state dir (`$XDG_STATE_HOME/safesh/`), which commands can never write:
+//!
+//! * [`LabelStore`]: labels of the files safesh wrote, keyed by real path, so a
+//!   secret written to a file is still secret when read back — by this process or
+//!   another one, now or later;
+//! * [`AuditLog`]: every commit-point decision, appended and flushed before the
+//!   action, with secret values redacted by a [`Redactor`].
+
+mod audit;
+mod error;
+mod fingerprint;
+mod fsutil;
+mod labels;
+mod redact;
+
+pub use audit::{
+    AUDIT_LOG, AuditLog, AuditRead, CommitPoint, Entry, Filter, LabelBrief, Verdict, render_line,
+};
+pub use error::StoreError;
+pub use fingerprint::Fingerprint;
+pub use labels::{CHANGED_OUTSIDE, LABELS_DB, LabelStore, Stored, WriteMode};
+pub use redact::{MIN_SECRET_LEN, Redactor};
