@@ -16,6 +16,7 @@ pub mod session;
 mod external;
 mod host;
 mod interp;
+mod tempdir;
 pub mod precheck;
 
 pub use error::{Details, ErrorCode, Refusal};

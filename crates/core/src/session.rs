@@ -150,7 +150,7 @@ impl Drop for Session {
 fn make_private_temp_dir() -> Option<std::path::PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let base = std::env::temp_dir();
+    let base = crate::tempdir::base();
     for _ in 0..16 {
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let nanos = std::time::SystemTime::now()

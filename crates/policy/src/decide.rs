@@ -89,7 +89,7 @@ const MAX_WRAPPER_DEPTH: usize = 16;
 impl Policy {
     /// Builds the policy from a merged config.
     pub fn new(config: Config) -> Self {
-        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| paths::normalize(p));
+        let canon = |p: &Path| paths::canonicalize(p).unwrap_or_else(|_| paths::normalize(p));
         let write_roots: Vec<PathBuf> = config
             .sandbox
             .write
@@ -105,7 +105,7 @@ impl Policy {
         }
         let self_exe = std::env::current_exe()
             .ok()
-            .and_then(|p| std::fs::canonicalize(p).ok());
+            .and_then(|p| paths::canonicalize(&p).ok());
         Policy {
             config,
             read_roots,
@@ -121,7 +121,7 @@ impl Policy {
 
     /// Adds a directory commands may read and write (the session's private temp dir).
     pub fn add_write_root(&mut self, dir: &Path) {
-        let p = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let p = paths::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         self.read_roots.push(p.clone());
         self.write_roots.push(p);
     }
@@ -377,7 +377,7 @@ impl Policy {
         let mut names = vec![base.to_string()];
         let mut real = None;
         if let Kind::External(p) = kind
-            && let Ok(c) = std::fs::canonicalize(p)
+            && let Ok(c) = paths::canonicalize(p)
         {
             if let Some(b) = c.file_name().and_then(|b| b.to_str()) {
                 names.push(b.to_string());
@@ -502,7 +502,7 @@ impl Policy {
                     out.extend(self.config.rule_for_name(base));
                 }
                 out.extend(self.config.rules_for_path(path));
-                if let Ok(c) = std::fs::canonicalize(path)
+                if let Ok(c) = paths::canonicalize(path)
                     && &c != path
                 {
                     for r in self.config.rules_for_path(&c) {

@@ -12,6 +12,10 @@ pub fn resolve(cwd: &Path, path: &Path) -> PathBuf {
     } else {
         cwd.join(path)
     };
+    // An existing path: the kernel resolves it in one go.
+    if let Ok(p) = canonicalize(&joined) {
+        return p;
+    }
     let mut out = PathBuf::from("/");
     let mut pending: Vec<std::ffi::OsString> = joined
         .components()
@@ -60,6 +64,24 @@ pub fn resolve(cwd: &Path, path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// The absolute path an existing `p` resolves to, every symlink followed (as
+/// `std::fs::canonicalize`, whose glibc `realpath` calls `readlink` on every
+/// component): opened with `O_PATH`, the kernel resolves it once and
+/// `/proc/self/fd/N` names the result.
+pub fn canonicalize(p: &Path) -> std::io::Result<PathBuf> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH)
+        .open(p)?;
+    match std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())) {
+        Ok(r) if r.is_absolute() && !r.to_string_lossy().ends_with(" (deleted)") => Ok(r),
+        // No /proc, or a file deleted meanwhile: the slow, exact way.
+        _ => std::fs::canonicalize(p),
+    }
 }
 
 /// Lexical normalization (`a/./b/../c` → `a/c`), no disk access.

@@ -32,7 +32,6 @@ pub(crate) enum Stage {
     NoNewPrivs,
     Seccomp,
     Exec,
-    Network,
 }
 
 impl Stage {
@@ -52,7 +51,6 @@ impl Stage {
             NoNewPrivs,
             Seccomp,
             Exec,
-            Network,
         ]
         .into_iter()
         .find(|s| *s as u32 == v)
@@ -98,9 +96,6 @@ pub(crate) struct Plan {
     pub(crate) cap_last: c_int,
     /// `(path, content)` for setgroups, uid_map, gid_map when a user namespace is used.
     pub(crate) userns_maps: Vec<(CString, Vec<u8>)>,
-    /// A network namespace pid 1 joins first (-1: none; the clone made one or the
-    /// network is on).
-    pub(crate) netns: c_int,
     /// The stack the program's process starts on (before its execve).
     /// Uninitialised: a stack needs no zeroing (and zeroing it costs a memset per run).
     pub(crate) stack: Box<[std::mem::MaybeUninit<u8>]>,
@@ -217,13 +212,6 @@ unsafe fn remap(fds: &ChildFds) -> Result<(), i32> {
 pub(crate) unsafe fn pid1(plan: &Plan, fds: &ChildFds) -> ! {
     // SAFETY: raw system calls on data the parent prepared; see the module docs.
     unsafe {
-        if plan.netns >= 0 && libc::setns(plan.netns, libc::CLONE_NEWNET) < 0 {
-            let mut msg = [0u8; 12];
-            msg[0..4].copy_from_slice(&(Stage::Network as u32).to_ne_bytes());
-            msg[4..8].copy_from_slice(&errno().to_ne_bytes());
-            libc::write(fds.err_w, msg.as_ptr().cast(), msg.len());
-            libc::_exit(127);
-        }
         if let Err(e) = remap(fds) {
             // The error pipe may not be at FD_ERR yet: write to the original one.
             let mut msg = [0u8; 12];

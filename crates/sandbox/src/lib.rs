@@ -71,6 +71,7 @@ mod landlock;
 mod net;
 mod placeholder;
 mod probe;
+mod realpath;
 mod run;
 mod seccomp;
 
@@ -78,6 +79,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use probe::{Capabilities, Feature, probe};
+pub use realpath::canonicalize;
 pub use run::run;
 
 /// What to run and inside which walls.

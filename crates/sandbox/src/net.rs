@@ -126,30 +126,3 @@ fn loopback_up() -> std::io::Result<()> {
     }
     Ok(())
 }
-
-/// One empty network namespace (only `lo`, down) shared by every network-off run of
-/// this process, created once: a fresh namespace per run costs more than the rest of
-/// the sandbox (creation, and an RCU-heavy teardown later). Sharing is safe because
-/// network-off programs cannot create sockets at all (seccomp), so there is nothing to
-/// meet in there. `None` when it cannot be made (then each run gets its own).
-pub(crate) fn shared_off_netns() -> Option<i32> {
-    static NETNS: std::sync::OnceLock<Option<OwnedFd>> = std::sync::OnceLock::new();
-    NETNS
-        .get_or_init(|| {
-            // unshare on a short-lived thread: namespaces are per thread.
-            std::thread::spawn(|| {
-                // SAFETY: unshare of this thread's network namespace only.
-                if unsafe { libc::unshare(libc::CLONE_NEWNET) } < 0 {
-                    return None;
-                }
-                std::fs::File::open("/proc/thread-self/ns/net")
-                    .ok()
-                    .map(OwnedFd::from)
-            })
-            .join()
-            .ok()
-            .flatten()
-        })
-        .as_ref()
-        .map(|fd| fd.as_raw_fd())
-}

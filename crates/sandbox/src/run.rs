@@ -75,19 +75,19 @@ const SHELLS: &[&str] = &[
 fn shells_to_hide(spec: &Spec, path_var: Option<&str>) -> Vec<PathBuf> {
     let allowed: Vec<PathBuf> = crate::exec::closure(&spec.program, path_var)
         .iter()
-        .filter_map(|p| fs::canonicalize(p).ok())
+        .filter_map(|p| crate::realpath::canonicalize(p).ok())
         .collect();
     let exec_roots: Vec<PathBuf> = spec
         .exec
         .iter()
-        .map(|e| fs::canonicalize(abs(e, &spec.cwd)).unwrap_or_else(|_| abs(e, &spec.cwd)))
+        .map(|e| crate::realpath::canonicalize(abs(e, &spec.cwd)).unwrap_or_else(|_| abs(e, &spec.cwd)))
         .collect();
     // The shells on this host, resolved once per process.
     static SHELL_PATHS: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
     let shells = SHELL_PATHS.get_or_init(|| {
         let mut v: Vec<PathBuf> = Vec::new();
         for s in SHELLS {
-            if let Ok(c) = fs::canonicalize(s)
+            if let Ok(c) = crate::realpath::canonicalize(s)
                 && !v.contains(&c)
             {
                 v.push(c);
@@ -147,8 +147,8 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
 /// The roots (and cwd, program) that live under the host's `/tmp`, outermost only,
 /// and whether every one of them is writable anyway (inside a write root).
 fn roots_under_tmp(spec: &Spec) -> (Vec<PathBuf>, bool) {
-    let tmp_canon = fs::canonicalize(&spec.tmp_dir).unwrap_or_else(|_| spec.tmp_dir.clone());
-    let canon = |p: &PathBuf| fs::canonicalize(abs(p, &spec.cwd)).ok();
+    let tmp_canon = crate::realpath::canonicalize(&spec.tmp_dir).unwrap_or_else(|_| spec.tmp_dir.clone());
+    let canon = |p: &PathBuf| crate::realpath::canonicalize(abs(p, &spec.cwd)).ok();
     let writable: Vec<PathBuf> = spec.write.iter().filter_map(canon).collect();
     let mut found: Vec<PathBuf> = spec
         .read
@@ -177,7 +177,7 @@ fn canonical_prefix(p: &Path) -> PathBuf {
     let mut rest = Vec::new();
     let mut cur = p.to_path_buf();
     loop {
-        if let Ok(c) = fs::canonicalize(&cur) {
+        if let Ok(c) = crate::realpath::canonicalize(&cur) {
             return rest.iter().rev().fold(c, |acc, r| acc.join(r));
         }
         match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
@@ -205,7 +205,7 @@ fn ruleset(spec: &Spec, abi: u32, env_path: Option<&str>) -> Result<Ruleset, San
         rs.allow(Path::new(d), ll::READ)?;
     }
     // /etc/resolv.conf may point outside /etc.
-    if let Ok(target) = fs::canonicalize("/etc/resolv.conf") {
+    if let Ok(target) = crate::realpath::canonicalize("/etc/resolv.conf") {
         rs.allow(&target, ll::READ_FILE)?;
     }
     for d in ["/dev/null", "/dev/zero", "/dev/full"] {
@@ -233,7 +233,7 @@ fn ruleset(spec: &Spec, abi: u32, env_path: Option<&str>) -> Result<Ruleset, San
             let in_write_root = spec
                 .write
                 .iter()
-                .filter_map(|w| fs::canonicalize(abs(w, &spec.cwd)).ok())
+                .filter_map(|w| crate::realpath::canonicalize(abs(w, &spec.cwd)).ok())
                 .any(|w| canon.starts_with(&w));
             if in_write_root {
                 let _ = fs::create_dir_all(&p);
@@ -352,14 +352,6 @@ pub fn run(
     let mut placeholders = Placeholders::new();
     let mut mounts = vec![Mount::Private, Mount::Proc];
     let mut child_rules = vec![(cstr(Path::new("/proc"))?, ll::READ)];
-    if Path::new("/dev/shm").is_dir() {
-        mounts.push(Mount::Tmpfs {
-            dst: cstr(Path::new("/dev/shm"))?,
-            data: cstring("mode=1777,size=64m")?,
-            ro: false,
-        });
-        child_rules.push((cstr(Path::new("/dev/shm"))?, ll::WRITE));
-    }
     // A private /tmp, unless a root lives under the host's /tmp: Landlock rights flow
     // down from ancestors, so such a root mounted inside the writable private /tmp would
     // become writable. Then /tmp stays the host's (writable only where a root says so)
@@ -396,6 +388,16 @@ pub fn run(
     } else {
         warnings.push("a read-only root lives under /tmp: no private /tmp (TMPDIR only)".into());
     }
+    // A private /dev/shm, after the /tmp binds: the session's temp dir may live in
+    // the host's /dev/shm (core puts it on tmpfs), and it is hidden from then on.
+    if Path::new("/dev/shm").is_dir() {
+        mounts.push(Mount::Tmpfs {
+            dst: cstr(Path::new("/dev/shm"))?,
+            data: cstring("mode=1777,size=64m")?,
+            ro: false,
+        });
+        child_rules.push((cstr(Path::new("/dev/shm"))?, ll::WRITE));
+    }
     let hide: Vec<PathBuf> = etc_secrets()
         .into_iter()
         .chain(spec.hide.iter().map(|h| abs(h, &spec.cwd)))
@@ -409,10 +411,12 @@ pub fn run(
                 data: cstring("size=4k,mode=0555")?,
                 ro: true,
             }),
+            // No read-only remount: what is written to /dev/null is discarded, and a
+            // mount point cannot be removed or replaced (one mount call less each).
             Ok(_) => mounts.push(Mount::Bind {
                 src: cstr(Path::new("/dev/null"))?,
                 dst: cstr(&h)?,
-                ro: true,
+                ro: false,
             }),
             Err(_) => {}
         }
@@ -421,11 +425,11 @@ pub fn run(
         .write
         .iter()
         .chain([&spec.tmp_dir])
-        .map(|w| fs::canonicalize(abs(w, &spec.cwd)).unwrap_or_else(|_| abs(w, &spec.cwd)))
+        .map(|w| crate::realpath::canonicalize(abs(w, &spec.cwd)).unwrap_or_else(|_| abs(w, &spec.cwd)))
         .collect();
     let mut bound_parents = std::collections::HashSet::new();
     let mut protected_targets: Vec<PathBuf> = Vec::new();
-    let tmp_dir_canon = fs::canonicalize(&spec.tmp_dir).unwrap_or_else(|_| spec.tmp_dir.clone());
+    let tmp_dir_canon = crate::realpath::canonicalize(&spec.tmp_dir).unwrap_or_else(|_| spec.tmp_dir.clone());
     for p in &spec.protect {
         let p = abs(p, &spec.cwd);
         // The private temp dir is the program's scratch space (and is /tmp inside).
@@ -454,6 +458,17 @@ pub fn run(
             continue;
         }
         if let Some(target) = placeholders.ensure(&p) {
+            if protected_targets.contains(&target) {
+                continue; // `.git/config` beneath the `.git` placeholder
+            }
+            if crate::placeholder::is_placeholder_link(&target) {
+                mounts.push(Mount::OverLink {
+                    src: cstr(Path::new("/dev/null"))?,
+                    link: cstr(&target)?,
+                });
+                protected_targets.push(target.clone());
+                continue;
+            }
             // The directory holding a protected path (`.git` for `.git/hooks`) is
             // bound onto itself first: a mount point cannot be renamed away and
             // replaced by one the program controls (`mv .git x; mkdir -p .git/hooks`).
@@ -567,12 +582,6 @@ pub fn run(
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(40);
 
-    // Network off, as root: join the shared empty namespace instead of making one.
-    let shared_netns = if spec.network == Network::Off && root {
-        crate::net::shared_off_netns()
-    } else {
-        None
-    };
     let plan = Plan {
         program: cstr(&spec.program)?,
         argv,
@@ -586,7 +595,6 @@ pub fn run(
         filters: filters.programs,
         cap_last,
         userns_maps,
-        netns: shared_netns.unwrap_or(-1),
         stack: Box::new_uninit_slice(256 * 1024),
     };
 
@@ -617,7 +625,11 @@ pub fn run(
 
     let mut flags =
         libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
-    if spec.network != Network::On && shared_netns.is_none() {
+    // Network off needs no namespace of its own: seccomp refuses socket() outright
+    // (socketpair stays), so there is nothing to reach and nothing to meet; a fresh
+    // network namespace per run (or even one per process) costs more than the rest of
+    // the sandbox. A host list gets one: its only way out is the proxy forwarder.
+    if matches!(spec.network, Network::Hosts(_)) {
         flags |= libc::CLONE_NEWNET;
     }
     if !root {
