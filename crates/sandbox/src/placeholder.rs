@@ -164,9 +164,10 @@ impl Drop for Placeholders {
             if !flock(&h.lock, libc::LOCK_EX | libc::LOCK_NB) {
                 continue;
             }
-            if is_placeholder_link(&h.path) {
-                let _ = fs::remove_file(&h.path);
-            } else if fs::symlink_metadata(&h.path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            // Our link, or an empty file (never a user's non-empty one).
+            if is_placeholder_link(&h.path)
+                || fs::symlink_metadata(&h.path).is_ok_and(|m| m.is_file() && m.len() == 0)
+            {
                 let _ = fs::remove_file(&h.path);
             }
             flock(&h.lock, libc::LOCK_UN);
