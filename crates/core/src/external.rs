@@ -124,7 +124,7 @@ impl Shell {
             },
             stdin,
             allow_weaker: profile.allow_weaker,
-            on_start: None,
+            on_start: self.on_start.clone(),
         };
         let mut output = ShellOutput {
             out: StageWriter::new(self.out_fd(1), cell.clone()),

@@ -48,6 +48,13 @@ impl Default for SessionOptions {
     }
 }
 
+/// The reusable parts of a finished fresh session: its policy (with its temp dir
+/// as a write root) and its temp dir, empty.
+pub struct Reusable {
+    policy: std::sync::Arc<safesh_policy::Policy>,
+    temp: std::sync::Arc<TempDirGuard>,
+}
+
 /// Where a request's output goes.
 #[derive(Clone)]
 pub enum OutputTarget {
@@ -113,36 +120,96 @@ pub struct ExecOutcome {
     pub duration_ms: u64,
 }
 
+/// Told the host pid of a sandboxed program's pid 1 as soon as it starts.
+pub use safesh_sandbox::StartHook;
+
+/// `details.rule` of the refusal a cancelled request ends with.
+pub const CANCELLED_RULE: &str = "cancelled";
+
+/// The refusal a request ends with when it was interrupted from outside (a
+/// client's cancellation, a killed job, its session ending): `EXECUTION_ERROR`
+/// with `details.rule = "cancelled"` — distinct from `TIMEOUT`, a time limit.
+pub fn cancelled_refusal() -> Refusal {
+    Refusal::new(
+        crate::error::ErrorCode::ExecutionError,
+        "the request was cancelled before it finished (partial output kept, programs it started killed)",
+    )
+    .rule(CANCELLED_RULE)
+}
+
+/// Takes over a session's top-level background jobs (`cmd &`), so the request
+/// returns without waiting for them (see [`Session::set_background_sink`]).
+pub trait BackgroundSink: Send + Sync {
+    /// A top-level `command &` is about to start; `stop` stops it (and every
+    /// program it started). Returns where its output goes and what to call when it
+    /// ends, or a refusal (too many jobs…), which stops the script.
+    fn start(&self, command: &str, stop: Interrupter) -> Result<BackgroundHooks, Refusal>;
+}
+
+/// What a face gives a background job it takes over.
+pub struct BackgroundHooks {
+    /// Receives everything the job writes (stdout and stderr) as it is written.
+    pub output: std::sync::Arc<dyn crate::io::StreamConsumer>,
+    /// Told the host pid of every sandboxed program the job starts.
+    pub on_start: Option<StartHook>,
+    /// Called once, on the job's thread, when it has ended. Never called if the
+    /// job could not start: the face should treat dropping it as the end.
+    pub finished: Box<dyn FnOnce(BackgroundEnd) + Send>,
+}
+
+/// How a background job ended.
+#[derive(Debug, Clone)]
+pub struct BackgroundEnd {
+    /// Its exit status.
+    pub exit_code: i32,
+    /// The refusal that stopped it, if any (the cancellation refusal when stopped).
+    pub error: Option<Refusal>,
+    /// The join of the labels of its output.
+    pub label: Label,
+}
+
+/// Removes a session's private temp dir once neither the session nor a job it
+/// started uses it any more.
+#[derive(Debug)]
+pub struct TempDirGuard(PathBuf);
+
+impl TempDirGuard {
+    /// The directory.
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDirGuard {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A shell session.
 pub struct Session {
     shell: Shell,
     on_calling_thread: bool,
-    /// The private temp dir, removed with the session.
-    temp_dir: Option<std::path::PathBuf>,
+    /// The private temp dir, removed when the session and its jobs are gone.
+    temp_dir: Option<std::sync::Arc<TempDirGuard>>,
     /// Requests override nudges.
     force: bool,
+    /// The following requests' own time limit (replacing the limits').
+    request_timeout_ms: Option<u64>,
     /// Set to stop the running request (and every program it started).
     interrupt: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// Stops a session's running request from another thread (a client's
-/// cancellation, a killed job). The request ends with `TIMEOUT`-like cancellation:
-/// partial output kept, programs killed.
+/// Stops a session's running request (or a background job) from another thread:
+/// a client's cancellation, a killed job. The request ends with the
+/// [`cancelled_refusal`]: partial output kept, programs killed.
 #[derive(Clone, Debug)]
-pub struct Interrupter(std::sync::Arc<std::sync::atomic::AtomicBool>);
+pub struct Interrupter(pub(crate) std::sync::Arc<std::sync::atomic::AtomicBool>);
 
 impl Interrupter {
     /// Stops the request running now (if any).
     pub fn interrupt(&self) {
         self.0.store(true, std::sync::atomic::Ordering::SeqCst);
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        if let Some(d) = &self.temp_dir {
-            let _ = std::fs::remove_dir_all(d);
-        }
     }
 }
 
@@ -178,31 +245,127 @@ impl Session {
         }
         let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         shell.interrupt = Some(interrupt.clone());
-        let mut temp_dir = None;
-        if let Some(mut policy) = opts.policy {
-            // A private temp dir per session: the only writable place outside the
-            // write roots (TMPDIR points at it; mktemp and `<(…)` use it).
-            if let Some(dir) = make_private_temp_dir() {
-                policy.add_write_root(&dir);
-                let text = dir.to_string_lossy().into_owned();
-                let _ = shell.vars.set("TMPDIR", text, Label::agent());
-                if let Some(v) = shell.vars.get_mut("TMPDIR") {
-                    v.exported = true;
-                }
-                temp_dir = Some(dir);
-            }
-            if let Some(shared) = std::sync::Arc::get_mut(&mut shell.shared) {
-                shared.policy = Some(std::sync::Arc::new(policy));
-                shared.temp_dir = temp_dir.clone();
-            }
-        }
-        Session {
+        let mut session = Session {
             shell,
             on_calling_thread: opts.on_calling_thread,
-            temp_dir,
+            temp_dir: None,
             force: false,
+            request_timeout_ms: None,
             interrupt,
+        };
+        if let Some(policy) = opts.policy {
+            session.install_policy(policy);
         }
+        session
+    }
+
+    /// Gives the session `policy` plus a private temp dir: the only writable place
+    /// outside the write roots (TMPDIR points at it; mktemp and `<(…)` use it).
+    fn install_policy(&mut self, mut policy: safesh_policy::Policy) {
+        let temp = make_private_temp_dir().map(|dir| {
+            policy.add_write_root(&dir);
+            std::sync::Arc::new(TempDirGuard(dir))
+        });
+        self.install(std::sync::Arc::new(policy), temp);
+    }
+
+    fn install(
+        &mut self,
+        policy: std::sync::Arc<safesh_policy::Policy>,
+        temp: Option<std::sync::Arc<TempDirGuard>>,
+    ) {
+        let shell = &mut self.shell;
+        if let Some(t) = &temp {
+            let text = t.0.to_string_lossy().into_owned();
+            let _ = shell.vars.set("TMPDIR", text, Label::agent());
+            if let Some(v) = shell.vars.get_mut("TMPDIR") {
+                v.exported = true;
+            }
+        }
+        if let Some(shared) = std::sync::Arc::get_mut(&mut shell.shared) {
+            shared.policy = Some(policy);
+            shared.temp_dir = temp.as_ref().map(|t| t.0.clone());
+            shared.temp_keep = temp.clone();
+        }
+        self.temp_dir = temp;
+    }
+
+    /// A template for fresh sessions: this session's options prepared once
+    /// (environment imported, policy loaded), copied by [`Session::fresh_from`].
+    /// Its own temp dir is not shared with the copies.
+    pub fn template(opts: SessionOptions) -> Self {
+        let policy = opts.policy.clone();
+        let mut t = Session::new(SessionOptions {
+            policy: None,
+            ..opts
+        });
+        if let Some(p) = policy
+            && let Some(shared) = std::sync::Arc::get_mut(&mut t.shell.shared)
+        {
+            shared.policy = Some(std::sync::Arc::new(p));
+        }
+        t
+    }
+
+    /// A fresh session copied from `template` (nothing of its requests carries
+    /// over): with `reuse`'s policy and emptied temp dir when given (see
+    /// [`Session::into_reusable`]), else with a new temp dir of its own.
+    pub fn fresh_from(template: &Session, reuse: Option<Reusable>) -> Session {
+        let mut shell = template.shell.clone();
+        let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        shell.interrupt = Some(interrupt.clone());
+        shell.jobs = Default::default();
+        let base = &template.shell.shared;
+        shell.shared = std::sync::Arc::new(base.successor(false, None));
+        let mut s = Session {
+            shell,
+            on_calling_thread: template.on_calling_thread,
+            temp_dir: None,
+            force: false,
+            request_timeout_ms: None,
+            interrupt,
+        };
+        match (reuse, base.policy.as_deref()) {
+            (Some(r), _) => s.install(r.policy, Some(r.temp)),
+            (None, Some(p)) => s.install_policy(p.clone()),
+            (None, None) => {}
+        }
+        s
+    }
+
+    /// This (finished) session's policy and temp dir, for [`Session::fresh_from`],
+    /// when nothing else uses the temp dir and it is empty; else `None` (and the
+    /// dir is removed as usual).
+    pub fn into_reusable(mut self) -> Option<Reusable> {
+        let policy = self.shell.shared.policy.clone()?;
+        let temp = self.temp_dir.take()?;
+        // The shell's own reference goes with it.
+        drop(self);
+        if std::sync::Arc::strong_count(&temp) != 1 {
+            return None;
+        }
+        let empty = std::fs::read_dir(&temp.0).is_ok_and(|mut d| d.next().is_none());
+        empty.then_some(Reusable { policy, temp })
+    }
+
+    /// Sets the hook told the host pid of every sandboxed program the following
+    /// requests start (a face's job reports it as the job's pid).
+    pub fn set_on_start(&mut self, hook: Option<StartHook>) {
+        self.shell.on_start = hook;
+    }
+
+    /// Hands the following requests' top-level background jobs (`cmd &`) to
+    /// `sink` instead of waiting for them at the script's end (`None`: wait, as
+    /// the CLI does). `$!` and `wait` inside the same script keep working.
+    pub fn set_background_sink(&mut self, sink: Option<std::sync::Arc<dyn BackgroundSink>>) {
+        self.shell.background = sink;
+    }
+
+    /// Sets the following requests' time limit in ms (`None`: the limits'
+    /// `script_timeout_ms`; `Some(0)`: none). Past it a request ends with
+    /// `TIMEOUT` (`details.rule = "timeout_ms"`).
+    pub fn set_script_timeout_ms(&mut self, ms: Option<u64>) {
+        self.request_timeout_ms = ms;
     }
 
     /// A handle that stops this session's running request from another thread.
@@ -212,7 +375,7 @@ impl Session {
 
     /// The session's private temp dir (removed with the session), if it has one.
     pub fn temp_dir(&self) -> Option<&std::path::Path> {
-        self.temp_dir.as_deref()
+        self.temp_dir.as_deref().map(TempDirGuard::path)
     }
 
     /// Sets the working directory for the following requests.
@@ -308,7 +471,7 @@ impl Session {
         };
         self.interrupt
             .store(false, std::sync::atomic::Ordering::SeqCst);
-        self.shell.reset_request();
+        self.shell.reset_request(self.request_timeout_ms);
         self.apply_force();
         if let Err(r) = self.shell.precheck(&script.program) {
             let text = match &r.suggestion {
@@ -384,6 +547,7 @@ fn run_top(shell: &mut Shell, program: &safesh_syntax::ast::Program) -> Option<R
     {
         refusal = Some(r);
     }
+    shell.forget_detached();
     shell.wait_all_keep_status();
     if refusal.is_none() {
         refusal = crate::io::lock(&shell.shared.refusal).take();

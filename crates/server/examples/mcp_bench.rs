@@ -8,7 +8,11 @@
 //!
 //! Prints the sequential rate (one call at a time) and the rate with
 //! CONCURRENCY calls in flight (default 8). `BENCH_IN_SESSION=1`: every call in
-//! one named session (no fresh session per call).
+//! one named session (no fresh session per call). `BENCH_CONFIG=FILE`: pass
+//! `--config FILE` (e.g. a path rule allowing `/usr/bin/true`).
+//! `BENCH_EXPECT=TEXT`: the output every call must return (default: `hi\n` for
+//! the default script, else only "not an error, exit 0"). Every call's result is
+//! checked, in the timed loops too.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -31,6 +35,16 @@ fn exec_params(script: &str) -> CallToolRequestParams {
     }
 }
 
+/// Checks one call's result: not an error, exit 0, and the expected output.
+fn check(r: &rmcp::model::CallToolResult, expect: Option<&str>) {
+    assert_ne!(r.is_error, Some(true), "{r:?}");
+    let v = r.structured_content.as_ref().expect("structured content");
+    assert_eq!(v["exit_code"], 0, "{v}");
+    if let Some(e) = expect {
+        assert_eq!(v["output"], e, "{v}");
+    }
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let argv: Vec<String> = std::env::args().collect();
@@ -41,7 +55,14 @@ async fn main() {
     let n: usize = argv.get(2).and_then(|s| s.parse().ok()).unwrap_or(5000);
     let conc: usize = argv.get(3).and_then(|s| s.parse().ok()).unwrap_or(8);
     let script = argv.get(4).cloned().unwrap_or_else(|| "echo hi".into());
+    let expect: Option<String> = std::env::var("BENCH_EXPECT")
+        .ok()
+        .or_else(|| (script == "echo hi").then(|| "hi\n".to_string()));
+    let expect = Arc::new(expect);
     let mut cmd = tokio::process::Command::new(&bin);
+    if let Ok(c) = std::env::var("BENCH_CONFIG") {
+        cmd.arg("--config").arg(c);
+    }
     cmd.arg("mcp");
     let client = Arc::new(
         ().serve(TokioChildProcess::new(cmd).unwrap())
@@ -67,9 +88,13 @@ async fn main() {
         let r = client.call_tool(exec_params(&script)).await.unwrap();
         assert_ne!(r.is_error, Some(true), "{r:?}");
     }
+    let checked = std::env::var("BENCH_TOOL").is_err();
     let t = Instant::now();
     for _ in 0..n {
-        client.call_tool(exec_params(&script)).await.unwrap();
+        let r = client.call_tool(exec_params(&script)).await.unwrap();
+        if checked {
+            check(&r, expect.as_deref());
+        }
     }
     let seq = n as f64 / t.elapsed().as_secs_f64();
     println!(
@@ -83,9 +108,13 @@ async fn main() {
     for _ in 0..conc {
         let c = client.clone();
         let s = script.clone();
+        let expect = expect.clone();
         tasks.push(tokio::spawn(async move {
             for _ in 0..per {
-                c.call_tool(exec_params(&s)).await.unwrap();
+                let r = c.call_tool(exec_params(&s)).await.unwrap();
+                if checked {
+                    check(&r, expect.as_deref());
+                }
             }
         }));
     }

@@ -4,13 +4,11 @@
 use crate::error::ServerError;
 use crate::settings::Settings;
 use crate::shape::{Capture, OutputMode, ShapeConfig};
-use safesh_core::{ErrorCode, InputSource, Interrupter, OutputTarget, Refusal, Session};
+use safesh_core::session::CANCELLED_RULE;
+use safesh_core::{ErrorCode, InputSource, Interrupter, OutputTarget, Session};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::time::Duration;
 
 /// The parameters of `exec`/`run` (MCP) and `execute` (JSON-RPC).
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -133,58 +131,29 @@ pub fn run(
         Some(s) => InputSource::Bytes(s.clone().into_bytes()),
         None => InputSource::Empty,
     };
-    let interrupter = session.interrupter();
-    on_start(interrupter.clone());
-    let timeout = p.timeout_ms.map(|t| settings.clamp_timeout(t));
-    let fired = Arc::new(AtomicBool::new(false));
-    let (stop_timer, timer_rx) = channel::<()>();
-    if let Some(ms) = timeout {
-        let fired = fired.clone();
-        let intr = interrupter.clone();
-        let cap = capture.clone();
-        let _ = std::thread::Builder::new()
-            .name("safesh-timeout".into())
-            .spawn(move || {
-                if timer_rx.recv_timeout(Duration::from_millis(ms))
-                    != Err(RecvTimeoutError::Timeout)
-                {
-                    return;
-                }
-                fired.store(true, Ordering::SeqCst);
-                cap.mark_interrupted();
-                // Repeat until the request ends: an interrupt that lands before the
-                // request has started would be cleared by it.
-                loop {
-                    intr.interrupt();
-                    if timer_rx.recv_timeout(Duration::from_millis(20))
-                        != Err(RecvTimeoutError::Timeout)
-                    {
-                        return;
-                    }
-                }
-            });
-    }
+    on_start(session.interrupter());
+    // The core stops the request at its deadline with TIMEOUT (rule `timeout_ms`);
+    // without one, the config's script limit applies.
+    session.set_script_timeout_ms(p.timeout_ms.map(|t| settings.clamp_timeout(t)));
     let outcome = session.exec(script, input, OutputTarget::Stream(capture.clone()));
-    drop(stop_timer);
-    let timed_out = fired.load(Ordering::SeqCst).then(|| {
-        let ms = timeout.unwrap_or(0);
-        let r = Refusal::new(
-            ErrorCode::Timeout,
-            format!("the request ran longer than its timeout_ms of {ms} ms and was stopped"),
-        )
-        .rule("timeout_ms")
-        .suggest(format!(
-            "raise timeout_ms (at most {} ms), or run it as a background job (job_start) and poll job_output",
-            settings.max_timeout_ms
-        ));
-        let line = format!("safesh: {}: {}\n", r.code, r.message);
-        capture.push(safesh_core::StreamKind::Stderr, line.as_bytes());
-        r
-    });
     let mut v = capture.result(&outcome);
-    if let Some(r) = timed_out {
-        v["exit_code"] = json!(r.status());
-        v["error"] = json!(r);
+    if let Some(e) = &outcome.error {
+        // Say plainly whether a time limit or the client stopped it.
+        let stopped = match e.code {
+            ErrorCode::Timeout => Some("timeout"),
+            _ if e.details.rule.as_deref() == Some(CANCELLED_RULE) => Some("cancelled"),
+            _ => None,
+        };
+        if let Some(why) = stopped {
+            v["stopped"] = json!(why);
+            v["error"]["details"]["reason"] = json!(why);
+            if why == "timeout" && e.details.rule.as_deref() == Some("timeout_ms") {
+                v["error"]["suggestion"] = json!(format!(
+                    "raise timeout_ms (at most {} ms), or run it as a background job (job_start) and poll job_output",
+                    settings.max_timeout_ms
+                ));
+            }
+        }
     }
     if let Some(intent) = &p.intent {
         v["intent"] = intent.clone();

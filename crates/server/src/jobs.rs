@@ -3,13 +3,19 @@
 //! (`<state_dir>/jobs/<id>.log`), so reading "output since byte offset N" works for
 //! any N while memory stays bounded.
 //!
-//! Jobs run in-process (the interpreter and its utilities), so a job has no pid
-//! of its own: `pid` is null. Killing a job interrupts its request, which stops
-//! in-process utilities and kills every program it started.
+//! A job is started by `job_start`, or by a script's top-level `cmd &` (the
+//! session's background sink adopts it; its command is shown as `cmd &`).
+//! Jobs run in the interpreter; `pid` is the host pid of the sandbox's pid 1 for
+//! the external program the job started most recently (a signal to it reaches
+//! that program's whole tree), null with `in_process: true` while the job has
+//! run only in-process commands. Killing a job interrupts it, which stops
+//! in-process utilities and kills every program it started. Jobs have no time
+//! limit of their own: they run until they end, are killed, or their session ends.
 
 use crate::error::ServerError;
 use crate::settings::{Settings, private_dir};
 use crate::shape::{label_json, lock, render_range};
+use safesh_core::session::{BackgroundEnd, BackgroundHooks, BackgroundSink};
 use safesh_core::{InputSource, Interrupter, OutputTarget, Refusal, StreamConsumer, StreamKind};
 use safesh_label::Label;
 use serde_json::{Value, json};
@@ -55,6 +61,27 @@ struct State {
     error: Option<Refusal>,
     label: Label,
     kill_requested: bool,
+    /// The host pid of the sandbox pid 1 of the program the job started last.
+    pid: Option<u32>,
+}
+
+/// Ends an adopted job if the core drops its hooks without calling them (the
+/// job could not start).
+struct Finisher(Option<Arc<Job>>);
+
+impl Drop for Finisher {
+    fn drop(&mut self) {
+        if let Some(j) = self.0.take() {
+            j.end(Some((
+                126,
+                Some(Refusal::new(
+                    safesh_core::ErrorCode::ExecutionError,
+                    "the background job could not start",
+                )),
+                Label::empty(),
+            )));
+        }
+    }
 }
 
 /// The last bytes of a job's output, and where they start.
@@ -101,7 +128,7 @@ impl StreamConsumer for JobSink {
         let job = &self.0;
         // A killed job's interpreter reports the interrupt as a timeout: leave it
         // out, the job's status says what happened.
-        if data.starts_with(crate::shape::STOP_MESSAGE) && lock(&job.state).kill_requested {
+        if data.starts_with(crate::shape::CANCEL_MESSAGE) && lock(&job.state).kill_requested {
             return Ok(());
         }
         if let Some(f) = lock(&job.log).as_mut() {
@@ -129,24 +156,45 @@ impl Job {
         lock(&self.state).status
     }
 
+    /// The hook the sandbox tells each started program's pid 1 to.
+    fn pid_hook(self: &Arc<Self>) -> safesh_core::session::StartHook {
+        let weak = Arc::downgrade(self);
+        Arc::new(move |pid| {
+            if let Some(j) = weak.upgrade() {
+                lock(&j.state).pid = Some(pid);
+            }
+        })
+    }
+
+    /// Records the end: `(exit code, error, label)`, or `None` when it never ran.
+    fn end(&self, outcome: Option<(i32, Option<Refusal>, Label)>) {
+        *lock(&self.log) = None;
+        let mut st = lock(&self.state);
+        if st.status != Status::Running {
+            return;
+        }
+        st.ended = Some(Instant::now());
+        if st.kill_requested {
+            st.status = Status::Killed;
+            st.exit_code = Some(128 + signal_number(st.signal.as_deref()));
+        } else {
+            st.status = Status::Exited;
+            st.exit_code = outcome.as_ref().map(|o| o.0);
+        }
+        if let Some((_, error, label)) = outcome {
+            st.error = error;
+            st.label = label;
+        }
+        self.changed.notify_all();
+    }
+
     /// The job as listed: id, status, runtime, exit code, command.
     pub fn info(&self) -> Value {
         let st = lock(&self.state);
-        let end = st.ended.unwrap_or_else(Instant::now);
         let total = lock(&self.ring).total();
-        json!({
-            "job_id": self.id,
-            "pid": Value::Null,
-            "status": st.status.as_str(),
-            "exit_code": st.exit_code,
-            "signal": st.signal,
-            "runtime_ms": end.duration_since(self.started).as_millis() as u64,
-            "started_unix_ms": self.started_unix_ms,
-            "command": self.command,
-            "session": self.session,
-            "output_bytes": total,
-            "log_path": self.log_path.to_string_lossy(),
-        })
+        let mut v = self.info_locked(&st, total);
+        v["started_unix_ms"] = json!(self.started_unix_ms);
+        v
     }
 
     /// Reads `[from, to)` of the output (ring, else log file).
@@ -296,7 +344,8 @@ impl Job {
         let end = st.ended.unwrap_or_else(Instant::now);
         json!({
             "job_id": self.id,
-            "pid": Value::Null,
+            "pid": st.pid,
+            "in_process": st.pid.is_none(),
             "status": st.status.as_str(),
             "exit_code": st.exit_code,
             "signal": st.signal,
@@ -358,6 +407,20 @@ pub fn signal_name(s: &str) -> Result<String, ServerError> {
     )))
 }
 
+/// A session's background sink: hands its top-level `cmd &` to [`Jobs::adopt`].
+pub struct Adopter {
+    /// The server's jobs.
+    pub jobs: Arc<Jobs>,
+    /// The session the jobs belong to (killed when it ends); `None` for a fresh one.
+    pub session: Option<String>,
+}
+
+impl BackgroundSink for Adopter {
+    fn start(&self, command: &str, stop: Interrupter) -> Result<BackgroundHooks, Refusal> {
+        self.jobs.adopt(command, self.session.clone(), stop)
+    }
+}
+
 /// All jobs of one server.
 pub struct Jobs {
     settings: Arc<Settings>,
@@ -375,15 +438,8 @@ impl Jobs {
         }
     }
 
-    /// Starts `script` (shown as `command`) in a new session with `cwd`/`env`.
-    pub fn start(
-        &self,
-        script: String,
-        command: String,
-        session: Option<String>,
-        cwd: Option<PathBuf>,
-        env: Vec<(String, String)>,
-    ) -> Result<Arc<Job>, ServerError> {
+    /// Registers a new running job (log file open, listed) without starting it.
+    fn create(&self, command: String, session: Option<String>) -> Result<Arc<Job>, ServerError> {
         let running = lock(&self.map)
             .values()
             .filter(|j| j.status() == Status::Running)
@@ -422,6 +478,7 @@ impl Jobs {
                 error: None,
                 label: Label::empty(),
                 kill_requested: false,
+                pid: None,
             }),
             ring: Mutex::new(Ring {
                 buf: VecDeque::new(),
@@ -433,42 +490,6 @@ impl Jobs {
             changed: Condvar::new(),
             interrupter: Mutex::new(None),
         });
-        let settings = self.settings.clone();
-        let j = job.clone();
-        // The session is made on the job's thread: a Session is not Sync.
-        std::thread::Builder::new()
-            .name(format!("safesh-{id}"))
-            .stack_size(crate::settings::SHELL_STACK)
-            .spawn(move || {
-                let mut session = settings.new_session_on(cwd, &env, true);
-                *lock(&j.interrupter) = Some(session.interrupter());
-                let killed_early = lock(&j.state).kill_requested;
-                let outcome = if killed_early {
-                    None
-                } else {
-                    Some(session.exec(
-                        &script,
-                        InputSource::Empty,
-                        OutputTarget::Stream(Arc::new(JobSink(j.clone()))),
-                    ))
-                };
-                *lock(&j.log) = None;
-                drop(session);
-                let mut st = lock(&j.state);
-                st.ended = Some(Instant::now());
-                if st.kill_requested {
-                    st.status = Status::Killed;
-                    st.exit_code = Some(128 + signal_number(st.signal.as_deref()));
-                } else {
-                    st.status = Status::Exited;
-                    st.exit_code = outcome.as_ref().map(|o| o.exit_code);
-                }
-                if let Some(o) = outcome {
-                    st.error = o.error;
-                    st.label = o.label;
-                }
-                j.changed.notify_all();
-            })?;
         let mut map = lock(&self.map);
         map.insert(id.clone(), job.clone());
         let mut order = lock(&self.order);
@@ -485,6 +506,85 @@ impl Jobs {
             map.remove(&old);
         }
         Ok(job)
+    }
+
+    /// Starts `script` (shown as `command`) in a new session with `cwd`/`env`.
+    pub fn start(
+        &self,
+        script: String,
+        command: String,
+        session: Option<String>,
+        cwd: Option<PathBuf>,
+        env: Vec<(String, String)>,
+    ) -> Result<Arc<Job>, ServerError> {
+        let job = self.create(command, session)?;
+        let settings = self.settings.clone();
+        let j = job.clone();
+        // The session is made on the job's thread: a Session is not Sync.
+        let spawned = std::thread::Builder::new()
+            .name(format!("safesh-{}", job.id))
+            .stack_size(crate::settings::SHELL_STACK)
+            .spawn(move || {
+                let mut session = settings.new_session_on(cwd, &env, true);
+                *lock(&j.interrupter) = Some(session.interrupter());
+                session.set_on_start(Some(j.pid_hook()));
+                // No time limit of its own: a job runs until it ends or is killed.
+                session.set_script_timeout_ms(Some(0));
+                let killed_early = lock(&j.state).kill_requested;
+                let outcome = if killed_early {
+                    None
+                } else {
+                    Some(session.exec(
+                        &script,
+                        InputSource::Empty,
+                        OutputTarget::Stream(Arc::new(JobSink(j.clone()))),
+                    ))
+                };
+                drop(session);
+                j.end(outcome.map(|o| (o.exit_code, o.error, o.label)));
+            });
+        if let Err(e) = spawned {
+            job.end(Some((
+                126,
+                Some(Refusal::new(
+                    safesh_core::ErrorCode::ExecutionError,
+                    format!("cannot start the job: {e}"),
+                )),
+                Label::empty(),
+            )));
+            return Err(e.into());
+        }
+        Ok(job)
+    }
+
+    /// Takes over a top-level `cmd &` of a request (the core's background sink):
+    /// a job listed like any other, killed with its session.
+    pub fn adopt(
+        &self,
+        command: &str,
+        session: Option<String>,
+        stop: Interrupter,
+    ) -> Result<BackgroundHooks, Refusal> {
+        let job = self.create(format!("{command} &"), session).map_err(|e| {
+            Refusal::new(
+                safesh_core::ErrorCode::LimitExceeded,
+                format!("cannot start a background job: {e}"),
+            )
+            .rule("jobs")
+            .suggest("wait for (or job_kill) running jobs first")
+        })?;
+        *lock(&job.interrupter) = Some(stop);
+        let finisher = Finisher(Some(job.clone()));
+        Ok(BackgroundHooks {
+            output: Arc::new(JobSink(job.clone())),
+            on_start: Some(job.pid_hook()),
+            finished: Box::new(move |end: BackgroundEnd| {
+                let mut f = finisher;
+                if let Some(j) = f.0.take() {
+                    j.end(Some((end.exit_code, end.error, end.label)));
+                }
+            }),
+        })
     }
 
     /// The job `id`.
@@ -514,6 +614,18 @@ impl Jobs {
             .collect();
         for j in jobs {
             j.kill("SIGTERM", Duration::from_secs(2));
+        }
+    }
+
+    /// Tells the running jobs of session `id` to stop, without waiting for them.
+    pub fn stop_session(&self, id: &str) {
+        let jobs: Vec<Arc<Job>> = lock(&self.map)
+            .values()
+            .filter(|j| j.session.as_deref() == Some(id))
+            .cloned()
+            .collect();
+        for j in jobs {
+            j.kill("SIGTERM", Duration::ZERO);
         }
     }
 

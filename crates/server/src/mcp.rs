@@ -52,7 +52,7 @@ pub fn tools() -> Vec<Tool> {
     vec![
         tool(
             "exec",
-            "Run a bash script in safesh, a safe shell. Use it like a normal bash tool: pipes, redirections, loops, functions, here-docs. Common utilities (cat, grep, sed, awk, jq, sort, find, head, tail, wc, …) run in-process; other programs must be allowed by the policy. Output is capped (first and last KiB kept, `log_path` holds all of it). A refused command returns isError with `error.code`, `error.details.allowed` and `error.suggestion`: change the command as suggested instead of retrying it. Pass `session` to keep cwd, variables and functions between calls.",
+            "Run a bash script in safesh, a safe shell. Use it like a normal bash tool: pipes, redirections, loops, functions, here-docs. Common utilities (cat, grep, sed, awk, jq, sort, find, head, tail, wc, …) run in-process; other programs must be allowed by the policy. Output is capped (first and last KiB kept, `log_path` holds all of it). A refused command returns isError with `error.code`, `error.details.allowed` and `error.suggestion`: change the command as suggested instead of retrying it. Pass `session` to keep cwd, variables and functions between calls. A top-level `cmd &` becomes a background job: the call returns without waiting for it, and it shows in job_list (read it with job_output/job_follow, stop it with job_kill; it is killed when its session ends). `wait` in the same script still waits for it. If the script is stopped, `stopped` says why: `timeout` (timeout_ms passed, code TIMEOUT) or `cancelled` (you cancelled the request).",
             sc::exec_input(),
             sc::result_output(),
         ),
@@ -82,13 +82,13 @@ pub fn tools() -> Vec<Tool> {
         ),
         tool(
             "job_start",
-            "Start a long-running script (or argv) in the background; returns a job_id at once. Read its output with job_output (poll) or job_follow (wait until it ends); stop it with job_kill.",
+            "Start a long-running script (or argv) in the background; returns a job_id at once (and `pid`: the host pid of the external program it runs in its sandbox, null with in_process=true while it only runs in-process commands). Read its output with job_output (poll) or job_follow (wait until it ends); stop it with job_kill. Jobs have no time limit.",
             sc::job_start_input(),
             sc::job_info_output(),
         ),
         tool(
             "job_list",
-            "List background jobs: id, status (running/exited/killed), runtime, exit code, command.",
+            "List background jobs (from job_start and from `cmd &` in exec scripts): id, pid, status (running/exited/killed), runtime, exit code, command.",
             sc::empty_input(),
             sc::job_list_output(),
         ),

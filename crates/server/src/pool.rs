@@ -1,83 +1,58 @@
-//! Fresh sessions made ahead of time: a call without a session gets a brand-new
-//! [`Session`] (nothing carries over), but making one (policy, temp dir,
-//! environment) happens on a background thread instead of on the request's path.
+//! Fresh sessions made cheaply: a call without a session gets a brand-new
+//! [`Session`] (nothing carries over from other calls), copied from a template
+//! prepared once (environment imported, policy loaded). A finished fresh
+//! session's policy and private temp dir are reused by the next one when the dir
+//! is empty and no background job of it still runs, which saves cloning the
+//! policy and creating and removing a directory per call.
 
 use crate::settings::Settings;
 use crate::shape::lock;
 use safesh_core::Session;
-use std::sync::{Arc, Condvar, Mutex, Weak};
-use std::time::Duration;
+use safesh_core::session::Reusable;
+use std::sync::{Arc, Mutex};
 
-/// Sessions kept ready.
-const READY: usize = 4;
+/// Reusable temp dirs kept at most (one per call in flight is enough).
+const SPARE: usize = 32;
 
-/// A few unused sessions, refilled in the background.
+/// The template and the spare parts of finished fresh sessions.
 pub struct Pool {
-    settings: Arc<Settings>,
-    ready: Mutex<Vec<Session>>,
-    wanted: Condvar,
-    stopped: std::sync::atomic::AtomicBool,
+    template: Mutex<Session>,
+    spare: Mutex<Vec<Reusable>>,
 }
 
 impl Pool {
-    /// A pool for `settings`, with its refill thread.
+    /// A pool for `settings`.
     pub fn new(settings: Arc<Settings>) -> Arc<Pool> {
-        let pool = Arc::new(Pool {
-            settings,
-            ready: Mutex::new(Vec::new()),
-            wanted: Condvar::new(),
-            stopped: std::sync::atomic::AtomicBool::new(false),
-        });
-        let weak = Arc::downgrade(&pool);
-        let _ = std::thread::Builder::new()
-            .name("safesh-pool".into())
-            .spawn(move || refill(weak));
-        pool
+        Arc::new(Pool {
+            template: Mutex::new(Session::template(settings.session_options(
+                None,
+                &[],
+                settings.on_calling_thread,
+            ))),
+            spare: Mutex::new(Vec::new()),
+        })
     }
 
-    /// A fresh session (made now if none is ready).
+    /// A fresh session.
     pub fn take(&self) -> Session {
-        let s = lock(&self.ready).pop();
-        self.wanted.notify_one();
-        match s {
-            Some(s) => s,
-            None => self.settings.new_session(None, &[]),
-        }
+        let reuse = lock(&self.spare).pop();
+        Session::fresh_from(&lock(&self.template), reuse)
     }
 
-    /// Drops the ready sessions (removing their temp dirs) and stops refilling.
-    pub fn shutdown(&self) {
-        self.stopped
-            .store(true, std::sync::atomic::Ordering::SeqCst);
-        let drained: Vec<Session> = lock(&self.ready).drain(..).collect();
-        drop(drained);
-        self.wanted.notify_all();
-    }
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        lock(&self.ready).clear();
-    }
-}
-
-fn refill(weak: Weak<Pool>) {
-    loop {
-        let Some(pool) = weak.upgrade() else { return };
-        if pool.stopped.load(std::sync::atomic::Ordering::SeqCst) {
-            return;
-        }
-        let need = lock(&pool.ready).len() < READY;
-        if need {
-            let s = pool.settings.new_session(None, &[]);
-            if pool.stopped.load(std::sync::atomic::Ordering::SeqCst) {
-                return;
+    /// Takes back a finished fresh session: its temp dir and policy are reused
+    /// when nothing else uses them, else it is dropped (its temp dir removed).
+    pub fn give_back(&self, session: Session) {
+        if let Some(r) = session.into_reusable() {
+            let mut spare = lock(&self.spare);
+            if spare.len() < SPARE {
+                spare.push(r);
             }
-            lock(&pool.ready).push(s);
-            continue;
         }
-        let guard = lock(&pool.ready);
-        // Wake on demand, or now and then to notice the server is gone.
-        let _ = pool.wanted.wait_timeout(guard, Duration::from_millis(500));
+    }
+
+    /// Drops the spare temp dirs.
+    pub fn shutdown(&self) {
+        let drained: Vec<Reusable> = lock(&self.spare).drain(..).collect();
+        drop(drained);
     }
 }

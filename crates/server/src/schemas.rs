@@ -47,7 +47,7 @@ fn refusal_schema() -> Value {
         "properties": {
             "code": {"type": "string", "description": "PARSE_ERROR, NOT_SUPPORTED, COMMAND_NOT_FOUND, COMMAND_NOT_WHITELISTED, FLAG_NOT_ALLOWED, PATH_VIOLATION, BLOCKED, NUDGE, PERMISSION_DENIED, SANDBOX_UNAVAILABLE, FLOW_VIOLATION, APPROVAL_REQUIRED, TIMEOUT, LIMIT_EXCEEDED, EXECUTION_ERROR"},
             "message": {"type": "string"},
-            "details": {"type": "object"},
+            "details": {"type": "object", "description": "command, flag, path, rule, allowed, approval_id; `reason` is \"timeout\" (a time limit: code TIMEOUT) or \"cancelled\" (stopped by the client, job_kill or session_end: code EXECUTION_ERROR, rule \"cancelled\") when the script was stopped."},
             "suggestion": {"type": "string"}
         },
         "required": ["code", "message"]
@@ -74,6 +74,7 @@ pub fn result_output() -> Value {
             "label": {"type": "object", "description": "Where the output came from and how secret it is."},
             "warnings": {"type": "array", "items": {"type": "string"}},
             "error": refusal_schema(),
+            "stopped": {"type": "string", "enum": ["timeout", "cancelled"], "description": "Present when the script was stopped before it finished: `timeout` (timeout_ms or the config's limit passed) or `cancelled` (the client cancelled the request, or its session ended)."},
             "session": {"type": "string"}
         },
         "required": ["schema_version", "exit_code", "truncated", "total_bytes", "total_lines", "duration_ms", "warnings", "error"]
@@ -127,7 +128,8 @@ pub fn job_start_input() -> Value {
 fn job_info_props() -> Value {
     json!({
         "job_id": {"type": "string"},
-        "pid": {"type": ["integer", "null"], "description": "null: jobs run in-process in safesh."},
+        "pid": {"type": ["integer", "null"], "description": "The host pid of the sandbox's pid 1 for the external program the job started most recently (a signal to it reaches that program's whole tree; it may have exited since). null while the job has run only in-process commands (see in_process)."},
+        "in_process": {"type": "boolean", "description": "True when the job has not started an external program (so far): it runs inside safesh and has no pid of its own."},
         "status": {"type": "string", "enum": ["running", "exited", "killed"]},
         "exit_code": {"type": ["integer", "null"]},
         "signal": {"type": ["string", "null"]},

@@ -3,11 +3,12 @@
 
 use crate::error::ServerError;
 use crate::exec::{ExecParams, quote_argv};
-use crate::jobs::{Jobs, signal_name};
+use crate::jobs::{Adopter, Jobs, signal_name};
 use crate::sessions::Sessions;
 use crate::settings::Settings;
 use crate::shape::lock;
 use safesh_core::Interrupter;
+use safesh_core::session::BackgroundSink;
 use safesh_policy::config::{Allow, Network};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -100,8 +101,8 @@ pub struct Server {
     pub settings: Arc<Settings>,
     /// Named sessions.
     pub sessions: Sessions,
-    /// Background jobs.
-    pub jobs: Jobs,
+    /// Background jobs (also those a script starts with `cmd &`).
+    pub jobs: Arc<Jobs>,
     history: Mutex<VecDeque<Value>>,
     fresh: Arc<crate::pool::Pool>,
 }
@@ -140,9 +141,13 @@ impl Server {
     /// A server with these settings.
     pub fn new(settings: Settings) -> Arc<Server> {
         let settings = Arc::new(settings);
+        let jobs = Arc::new(Jobs::new(settings.clone()));
+        let j = jobs.clone();
+        // An expired session's jobs end with it, as with session_end.
+        let on_expire: crate::sessions::OnExpire = Arc::new(move |id: &str| j.stop_session(id));
         Arc::new(Server {
-            sessions: Sessions::new(settings.clone()),
-            jobs: Jobs::new(settings.clone()),
+            sessions: Sessions::with_on_expire(settings.clone(), Some(on_expire)),
+            jobs,
             fresh: crate::pool::Pool::new(settings.clone()),
             settings,
             history: Mutex::new(VecDeque::new()),
@@ -157,10 +162,17 @@ impl Server {
         on_start: &dyn Fn(Interrupter),
     ) -> Result<Value, ServerError> {
         let script = p.script_text()?;
+        let adopter = |session: Option<String>| -> Arc<dyn BackgroundSink> {
+            Arc::new(Adopter {
+                jobs: self.jobs.clone(),
+                session,
+            })
+        };
         let mut v = match &p.session {
             Some(id) => {
                 let entry = self.sessions.get(id)?;
                 let mut s = lock(&entry.session);
+                s.set_background_sink(Some(adopter(Some(id.clone()))));
                 let v = crate::exec::run(&mut s, &script, p, &self.settings, on_start);
                 entry.remember_cwd(s.cwd());
                 drop(s);
@@ -168,18 +180,11 @@ impl Server {
                 v
             }
             None => {
-                // A longer timeout than the sessions' own request limit needs a
-                // session made with that limit (the pool's have the default).
-                let want = p.timeout_ms.map(|t| self.settings.clamp_timeout(t));
-                let mut s = match want {
-                    Some(t) if t > self.settings.limits.script_timeout_ms => {
-                        let mut settings = (*self.settings).clone();
-                        settings.limits.script_timeout_ms = t;
-                        settings.new_session(None, &[])
-                    }
-                    _ => self.fresh.take(),
-                };
-                crate::exec::run(&mut s, &script, p, &self.settings, on_start)
+                let mut s = self.fresh.take();
+                s.set_background_sink(Some(adopter(None)));
+                let v = crate::exec::run(&mut s, &script, p, &self.settings, on_start);
+                self.fresh.give_back(s);
+                v
             }
         };
         if let Some(id) = &p.session {
@@ -238,7 +243,7 @@ impl Server {
         Ok(json!({"session": p.session, "cwd": cwd.to_string_lossy()}))
     }
 
-    /// Starts a background job: `{job_id, pid: null, status, command, log_path}`.
+    /// Starts a background job: `{job_id, pid, in_process, status, command, log_path}`.
     pub fn job_start(&self, p: JobStartParams) -> Result<Value, ServerError> {
         let ep = ExecParams {
             script: p.script.clone(),

@@ -46,10 +46,14 @@ impl SessionEntry {
     }
 }
 
+/// Told the id of each session that ended by idle expiry (the server kills its jobs).
+pub type OnExpire = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// The live sessions of one server.
 pub struct Sessions {
     settings: Arc<Settings>,
     map: Mutex<HashMap<String, Arc<SessionEntry>>>,
+    on_expire: Option<OnExpire>,
 }
 
 /// Checks a requested working directory: it must be an existing directory.
@@ -73,9 +77,15 @@ pub fn check_cwd(cwd: &str) -> Result<PathBuf, ServerError> {
 impl Sessions {
     /// No sessions yet.
     pub fn new(settings: Arc<Settings>) -> Sessions {
+        Sessions::with_on_expire(settings, None)
+    }
+
+    /// No sessions yet; `on_expire` is told each session ended by idle expiry.
+    pub fn with_on_expire(settings: Arc<Settings>, on_expire: Option<OnExpire>) -> Sessions {
         Sessions {
             settings,
             map: Mutex::new(HashMap::new()),
+            on_expire,
         }
     }
 
@@ -191,6 +201,12 @@ impl Sessions {
             .collect();
         for k in &expired {
             map.remove(k);
+        }
+        drop(map);
+        if let Some(f) = &self.on_expire {
+            for k in &expired {
+                f(k);
+            }
         }
         expired
     }

@@ -137,6 +137,16 @@ impl Settings {
         env: &[(String, String)],
         on_calling_thread: bool,
     ) -> Session {
+        Session::new(self.session_options(cwd, env, on_calling_thread))
+    }
+
+    /// The options of a session under this policy (`env` added to this process's).
+    pub fn session_options(
+        &self,
+        cwd: Option<PathBuf>,
+        env: &[(String, String)],
+        on_calling_thread: bool,
+    ) -> SessionOptions {
         let mut opts = SessionOptions {
             limits: self.limits,
             policy: Some(self.policy.clone()),
@@ -150,7 +160,7 @@ impl Settings {
             opts.env.retain(|(n, _)| n != k);
             opts.env.push((k.clone(), v.clone()));
         }
-        Session::new(opts)
+        opts
     }
 }
 

@@ -18,9 +18,9 @@ use std::time::{Duration, SystemTime};
 /// Bytes kept from the start and from the end of an output past the cap.
 pub const EDGE: usize = 1024;
 
-/// How the interpreter reports a request stopped from outside (it treats an
-/// interrupt like its own deadline).
-pub const STOP_MESSAGE: &[u8] = b"safesh: TIMEOUT: ";
+/// How the interpreter reports a request stopped from outside (a client's
+/// cancellation, a killed job): the start of its cancellation refusal's line.
+pub const CANCEL_MESSAGE: &[u8] = b"safesh: EXECUTION_ERROR: the request was cancelled";
 
 /// Which output a result returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
@@ -144,7 +144,7 @@ impl Capture {
     /// Adds bytes to a stream (also usable without the interpreter, in tests).
     pub fn push(&self, kind: StreamKind, data: &[u8]) {
         if self.interrupted.load(std::sync::atomic::Ordering::SeqCst)
-            && data.starts_with(STOP_MESSAGE)
+            && data.starts_with(CANCEL_MESSAGE)
         {
             return;
         }

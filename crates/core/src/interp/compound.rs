@@ -30,6 +30,13 @@ impl Shell {
     }
 
     fn run_async(&mut self, ao: &ast::AndOrList) -> Exec {
+        // A top-level job of a face's session becomes the face's job; inside a
+        // subshell (or without a sink) the enclosing (sub)shell waits for it.
+        if !self.in_subshell
+            && let Some(sink) = self.background.clone()
+        {
+            return self.run_detached(ao, sink.as_ref());
+        }
         let mut sub = self.subshell();
         sub.fds.insert(0, Fd::In(Source::empty()));
         let ao = ao.clone();
@@ -68,6 +75,93 @@ impl Shell {
         io::lock(&self.jobs).push(Job {
             id,
             handle: Some(handle),
+            detached: false,
+        });
+        self.last_bg = Some(id);
+        self.set_status(0);
+        Ok(())
+    }
+
+    /// Starts `ao &` as a job handed to the session's background sink: its own
+    /// output, stop handle and deadline; the script goes on without it.
+    fn run_detached(
+        &mut self,
+        ao: &ast::AndOrList,
+        sink: &dyn crate::session::BackgroundSink,
+    ) -> Exec {
+        let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // The list as one line (the syntax tree prints compound commands over lines).
+        let command = ao
+            .to_string()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let hooks = sink.start(&command, crate::session::Interrupter(flag.clone()))?;
+        let mut sub = self.detached(flag);
+        let out = io::Sink::new(io::SinkKind::Stream(
+            hooks.output.clone(),
+            io::StreamKind::Stdout,
+        ));
+        let err = io::Sink::new(io::SinkKind::Stream(
+            hooks.output.clone(),
+            io::StreamKind::Stderr,
+        ));
+        sub.fds.insert(0, Fd::In(Source::empty()));
+        sub.fds.insert(1, Fd::Out(out.clone()));
+        sub.fds.insert(2, Fd::Out(err.clone()));
+        sub.on_start = hooks.on_start.clone();
+        let finished = hooks.finished;
+        let ao = ao.clone();
+        let id = self
+            .shared
+            .next_job
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let slot = sub.reserve_thread()?;
+        let spawned = std::thread::Builder::new()
+            .name(format!("safesh-bg-{id}"))
+            .stack_size(SHELL_STACK)
+            .spawn(move || {
+                let _slot = slot;
+                let r = sub.run_and_or(&ao);
+                let mut error = match r {
+                    Err(Stop::Refused(refusal)) => Some(*refusal),
+                    _ => sub.run_exit_trap().err(),
+                };
+                sub.wait_all_keep_status();
+                if error.is_none() {
+                    error = io::lock(&sub.shared.refusal).take();
+                }
+                let status = error.as_ref().map_or(sub.last_status, |r| r.status());
+                if let Some(r) = &error {
+                    let text = match &r.suggestion {
+                        Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
+                        None => format!("safesh: {}: {}\n", r.code, r.message),
+                    };
+                    let _ = err.write_unmetered(text.as_bytes(), &Label::agent());
+                }
+                let label = out.label().join(&err.label());
+                drop(sub);
+                finished(crate::session::BackgroundEnd {
+                    exit_code: status,
+                    error,
+                    label,
+                });
+                status
+            });
+        let handle = match spawned {
+            Ok(h) => h,
+            Err(e) => {
+                return Err(Refusal::new(
+                    crate::error::ErrorCode::ExecutionError,
+                    format!("cannot start a background job: {e}"),
+                )
+                .into());
+            }
+        };
+        io::lock(&self.jobs).push(Job {
+            id,
+            handle: Some(handle),
+            detached: true,
         });
         self.last_bg = Some(id);
         self.set_status(0);

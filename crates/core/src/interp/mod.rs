@@ -125,6 +125,20 @@ impl Cancel {
     }
 }
 
+/// The contents of `m` when `take`, else an empty map.
+fn take_if<V>(take: bool, m: &Mutex<FastMap<String, V>>) -> FastMap<String, V> {
+    if take {
+        std::mem::take(&mut *crate::io::lock(m))
+    } else {
+        FastMap::default()
+    }
+}
+
+/// The deadline `ms` from now (none for 0).
+fn deadline_in(ms: u64) -> Option<Instant> {
+    (ms > 0).then(|| Instant::now() + std::time::Duration::from_millis(ms))
+}
+
 /// State shared by a shell and all its subshells, pipeline stages and jobs.
 pub(crate) struct Shared {
     pub limits: Limits,
@@ -151,6 +165,42 @@ pub(crate) struct Shared {
     pub temp_labels: Mutex<HashMap<PathBuf, Label>>,
     /// The request's output allowance (`limits.output_bytes`), when set.
     pub output_budget: Mutex<Option<Arc<crate::io::OutputBudget>>>,
+    /// Keeps the session's temp dir alive while a request or a detached job uses it.
+    pub temp_keep: Option<Arc<crate::session::TempDirGuard>>,
+    /// This request's own time limit (`timeout_ms`), replacing `limits.script_timeout_ms`.
+    pub request_timeout_ms: Option<u64>,
+}
+
+impl Shared {
+    /// The next request's (or a detached job's) shared state: fresh counters, the
+    /// same policy, roots and temp dir; the caches move over when `take_caches`.
+    pub(crate) fn successor(&self, take_caches: bool, request_timeout_ms: Option<u64>) -> Shared {
+        Shared {
+            limits: self.limits,
+            commands: AtomicU64::new(0),
+            loop_iterations: AtomicU64::new(0),
+            live_threads: AtomicU64::new(0),
+            word_cache: Mutex::new(take_if(take_caches, &self.word_cache)),
+            script_cache: Mutex::new(take_if(take_caches, &self.script_cache)),
+            next_job: AtomicU64::new(self.next_job.load(Ordering::Relaxed)),
+            pid: self.pid,
+            refusal: Mutex::new(None),
+            write_roots: self.write_roots.clone(),
+            policy: self.policy.clone(),
+            force: self.force,
+            temp_dir: self.temp_dir.clone(),
+            temp_labels: Mutex::new(HashMap::new()),
+            output_budget: Mutex::new(None),
+            temp_keep: self.temp_keep.clone(),
+            request_timeout_ms,
+        }
+    }
+
+    /// The time limit in force (ms; 0: none).
+    pub fn timeout_ms(&self) -> u64 {
+        self.request_timeout_ms
+            .unwrap_or(self.limits.script_timeout_ms)
+    }
 }
 
 /// A reserved thread slot; dropping it releases the slot.
@@ -166,6 +216,9 @@ impl Drop for ThreadSlot {
 pub(crate) struct Job {
     pub id: u64,
     pub handle: Option<std::thread::JoinHandle<i32>>,
+    /// Handed to the session's background sink: `wait` may still join it, but the
+    /// end of the script does not.
+    pub detached: bool,
 }
 
 /// Shell options (`set -e`, …).
@@ -227,6 +280,11 @@ pub(crate) struct Shell {
     pub shopt: Shopt,
     /// Temporary files of `<(…)` for the command being run.
     pub temp_files: Vec<PathBuf>,
+    /// Told the host pid of every sandboxed program this shell starts.
+    pub on_start: Option<safesh_sandbox::StartHook>,
+    /// Takes over top-level background jobs (the faces); `None`: the script waits
+    /// for them at its end (the CLI).
+    pub background: Option<Arc<dyn crate::session::BackgroundSink>>,
 }
 
 /// `shopt` options safesh implements.
@@ -247,9 +305,7 @@ impl Shell {
         env: impl IntoIterator<Item = (String, String)>,
         limits: Limits,
     ) -> Self {
-        let deadline = (limits.script_timeout_ms > 0)
-            .then(|| Instant::now() + std::time::Duration::from_millis(limits.script_timeout_ms));
-        let root = Cancel::root(deadline);
+        let root = Cancel::root(deadline_in(limits.script_timeout_ms));
         let mut vars = Vars::default();
         for (k, v) in env {
             let mut var = Var::scalar(v, Label::from_env(&k));
@@ -292,6 +348,8 @@ impl Shell {
                 temp_dir: None,
                 temp_labels: Mutex::new(HashMap::new()),
                 output_budget: Mutex::new(None),
+                temp_keep: None,
+                request_timeout_ms: None,
             }),
             cancel: root,
             interrupt: None,
@@ -311,6 +369,8 @@ impl Shell {
             in_subshell: false,
             shopt: Shopt::default(),
             temp_files: Vec::new(),
+            on_start: None,
+            background: None,
         };
         if sh.vars.get("BASH_VERSINFO").is_none() {
             let info = ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"];
@@ -338,35 +398,30 @@ impl Shell {
         sh
     }
 
-    /// Prepares for a new exec request: fresh counters and deadline.
-    pub fn reset_request(&mut self) {
-        let limits = self.shared.limits;
-        let deadline = (limits.script_timeout_ms > 0)
-            .then(|| Instant::now() + std::time::Duration::from_millis(limits.script_timeout_ms));
-        let root = Cancel::root_with(deadline, self.interrupt.clone());
-        let old = self.shared.clone();
-        self.shared = Arc::new(Shared {
-            limits,
-            commands: AtomicU64::new(0),
-            loop_iterations: AtomicU64::new(0),
-            live_threads: AtomicU64::new(0),
-            word_cache: Mutex::new(std::mem::take(&mut *crate::io::lock(&old.word_cache))),
-            script_cache: Mutex::new(std::mem::take(&mut *crate::io::lock(&old.script_cache))),
-            next_job: AtomicU64::new(old.next_job.load(Ordering::Relaxed)),
-            pid: old.pid,
-            refusal: Mutex::new(None),
-            write_roots: old.write_roots.clone(),
-            policy: old.policy.clone(),
-            force: old.force,
-            temp_dir: old.temp_dir.clone(),
-            temp_labels: Mutex::new(HashMap::new()),
-            output_budget: Mutex::new(None),
-        });
-        self.cancel = root;
+    /// Prepares for a new exec request: fresh counters and deadline
+    /// (`timeout_ms` replaces `limits.script_timeout_ms` for this request).
+    pub fn reset_request(&mut self, timeout_ms: Option<u64>) {
+        self.shared = Arc::new(self.shared.successor(true, timeout_ms));
+        self.cancel = Cancel::root_with(
+            deadline_in(self.shared.timeout_ms()),
+            self.interrupt.clone(),
+        );
         self.call_depth = 0;
         self.subst_depth = 0;
         self.loop_depth = 0;
         self.errexit_suppressed = 0;
+    }
+
+    /// A copy of this shell for a background job that outlives the request: its own
+    /// counters and output budget, no deadline (like a face's job, it runs until it
+    /// ends or is stopped), stopped by `interrupt` instead of the request's.
+    pub fn detached(&self, interrupt: Arc<AtomicBool>) -> Shell {
+        let mut s = self.subshell();
+        s.shared = Arc::new(self.shared.successor(false, Some(0)));
+        s.cancel = Cancel::root_with(deadline_in(s.shared.timeout_ms()), Some(interrupt.clone()));
+        s.interrupt = Some(interrupt);
+        s.background = None;
+        s
     }
 
     /// A subshell: a copy with its own jobs list.
@@ -391,16 +446,26 @@ impl Shell {
         Ok(())
     }
 
-    /// The refusal for an expired scope.
+    /// The refusal for an expired scope: `TIMEOUT` for a time limit, the
+    /// cancellation refusal when the request was interrupted from outside.
     pub fn timeout_refusal(&self) -> Refusal {
+        if self
+            .interrupt
+            .as_ref()
+            .is_some_and(|i| i.load(Ordering::SeqCst))
+        {
+            return crate::session::cancelled_refusal();
+        }
+        let rule = if self.shared.request_timeout_ms.is_some() {
+            "timeout_ms"
+        } else {
+            "limits.script_timeout_ms"
+        };
         Refusal::new(
             ErrorCode::Timeout,
-            format!(
-                "the script ran longer than {} ms",
-                self.shared.limits.script_timeout_ms
-            ),
+            format!("the script ran longer than {} ms", self.shared.timeout_ms()),
         )
-        .rule("limits.script_timeout_ms")
+        .rule(rule)
         .suggest("run long work as a background job, or split the script")
     }
 
@@ -566,6 +631,12 @@ impl Shell {
         let script = self.parse_cached(text)?;
         self.precheck(&script.program)?;
         self.run_program(&script.program)
+    }
+
+    /// Lets go of the jobs handed to the background sink: the script's end does
+    /// not wait for them (`wait` inside the script still could).
+    pub fn forget_detached(&mut self) {
+        crate::io::lock(&self.jobs).retain(|j| !j.detached);
     }
 
     /// Waits for every background job of this shell.

@@ -100,6 +100,26 @@ async def scenario(s, proj, full):
     killed = sc(await call(s, "job_kill", {"job_id": k["job_id"], "signal": "TERM"}))
     check(killed["status"] == "killed", "job_kill", killed)
 
+    # `cmd &` in a script: the call returns at once, the command is a job.
+    r = sc(await call(s, "exec", {"script": "echo main; { echo bg; sleep 30; } &", "session": sid}))
+    check(r["output"] == "main\n" and r["exit_code"] == 0, "exec with cmd & returns", r)
+    bg = [x for x in sc(await call(s, "job_list", {}))["jobs"] if x["command"] == "{ echo bg; sleep 30 } &"]
+    check(len(bg) == 1 and bg[0]["status"] == "running" and bg[0]["session"] == sid, "cmd & is listed as a job", bg)
+    if bg:
+        # Its output arrives in its own buffer (the job runs on, so poll).
+        for _ in range(200):
+            o = sc(await call(s, "job_output", {"job_id": bg[0]["job_id"], "since": 0}))
+            if o["data"]:
+                break
+            await anyio.sleep(0.05)
+        check(o["data"] == "bg\n", "a cmd & job's output is its own", o)
+        killed = sc(await call(s, "job_kill", {"job_id": bg[0]["job_id"]}))
+        check(killed["status"] == "killed", "job_kill stops a cmd & job", killed)
+
+    # A request past its timeout_ms says so.
+    r = await call(s, "exec", {"script": "sleep 30", "timeout_ms": 200})
+    check(is_error(r) and sc(r)["stopped"] == "timeout" and sc(r)["error"]["code"] == "TIMEOUT", "timeout_ms", sc(r))
+
     # Cancellation: abandoning the call sends notifications/cancelled; the session
     # is free again only once the command has stopped.
     t = time.monotonic()

@@ -1,9 +1,10 @@
 //! Background jobs: lifecycle, offsets across the ring boundary, kill, session end.
 
-use crate::Env;
+use crate::{Env, exec};
 use safesh_server::service::{
     JobKillParams, JobOutputParams, JobStartParams, SessionEndParams, SessionStartParams,
 };
+use serde_json::json;
 use std::time::{Duration, Instant};
 
 fn start(s: &safesh_server::Server, script: &str, session: Option<String>) -> String {
@@ -15,6 +16,7 @@ fn start(s: &safesh_server::Server, script: &str, session: Option<String>) -> St
         })
         .unwrap();
     assert!(v["pid"].is_null());
+    assert_eq!(v["in_process"], true);
     v["job_id"].as_str().unwrap().to_string()
 }
 
@@ -136,4 +138,178 @@ fn unknown_job_is_an_error() {
     let env = Env::new();
     let s = env.server();
     assert!(s.job_output(out("job-nope", 0, None)).is_err());
+}
+
+/// Polls `f` (up to 10 s) until it returns `Some`.
+fn poll<T>(mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    for _ in 0..500 {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+fn job_of(s: &safesh_server::Server, command: &str) -> serde_json::Value {
+    let jobs = s.job_list()["jobs"].as_array().unwrap().clone();
+    jobs.into_iter()
+        .find(|j| j["command"] == command)
+        .unwrap_or_else(|| panic!("no job {command:?} in {:?}", s.job_list()))
+}
+
+#[test]
+fn a_background_command_in_a_script_becomes_a_job() {
+    let env = Env::new();
+    let s = env.server();
+    // The call returns although its job never ends by itself.
+    let v = exec(
+        &s,
+        json!({"script": "echo before; { echo in-job; sleep 30; } & echo after $!"}),
+    );
+    assert_eq!(v["exit_code"], 0, "{v}");
+    let text = v["output"].as_str().unwrap();
+    assert!(text.starts_with("before\nafter "), "{v}");
+    assert!(!text.contains("in-job"), "the job's output is its own: {v}");
+    let j = job_of(&s, "{ echo in-job; sleep 30 } &");
+    assert_eq!(j["status"], "running", "{j}");
+    assert!(j["session"].is_null());
+    assert_eq!(j["in_process"], true);
+    let id = j["job_id"].as_str().unwrap().to_string();
+    let o = poll(|| {
+        let o = s.job_output(out(&id, 0, None)).unwrap();
+        (o["data"] == "in-job\n").then_some(o)
+    });
+    assert!(o.is_some(), "the job's output is readable");
+    let v = s
+        .job_kill(JobKillParams {
+            job_id: id.clone(),
+            signal: None,
+        })
+        .unwrap();
+    assert_eq!(v["status"], "killed");
+    assert_eq!(v["exit_code"], 143);
+    let v = s.job_output(out(&id, 7, None)).unwrap();
+    assert_eq!(
+        v["data"], "",
+        "no cancellation noise in a killed job's output"
+    );
+}
+
+#[test]
+fn wait_in_the_same_script_still_waits_and_the_job_is_listed_finished() {
+    let env = Env::new();
+    let s = env.server();
+    let v = exec(
+        &s,
+        json!({"script": "{ echo bg; exit 4; } & wait $!; echo status=$?"}),
+    );
+    assert_eq!(v["output"], "status=4\n", "{v}");
+    let j = job_of(&s, "{ echo bg; exit 4 } &");
+    assert_eq!(j["status"], "exited");
+    assert_eq!(j["exit_code"], 4);
+    let id = j["job_id"].as_str().unwrap().to_string();
+    let f = s.job_follow(out(&id, 0, None)).unwrap();
+    assert_eq!(f["output"], "bg\n");
+}
+
+#[test]
+fn ending_a_session_kills_the_jobs_its_scripts_started() {
+    let env = Env::new();
+    let s = env.server();
+    let sid = s.session_start(SessionStartParams::default()).unwrap()["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let v = exec(&s, json!({"script": "sleep 30 &", "session": sid}));
+    assert_eq!(v["exit_code"], 0, "{v}");
+    let j = job_of(&s, "sleep 30 &");
+    assert_eq!(j["session"], sid.as_str());
+    assert_eq!(j["status"], "running");
+    s.session_end(SessionEndParams { session: sid }).unwrap();
+    let v = s
+        .job_follow(out(j["job_id"].as_str().unwrap(), 0, None))
+        .unwrap();
+    assert_eq!(v["status"], "killed");
+}
+
+#[test]
+fn a_job_in_a_subshell_is_still_waited_for() {
+    let env = Env::new();
+    let s = env.server();
+    let v = exec(&s, json!({"script": "( echo inner & ); echo outer"}));
+    assert_eq!(v["output"], "inner\nouter\n", "{v}");
+    assert_eq!(s.job_list()["jobs"].as_array().unwrap().len(), 0);
+}
+
+/// A server whose config allows `/usr/bin/sleep` (a real external program).
+fn server_with_sleep(env: &Env) -> std::sync::Arc<safesh_server::Server> {
+    let root = env.dir.path().canonicalize().unwrap();
+    let cfg = root.join("config.toml");
+    std::fs::write(&cfg, "[commands.\"/usr/bin/sleep\"]\nallow = true\n").unwrap();
+    let opts = safesh_policy::config::LoadOptions {
+        config_file: Some(cfg),
+        cwd: env.proj(),
+        home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+        xdg_state_home: Some(root.join("state")),
+        xdg_config_home: Some(root.join("state/no-config")),
+        no_project: true,
+    };
+    let config = safesh_policy::config::load(&opts).unwrap();
+    let mut settings = safesh_server::Settings::from_policy(safesh_policy::Policy::new(config));
+    settings.state_dir = root.join("state");
+    safesh_server::Server::new(settings)
+}
+
+fn proc_alive(pid: u64) -> bool {
+    // A zombie has exited: only a live process counts.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            let state = s.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z')
+        })
+        .unwrap_or(false)
+}
+
+fn assert_pid_then_gone(s: &safesh_server::Server, id: &str) {
+    let pid = poll(|| {
+        let j = s.job_output(out(id, 0, None)).unwrap();
+        j["pid"].as_u64()
+    })
+    .expect("the job reports the pid of its external program");
+    let j = s.job_output(out(id, 0, None)).unwrap();
+    assert_eq!(j["in_process"], false, "{j}");
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap();
+    assert!(proc_alive(pid), "pid {pid} ({comm}) is running");
+    let v = s
+        .job_kill(JobKillParams {
+            job_id: id.into(),
+            signal: None,
+        })
+        .unwrap();
+    assert_eq!(v["status"], "killed");
+    assert!(
+        poll(|| (!proc_alive(pid)).then_some(())).is_some(),
+        "pid {pid} is gone after job_kill"
+    );
+}
+
+#[test]
+fn a_job_running_an_external_reports_its_pid_and_kill_ends_it() {
+    let env = Env::new();
+    let s = server_with_sleep(&env);
+    let v = s
+        .job_start(JobStartParams {
+            command: Some("/usr/bin/sleep".into()),
+            args: Some(vec!["30".into()]),
+            ..JobStartParams::default()
+        })
+        .unwrap();
+    let id = v["job_id"].as_str().unwrap().to_string();
+    assert_pid_then_gone(&s, &id);
+    // The same for `cmd &` in a script.
+    let v = exec(&s, json!({"script": "/usr/bin/sleep 30 &"}));
+    assert_eq!(v["exit_code"], 0, "{v}");
+    let j = job_of(&s, "/usr/bin/sleep 30 &");
+    assert_pid_then_gone(&s, j["job_id"].as_str().unwrap());
 }

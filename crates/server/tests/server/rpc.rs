@@ -246,3 +246,32 @@ fn huge_request_is_rejected_and_the_stream_goes_on() {
     );
     assert_eq!(lines[1]["result"]["output"], "after\n");
 }
+
+#[test]
+fn execute_with_a_background_command_makes_a_job() {
+    let env = Env::new();
+    let rpc = Rpc::new(env.server());
+    let r = call(
+        &rpc,
+        &req(1, "execute", json!({"script": "echo main; sleep 30 &"})),
+    );
+    assert_eq!(r["result"]["output"], "main\n", "{r}");
+    let r = call(&rpc, &req(2, "job.list", json!({})));
+    let jobs = r["result"]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "{r}");
+    assert_eq!(jobs[0]["command"], "sleep 30 &");
+    assert_eq!(jobs[0]["status"], "running");
+    let id = jobs[0]["job_id"].clone();
+    let r = call(&rpc, &req(3, "job.kill", json!({"job_id": id})));
+    assert_eq!(r["result"]["status"], "killed", "{r}");
+    let r = call(
+        &rpc,
+        &req(
+            4,
+            "execute",
+            json!({"script": "sleep 30", "timeout_ms": 100}),
+        ),
+    );
+    assert_eq!(r["result"]["stopped"], "timeout", "{r}");
+    assert_eq!(r["result"]["error"]["code"], "TIMEOUT");
+}

@@ -131,7 +131,7 @@ fn idle_sessions_expire() {
     env.settings.idle = Duration::from_millis(100);
     let s = env.server();
     let id = start(&s, None);
-    exec(&s, json!({"script": "true", "session": id}));
+    exec(&s, json!({"script": "sleep 30 &", "session": id}));
     std::thread::sleep(Duration::from_millis(250));
     let r = s.exec(
         &crate::params(json!({"script": "true", "session": id})),
@@ -139,6 +139,20 @@ fn idle_sessions_expire() {
     );
     assert!(matches!(r, Err(ServerError::UnknownSession(_))), "{r:?}");
     assert!(s.sessions.is_empty());
+    // Its job ended with it.
+    let job = s.job_list()["jobs"][0]["job_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let v = s
+        .job_follow(safesh_server::service::JobOutputParams {
+            job_id: job,
+            since: None,
+            max_bytes: None,
+            timeout_ms: Some(10_000),
+        })
+        .unwrap();
+    assert_eq!(v["status"], "killed", "{v}");
 }
 
 #[test]
@@ -153,9 +167,71 @@ fn timeout_stops_the_request() {
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     assert_eq!(v["exit_code"], 124);
     assert_eq!(v["error"]["code"], "TIMEOUT");
+    assert_eq!(v["error"]["details"]["rule"], "timeout_ms");
+    assert_eq!(v["error"]["details"]["reason"], "timeout");
+    assert_eq!(v["stopped"], "timeout");
     assert!(
         v["output"].as_str().unwrap().starts_with("before\n"),
         "partial output kept: {v}"
+    );
+}
+
+#[test]
+fn a_cancelled_request_says_so_and_is_not_a_timeout() {
+    let env = Env::new();
+    let s = env.server();
+    let id = start(&s, None);
+    let slot: std::sync::Arc<std::sync::Mutex<Option<safesh_core::Interrupter>>> =
+        Default::default();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (s2, slot2, done2, id2) = (s.clone(), slot.clone(), done.clone(), id.clone());
+    let h = std::thread::spawn(move || {
+        let p =
+            crate::params(json!({"script": "echo before; sleep 30; echo after", "session": id2}));
+        let v = s2
+            .exec(&p, &move |i| *slot2.lock().unwrap() = Some(i))
+            .unwrap();
+        done2.store(true, std::sync::atomic::Ordering::SeqCst);
+        v
+    });
+    // Like the MCP face: interrupt until the request has ended (an interrupt
+    // before it started would be cleared by it).
+    while !done.load(std::sync::atomic::Ordering::SeqCst) {
+        if let Some(i) = slot.lock().unwrap().as_ref() {
+            i.interrupt();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let v = h.join().unwrap();
+    assert_eq!(v["error"]["code"], "EXECUTION_ERROR", "{v}");
+    assert_eq!(v["error"]["details"]["rule"], "cancelled");
+    assert_eq!(v["error"]["details"]["reason"], "cancelled");
+    assert_eq!(v["stopped"], "cancelled");
+    assert!(!v["output"].as_str().unwrap().contains("after"), "{v}");
+    // The session works on afterwards, with no leftover interrupt.
+    let v = exec(&s, json!({"script": "echo again", "session": id}));
+    assert_eq!(v["output"], "again\n", "{v}");
+    assert!(v.get("stopped").is_none());
+}
+
+#[test]
+fn fresh_calls_reuse_only_an_empty_temp_dir() {
+    let env = Env::new();
+    let s = env.server();
+    let v = exec(
+        &s,
+        json!({"script": "echo secret > $TMPDIR/f; echo $TMPDIR"}),
+    );
+    let first = v["output"].as_str().unwrap().trim().to_string();
+    for _ in 0..3 {
+        let v = exec(&s, json!({"script": "ls -A $TMPDIR; echo $TMPDIR"}));
+        let out = v["output"].as_str().unwrap();
+        assert_eq!(out.lines().count(), 1, "an empty temp dir: {v}");
+        assert_ne!(out.trim(), first, "a used temp dir is not handed on");
+    }
+    assert!(
+        !std::path::Path::new(&first).exists(),
+        "the used temp dir was removed"
     );
 }
 
