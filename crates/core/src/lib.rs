@@ -16,8 +16,8 @@ pub mod session;
 mod external;
 mod host;
 mod interp;
-mod tempdir;
 pub mod precheck;
+mod tempdir;
 
 pub use error::{Details, ErrorCode, Refusal};
 pub use io::{StreamConsumer, StreamKind};

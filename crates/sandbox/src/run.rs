@@ -80,7 +80,9 @@ fn shells_to_hide(spec: &Spec, path_var: Option<&str>) -> Vec<PathBuf> {
     let exec_roots: Vec<PathBuf> = spec
         .exec
         .iter()
-        .map(|e| crate::realpath::canonicalize(abs(e, &spec.cwd)).unwrap_or_else(|_| abs(e, &spec.cwd)))
+        .map(|e| {
+            crate::realpath::canonicalize(abs(e, &spec.cwd)).unwrap_or_else(|_| abs(e, &spec.cwd))
+        })
         .collect();
     // The shells on this host, resolved once per process.
     static SHELL_PATHS: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
@@ -147,7 +149,8 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
 /// The roots (and cwd, program) that live under the host's `/tmp`, outermost only,
 /// and whether every one of them is writable anyway (inside a write root).
 fn roots_under_tmp(spec: &Spec) -> (Vec<PathBuf>, bool) {
-    let tmp_canon = crate::realpath::canonicalize(&spec.tmp_dir).unwrap_or_else(|_| spec.tmp_dir.clone());
+    let tmp_canon =
+        crate::realpath::canonicalize(&spec.tmp_dir).unwrap_or_else(|_| spec.tmp_dir.clone());
     let canon = |p: &PathBuf| crate::realpath::canonicalize(abs(p, &spec.cwd)).ok();
     let writable: Vec<PathBuf> = spec.write.iter().filter_map(canon).collect();
     let mut found: Vec<PathBuf> = spec
@@ -425,11 +428,14 @@ pub fn run(
         .write
         .iter()
         .chain([&spec.tmp_dir])
-        .map(|w| crate::realpath::canonicalize(abs(w, &spec.cwd)).unwrap_or_else(|_| abs(w, &spec.cwd)))
+        .map(|w| {
+            crate::realpath::canonicalize(abs(w, &spec.cwd)).unwrap_or_else(|_| abs(w, &spec.cwd))
+        })
         .collect();
     let mut bound_parents = std::collections::HashSet::new();
     let mut protected_targets: Vec<PathBuf> = Vec::new();
-    let tmp_dir_canon = crate::realpath::canonicalize(&spec.tmp_dir).unwrap_or_else(|_| spec.tmp_dir.clone());
+    let tmp_dir_canon =
+        crate::realpath::canonicalize(&spec.tmp_dir).unwrap_or_else(|_| spec.tmp_dir.clone());
     for p in &spec.protect {
         let p = abs(p, &spec.cwd);
         // The private temp dir is the program's scratch space (and is /tmp inside).
