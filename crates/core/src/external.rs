@@ -53,6 +53,7 @@ impl Shell {
                 label = label.join(&self.file_label(&p));
             }
         }
+        let guard = self.commit_external(program, argv, &label, &profile.network)?;
         label = label.join(&Label::sandboxed(program.display().to_string()));
         if let Network::On | Network::Hosts(_) = &profile.network {
             label = label.join(&Label::from_network("network"));
@@ -80,6 +81,7 @@ impl Shell {
         env.retain(|(k, _)| k != "TMPDIR");
         env.push(("TMPDIR".into(), tmp_dir.display().to_string()));
         let stdin_src = self.in_fd(0);
+        let mut refused = None;
         let stdin = if stdin_src.is_empty_source() {
             safesh_sandbox::Stdin::Null
         } else if stdin_src.unbuffered_process_stdin() {
@@ -93,11 +95,19 @@ impl Shell {
                 Ok(fd) if !tty => safesh_sandbox::Stdin::Fd(fd),
                 _ => safesh_sandbox::Stdin::Null,
             }
+        } else if let Some(g) = guard {
+            refused = Some(g.refused.clone());
+            safesh_sandbox::Stdin::Reader(Box::new(crate::flow::GuardedReader::new(
+                stdin_src,
+                cell.clone(),
+                g,
+            )))
         } else {
             safesh_sandbox::Stdin::Reader(Box::new(StageReader::new(stdin_src, cell.clone())))
         };
         let remaining = self.cancel.remaining();
         let timeout = Duration::from_millis(profile.timeout_ms);
+        let hide = self.secrets_to_hide(&profile.write, &texts);
         let spec = safesh_sandbox::Spec {
             program: program.to_path_buf(),
             argv: texts.clone(),
@@ -107,7 +117,7 @@ impl Shell {
             write: profile.write,
             exec: profile.exec,
             protect: profile.protect,
-            hide: Vec::new(),
+            hide,
             tmp_dir,
             network: match profile.network {
                 Network::Off => safesh_sandbox::Network::Off,
@@ -135,6 +145,13 @@ impl Shell {
         let _ = output.out.flush();
         let _ = output.err.flush();
         self.status_label = cell.get();
+        // Its stdin carried what it may not receive: it got none of it, and the
+        // script stops here.
+        if let Some(slot) = refused
+            && let Some(r) = crate::io::lock(&slot).take()
+        {
+            return Err(r.into());
+        }
         let outcome = match result {
             Ok(o) => o,
             Err(safesh_sandbox::SandboxError::Unavailable(why)) => {
@@ -214,5 +231,43 @@ impl Shell {
         };
         self.set_status(status);
         Ok(())
+    }
+}
+
+impl Shell {
+    /// Secret files (by the config's classification) the program was not given:
+    /// hidden from it (`/dev/null` inside the sandbox). Looked for one level deep
+    /// in the working directory and the write roots, where `.env` and key files
+    /// live; a file named in the arguments stays visible (and labels the output).
+    fn secrets_to_hide(
+        &self,
+        write: &[std::path::PathBuf],
+        argv: &[String],
+    ) -> Vec<std::path::PathBuf> {
+        let Some(flow) = &self.shared.flow else {
+            return Vec::new();
+        };
+        let named: Vec<std::path::PathBuf> = argv
+            .iter()
+            .skip(1)
+            .map(|a| crate::host::normalize(&self.cwd.join(a)))
+            .collect();
+        let mut dirs = vec![self.cwd.clone()];
+        dirs.extend(write.iter().filter(|w| w.is_dir()).cloned());
+        dirs.sort();
+        dirs.dedup();
+        let mut out = Vec::new();
+        for d in dirs {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                if flow.is_secret_path(&p) && !named.contains(&p) && !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
     }
 }

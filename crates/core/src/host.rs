@@ -17,11 +17,27 @@ use std::time::Duration;
 pub(crate) struct ShellHost<'a> {
     shell: &'a Shell,
     cell: LabelCell,
+    /// The label of the utility's own arguments (and the PC): what an inner
+    /// command's name comes from (`xargs rm`: `rm` is the script's, not stdin's).
+    argv_label: Label,
+    /// Paths the utility asked to change, to record their labels afterwards.
+    changed: std::sync::Mutex<Vec<std::path::PathBuf>>,
 }
 
 impl<'a> ShellHost<'a> {
     pub(crate) fn new(shell: &'a Shell, cell: LabelCell) -> Self {
-        ShellHost { shell, cell }
+        let argv_label = cell.get();
+        ShellHost {
+            shell,
+            cell,
+            argv_label,
+            changed: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The paths the utility changed (created, wrote, removed, renamed).
+    pub(crate) fn take_changed(&self) -> Vec<std::path::PathBuf> {
+        std::mem::take(&mut *lock(&self.changed))
     }
 
     /// Records a refusal for the interpreter to raise once the utility returns.
@@ -72,6 +88,7 @@ impl Host for ShellHost<'_> {
         if let Err(r) = self.shell.check_write_path(path) {
             return Err(self.refuse(r));
         }
+        lock(&self.changed).push(path.to_path_buf());
         Ok(())
     }
 
@@ -94,9 +111,14 @@ impl Host for ShellHost<'_> {
         let label = self.cell.get();
         let fields: Vec<Field> = argv
             .iter()
-            .map(|a| Field {
+            .enumerate()
+            .map(|(i, a)| Field {
                 text: a.clone(),
-                label: label.clone(),
+                label: if i == 0 {
+                    self.argv_label.clone()
+                } else {
+                    label.clone()
+                },
             })
             .collect();
         let r = sub.dispatch(fields, false);
@@ -129,6 +151,16 @@ impl Host for ShellHost<'_> {
             }
             std::thread::sleep((end - now).min(Duration::from_millis(10)));
         }
+    }
+
+    fn egress(&self, request: &safesh_utils::Egress<'_>) -> Result<(), Interrupt> {
+        self.shell
+            .egress(request, &self.cell.get())
+            .map_err(|r| Interrupt(Box::new(r)))
+    }
+
+    fn received_from(&self, host: &str) {
+        self.cell.join(&Label::from_network(host));
     }
 
     fn command_kind(&self, name: &str) -> Option<&'static str> {
@@ -180,9 +212,67 @@ impl Shell {
         if let Some(l) = lock(&self.shared.temp_labels).get(&path) {
             return l.clone();
         }
-        Label::from_file(path.to_string_lossy())
+        match &self.shared.flow {
+            Some(flow) => flow.file_label(&path),
+            None => Label::from_file(path.to_string_lossy()),
+        }
     }
 }
 
 /// Lexical normalization (`a/./b/../c` → `a/c`) without touching the disk.
 pub(crate) use safesh_policy::paths::normalize;
+
+impl Shell {
+    /// A network utility is about to connect: the host must be on the command's
+    /// network list, and `data` (everything it will send: arguments, files, stdin,
+    /// the PC) must be allowed to flow there.
+    pub(crate) fn egress(
+        &self,
+        request: &safesh_utils::Egress<'_>,
+        data: &Label,
+    ) -> Result<(), Refusal> {
+        use safesh_policy::config::Network;
+        let Some(policy) = &self.shared.policy else {
+            return Err(Refusal::new(
+                ErrorCode::PermissionDenied,
+                format!("{}: no network without a policy", request.tool),
+            ));
+        };
+        let tool = request.tool;
+        let profile = policy.profile(tool, Path::new(tool), &[], &self.cwd);
+        let host = safesh_flow::hosts::normalize_host(request.host);
+        let allowed = match &profile.network {
+            Network::On => true,
+            Network::Off => false,
+            Network::Hosts(list) => list
+                .iter()
+                .any(|p| safesh_flow::HostPattern::new(p).matches(&host)),
+        };
+        if !allowed {
+            let mut r = Refusal::new(
+                ErrorCode::PermissionDenied,
+                format!("{tool}: {host} is not on the network list"),
+            )
+            .rule(format!("commands.{tool}.network"))
+            .command(tool.to_string())
+            .suggest(
+                "use a host the config allows, or ask the human to add it to [sandbox] network",
+            );
+            if let Network::Hosts(list) = &profile.network {
+                r.details.allowed = list.clone();
+            }
+            return Err(r);
+        }
+        let shown = if data.confidentiality.is_public() {
+            request.url.to_string()
+        } else {
+            format!("{}://{}:{}/[withheld]", request.scheme, host, request.port)
+        };
+        self.commit_shared(
+            safesh_flow::CommitPoint::Network { host: host.clone() },
+            data,
+            format!("{tool} {} {shown}", request.method),
+            &host,
+        )
+    }
+}

@@ -97,6 +97,24 @@ pub struct Sink {
     kind: SinkKind,
     label: Mutex<Label>,
     budget: Option<Arc<OutputBudget>>,
+    /// A redirected file whose label is recorded when the last fd closes it.
+    record: Option<FileRecord>,
+}
+
+/// Where a file sink's label goes when it is closed.
+pub(crate) struct FileRecord {
+    pub(crate) path: std::path::PathBuf,
+    pub(crate) append: bool,
+    pub(crate) flow: Arc<crate::flow::Flow>,
+}
+
+impl Drop for Sink {
+    fn drop(&mut self) {
+        if let Some(r) = self.record.take() {
+            let label = lock(&self.label).clone();
+            r.flow.record_write(&r.path, &label, r.append);
+        }
+    }
 }
 
 /// A request's allowance of output bytes (`limits.output_bytes`), shared by its
@@ -147,6 +165,17 @@ impl Sink {
             kind,
             label: Mutex::new(Label::empty()),
             budget: None,
+            record: None,
+        })
+    }
+
+    /// A redirected file: its label is recorded (label store) once it is closed.
+    pub(crate) fn recorded_file(file: std::fs::File, record: Option<FileRecord>) -> Output {
+        Arc::new(Sink {
+            kind: SinkKind::File(Mutex::new(file)),
+            label: Mutex::new(Label::empty()),
+            budget: None,
+            record,
         })
     }
 
@@ -156,6 +185,7 @@ impl Sink {
             kind,
             label: Mutex::new(Label::empty()),
             budget: Some(budget),
+            record: None,
         })
     }
 

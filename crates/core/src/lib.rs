@@ -14,6 +14,7 @@ pub mod registry;
 pub mod session;
 
 mod external;
+mod flow;
 mod host;
 mod interp;
 pub mod precheck;

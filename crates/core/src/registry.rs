@@ -5,13 +5,14 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 static TABLE: LazyLock<HashMap<&'static str, UtilFn>> = LazyLock::new(|| {
-    let families: [&[(&str, UtilFn)]; 6] = [
+    let families: [&[(&str, UtilFn)]; 7] = [
         safesh_tools_text::UTILS,
         safesh_tools_data::UTILS,
         safesh_tools_regex::UTILS,
         safesh_tools_awk::UTILS,
         safesh_tools_jq::UTILS,
         safesh_tools_fs::UTILS,
+        safesh_tools_net::UTILS,
     ];
     families.iter().flat_map(|f| f.iter().copied()).collect()
 });

@@ -232,6 +232,22 @@ fn make_private_temp_dir() -> Option<std::path::PathBuf> {
     None
 }
 
+/// Secrets in the environment (`GITHUB_TOKEN`, `*_KEY`…) are labeled by the config's
+/// classification: usable where their label allows, never shown to the model.
+fn label_environment(shell: &mut crate::interp::Shell, flow: &crate::flow::Flow) {
+    let names: Vec<String> = shell
+        .vars
+        .names()
+        .filter(|n| flow.env_label(n).is_some())
+        .cloned()
+        .collect();
+    for name in names {
+        if let (Some(extra), Some(v)) = (flow.env_label(&name), shell.vars.get_mut(&name)) {
+            v.label = v.label.join(&extra);
+        }
+    }
+}
+
 impl Session {
     /// Creates a session.
     pub fn new(opts: SessionOptions) -> Self {
@@ -282,7 +298,10 @@ impl Session {
                 v.exported = true;
             }
         }
+        let flow = std::sync::Arc::new(crate::flow::Flow::new(policy.config()));
+        label_environment(shell, &flow);
         if let Some(shared) = std::sync::Arc::get_mut(&mut shell.shared) {
+            shared.flow = Some(flow);
             shared.policy = Some(policy);
             shared.temp_dir = temp.as_ref().map(|t| t.0.clone());
             shared.temp_keep = temp.clone();
@@ -299,10 +318,13 @@ impl Session {
             policy: None,
             ..opts
         });
-        if let Some(p) = policy
-            && let Some(shared) = std::sync::Arc::get_mut(&mut t.shell.shared)
-        {
-            shared.policy = Some(std::sync::Arc::new(p));
+        if let Some(p) = policy {
+            let flow = std::sync::Arc::new(crate::flow::Flow::new(p.config()));
+            label_environment(&mut t.shell, &flow);
+            if let Some(shared) = std::sync::Arc::get_mut(&mut t.shell.shared) {
+                shared.flow = Some(flow);
+                shared.policy = Some(std::sync::Arc::new(p));
+            }
         }
         t
     }

@@ -131,6 +131,8 @@ pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
         )
         .into());
     }
+    // Text run as code needs integrity: downloaded text is refused here.
+    sh.commit_exec(safesh_flow::ExecKind::Eval, &label, argv)?;
     sh.precheck(&script.program)?;
     // Code built from data runs with that data's label on the PC.
     let saved_pc = sh.pc.clone();
@@ -181,6 +183,8 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
         )
         .into());
     }
+    let code = sh.file_label(&path).join(&file.label);
+    sh.commit_exec(safesh_flow::ExecKind::Source, &code, argv)?;
     sh.precheck(&script.program)?;
     let saved_pos = if argv.len() > 2 {
         Some(std::mem::replace(&mut sh.positional, texts(&argv[2..])))

@@ -180,6 +180,19 @@ impl Shell {
             self.errexit_suppressed -= 1;
         }
         first?;
+        if n == 0 {
+            return Ok(());
+        }
+        // `a && b`: whether b runs depends on a (implicit flow), for this list only.
+        let saved_pc = self.pc.clone();
+        let r = self.run_and_or_rest(ao);
+        self.pc = saved_pc;
+        r
+    }
+
+    fn run_and_or_rest(&mut self, ao: &ast::AndOrList) -> Exec {
+        let n = ao.additional.len();
+        self.pc.join_assign(&self.status_label);
         for (i, next) in ao.additional.iter().enumerate() {
             let last = i + 1 == n;
             let (run, p) = match next {
@@ -195,6 +208,7 @@ impl Shell {
                     self.errexit_suppressed -= 1;
                 }
                 r?;
+                self.pc.join_assign(&self.status_label);
             }
         }
         Ok(())
@@ -439,6 +453,9 @@ impl Shell {
         let r = self.run_list(list);
         self.errexit_suppressed -= 1;
         r?;
+        // What runs because of this outcome depends on what decided it (implicit
+        // flow): the body runs under the condition's label.
+        self.pc.join_assign(&self.status_label);
         Ok(self.last_status == 0)
     }
 
@@ -447,6 +464,26 @@ impl Shell {
     }
 
     fn run_compound(&mut self, c: &CompoundCommand) -> Exec {
+        // Conditions and loop lists raise the PC for what they control, not for
+        // what follows the compound command.
+        let scoped = matches!(
+            c,
+            CompoundCommand::IfClause(_)
+                | CompoundCommand::WhileClause(_)
+                | CompoundCommand::UntilClause(_)
+                | CompoundCommand::ForClause(_)
+                | CompoundCommand::CaseClause(_)
+        );
+        if !scoped {
+            return self.run_compound_inner(c);
+        }
+        let saved = self.pc.clone();
+        let r = self.run_compound_inner(c);
+        self.pc = saved;
+        r
+    }
+
+    fn run_compound_inner(&mut self, c: &CompoundCommand) -> Exec {
         match c {
             CompoundCommand::BraceGroup(b) => self.run_list(&b.list),
             CompoundCommand::Subshell(s) => {
@@ -498,6 +535,10 @@ impl Shell {
                         .collect(),
                 };
                 self.set_status(0);
+                // How often the body runs depends on the list.
+                for (_, label) in &items {
+                    self.pc.join_assign(label);
+                }
                 for (item, label) in items {
                     self.assign_scalar(&f.variable_name, item, label)?;
                     if let LoopCtl::Break = self.loop_body(&f.body.list)? {
@@ -573,6 +614,7 @@ impl Shell {
 
     fn run_case(&mut self, cc: &ast::CaseClauseCommand) -> Exec {
         let value = self.expand_word_single(&cc.value)?;
+        self.pc.join_assign(&value.label);
         self.set_status(0);
         let mut i = 0;
         let mut fall_through = false;

@@ -167,6 +167,8 @@ pub(crate) struct Shared {
     pub output_budget: Mutex<Option<Arc<crate::io::OutputBudget>>>,
     /// Keeps the session's temp dir alive while a request or a detached job uses it.
     pub temp_keep: Option<Arc<crate::session::TempDirGuard>>,
+    /// Information-flow control (with the policy): rules, audit, file labels.
+    pub flow: Option<Arc<crate::flow::Flow>>,
     /// This request's own time limit (`timeout_ms`), replacing `limits.script_timeout_ms`.
     pub request_timeout_ms: Option<u64>,
 }
@@ -192,6 +194,7 @@ impl Shared {
             temp_labels: Mutex::new(HashMap::new()),
             output_budget: Mutex::new(None),
             temp_keep: self.temp_keep.clone(),
+            flow: self.flow.clone(),
             request_timeout_ms,
         }
     }
@@ -349,6 +352,7 @@ impl Shell {
                 temp_labels: Mutex::new(HashMap::new()),
                 output_budget: Mutex::new(None),
                 temp_keep: None,
+                flow: None,
                 request_timeout_ms: None,
             }),
             cancel: root,

@@ -4,7 +4,6 @@ use super::{Exec, Fd, Shell, Stop};
 use crate::io::{Sink, SinkKind, Source, SourceKind};
 use safesh_label::Label;
 use safesh_syntax::ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T, IoRedirect as R};
-use std::sync::Mutex;
 
 /// Why a redirection could not be set up (the command then fails with status 1).
 pub(crate) struct RedirectFailed;
@@ -110,8 +109,13 @@ impl Shell {
         } else {
             o.write(true).truncate(true);
         }
+        let record = self.shared.flow.clone().map(|flow| crate::io::FileRecord {
+            path: crate::host::normalize(&path),
+            append,
+            flow,
+        });
         match o.open(&path) {
-            Ok(f) => Ok(Ok(Fd::Out(Sink::new(SinkKind::File(Mutex::new(f)))))),
+            Ok(f) => Ok(Ok(Fd::Out(Sink::recorded_file(f, record)))),
             Err(e) => {
                 self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
                 Ok(Err(RedirectFailed))

@@ -258,7 +258,11 @@ impl Shell {
             && !matches!(resolved, Resolved::Function(_))
             && let Some(program) = self.decide(&policy, &argv, &resolved)?
         {
+            self.commit_command(&argv)?;
             return self.run_external(&policy, &program, &argv);
+        }
+        if !matches!(resolved, Resolved::Function(_)) {
+            self.commit_command(&argv)?;
         }
         match resolved {
             Resolved::Function(f) => self.call_function(&f, &argv),
@@ -267,7 +271,12 @@ impl Shell {
                 if let Some(base) = name.rsplit('/').next().filter(|_| name.contains('/')) {
                     argv[0].text = base.to_string();
                 }
-                crate::builtins::run(self, &argv)
+                let label = argv.iter().fold(self.pc.clone(), |l, a| l.join(&a.label));
+                // What the builtin ran inside (`eval`, `source`) sets it too.
+                self.status_label = Label::empty();
+                let r = crate::builtins::run(self, &argv);
+                self.status_label = self.status_label.join(&label);
+                r
             }
             Resolved::Utility(f) => {
                 let label = argv.iter().fold(self.pc.clone(), |l, a| l.join(&a.label));
@@ -406,13 +415,25 @@ impl Shell {
         argv: Vec<String>,
         label: Label,
     ) -> Exec {
+        let mut label = label;
+        if argv.first().map(String::as_str) == Some("mv") {
+            // `mv` never reads the files it moves: their labels go with them.
+            for a in argv.iter().skip(1).filter(|a| !a.starts_with('-')) {
+                let p = self.cwd.join(a);
+                if p.is_file() {
+                    label = label.join(&self.file_label(&p));
+                }
+            }
+        }
         let cell = LabelCell::new(label);
         let env = self.vars.environment();
+        let mut changed = Vec::new();
         let status = {
             let mut stdin = StageReader::new(self.in_fd(0), cell.clone());
             let mut stdout = StageWriter::new(self.out_fd(1), cell.clone());
             let mut stderr = StageWriter::unbuffered(self.out_fd(2), cell.clone());
             let host = crate::host::ShellHost::new(self, cell.clone());
+            let changed = &mut changed;
             let mut ctx = safesh_utils::UtilCtx {
                 argv,
                 cwd: self.cwd.clone(),
@@ -426,8 +447,10 @@ impl Shell {
             use std::io::Write;
             let _ = stdout.flush();
             let _ = stderr.flush();
+            *changed = host.take_changed();
             r
         };
+        self.record_changed(&changed, &cell.get());
         match status {
             Ok(s) => {
                 self.status_label = cell.get();
@@ -442,6 +465,20 @@ impl Shell {
                 Ok(())
             }
             Err(interrupt) => Err(crate::host::refusal_of(interrupt).into()),
+        }
+    }
+
+    /// After a utility ran: every regular file it changed now holds data labeled
+    /// at most `label` (a file's label only goes up).
+    fn record_changed(&self, changed: &[std::path::PathBuf], label: &Label) {
+        let Some(flow) = &self.shared.flow else {
+            return;
+        };
+        for p in changed {
+            let p = crate::host::normalize(&self.cwd.join(p));
+            if p.is_file() {
+                flow.record_write(&p, label, true);
+            }
         }
     }
 
@@ -635,6 +672,7 @@ impl Shell {
         self.check_size(value.len())?;
         let resolved = self.vars.resolve(name).to_string();
         let name = resolved.as_str();
+        self.commit_env(name, &label)?;
         let attrs = self.vars.get(name).map(|v| v.attrs).unwrap_or_default();
         let value = if attrs.integer {
             self.eval_arith_text(&value)?.to_string()

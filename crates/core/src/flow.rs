@@ -1,0 +1,622 @@
+//! Information-flow control in the interpreter: where labels meet the exchange
+//! rules (`safesh-flow`), the audit log and the label store (`safesh-store`).
+//!
+//! One [`Flow`] per session policy. The interpreter asks it at every commit point
+//! (network egress, text run as code, destructive writes, execution-changing
+//! variables) through [`Shell::commit`]; each decision is appended to the audit log
+//! *before* the action, and a refusal carries the rule that made it.
+//!
+//! Labels of files: the classification rules of the config, joined with what safesh
+//! itself recorded when it wrote the file (this process's map, and the persistent
+//! store shared by every safesh process — opened only once it exists or something
+//! worth remembering is written, so ordinary runs never touch SQLite).
+
+use crate::error::{ErrorCode, Refusal};
+use crate::interp::Shell;
+use crate::interp::expand::Field;
+use crate::io::lock;
+use safesh_flow::{Approvals, Classifier, CommitPoint, CommitRequest, Rules, SystemClock, Verdict};
+use safesh_label::Label;
+use safesh_store::{AuditLog, LabelStore, WriteMode};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Programs that run text as code: their arguments, script files and stdin are code.
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "python2",
+    "python3",
+    "pypy",
+    "pypy3",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "ruby",
+    "perl",
+    "php",
+    "lua",
+    "luajit",
+    "Rscript",
+    "tclsh",
+    "wish",
+    "osascript",
+    "pwsh",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "jshell",
+    "groovy",
+    "julia",
+    "ghci",
+    "runghc",
+    "scala",
+    "kotlin",
+    "swift",
+    "erl",
+    "escript",
+    "elixir",
+    "guile",
+    "racket",
+    "sbcl",
+    "clisp",
+    "ts-node",
+    "tsx",
+];
+
+/// True when `program` (a name or path) is an interpreter (`python3.12` counts).
+pub(crate) fn is_interpreter(program: &str) -> bool {
+    let base = program.rsplit('/').next().unwrap_or(program);
+    let stem = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    INTERPRETERS.contains(&base) || INTERPRETERS.contains(&stem)
+}
+
+/// The session's information-flow state.
+pub(crate) struct Flow {
+    classifier: Classifier,
+    rules: Rules,
+    approvals: Arc<Approvals>,
+    state_dir: Option<PathBuf>,
+    audit: OnceLock<Option<AuditLog>>,
+    store: OnceLock<Option<LabelStore>>,
+    control: OnceLock<Option<safesh_flow::ControlServer>>,
+    /// Labels of files this process wrote (exact, even without the store).
+    written: Mutex<HashMap<PathBuf, Label>>,
+    /// The session's id in the audit log.
+    session: String,
+}
+
+/// Worth remembering across processes: secret, or not to be trusted.
+fn worth_storing(l: &Label) -> bool {
+    !l.confidentiality.is_public() || !safesh_flow::trust::is_trusted(l)
+}
+
+impl Flow {
+    /// The flow state for `config`.
+    pub(crate) fn new(config: &safesh_policy::config::Config) -> Flow {
+        // The config loader validates `[[rule]]` already; should one still not
+        // apply, the built-in rules (the strict defaults) decide.
+        let rules = Rules::from_config(config)
+            .unwrap_or_else(|_| Rules::builtin(safesh_flow::HostPolicy::from_config(config)));
+        let session = format!(
+            "{}-{:x}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0)
+                & 0xff_ffff
+        );
+        Flow {
+            classifier: Classifier::from_config(config),
+            rules,
+            approvals: Arc::new(Approvals::from_config(config, Arc::new(SystemClock))),
+            state_dir: config.state_dir.clone(),
+            audit: OnceLock::new(),
+            store: OnceLock::new(),
+            control: OnceLock::new(),
+            written: Mutex::new(HashMap::new()),
+            session,
+        }
+    }
+
+    fn store(&self, create: bool) -> Option<&LabelStore> {
+        if let Some(s) = self.store.get() {
+            return s.as_ref();
+        }
+        let dir = self.state_dir.as_ref()?;
+        if !create && !dir.join(safesh_store::LABELS_DB).exists() {
+            return None;
+        }
+        self.store
+            .get_or_init(|| LabelStore::open(dir).ok())
+            .as_ref()
+    }
+
+    /// The label of bytes read from `path` (already normalized, absolute).
+    pub(crate) fn file_label(&self, path: &Path) -> Label {
+        let mut l = self.classifier.path_label(path);
+        if let Some(w) = lock(&self.written).get(path) {
+            l = l.join(w);
+        } else if let Some(store) = self.store(false)
+            && let Ok(Some(stored)) = store.lookup(path)
+        {
+            l = l.join(&stored.label);
+        }
+        l
+    }
+
+    /// Records that safesh wrote `label`ed data to `path` (`append`: joined with
+    /// what was there). A file's label only goes up.
+    pub(crate) fn record_write(&self, path: &Path, label: &Label, append: bool) {
+        let mut written = lock(&self.written);
+        let new = match written.get(path) {
+            Some(old) => old.join(label),
+            None if append => self
+                .stored_label(path)
+                .map_or(label.clone(), |o| o.join(label)),
+            None => label.clone(),
+        };
+        let keep = worth_storing(&new);
+        if keep || written.contains_key(path) {
+            written.insert(path.to_path_buf(), new.clone());
+        }
+        drop(written);
+        if keep && let Some(store) = self.store(true) {
+            let mode = if append {
+                WriteMode::Append { before: None }
+            } else {
+                WriteMode::Truncate
+            };
+            let _ = store.record_write(path, &new, mode);
+        }
+    }
+
+    fn stored_label(&self, path: &Path) -> Option<Label> {
+        let store = self.store(false)?;
+        store.lookup(path).ok().flatten().map(|s| s.label)
+    }
+
+    /// True for a file the classification makes secret.
+    pub(crate) fn is_secret_path(&self, path: &Path) -> bool {
+        self.classifier.is_secret_path(path)
+    }
+
+    /// The label of an environment variable's value, if the config classifies it.
+    pub(crate) fn env_label(&self, name: &str) -> Option<Label> {
+        self.classifier.env_label(name)
+    }
+
+    fn audit(&self) -> Result<&AuditLog, Refusal> {
+        let log = self.audit.get_or_init(|| {
+            let dir = self.state_dir.as_ref()?;
+            AuditLog::open(dir).ok()
+        });
+        log.as_ref().ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::ExecutionError,
+                "cannot write the audit log: every commit-point decision is recorded before the action",
+            )
+            .rule("flow.audit")
+            .suggest("make safesh's state directory ($XDG_STATE_HOME/safesh) writable")
+        })
+    }
+
+    fn record(
+        &self,
+        point: &CommitPoint,
+        verdict: safesh_store::Verdict,
+        req: &CommitRequest,
+        target: &str,
+        rule: &str,
+        approval: Option<&str>,
+    ) -> Result<(), Refusal> {
+        let cp = match point {
+            CommitPoint::Network { .. } => safesh_store::CommitPoint::Network,
+            CommitPoint::Exec { .. } => safesh_store::CommitPoint::Exec,
+            CommitPoint::Destructive { .. } => safesh_store::CommitPoint::Destructive,
+            CommitPoint::Env { .. } => safesh_store::CommitPoint::Env,
+        };
+        let mut entry = safesh_store::Entry::new(self.session.clone(), cp, verdict)
+            .with_command(req.command.clone())
+            .with_target(target.to_string())
+            .with_labels(&req.data, &req.pc)
+            .with_rule(rule.to_string());
+        if let Some(id) = approval {
+            entry = entry.with_approval(id.to_string());
+        }
+        self.audit()?.append(&entry).map_err(|e| {
+            Refusal::new(
+                ErrorCode::ExecutionError,
+                format!("cannot write the audit log: {e}"),
+            )
+            .rule("flow.audit")
+        })
+    }
+
+    /// Decides one commit point: `Ok(Some(warning))` for a rule that warns, a
+    /// refusal for block and for an approval not (yet) granted.
+    pub(crate) fn decide(
+        &self,
+        req: CommitRequest,
+        target: &str,
+    ) -> Result<Option<String>, Refusal> {
+        use safesh_store::Verdict as V;
+        let d = self.rules.decide(&req);
+        match d.verdict {
+            Verdict::Allow => {
+                self.record(&req.point, V::Allow, &req, target, &d.rule, None)?;
+                Ok(None)
+            }
+            Verdict::Warn => {
+                self.record(&req.point, V::Warn, &req, target, &d.rule, None)?;
+                Ok(Some(format!("{}: {}", d.rule, d.reason)))
+            }
+            Verdict::Block => {
+                self.record(&req.point, V::Block, &req, target, &d.rule, None)?;
+                let mut r = Refusal::new(ErrorCode::FlowViolation, d.reason.clone())
+                    .rule(d.rule.clone())
+                    .command(req.command.clone())
+                    .suggest(d.suggestion.clone());
+                r.details.allowed = d.allowed.clone();
+                Err(r)
+            }
+            Verdict::RequestApproval => {
+                let kind = req.point.kind();
+                if self.approvals.take_at(&req.command, kind) {
+                    self.record(&req.point, V::Approved, &req, target, &d.rule, None)?;
+                    return Ok(None);
+                }
+                let pending = self.approvals.request(&req.command, kind, target);
+                // A channel the model cannot drive: `safesh approve ID` reaches this
+                // process over its control socket while it lives (MCP, JSON-RPC).
+                if let Some(dir) = &self.state_dir {
+                    self.control.get_or_init(|| {
+                        safesh_flow::ControlServer::bind(dir, self.approvals.clone()).ok()
+                    });
+                }
+                self.record(
+                    &req.point,
+                    V::RequestApproval,
+                    &req,
+                    target,
+                    &d.rule,
+                    Some(&pending.id),
+                )?;
+                let mut r = Refusal::new(
+                    ErrorCode::ApprovalRequired,
+                    format!(
+                        "{}: a human's approval is needed (approval_id: {})",
+                        d.reason, pending.id
+                    ),
+                )
+                .rule(d.rule.clone())
+                .command(req.command.clone())
+                .suggest(format!(
+                    "tell the human what you want to do and why; they can run `safesh approve {}` (valid 5 minutes, once), then run the same command again",
+                    pending.id
+                ));
+                r.details.approval_id = Some(pending.id.clone());
+                Err(r)
+            }
+        }
+    }
+}
+
+/// The command text for the audit log and approvals: words whose label is
+/// confidential are withheld, so no secret value is written anywhere.
+pub(crate) fn command_text(argv: &[Field]) -> String {
+    argv.iter()
+        .map(|f| {
+            if f.label.confidentiality.is_public() {
+                f.text.clone()
+            } else {
+                "[secret]".to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Shell {
+    /// Asks the exchange rules about a commit point; a refusal stops the script.
+    pub(crate) fn commit(
+        &mut self,
+        point: CommitPoint,
+        data: &Label,
+        command: String,
+        target: &str,
+    ) -> Result<(), Refusal> {
+        let Some(flow) = self.shared.flow.clone() else {
+            return Ok(());
+        };
+        let req = CommitRequest {
+            point,
+            data: data.clone(),
+            pc: self.pc.clone(),
+            command,
+        };
+        if let Some(w) = flow.decide(req, target)? {
+            self.diag(format!("safesh: warning: {w}"));
+        }
+        Ok(())
+    }
+
+    /// The same from a utility's host (no `&mut`): network egress.
+    pub(crate) fn commit_shared(
+        &self,
+        point: CommitPoint,
+        data: &Label,
+        command: String,
+        target: &str,
+    ) -> Result<(), Refusal> {
+        let Some(flow) = self.shared.flow.clone() else {
+            return Ok(());
+        };
+        let req = CommitRequest {
+            point,
+            data: data.clone(),
+            pc: self.pc.clone(),
+            command,
+        };
+        flow.decide(req, target).map(|_| ())
+    }
+
+    /// Text about to run as code (`eval`, `source`, an interpreter's code).
+    pub(crate) fn commit_exec(
+        &mut self,
+        what: safesh_flow::ExecKind,
+        code: &Label,
+        argv: &[Field],
+    ) -> Result<(), Refusal> {
+        if self.shared.flow.is_none() || (safesh_flow::trust::is_trusted(code) && self.pc_trusted())
+        {
+            return Ok(()); // nothing to decide: recorded only when it matters
+        }
+        let target = argv.first().map(|f| f.text.clone()).unwrap_or_default();
+        self.commit(
+            CommitPoint::Exec { what },
+            code,
+            command_text(argv),
+            &target,
+        )
+    }
+
+    fn pc_trusted(&self) -> bool {
+        safesh_flow::trust::is_trusted(&self.pc) && self.pc.confidentiality.is_public()
+    }
+
+    /// Before a command runs: a command name from untrusted data runs untrusted
+    /// code; `rm` / `mv` on targets from untrusted data destroy what the data chose.
+    pub(crate) fn commit_command(&mut self, argv: &[Field]) -> Result<(), Refusal> {
+        let Some(first) = argv.first() else {
+            return Ok(());
+        };
+        if self.shared.flow.is_none() {
+            return Ok(());
+        }
+        if !safesh_flow::trust::is_trusted(&first.label) {
+            return self.commit_exec(safesh_flow::ExecKind::Eval, &first.label, argv);
+        }
+        let base = first.text.rsplit('/').next().unwrap_or(&first.text);
+        let op = match base {
+            "rm" | "rmdir" | "unlink" | "shred" => safesh_flow::DestructiveOp::RmR,
+            "mv" => safesh_flow::DestructiveOp::MvOver,
+            "cp" | "truncate" | "dd" | "tee" => safesh_flow::DestructiveOp::Overwrite,
+            _ => return Ok(()),
+        };
+        let operands: Vec<&Field> = argv[1..]
+            .iter()
+            .filter(|f| !f.text.starts_with('-') || f.text == "-")
+            .collect();
+        let targets: Vec<&Field> = match op {
+            safesh_flow::DestructiveOp::RmR => operands,
+            // The destination (the last operand) is what gets replaced.
+            _ => operands.last().copied().into_iter().collect(),
+        };
+        let data = targets.iter().fold(Label::empty(), |l, f| l.join(&f.label));
+        if targets.is_empty() || (safesh_flow::trust::is_trusted(&data) && self.pc_trusted()) {
+            return Ok(());
+        }
+        let names: Vec<String> = targets.iter().map(|f| f.text.clone()).collect();
+        let target = names.join(" ");
+        self.commit(
+            CommitPoint::Destructive { targets: names, op },
+            &data,
+            command_text(argv),
+            &target,
+        )
+    }
+
+    /// Before an external program starts: an interpreter's code (arguments, script
+    /// files) and the program file itself need integrity; a program that can reach
+    /// the network may not be given data that cannot flow to those hosts. Returns
+    /// the guard its stdin must pass, if any.
+    pub(crate) fn commit_external(
+        &mut self,
+        program: &Path,
+        argv: &[Field],
+        given: &Label,
+        network: &safesh_policy::config::Network,
+    ) -> Result<Option<StdinGuard>, Refusal> {
+        use safesh_policy::config::Network;
+        let Some(flow) = self.shared.flow.clone() else {
+            return Ok(None);
+        };
+        let program_text = program.display().to_string();
+        let interpreter =
+            argv.first().is_some_and(|f| is_interpreter(&f.text)) || is_interpreter(&program_text);
+        let prog_label = self.file_label(program);
+        if !safesh_flow::trust::is_trusted(&prog_label) {
+            self.commit_exec(safesh_flow::ExecKind::ScriptFile, &prog_label, argv)?;
+        }
+        if interpreter {
+            let code = argv
+                .iter()
+                .skip(1)
+                .fold(Label::empty(), |l, f| l.join(&f.label));
+            self.commit_exec(safesh_flow::ExecKind::Interpreter, &code, argv)?;
+            for a in argv.iter().skip(1) {
+                let p = self.cwd.join(&a.text);
+                if p.is_file() {
+                    let l = self.file_label(&p);
+                    self.commit_exec(safesh_flow::ExecKind::ScriptFile, &l, argv)?;
+                }
+            }
+        }
+        let hosts: Vec<String> = match network {
+            Network::Off => Vec::new(),
+            Network::On => vec!["*".to_string()],
+            Network::Hosts(h) => h.clone(),
+        };
+        if !given.confidentiality.is_public() {
+            for host in &hosts {
+                self.commit(
+                    CommitPoint::Network { host: host.clone() },
+                    given,
+                    command_text(argv),
+                    host,
+                )?;
+            }
+        }
+        Ok(StdinGuard::new(
+            flow,
+            self.pc.clone(),
+            command_text(argv),
+            interpreter,
+            hosts,
+        ))
+    }
+
+    /// An assignment to an execution-changing variable (`PATH`, `LD_*`, `HOME`…).
+    pub(crate) fn commit_env(&mut self, name: &str, value: &Label) -> Result<(), Refusal> {
+        if self.shared.flow.is_none() || !safesh_flow::rules::is_execution_changing(name) {
+            return Ok(());
+        }
+        self.commit(
+            CommitPoint::Env {
+                name: name.to_string(),
+            },
+            value,
+            format!("{name}=…"),
+            name,
+        )
+    }
+}
+
+/// What a program's stdin may not carry, checked chunk by chunk before any byte is
+/// handed over (`curl … | python3`, `cat .env | prog-with-network`).
+pub(crate) struct StdinGuard {
+    pub(crate) flow: Arc<Flow>,
+    pub(crate) pc: Label,
+    pub(crate) command: String,
+    /// An interpreter: its stdin is code.
+    pub(crate) code: bool,
+    /// The hosts the program can reach (empty: none).
+    pub(crate) hosts: Vec<String>,
+    /// The first refusal, for the interpreter to raise once the program is done.
+    pub(crate) refused: Arc<Mutex<Option<Refusal>>>,
+    /// Labels already decided (a stream's chunks mostly share one).
+    checked: Vec<Label>,
+}
+
+impl StdinGuard {
+    /// A guard; `None` when there is nothing to check.
+    pub(crate) fn new(
+        flow: Arc<Flow>,
+        pc: Label,
+        command: String,
+        code: bool,
+        hosts: Vec<String>,
+    ) -> Option<StdinGuard> {
+        (code || !hosts.is_empty()).then(|| StdinGuard {
+            flow,
+            pc,
+            command,
+            code,
+            hosts,
+            refused: Arc::new(Mutex::new(None)),
+            checked: Vec::new(),
+        })
+    }
+
+    fn check(&mut self, label: &Label) -> Result<(), Refusal> {
+        if self.checked.iter().any(|l| l == label) {
+            return Ok(());
+        }
+        if self.code && !safesh_flow::trust::is_trusted(label) {
+            let req = CommitRequest {
+                point: CommitPoint::Exec {
+                    what: safesh_flow::ExecKind::PipeToInterpreter,
+                },
+                data: label.clone(),
+                pc: self.pc.clone(),
+                command: self.command.clone(),
+            };
+            self.flow.decide(req, "stdin")?;
+        }
+        if !label.confidentiality.is_public() {
+            for host in &self.hosts {
+                let req = CommitRequest {
+                    point: CommitPoint::Network { host: host.clone() },
+                    data: label.clone(),
+                    pc: self.pc.clone(),
+                    command: self.command.clone(),
+                };
+                self.flow.decide(req, host)?;
+            }
+        }
+        self.checked.push(label.clone());
+        Ok(())
+    }
+}
+
+/// A program's stdin behind a [`StdinGuard`]: a refused chunk ends the input
+/// (the program sees end of file, having received none of it) and the refusal
+/// stops the script once the program is done.
+pub(crate) struct GuardedReader {
+    pub(crate) src: crate::io::Input,
+    pub(crate) cell: crate::io::LabelCell,
+    pub(crate) guard: StdinGuard,
+    stopped: bool,
+}
+
+impl GuardedReader {
+    /// `src` read for a program whose output label is `cell`.
+    pub(crate) fn new(
+        src: crate::io::Input,
+        cell: crate::io::LabelCell,
+        guard: StdinGuard,
+    ) -> Self {
+        GuardedReader {
+            src,
+            cell,
+            guard,
+            stopped: false,
+        }
+    }
+}
+
+impl std::io::Read for GuardedReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.stopped {
+            return Ok(0);
+        }
+        let (n, l) = self.src.read_labeled(buf)?;
+        if n == 0 {
+            return Ok(0);
+        }
+        if let Err(r) = self.guard.check(&l) {
+            self.stopped = true;
+            let mut slot = lock(&self.guard.refused);
+            if slot.is_none() {
+                *slot = Some(r);
+            }
+            return Ok(0);
+        }
+        self.cell.join(&l);
+        Ok(n)
+    }
+}
