@@ -517,6 +517,7 @@ pub struct StageWriter {
     cell: LabelCell,
     buf: Vec<u8>,
     unbuffered: bool,
+    fixed_format: bool,
 }
 
 const WRITE_BUF: usize = 64 * 1024;
@@ -529,7 +530,28 @@ impl StageWriter {
             cell,
             buf: Vec::new(),
             unbuffered: false,
+            fixed_format: false,
         }
+    }
+
+    /// Output in a fixed format whose size does not depend on the data (counts:
+    /// `wc`, `grep -c`): it keeps the inputs' integrity and origins but not their
+    /// confidentiality, so a count of secret lines may be shown and used.
+    pub fn fixed_format(mut self) -> Self {
+        self.fixed_format = true;
+        self
+    }
+
+    fn label(&self) -> Label {
+        let l = self.cell.get();
+        if !self.fixed_format || l.confidentiality.is_public() {
+            return l;
+        }
+        Label::new(
+            safesh_label::Confidentiality::public(),
+            l.integrity.clone(),
+            l.origins.clone(),
+        )
     }
 
     /// Like [`StageWriter::new`] but every write goes through at once (stderr).
@@ -539,6 +561,7 @@ impl StageWriter {
             cell,
             buf: Vec::new(),
             unbuffered: true,
+            fixed_format: false,
         }
     }
 }
@@ -549,13 +572,13 @@ impl Write for StageWriter {
             return Ok(data.len());
         }
         if self.unbuffered {
-            self.sink.write_chunk(data, &self.cell.get())?;
+            self.sink.write_chunk(data, &self.label())?;
             return Ok(data.len());
         }
         if self.buf.len() + data.len() > WRITE_BUF {
             self.flush()?;
             if data.len() >= WRITE_BUF {
-                self.sink.write_chunk(data, &self.cell.get())?;
+                self.sink.write_chunk(data, &self.label())?;
                 return Ok(data.len());
             }
         }
@@ -570,7 +593,7 @@ impl Write for StageWriter {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let label = self.cell.get();
+        let label = self.label();
         if matches!(self.sink.kind, SinkKind::Pipe(_)) {
             // The pipe keeps the buffer itself (no copy); a fresh one is
             // allocated on the next write.

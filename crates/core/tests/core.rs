@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod core {
+    pub mod flow;
     pub mod labels;
     pub mod limits;
     pub mod parse;

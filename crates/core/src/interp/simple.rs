@@ -431,6 +431,9 @@ impl Shell {
         let status = {
             let mut stdin = StageReader::new(self.in_fd(0), cell.clone());
             let mut stdout = StageWriter::new(self.out_fd(1), cell.clone());
+            if fixed_format(&argv) {
+                stdout = stdout.fixed_format();
+            }
             let mut stderr = StageWriter::unbuffered(self.out_fd(2), cell.clone());
             let host = crate::host::ShellHost::new(self, cell.clone());
             let changed = &mut changed;
@@ -700,4 +703,17 @@ impl Shell {
 fn simple_line(s: &ast::SimpleCommand) -> Option<usize> {
     use safesh_syntax::ast::SourceLocation;
     s.location().map(|l| l.start.line)
+}
+
+/// Utilities whose output is a count (its size does not depend on the data):
+/// `wc`, `grep -c` (also `-q`, which prints nothing).
+fn fixed_format(argv: &[String]) -> bool {
+    match argv.first().map(String::as_str) {
+        Some("wc") => true,
+        Some("grep" | "egrep" | "fgrep") => argv.iter().skip(1).any(|a| {
+            a == "--count"
+                || (a.starts_with('-') && !a.starts_with("--") && a.contains('c') && a.len() <= 6)
+        }),
+        _ => false,
+    }
 }

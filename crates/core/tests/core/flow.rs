@@ -1,0 +1,205 @@
+//! Information flow with a policy: how each utility propagates a secret label, and
+//! the commit points that refuse (the end-to-end attacks with a real HTTP server
+//! live in the CLI suite, crates/safesh/tests/safesh/flow.rs).
+
+use safesh_core::{ExecOutcome, InputSource, Limits, OutputTarget, Session, SessionOptions};
+use safesh_label::Atom;
+use std::path::Path;
+
+const CONFIG: &str = r#"
+[sandbox]
+read = ["."]
+write = ["."]
+[labels]
+secret = [".env"]
+"#;
+
+fn session(dir: &Path) -> Session {
+    std::fs::write(dir.join("c.toml"), CONFIG).unwrap();
+    std::fs::write(dir.join(".env"), "API_KEY=sk-live-0123456789\nOTHER=2\n").unwrap();
+    std::fs::write(dir.join("public.txt"), "hello\nworld\n").unwrap();
+    let state = dir.join("state");
+    let config = safesh_policy::config::load(&safesh_policy::config::LoadOptions {
+        config_file: Some(dir.join("c.toml")),
+        cwd: dir.to_path_buf(),
+        home: Some(dir.to_path_buf()),
+        xdg_state_home: Some(state),
+        xdg_config_home: Some(dir.join("xdg-config")),
+        no_project: true,
+    })
+    .unwrap();
+    Session::new(SessionOptions {
+        cwd: dir.to_path_buf(),
+        env: vec![
+            ("PATH".into(), "/usr/bin:/bin".into()),
+            ("HOME".into(), dir.display().to_string()),
+            ("DEPLOY_TOKEN".into(), "tok-abcdef".into()),
+        ],
+        limits: Limits::default(),
+        arg0: "safesh".into(),
+        args: Vec::new(),
+        write_roots: None,
+        on_calling_thread: false,
+        policy: Some(safesh_policy::Policy::new(config)),
+    })
+}
+
+fn run(dir: &Path, script: &str) -> ExecOutcome {
+    session(dir).exec(
+        script,
+        InputSource::Empty,
+        OutputTarget::Separate { cap: 1 << 20 },
+    )
+}
+
+fn secret(o: &ExecOutcome) -> bool {
+    !o.label.confidentiality.is_public()
+}
+
+fn code(o: &ExecOutcome) -> Option<String> {
+    o.error.as_ref().map(|e| e.code.as_str().to_string())
+}
+
+#[test]
+fn cat_head_tail_sort_keep_the_secret_label() {
+    let d = tempfile::tempdir().unwrap();
+    for s in [
+        "cat .env",
+        "head -1 .env",
+        "tail -n1 .env",
+        "sort .env",
+        "cut -d= -f2 .env",
+        "tr a-z A-Z < .env",
+        "base64 .env",
+    ] {
+        let o = run(d.path(), s);
+        assert!(secret(&o), "{s}: {:?}", o.label);
+    }
+}
+
+#[test]
+fn counts_are_fixed_format_and_pass() {
+    let d = tempfile::tempdir().unwrap();
+    for s in ["wc -l .env", "grep -c API .env", "cat .env | wc -c"] {
+        let o = run(d.path(), s);
+        assert_eq!(o.exit_code, 0, "{s}");
+        assert!(!secret(&o), "{s}: a count may be shown: {:?}", o.label);
+        // It still says where it came from.
+        assert!(
+            o.label
+                .origins
+                .iter()
+                .any(|a| matches!(a, Atom::File(p) if p.ends_with(".env"))),
+            "{s}: {:?}",
+            o.label
+        );
+    }
+}
+
+#[test]
+fn public_files_stay_public() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "cat public.txt; grep -n o public.txt");
+    assert!(!secret(&o), "{:?}", o.label);
+}
+
+#[test]
+fn variables_substitutions_and_copies_keep_the_label() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "K=$(cat .env); echo \"$K\" | head -c 3");
+    assert!(secret(&o));
+    // A copy made by safesh carries the label, in this process and the next.
+    let o = run(d.path(), "cp .env copy.txt; cat copy.txt");
+    assert!(secret(&o));
+    let o = run(d.path(), "cat copy.txt");
+    assert!(secret(&o), "a later session still knows: {:?}", o.label);
+    let o = run(d.path(), "cat .env > redirected.txt");
+    assert_eq!(o.exit_code, 0);
+    let o = run(d.path(), "cat redirected.txt");
+    assert!(secret(&o), "{:?}", o.label);
+}
+
+#[test]
+fn a_files_label_only_goes_up() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "cat .env > f.txt; echo public > f.txt; cat f.txt");
+    assert!(secret(&o), "overwriting with public data keeps it secret");
+}
+
+#[test]
+fn secret_environment_values_are_labeled() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "echo \"$DEPLOY_TOKEN\"");
+    assert!(secret(&o), "{:?}", o.label);
+    let o = run(d.path(), "echo \"$HOME\"");
+    assert!(!secret(&o));
+}
+
+#[test]
+fn an_if_on_a_secret_taints_what_it_controls_only() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "if grep -q sk-live .env; then echo yes; fi");
+    assert!(secret(&o), "implicit flow: {:?}", o.label);
+    let o = run(d.path(), "if grep -q sk-live .env; then :; fi; echo after");
+    assert!(
+        !secret(&o),
+        "the PC is restored after the if: {:?}",
+        o.label
+    );
+    let o = run(d.path(), "grep -q sk-live .env && echo yes");
+    assert!(secret(&o));
+    let o = run(d.path(), "for l in $(cat .env); do echo x; done");
+    assert!(secret(&o), "the loop list decides how often: {:?}", o.label);
+}
+
+#[test]
+fn setting_path_from_a_secret_condition_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(
+        d.path(),
+        "if grep -q sk-live .env; then PATH=/tmp:$PATH; fi; echo ran",
+    );
+    assert_eq!(code(&o).as_deref(), Some("FLOW_VIOLATION"), "{:?}", o.error);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("ran"));
+    // Control: the same assignment under a clean condition.
+    let o = run(d.path(), "if true; then PATH=/usr/bin:$PATH; fi; echo ran");
+    assert_eq!(o.exit_code, 0, "{:?}", o.error);
+}
+
+#[test]
+fn eval_and_source_of_agent_text_run() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(
+        d.path(),
+        "printf 'echo hi\\n' > s.sh; source s.sh; eval 'echo there'",
+    );
+    assert_eq!(o.exit_code, 0, "{:?}", o.error);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "hi\nthere\n");
+}
+
+#[test]
+fn network_without_a_host_list_is_refused_before_connecting() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), "curl -s http://127.0.0.1:9/; echo ran");
+    assert_eq!(
+        code(&o).as_deref(),
+        Some("PERMISSION_DENIED"),
+        "{:?}",
+        o.error
+    );
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("ran"));
+}
+
+#[test]
+fn every_refused_commit_point_is_in_the_audit_log_without_the_secret() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(
+        d.path(),
+        "K=$(cat .env); if [ -n \"$K\" ]; then HOME=/x; fi",
+    );
+    assert_eq!(code(&o).as_deref(), Some("FLOW_VIOLATION"), "{:?}", o.error);
+    let log = std::fs::read_to_string(d.path().join("state/safesh/audit.jsonl")).unwrap();
+    assert!(log.contains("\"verdict\":\"block\""), "{log}");
+    assert!(log.contains("flow.env"), "{log}");
+    assert!(!log.contains("sk-live"), "{log}");
+}
