@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: safesh against bash + GNU tools on the same run (hyperfine).
 #   bench/run.sh            all groups
-#   bench/run.sh startup|corpus|big
+#   bench/run.sh startup|corpus|labels|big
 # Needs: hyperfine (apt-get install hyperfine), a release build (built here).
 # Big inputs are generated under $BENCH_DIR (default /tmp/safesh-bench), never in the repo.
 set -euo pipefail
@@ -46,6 +46,19 @@ corpus() {
     done
 }
 
+labels() {
+    # What label tracking costs: the same corpus with a build whose joins do nothing
+    # (feature `untracked`, a separate target dir; never reachable from a config).
+    CARGO_TARGET_DIR="$PWD/target/untracked" cargo build --release -q -p safesh --features untracked
+    local U="$PWD/target/untracked/release/safesh"
+    local p; p=$(project)
+    for f in bench/corpus/*.sh; do
+        hyperfine -N --warmup 3 --runs "$runs" --export-markdown "$B/labels-$(basename "$f" .sh).md" \
+            -n "tracked $(basename "$f")" "sh -c 'cd $p && $S $PWD/$f >/dev/null'" \
+            -n "untracked $(basename "$f")" "sh -c 'cd $p && $U $PWD/$f >/dev/null'"
+    done
+}
+
 big() {
     local f="$B/big.txt"
     if [ ! -s "$f" ]; then
@@ -71,6 +84,7 @@ big() {
 case "$what" in
     startup) startup ;;
     corpus) corpus ;;
+    labels) labels ;;
     big) big ;;
     all) startup; corpus; big ;;
     *) echo "unknown group $what" >&2; exit 2 ;;

@@ -137,6 +137,9 @@ impl Flow {
 
     /// The label of bytes read from `path` (already normalized, absolute).
     pub(crate) fn file_label(&self, path: &Path) -> Label {
+        if cfg!(feature = "untracked") {
+            return Label::empty();
+        }
         let mut l = self.classifier.path_label(path);
         if let Some(w) = lock(&self.written).get(path) {
             l = l.join(w);

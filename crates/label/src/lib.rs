@@ -333,7 +333,8 @@ impl Label {
 
     /// Least upper bound: the label of data derived from both.
     pub fn join(&self, other: &Label) -> Label {
-        if Arc::ptr_eq(&self.0, &other.0) || other.is_empty() {
+        // The `untracked` build (benchmarks only: what label tracking costs).
+        if cfg!(feature = "untracked") || Arc::ptr_eq(&self.0, &other.0) || other.is_empty() {
             return self.clone();
         }
         if self.is_empty() || self.0 == other.0 {
@@ -348,7 +349,7 @@ impl Label {
 
     /// Join `other` into `self` in place.
     pub fn join_assign(&mut self, other: &Label) {
-        if Arc::ptr_eq(&self.0, &other.0) || other.is_empty() {
+        if cfg!(feature = "untracked") || Arc::ptr_eq(&self.0, &other.0) || other.is_empty() {
             return;
         }
         *self = self.join(other);
