@@ -54,6 +54,11 @@ impl Shell {
             }
         }
         let guard = self.commit_external(program, argv, &label, &profile.network)?;
+        // What it was given, before the sandboxed-run mark: files it writes carry it.
+        let given = label.clone();
+        let started = std::time::SystemTime::now();
+        let write_roots = profile.write.clone();
+        let network_on = matches!(profile.network, Network::On);
         label = label.join(&Label::sandboxed(program.display().to_string()));
         if let Network::On | Network::Hosts(_) = &profile.network {
             label = label.join(&Label::from_network("network"));
@@ -173,6 +178,13 @@ impl Shell {
                 .into());
             }
         };
+        // Files it wrote: what it was given, its stdin, and the network if it used it
+        // (a proxied run that contacted no host fetched nothing).
+        let mut wrote = given.join(&strip_sandboxed(&cell.get()));
+        if network_on || !outcome.proxy_log.is_empty() {
+            wrote = wrote.join(&Label::from_network("network"));
+        }
+        self.record_external_writes(&write_roots, started, &wrote);
         if outcome.cancelled {
             return Err(self.timeout_refusal().into());
         }
@@ -270,4 +282,69 @@ impl Shell {
         }
         out
     }
+}
+
+/// How many directory entries the scan for an external's written files may visit.
+const WRITE_SCAN_LIMIT: usize = 20_000;
+
+impl Shell {
+    /// After an external program given secret or untrusted data ran: every file it
+    /// changed in the write roots carries what it was given (its stdin included).
+    /// Programs given only clean data are not scanned (builds stay fast and their
+    /// outputs stay runnable).
+    fn record_external_writes(
+        &self,
+        roots: &[std::path::PathBuf],
+        since: std::time::SystemTime,
+        wrote: &Label,
+    ) {
+        let Some(flow) = &self.shared.flow else {
+            return;
+        };
+        if wrote.confidentiality.is_public() && safesh_flow::trust::is_trusted(wrote) {
+            return;
+        }
+        let mut stack: Vec<std::path::PathBuf> = roots.to_vec();
+        stack.push(self.cwd.clone());
+        stack.sort();
+        stack.dedup();
+        let mut visited = 0usize;
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                visited += 1;
+                if visited > WRITE_SCAN_LIMIT {
+                    return;
+                }
+                let Ok(ft) = e.file_type() else { continue };
+                let p = e.path();
+                if ft.is_dir() {
+                    stack.push(p);
+                } else if ft.is_file()
+                    && e.metadata()
+                        .and_then(|m| m.modified())
+                        .is_ok_and(|m| m >= since)
+                {
+                    flow.record_write(&p, wrote, true);
+                }
+            }
+        }
+    }
+}
+
+/// A label without the sandboxed-run origin and the generic network mark (what the
+/// program was given, not how it ran).
+fn strip_sandboxed(l: &Label) -> Label {
+    let origins = l
+        .origins
+        .iter()
+        .filter(|a| {
+            !matches!(a, safesh_label::Atom::Sandboxed(_))
+                && !matches!(a, safesh_label::Atom::Network(h) if h == "network")
+        })
+        .cloned()
+        .collect();
+    Label::new(l.confidentiality.clone(), l.integrity.clone(), origins)
 }
