@@ -241,6 +241,19 @@ impl Shell {
         let tool = request.tool;
         let profile = policy.profile(tool, Path::new(tool), &[], &self.cwd);
         let host = safesh_flow::hosts::normalize_host(request.host);
+        // The flow rules first: an attack is stopped by what it would send, whether
+        // or not the host is on the list.
+        let shown = if data.confidentiality.is_public() {
+            request.url.to_string()
+        } else {
+            format!("{}://{}:{}/[withheld]", request.scheme, host, request.port)
+        };
+        self.commit_shared(
+            safesh_flow::CommitPoint::Network { host: host.clone() },
+            data,
+            format!("{tool} {} {shown}", request.method),
+            &host,
+        )?;
         let allowed = match &profile.network {
             Network::On => true,
             Network::Off => false,
@@ -263,16 +276,6 @@ impl Shell {
             }
             return Err(r);
         }
-        let shown = if data.confidentiality.is_public() {
-            request.url.to_string()
-        } else {
-            format!("{}://{}:{}/[withheld]", request.scheme, host, request.port)
-        };
-        self.commit_shared(
-            safesh_flow::CommitPoint::Network { host: host.clone() },
-            data,
-            format!("{tool} {} {shown}", request.method),
-            &host,
-        )
+        Ok(())
     }
 }
