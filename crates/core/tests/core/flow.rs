@@ -78,6 +78,56 @@ fn cat_head_tail_sort_keep_the_secret_label() {
 }
 
 #[test]
+fn every_utility_family_propagates_the_label() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join(".env.json"), "{\"k\":\"sk-live-1\"}\n").unwrap();
+    std::fs::write(
+        d.path().join("c2.toml"),
+        "[sandbox]\nread = [\".\"]\nwrite = [\".\"]\n[labels]\nsecret = [\".env\", \".env.*\"]\n",
+    )
+    .unwrap();
+    for s in [
+        "jq -r .k .env.json",                 // jq projects
+        "cat .env | tee copy2.txt",           // tee duplicates (stdout)
+        "K=$(cat .env); echo \"$K\"",         // echo joins its arguments
+        "printf '%s\\n' \"$(head -1 .env)\"", // printf too
+        "sort .env | uniq",                   // sort / uniq permute
+        "cat .env | xargs -n1 echo",          // xargs fans out
+        "sed s/API/X/ .env",                  // sed edits
+        "awk -F= '{print $2}' .env",          // awk projects
+        "grep API .env",                      // grep keeps matching lines
+    ] {
+        let o = run(d.path(), s);
+        assert_eq!(o.exit_code, 0, "{s}: {:?}", o.error);
+        assert!(secret(&o), "{s}: {:?}", o.label);
+    }
+    // tee's file copy carries it too.
+    let o = run(d.path(), "cat copy2.txt");
+    assert!(secret(&o), "{:?}", o.label);
+}
+
+#[test]
+fn grep_joins_the_label_of_its_pattern() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(
+        d.path(),
+        "P=$(cut -c1-3 .env | head -1); grep -c \"$P\" public.txt",
+    );
+    // A count is fixed-format; the lines themselves are not.
+    assert!(!secret(&o));
+    let o = run(
+        d.path(),
+        "printf 'alpha\\n' > a.txt; P=$(cut -c1-1 .env | head -1); grep -i \"$P\" a.txt",
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "alpha\n");
+    assert!(
+        secret(&o),
+        "matching on a secret pattern reveals it: {:?}",
+        o.label
+    );
+}
+
+#[test]
 fn counts_are_fixed_format_and_pass() {
     let d = tempfile::tempdir().unwrap();
     for s in ["wc -l .env", "grep -c API .env", "cat .env | wc -c"] {
