@@ -100,7 +100,12 @@ impl Shell {
                 Ok(fd) if !tty => safesh_sandbox::Stdin::Fd(fd),
                 _ => safesh_sandbox::Stdin::Null,
             }
-        } else if let Some(g) = guard {
+        } else if let Some(mut g) = guard {
+            // A file or here-document: its label is known, so the program does not
+            // start at all when it may not have it.
+            if let Some(l) = stdin_src.fixed_label() {
+                g.check(&l)?;
+            }
             refused = Some(g.refused.clone());
             safesh_sandbox::Stdin::Reader(Box::new(crate::flow::GuardedReader::new(
                 stdin_src,

@@ -493,6 +493,25 @@ impl Shell {
         ))
     }
 
+    /// `> name` replacing an existing file whose name comes from untrusted data.
+    pub(crate) fn commit_overwrite(&mut self, name: &str, target: &Label) -> Result<(), Refusal> {
+        if self.shared.flow.is_none()
+            || (safesh_flow::trust::is_trusted(target) && self.pc_trusted())
+            || !self.cwd.join(name).is_file()
+        {
+            return Ok(());
+        }
+        self.commit(
+            CommitPoint::Destructive {
+                targets: vec![name.to_string()],
+                op: safesh_flow::DestructiveOp::Overwrite,
+            },
+            target,
+            format!("> {name}"),
+            name,
+        )
+    }
+
     /// An assignment to an execution-changing variable (`PATH`, `LD_*`, `HOME`…).
     pub(crate) fn commit_env(&mut self, name: &str, value: &Label) -> Result<(), Refusal> {
         if self.shared.flow.is_none() || !safesh_flow::rules::is_execution_changing(name) {
@@ -545,7 +564,8 @@ impl StdinGuard {
         })
     }
 
-    fn check(&mut self, label: &Label) -> Result<(), Refusal> {
+    /// Decides `label`ed input (remembered when allowed).
+    pub(crate) fn check(&mut self, label: &Label) -> Result<(), Refusal> {
         if self.checked.iter().any(|l| l == label) {
             return Ok(());
         }

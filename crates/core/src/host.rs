@@ -22,6 +22,9 @@ pub(crate) struct ShellHost<'a> {
     argv_label: Label,
     /// Paths the utility asked to change, to record their labels afterwards.
     changed: std::sync::Mutex<Vec<std::path::PathBuf>>,
+    /// The utility's own words: an inner command name found among them is the
+    /// script's; one built from input (`xargs -I{} {}`) is the input's.
+    own_words: Vec<String>,
 }
 
 impl<'a> ShellHost<'a> {
@@ -32,7 +35,14 @@ impl<'a> ShellHost<'a> {
             cell,
             argv_label,
             changed: std::sync::Mutex::new(Vec::new()),
+            own_words: Vec::new(),
         }
+    }
+
+    /// Remembers the utility's own argv (for utilities that run inner commands).
+    pub(crate) fn with_own_words(mut self, argv: &[String]) -> Self {
+        self.own_words = argv.to_vec();
+        self
     }
 
     /// The paths the utility changed (created, wrote, removed, renamed).
@@ -114,7 +124,8 @@ impl Host for ShellHost<'_> {
             .enumerate()
             .map(|(i, a)| Field {
                 text: a.clone(),
-                label: if i == 0 {
+                // (`echo` is xargs's own default command.)
+                label: if i == 0 && (a == "echo" || self.own_words.iter().skip(1).any(|w| w == a)) {
                     self.argv_label.clone()
                 } else {
                     label.clone()

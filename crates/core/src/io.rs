@@ -418,6 +418,17 @@ impl Source {
         }
     }
 
+    /// The label of everything this input will yield, when it is fixed (a file, a
+    /// here-document, safesh's stdin); `None` for a pipe, whose chunks each carry
+    /// their own.
+    pub fn fixed_label(&self) -> Option<Label> {
+        let st = lock(&self.state);
+        match st.kind {
+            SourceKind::Pipe(_) => None,
+            _ => Some(st.label.join(&st.buf_label)),
+        }
+    }
+
     /// Reads up to `out.len()` bytes; returns the count and the label of those bytes.
     pub fn read_labeled(&self, out: &mut [u8]) -> io::Result<(usize, Label)> {
         let mut st = lock(&self.state);

@@ -265,6 +265,10 @@ pub(super) fn wait(sh: &mut Shell, argv: &[Field]) -> Exec {
     if argv.len() == 1 {
         sh.wait_all();
         sh.set_status(0);
+        // A job stopped by a refusal stops the script that waited for it.
+        if let Some(r) = crate::io::lock(&sh.shared.refusal).take() {
+            return Err(r.into());
+        }
         return Ok(());
     }
     let mut status = 0;

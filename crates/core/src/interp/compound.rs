@@ -295,8 +295,9 @@ impl Shell {
                             if refusal.is_none() {
                                 let _ = sub.run_exit_trap();
                             }
+                            let label = std::mem::take(&mut sub.status_label);
                             drop(sub);
-                            (status, refusal)
+                            (status, refusal, label)
                         });
                 match spawned {
                     Ok(h) => handles.push(h),
@@ -314,6 +315,9 @@ impl Shell {
         }
         let mut statuses = Vec::with_capacity(n);
         let mut refusal = None;
+        // The pipeline's status depends on its stages (the last, or any with
+        // pipefail): its label is what they read.
+        let mut status_label = Label::empty();
         if let Some((mut sub, cmd)) = last_shell {
             let status;
             if self.shopt.lastpipe {
@@ -327,6 +331,7 @@ impl Shell {
                 }
                 let r = self.run_command(cmd);
                 status = self.last_status;
+                status_label = self.status_label.clone();
                 match saved {
                     Some(fd) => {
                         self.fds.insert(0, fd);
@@ -341,6 +346,7 @@ impl Shell {
             } else {
                 let r = sub.run_command(cmd);
                 status = sub.last_status;
+                status_label = std::mem::take(&mut sub.status_label);
                 if let Err(Stop::Refused(r)) = r {
                     refusal = Some(*r);
                 } else {
@@ -350,8 +356,9 @@ impl Shell {
             }
             for h in handles {
                 match h.join() {
-                    Ok((s, r)) => {
+                    Ok((s, r, l)) => {
                         statuses.push(s);
+                        status_label.join_assign(&l);
                         if refusal.is_none() {
                             refusal = r;
                         }
@@ -375,6 +382,7 @@ impl Shell {
             statuses.last().copied().unwrap_or(0)
         };
         self.set_status(status);
+        self.status_label = status_label;
         Ok(())
     }
 

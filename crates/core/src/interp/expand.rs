@@ -606,8 +606,14 @@ impl Shell {
             }
         }
         let status = sub.last_status;
+        let status_label = std::mem::take(&mut sub.status_label);
         drop(sub);
-        let captured = sink.take_captured();
+        let mut captured = sink.take_captured();
+        // Printing nothing says something about what was read: an empty result
+        // carries the label of the commands that decided it.
+        if captured.data.iter().all(|b| *b == b'\n') {
+            captured.label = captured.label.join(&status_label);
+        }
         if captured.overflowed {
             return Err(Refusal::limit(
                 "the output of a command substitution in bytes",

@@ -216,10 +216,13 @@ impl Shell {
                         self.dup_fd(to, &name, output)
                     }
                     (_, T::Filename(w)) | (_, T::Duplicate(w)) => {
-                        let (name, _) = match self.redirect_target(w)? {
+                        let (name, target_label) = match self.redirect_target(w)? {
                             Ok(t) => t,
                             Err(e) => return Ok(Err(e)),
                         };
+                        if !matches!(kind, K::Read | K::ReadAndWrite | K::Append) {
+                            self.commit_overwrite(&name, &target_label)?;
+                        }
                         let opened = match kind {
                             K::Read | K::ReadAndWrite => self.open_input(&name)?,
                             K::Append => self.open_output(&name, true, false)?,
@@ -269,10 +272,13 @@ impl Shell {
                 Ok(Ok(()))
             }
             R::OutputAndError(w, append) => {
-                let (name, _) = match self.redirect_target(w)? {
+                let (name, target_label) = match self.redirect_target(w)? {
                     Ok(t) => t,
                     Err(e) => return Ok(Err(e)),
                 };
+                if !append {
+                    self.commit_overwrite(&name, &target_label)?;
+                }
                 match self.open_output(&name, *append, false)? {
                     Ok(fdv) => {
                         self.fds.insert(1, fdv.clone());

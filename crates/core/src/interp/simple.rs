@@ -435,7 +435,10 @@ impl Shell {
                 stdout = stdout.fixed_format();
             }
             let mut stderr = StageWriter::unbuffered(self.out_fd(2), cell.clone());
-            let host = crate::host::ShellHost::new(self, cell.clone());
+            let mut host = crate::host::ShellHost::new(self, cell.clone());
+            if matches!(argv.first().map(String::as_str), Some("xargs" | "find")) {
+                host = host.with_own_words(&argv);
+            }
             let changed = &mut changed;
             let mut ctx = safesh_utils::UtilCtx {
                 argv,
