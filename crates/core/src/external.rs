@@ -59,6 +59,10 @@ impl Shell {
         let started = std::time::SystemTime::now();
         let write_roots = profile.write.clone();
         let network_on = matches!(profile.network, Network::On);
+        // A command whose own rule names its hosts (`[commands.cargo] network =
+        // ["index.crates.io"]`) fetches from sources the human chose for it: what it
+        // builds from them is not treated as downloaded text.
+        let endorsed_network = profile.network != policy.config().sandbox.network;
         label = label.join(&Label::sandboxed(program.display().to_string()));
         if let Network::On | Network::Hosts(_) = &profile.network {
             label = label.join(&Label::from_network("network"));
@@ -184,12 +188,17 @@ impl Shell {
             }
         };
         // Files it wrote: what it was given, its stdin, and the network if it used it
-        // (a proxied run that contacted no host fetched nothing).
+        // (a proxied run that reached no host fetched nothing).
         let mut wrote = given.join(&strip_sandboxed(&cell.get()));
-        if network_on || !outcome.proxy_log.is_empty() {
+        let fetched = network_on || outcome.proxy_log.iter().any(|l| l.starts_with("allow "));
+        if fetched && !endorsed_network {
             wrote = wrote.join(&Label::from_network("network"));
         }
         self.record_external_writes(&write_roots, started, &wrote);
+        // Its exit status says as much as the files it wrote: what it was given (and
+        // what it fetched), not merely that it ran sandboxed — `cargo build &&
+        // ./target/debug/app` stays under a clean PC.
+        self.status_label = wrote;
         if outcome.cancelled {
             return Err(self.timeout_refusal().into());
         }

@@ -323,6 +323,33 @@ pub(crate) fn command_text(argv: &[Field]) -> String {
         .join(" ")
 }
 
+/// A refusal about words that carry secrets must not repeat them: each
+/// confidential word's text is replaced by `[secret]` in what the refusal says.
+pub(crate) fn withhold_secrets(mut r: Refusal, argv: &[Field]) -> Refusal {
+    for f in argv {
+        if !f.label.confidentiality.is_public() && !f.text.is_empty() {
+            withhold(&mut r, &f.text);
+        }
+    }
+    r
+}
+
+/// Replaces `text` by `[secret]` everywhere in `r`.
+pub(crate) fn withhold(r: &mut Refusal, text: &str) {
+    const SHOWN: &str = "[secret]";
+    r.message = r.message.replace(text, SHOWN);
+    if let Some(s) = &mut r.suggestion {
+        *s = s.replace(text, SHOWN);
+    }
+    let d = &mut r.details;
+    for v in [&mut d.path, &mut d.command, &mut d.flag, &mut d.location]
+        .into_iter()
+        .flatten()
+    {
+        *v = v.replace(text, SHOWN);
+    }
+}
+
 impl Shell {
     /// Asks the exchange rules about a commit point; a refusal stops the script.
     pub(crate) fn commit(

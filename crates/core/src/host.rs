@@ -51,7 +51,13 @@ impl<'a> ShellHost<'a> {
     }
 
     /// Records a refusal for the interpreter to raise once the utility returns.
-    fn refuse(&self, r: Refusal) -> io::Error {
+    fn refuse(&self, mut r: Refusal) -> io::Error {
+        // A path built from secret data is not repeated in clear.
+        if !self.cell.get().confidentiality.is_public()
+            && let Some(p) = r.details.path.clone()
+        {
+            crate::flow::withhold(&mut r, &p);
+        }
         let msg = r.message.clone();
         let mut slot = lock(&self.shell.shared.refusal);
         if slot.is_none() {

@@ -12,7 +12,7 @@ enum Job {
         stdin_is_script: bool,
     },
     Argv(Vec<String>),
-    /// A policy tool: `check`, `config`, `explain`, `init`, `trust`, `untrust`.
+    /// A human-only tool: `check`, `config`, `audit`, `approve`, … (see `tools`).
     Tool(String, Vec<String>),
 }
 
@@ -33,6 +33,10 @@ const USAGE: &str = "usage: safesh [--config FILE] [--force] [--input TEXT] [--j
        safesh init [--force] [DIR]
        safesh trust [FILE] | safesh untrust [FILE]
        safesh doctor                    what this host's sandbox can enforce
+       safesh audit [--session S] [--verdict V] [--commit-point P] [--rule R] [--since TIME] [--last N] [--json]
+                                        the commit-point decisions of the audit log
+       safesh approvals [--json]        pending approval requests of running safesh processes
+       safesh approve ID | safesh deny ID   decide one (a human's channel: scripts cannot)
        safesh [--config FILE] mcp [--http ADDR]   MCP server (stdio, or streamable HTTP)
        safesh [--config FILE] rpc       JSON-RPC 2.0 agent mode on stdin/stdout";
 
@@ -59,7 +63,7 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
             }
             _ if a.starts_with("--config=") => config = Some(a["--config=".len()..].to_string()),
             "check" | "config" | "explain" | "init" | "trust" | "untrust" | "doctor" | "mcp"
-            | "rpc" => {
+            | "rpc" | "audit" | "approve" | "deny" | "approvals" => {
                 return Ok(Cli {
                     json,
                     output_mode,
@@ -231,6 +235,11 @@ pub fn main() -> i32 {
         Job::Argv(argv) => (quote_argv(&argv), "safesh".to_string(), Vec::new(), false),
         Job::Tool(..) => return 2,
     };
+    // Decided before the policy moves into the session; only `--json` uses it.
+    let redaction = cli
+        .json
+        .then(|| safesh_server::shape::Redaction::from_config(policy.config()))
+        .flatten();
     let mut session = Session::new(SessionOptions {
         limits,
         arg0,
@@ -256,7 +265,7 @@ pub fn main() -> i32 {
             },
         };
         let outcome = session.exec(&text, input, target);
-        let value = crate::json::result(&outcome, &cli.output_mode, cap);
+        let value = crate::json::result(&outcome, &cli.output_mode, cap, redaction.as_ref());
         let _ = writeln!(std::io::stdout(), "{value}");
         return outcome.exit_code;
     }

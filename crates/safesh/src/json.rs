@@ -2,6 +2,7 @@
 
 use safesh_core::ExecOutcome;
 use safesh_label::LabelSummary;
+use safesh_server::shape::Redaction;
 use serde_json::{Value, json};
 
 /// Caps `data` for a model: the first and last parts when it is longer than `cap`.
@@ -30,11 +31,27 @@ fn lines(data: &[u8]) -> usize {
     }
 }
 
-/// Builds the result object.
-pub fn result(o: &ExecOutcome, mode: &str, cap: usize) -> Value {
+/// `data` capped for the model, or the placeholder when its label may not flow
+/// to the model. The outcome has one label for both streams: their join, so a
+/// secret on either stream redacts both (conservative).
+fn shown(
+    o: &ExecOutcome,
+    data: &[u8],
+    cap: usize,
+    redaction: Option<&Redaction>,
+) -> (String, bool) {
+    match redaction.and_then(|r| r.redact_bytes(&o.label, data)) {
+        Some(placeholder) => (placeholder, false),
+        None => shape(data, cap),
+    }
+}
+
+/// Builds the result object; output the model may not see is redacted unless
+/// `redaction` is `None` (`[labels] redact = false`).
+pub fn result(o: &ExecOutcome, mode: &str, cap: usize, redaction: Option<&Redaction>) -> Value {
     let label = LabelSummary::from(&o.label);
-    let (out, t1) = shape(&o.stdout, cap);
-    let (err, t2) = shape(&o.stderr, cap);
+    let (out, t1) = shown(o, &o.stdout, cap, redaction);
+    let (err, t2) = shown(o, &o.stderr, cap, redaction);
     let mut v = json!({
         "schema_version": 1,
         "exit_code": o.exit_code,

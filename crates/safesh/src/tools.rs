@@ -1,10 +1,17 @@
-//! The policy tools of the command line: `check`, `config show`, `explain`,
-//! `init`, `trust` and `untrust`, and loading the policy every run uses.
+//! The human-only tools of the command line: `check`, `config show`, `explain`,
+//! `init`, `trust`, `untrust`, `doctor`, `audit`, `approve`, `deny` and
+//! `approvals`, and loading the policy every run uses. A script can never run
+//! them: `safesh` itself is on the policy's immutable blocklist.
 
+use jiff::Timestamp;
 use safesh_core::precheck::{Checked, Verdict};
 use safesh_core::{Session, SessionOptions};
+use safesh_flow::control::{self, ControlError};
 use safesh_policy::Policy;
 use safesh_policy::config::{self, LoadOptions};
+use safesh_store::{
+    AUDIT_LOG, AuditLog, CommitPoint, Filter, Verdict as AuditVerdict, render_line,
+};
 use serde_json::json;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -56,6 +63,10 @@ pub fn run(name: &str, args: &[String], config_file: Option<&str>, json: bool) -
         "untrust" => trust(args, config_file, false),
         "doctor" => doctor(json || args.iter().any(|a| a == "--json")),
         "mcp" | "rpc" => crate::serve::run(name, args, config_file),
+        "audit" => audit(args, config_file, json),
+        "approve" => decide(args, config_file, true),
+        "deny" => decide(args, config_file, false),
+        "approvals" => approvals(args, config_file, json),
         _ => 2,
     }
 }
@@ -329,4 +340,217 @@ fn doctor(json: bool) -> i32 {
         );
         1
     }
+}
+
+/// The state directory (`$XDG_STATE_HOME/safesh`), or the exit status after
+/// saying why there is none.
+fn state_dir_or_fail(config_file: Option<&str>) -> Result<PathBuf, i32> {
+    config::state_dir(&load_options(config_file))
+        .ok_or_else(|| fail1("no state directory (set HOME or XDG_STATE_HOME)"))
+}
+
+/// Prints `safesh: MSG` and returns 1 (a failure that is not a usage error).
+fn fail1(msg: impl std::fmt::Display) -> i32 {
+    let _ = writeln!(std::io::stderr(), "safesh: {msg}");
+    1
+}
+
+const AUDIT_USAGE: &str = "usage: safesh audit [--session S] [--verdict allow|warn|block|request-approval|approved] [--commit-point network|exec|destructive|env] [--rule R] [--since TIME] [--last N] [--json]
+  TIME: RFC 3339 (2026-11-22T08:00:00Z), a date (2026-11-22, UTC), or an age (30s, 10m, 2h, 7d)";
+
+/// `safesh audit …`: the commit-point decisions of the audit log, filtered.
+fn audit(args: &[String], config_file: Option<&str>, mut json: bool) -> i32 {
+    let mut filter = Filter::default();
+    let mut i = 0;
+    while i < args.len() {
+        let flag = args[i].as_str();
+        if flag == "--json" {
+            json = true;
+            i += 1;
+            continue;
+        }
+        if flag == "-h" || flag == "--help" {
+            let _ = writeln!(std::io::stdout(), "{AUDIT_USAGE}");
+            return 0;
+        }
+        let Some(value) = args.get(i + 1) else {
+            return fail(format!("audit: {flag} needs a value\n{AUDIT_USAGE}"));
+        };
+        let set = match flag {
+            "--session" => {
+                filter.session = Some(value.clone());
+                Ok(())
+            }
+            "--rule" => {
+                filter.rule = Some(value.clone());
+                Ok(())
+            }
+            "--verdict" => kebab::<AuditVerdict>(value).map(|v| filter.verdict = Some(v)),
+            "--commit-point" => kebab::<CommitPoint>(value).map(|c| filter.commit_point = Some(c)),
+            "--since" => parse_since(value).map(|t| filter.since = Some(t)),
+            "--last" => value
+                .parse()
+                .map(|n| filter.last = Some(n))
+                .map_err(|_| format!("not a count: {value}")),
+            _ => return fail(format!("audit: unknown option {flag}\n{AUDIT_USAGE}")),
+        };
+        if let Err(e) = set {
+            return fail(format!("audit: {flag}: {e}"));
+        }
+        i += 2;
+    }
+    let state = match state_dir_or_fail(config_file) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let read = match AuditLog::read(&state, &filter) {
+        Ok(r) => r,
+        Err(e) => {
+            return fail1(format!(
+                "cannot read the audit log {}: {e}",
+                state.join(AUDIT_LOG).display()
+            ));
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    for entry in &read.entries {
+        let line = if json {
+            serde_json::to_string(entry).unwrap_or_default()
+        } else {
+            render_line(entry)
+        };
+        if writeln!(out, "{line}").is_err() {
+            // stdout closed (`| head`): nothing more to say.
+            return 0;
+        }
+    }
+    let _ = out.flush();
+    if read.malformed > 0 {
+        let _ = writeln!(
+            std::io::stderr(),
+            "safesh: skipped {} malformed line{} in {}",
+            read.malformed,
+            if read.malformed == 1 { "" } else { "s" },
+            state.join(AUDIT_LOG).display()
+        );
+    }
+    0
+}
+
+/// A kebab-case enum value as the log writes it (`request-approval`).
+fn kebab<T: serde::de::DeserializeOwned>(value: &str) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(value.to_string()))
+        .map_err(|_| format!("unknown value `{value}`"))
+}
+
+/// `--since`: an RFC 3339 time, a date (midnight UTC), or an age (`10m`).
+fn parse_since(value: &str) -> Result<Timestamp, String> {
+    if let Ok(t) = value.parse::<Timestamp>() {
+        return Ok(t);
+    }
+    if let Ok(d) = value.parse::<jiff::civil::Date>() {
+        return d
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .map(|z| z.timestamp())
+            .map_err(|e| e.to_string());
+    }
+    let bad = || format!("not a time: {value} (RFC 3339, a date, or an age like 10m)");
+    let split = value.len().saturating_sub(1);
+    let (n, unit) = (value.get(..split).ok_or_else(bad)?, value.get(split..));
+    let n: i64 = n.parse().map_err(|_| bad())?;
+    let secs = match unit {
+        Some("s") => n,
+        Some("m") => n.saturating_mul(60),
+        Some("h") => n.saturating_mul(3600),
+        Some("d") => n.saturating_mul(86_400),
+        _ => return Err(bad()),
+    };
+    Timestamp::now()
+        .checked_sub(jiff::SignedDuration::from_secs(secs))
+        .map_err(|e| e.to_string())
+}
+
+/// `safesh approve ID` / `safesh deny ID`: decides a pending approval request in
+/// whichever running safesh process holds it (over its control socket).
+fn decide(args: &[String], config_file: Option<&str>, approve: bool) -> i32 {
+    let verb = if approve { "approve" } else { "deny" };
+    let id = match args {
+        [id] if !id.starts_with('-') => id,
+        _ => {
+            return fail(format!(
+                "usage: safesh {verb} ID   (see `safesh approvals`)"
+            ));
+        }
+    };
+    let state = match state_dir_or_fail(config_file) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let r = if approve {
+        control::approve(&state, id)
+    } else {
+        control::deny(&state, id)
+    };
+    match r {
+        Ok(done) => {
+            let _ = writeln!(std::io::stdout(), "{done}");
+            0
+        }
+        Err(ControlError::UnknownId(_)) => fail1(format!(
+            "no running safesh process is waiting on approval `{id}` (unknown, already decided, or expired; see `safesh approvals`)"
+        )),
+        Err(e) => fail1(e),
+    }
+}
+
+/// `safesh approvals`: the pending approval requests of every running safesh
+/// process.
+fn approvals(args: &[String], config_file: Option<&str>, json: bool) -> i32 {
+    let json = json || args.iter().any(|a| a == "--json");
+    if let Some(a) = args.iter().find(|a| *a != "--json") {
+        return fail(format!(
+            "approvals: unknown argument {a} (usage: safesh approvals [--json])"
+        ));
+    }
+    let state = match state_dir_or_fail(config_file) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let lines = match control::list(&state) {
+        Ok(l) => l,
+        Err(e) => return fail1(e),
+    };
+    let mut out = std::io::stdout().lock();
+    let mut n = 0;
+    for l in &lines {
+        let Some(rest) = l.strip_prefix("pending ") else {
+            continue;
+        };
+        n += 1;
+        let mut f = rest.splitn(4, '\t');
+        let (id, point, action, target) = (
+            f.next().unwrap_or_default(),
+            f.next().unwrap_or_default(),
+            f.next().unwrap_or_default(),
+            f.next().unwrap_or_default(),
+        );
+        let _ = if json {
+            writeln!(
+                out,
+                "{}",
+                json!({"id": id, "commit_point": point, "action": action, "target": target})
+            )
+        } else {
+            writeln!(out, "{id}  {point:<11} {action} -> {target}")
+        };
+    }
+    if n == 0 {
+        let _ = writeln!(std::io::stderr(), "safesh: no pending approval requests");
+    } else if !json {
+        let _ = writeln!(
+            out,
+            "approve with `safesh approve ID`, refuse with `safesh deny ID`"
+        );
+    }
+    0
 }

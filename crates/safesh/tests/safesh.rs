@@ -29,6 +29,12 @@ mod escape_support;
 mod faces;
 #[path = "safesh/fixture.rs"]
 mod fixture;
+#[path = "safesh/flow.rs"]
+mod flow;
+#[path = "safesh/flow_cli.rs"]
+mod flow_cli;
+#[path = "safesh/flow_support.rs"]
+mod flow_support;
 #[path = "safesh/policy_attacks.rs"]
 mod policy_attacks;
 #[path = "safesh/policy_benign.rs"]

@@ -3,7 +3,7 @@
 
 use crate::error::ServerError;
 use crate::settings::Settings;
-use crate::shape::{Capture, OutputMode, ShapeConfig};
+use crate::shape::{Capture, OutputMode, Redaction, ShapeConfig};
 use safesh_core::session::CANCELLED_RULE;
 use safesh_core::{ErrorCode, InputSource, Interrupter, OutputTarget, Session};
 use serde::Deserialize;
@@ -118,14 +118,17 @@ pub fn run(
     on_start: &dyn Fn(Interrupter),
 ) -> Value {
     let mode = p.output_mode.unwrap_or_default();
-    let capture = Arc::new(Capture::new(
-        mode,
-        ShapeConfig {
-            cap: settings.cap,
-            spill_dir: settings.spill_dir(),
-            retention: settings.spill_retention,
-        },
-    ));
+    let capture = Arc::new(
+        Capture::new(
+            mode,
+            ShapeConfig {
+                cap: settings.cap,
+                spill_dir: settings.spill_dir(),
+                retention: settings.spill_retention,
+            },
+        )
+        .with_redaction(Redaction::from_config(settings.policy.config())),
+    );
     session.set_force(p.force.unwrap_or(false));
     let input = match &p.input {
         Some(s) => InputSource::Bytes(s.clone().into_bytes()),

@@ -14,7 +14,7 @@
 
 use crate::error::ServerError;
 use crate::settings::{Settings, private_dir};
-use crate::shape::{label_json, lock, render_range};
+use crate::shape::{Redaction, label_json, lock, render_range};
 use safesh_core::session::{BackgroundEnd, BackgroundHooks, BackgroundSink};
 use safesh_core::{InputSource, Interrupter, OutputTarget, Refusal, StreamConsumer, StreamKind};
 use safesh_label::Label;
@@ -92,6 +92,12 @@ struct Ring {
     start: u64,
     cap: usize,
     newlines: u64,
+    /// The join of the labels of the output so far.
+    label: Label,
+    /// Set once that label may not flow to the model: from then on bytes are
+    /// only counted, and the ring and the log file (which the model can read) are
+    /// emptied, so the secret is held nowhere in clear.
+    redacted: bool,
 }
 
 impl Ring {
@@ -117,6 +123,8 @@ pub struct Job {
     log: Mutex<Option<std::fs::File>>,
     changed: Condvar,
     interrupter: Mutex<Option<Interrupter>>,
+    /// Redaction of output the model may not see (`None`: turned off).
+    redaction: Option<Redaction>,
 }
 
 /// A job's output sink: log file first (so older bytes can always be read back),
@@ -124,18 +132,45 @@ pub struct Job {
 struct JobSink(Arc<Job>);
 
 impl StreamConsumer for JobSink {
-    fn write(&self, _kind: StreamKind, data: &[u8], _label: &Label) -> std::io::Result<()> {
+    fn write(&self, _kind: StreamKind, data: &[u8], label: &Label) -> std::io::Result<()> {
         let job = &self.0;
         // A killed job's interpreter reports the interrupt as a timeout: leave it
         // out, the job's status says what happened.
         if data.starts_with(crate::shape::CANCEL_MESSAGE) && lock(&job.state).kill_requested {
             return Ok(());
         }
-        if let Some(f) = lock(&job.log).as_mut() {
-            f.write_all(data)?;
-        }
         {
             let mut r = lock(&job.ring);
+            if !r.redacted {
+                let joined = r.label.join(label);
+                let hide = joined != r.label
+                    && job
+                        .redaction
+                        .as_ref()
+                        .is_some_and(|x| x.placeholder(&joined, 1).is_some());
+                r.label = joined;
+                if hide {
+                    r.redacted = true;
+                    let total = r.total();
+                    r.buf = VecDeque::new();
+                    r.start = total;
+                    // The ring lock is held: no other write reaches the log now.
+                    if let Some(f) = lock(&job.log).as_mut() {
+                        f.set_len(0)?;
+                    }
+                }
+            }
+            if r.redacted {
+                r.start += data.len() as u64;
+                r.newlines += data.iter().filter(|b| **b == b'\n').count() as u64;
+                drop(r);
+                let _guard = lock(&job.state);
+                job.changed.notify_all();
+                return Ok(());
+            }
+            if let Some(f) = lock(&job.log).as_mut() {
+                f.write_all(data)?;
+            }
             r.newlines += data.iter().filter(|b| **b == b'\n').count() as u64;
             r.buf.extend(data.iter().copied());
             if r.buf.len() > r.cap {
@@ -230,6 +265,16 @@ impl Job {
     /// New output since byte `since`, at most `max` bytes:
     /// `{data, since, next_offset, total_bytes, status, exit_code, …}`.
     pub fn output(&self, since: u64, max: usize) -> Value {
+        if let Some((placeholder, total)) = self.redacted() {
+            let mut v = self.info();
+            v["data"] = json!(placeholder);
+            v["since"] = json!(since.min(total));
+            v["next_offset"] = json!(total);
+            v["total_bytes"] = json!(total);
+            v["more"] = json!(false);
+            v["warnings"] = json!([]);
+            return v;
+        }
         let total = lock(&self.ring).total();
         let from = since.min(total);
         let mut to = total.min(from.saturating_add(max as u64));
@@ -316,7 +361,9 @@ impl Job {
         let from = since.min(total);
         let len = total - from;
         let mut warnings = Vec::new();
-        let (text, truncated) = if len <= cap as u64 {
+        let (text, truncated) = if let Some((placeholder, _)) = self.redacted() {
+            (placeholder, false)
+        } else if len <= cap as u64 {
             let d = self.read_range(from, total);
             render_range(&d, &[], len, cap, &self.log_path, &mut warnings)
         } else {
@@ -338,6 +385,21 @@ impl Job {
         v["warnings"] = json!(warnings);
         v["duration_ms"] = v["runtime_ms"].clone();
         v
+    }
+
+    /// When the output may not be shown to the model: its placeholder and the
+    /// byte count.
+    fn redacted(&self) -> Option<(String, u64)> {
+        let r = lock(&self.ring);
+        if !r.redacted {
+            return None;
+        }
+        let placeholder = self
+            .redaction
+            .as_ref()
+            .and_then(|x| x.placeholder(&r.label, r.newlines))
+            .unwrap_or_else(|| format!("[redacted: {} lines]", r.newlines));
+        Some((placeholder, r.total()))
     }
 
     fn info_locked(&self, st: &State, total: u64) -> Value {
@@ -485,10 +547,13 @@ impl Jobs {
                 start: 0,
                 cap: self.settings.job_ring.max(1),
                 newlines: 0,
+                label: Label::empty(),
+                redacted: false,
             }),
             log: Mutex::new(Some(file)),
             changed: Condvar::new(),
             interrupter: Mutex::new(None),
+            redaction: Redaction::from_config(self.settings.policy.config()),
         });
         let mut map = lock(&self.map);
         map.insert(id.clone(), job.clone());

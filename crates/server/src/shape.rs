@@ -1,6 +1,7 @@
 //! Output shaping, the one module every model-facing face uses: output modes, the
 //! cap (first and last KiB past it), the spill file that holds the full output,
-//! binary detection, and invalid UTF-8 replaced with a note.
+//! binary detection, invalid UTF-8 replaced with a note, and redaction of output
+//! the model may not see (see [`Redaction`]).
 //!
 //! Output is never held whole in memory: [`Capture`] is a
 //! [`StreamConsumer`] that keeps at most `cap` bytes of head plus a 1 KiB tail per
@@ -8,7 +9,9 @@
 
 use crate::settings::private_dir;
 use safesh_core::{ExecOutcome, StreamConsumer, StreamKind};
+use safesh_flow::Classifier;
 use safesh_label::{Label, LabelSummary};
+use safesh_policy::config::Config;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -61,6 +64,11 @@ struct Stream {
     last: Option<u8>,
     spill: Option<(PathBuf, std::fs::File)>,
     spill_error: Option<String>,
+    /// The join of the labels of every chunk received (`None`: no chunk yet).
+    label: Option<Label>,
+    /// Set once the label may not flow to the model: no byte is kept or spilled
+    /// from then on, only counted.
+    redacted: bool,
 }
 
 impl Stream {
@@ -73,7 +81,22 @@ impl Stream {
             last: None,
             spill: None,
             spill_error: None,
+            label: None,
+            redacted: false,
         }
+    }
+
+    /// Switches to redacted: forgets the bytes kept and deletes the spill file, so
+    /// the secret is held nowhere the model can read.
+    fn redact(&mut self) {
+        self.redacted = true;
+        self.head = Vec::new();
+        self.tail = Vec::new();
+        if let Some((path, f)) = self.spill.take() {
+            drop(f);
+            let _ = std::fs::remove_file(&path);
+        }
+        self.spill_error = None;
     }
 
     fn lines(&self) -> u64 {
@@ -95,6 +118,54 @@ pub struct ShapeConfig {
     pub retention: Duration,
 }
 
+/// Which output the model may see: the session config's classifier decides from
+/// each stream's label ([`Classifier::redaction_summary`]: may the label flow to
+/// the pseudo-host `model`?). Absent when the human turned redaction off
+/// (`[labels] redact = false`).
+#[derive(Clone, Debug)]
+pub struct Redaction {
+    classifier: Classifier,
+}
+
+impl Redaction {
+    /// From the merged config; `None` when `[labels] redact = false`.
+    pub fn from_config(config: &Config) -> Option<Redaction> {
+        config.labels.redacts().then(|| Redaction {
+            classifier: Classifier::from_config(config),
+        })
+    }
+
+    /// From a classifier (always redacting).
+    pub fn new(classifier: Classifier) -> Redaction {
+        Redaction { classifier }
+    }
+
+    /// `None` when output labeled `label` may be shown to the model, else the
+    /// placeholder for `lines` lines of it (`[redacted: 3 lines, secret(.env)]`).
+    pub fn placeholder(&self, label: &Label, lines: u64) -> Option<String> {
+        let lines = usize::try_from(lines).unwrap_or(usize::MAX);
+        self.classifier.redaction_summary(label, lines)
+    }
+
+    /// `data` as the model may see it: `None` when it may be shown as is, else the
+    /// placeholder. Empty output is never redacted (there is nothing to hide).
+    pub fn redact_bytes(&self, label: &Label, data: &[u8]) -> Option<String> {
+        if data.is_empty() {
+            return None;
+        }
+        self.placeholder(label, count_lines(data))
+    }
+}
+
+/// Lines in `data`: newlines, plus one for an unterminated last line.
+pub fn count_lines(data: &[u8]) -> u64 {
+    let n = memchr_count(data);
+    match data.last() {
+        Some(b) if *b != b'\n' => n + 1,
+        _ => n,
+    }
+}
+
 /// A request's output as it is produced: a [`StreamConsumer`] for
 /// `OutputTarget::Stream` that shapes while it receives.
 #[derive(Debug)]
@@ -108,6 +179,8 @@ pub struct Capture {
     /// Set when the server stopped the request itself (its own timeout): the
     /// interpreter's generic stop message is then left out.
     interrupted: std::sync::atomic::AtomicBool,
+    /// Redaction of output the model may not see (`None`: shown as is).
+    redaction: Option<Redaction>,
 }
 
 impl Capture {
@@ -119,7 +192,14 @@ impl Capture {
             streams: Mutex::new([Stream::new(), Stream::new()]),
             dropped: Mutex::new(0),
             interrupted: std::sync::atomic::AtomicBool::new(false),
+            redaction: None,
         }
+    }
+
+    /// Redacts output whose label may not flow to the model (`None`: never).
+    pub fn with_redaction(mut self, redaction: Option<Redaction>) -> Capture {
+        self.redaction = redaction;
+        self
     }
 
     /// Marks the request as stopped by the server: the interpreter's own
@@ -141,8 +221,14 @@ impl Capture {
         }
     }
 
-    /// Adds bytes to a stream (also usable without the interpreter, in tests).
+    /// Adds public bytes to a stream (also usable without the interpreter, in tests).
     pub fn push(&self, kind: StreamKind, data: &[u8]) {
+        self.push_labeled(kind, data, &Label::empty());
+    }
+
+    /// Adds bytes labeled `label` to a stream. Once the stream's label may not
+    /// flow to the model, its bytes are only counted (see [`Redaction`]).
+    pub fn push_labeled(&self, kind: StreamKind, data: &[u8], label: &Label) {
         if self.interrupted.load(std::sync::atomic::Ordering::SeqCst)
             && data.starts_with(CANCEL_MESSAGE)
         {
@@ -160,6 +246,25 @@ impl Capture {
         s.newlines += memchr_count(data);
         if let Some(b) = data.last() {
             s.last = Some(*b);
+        }
+        if !s.redacted {
+            let joined = match &s.label {
+                Some(l) => l.join(label),
+                None => label.clone(),
+            };
+            // Decide again only when the label changed (the check is not free).
+            let hide = s.label.as_ref() != Some(&joined)
+                && self
+                    .redaction
+                    .as_ref()
+                    .is_some_and(|r| r.placeholder(&joined, 1).is_some());
+            s.label = Some(joined);
+            if hide {
+                s.redact();
+            }
+        }
+        if s.redacted {
+            return;
         }
         let cap = self.config.cap;
         let room = cap.saturating_sub(s.head.len());
@@ -227,6 +332,18 @@ impl Capture {
             let Some(s) = streams.get_mut(i) else {
                 continue;
             };
+            if s.redacted {
+                let label = s.label.clone().unwrap_or_default();
+                let text = self
+                    .redaction
+                    .as_ref()
+                    .and_then(|r| r.placeholder(&label, s.lines()))
+                    .unwrap_or_else(|| format!("[redacted: {} lines]", s.lines()));
+                total_bytes += s.total;
+                total_lines += s.lines();
+                v[*name] = json!(text);
+                continue;
+            }
             // Binary output is not shown: save it so the model can still get it.
             if s.spill.is_none()
                 && s.spill_error.is_none()
@@ -285,8 +402,8 @@ impl Capture {
 }
 
 impl StreamConsumer for Capture {
-    fn write(&self, stream: StreamKind, data: &[u8], _label: &Label) -> std::io::Result<()> {
-        self.push(stream, data);
+    fn write(&self, stream: StreamKind, data: &[u8], label: &Label) -> std::io::Result<()> {
+        self.push_labeled(stream, data, label);
         Ok(())
     }
 }
@@ -325,7 +442,10 @@ fn render(
     let head = s.head.get(..head_end).unwrap_or(&[]);
     let tail_start = char_ceil(&s.tail, 0);
     let tail = s.tail.get(tail_start..).unwrap_or(&[]);
-    let omitted = s.total - head.len() as u64 - tail.len() as u64;
+    // Saturating: with a cap under EDGE the head and tail may overlap.
+    let omitted = s
+        .total
+        .saturating_sub(head.len() as u64 + tail.len() as u64);
     let where_ = match path {
         Some(p) => format!("full output in {}", p.display()),
         None => "full output could not be saved".to_string(),
@@ -522,7 +642,7 @@ pub fn render_range(
         .get(..char_floor(head, EDGE.min(head.len())))
         .unwrap_or(&[]);
     let t = tail.get(char_ceil(tail, 0)..).unwrap_or(&[]);
-    let omitted = total - h.len() as u64 - t.len() as u64;
+    let omitted = total.saturating_sub(h.len() as u64 + t.len() as u64);
     (
         format!(
             "{}\n… [{omitted} bytes omitted of {total} bytes; full output in {}] …\n{}",

@@ -256,7 +256,14 @@ impl Shell {
         let resolved = self.resolve(&name, skip_functions);
         if let Some(policy) = self.shared.policy.clone()
             && !matches!(resolved, Resolved::Function(_))
-            && let Some(program) = self.decide(&policy, &argv, &resolved)?
+            && let Some(program) = self
+                .decide(&policy, &argv, &resolved)
+                .map_err(|e| match e {
+                    Stop::Refused(r) => {
+                        Stop::Refused(Box::new(crate::flow::withhold_secrets(*r, &argv)))
+                    }
+                    other => other,
+                })?
         {
             self.commit_command(&argv)?;
             return self.run_external(&policy, &program, &argv);

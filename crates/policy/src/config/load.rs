@@ -223,6 +223,9 @@ fn merge(cfg: &mut Config, l: Layer) {
         union_globs(&mut into.files, label.files);
         union_strings(&mut into.may_flow_to, label.may_flow_to);
     }
+    if l.labels.redact.is_some() {
+        cfg.labels.redact = l.labels.redact;
+    }
     if l.mcp_token_file.is_some() {
         cfg.mcp_token_file = l.mcp_token_file;
     }

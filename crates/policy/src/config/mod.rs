@@ -336,6 +336,16 @@ pub struct Labels {
     pub secret: Vec<(bool, PathGlob)>,
     /// Named labels.
     pub named: BTreeMap<String, NamedLabel>,
+    /// `redact`: whether output the model may not see is replaced by a placeholder
+    /// in model-facing results (`None`: not set, which means yes).
+    pub redact: Option<bool>,
+}
+
+impl Labels {
+    /// Whether model-facing results redact secret output (default: yes).
+    pub fn redacts(&self) -> bool {
+        self.redact.unwrap_or(true)
+    }
 }
 
 /// `[[rule]]`: an exchange rule at a commit point (the flow issue reads these).

@@ -70,7 +70,7 @@ const RULE_KEYS: &[&str] = &[
     "network",
 ];
 const NUDGE_KEYS: &[&str] = &["commands", "message", "suggest"];
-const LABELS_KEYS: &[&str] = &["secret"];
+const LABELS_KEYS: &[&str] = &["secret", "redact"];
 const LABEL_KEYS: &[&str] = &["env", "files", "may_flow_to"];
 const XRULE_KEYS: &[&str] = &["name", "commit_point", "when", "verdict"];
 const COMMIT_POINTS: &[&str] = &["network", "exec", "destructive", "env"];
@@ -171,6 +171,7 @@ pub(crate) fn builtin(opts: &LoadOptions) -> Config {
         labels: Labels {
             secret,
             named: BTreeMap::new(),
+            redact: None,
         },
         rules: Vec::new(),
         approvals: Vec::new(),
@@ -865,6 +866,10 @@ fn labels(cx: &Cx, t: &DeTable, labels: &mut Labels) -> Result<(), ConfigError> 
                 g.written = w.clone();
                 labels.secret.push((include, g));
             }
+            continue;
+        }
+        if name == "redact" && v.get_ref().as_table().is_none() {
+            labels.redact = Some(as_bool(cx, "redact", "[labels]", v)?);
             continue;
         }
         let Some(lt) = v.get_ref().as_table() else {

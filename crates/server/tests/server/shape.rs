@@ -226,3 +226,210 @@ fn exec_spills_a_real_commands_output() {
             .starts_with(env.settings.state_dir.to_str().unwrap())
     );
 }
+
+// ---- redaction of output the model may not see ----
+
+use safesh_label::Label;
+use safesh_server::shape::Redaction;
+
+const SECRET: &str = "hunter2-TOPSECRET-value";
+
+/// A capture with a small cap and redaction decided by the built-in config
+/// (`.env` is secret) of `env`'s project.
+fn redacting(mode: OutputMode, env: &Env) -> Capture {
+    Capture::new(
+        mode,
+        ShapeConfig {
+            cap: 4096,
+            spill_dir: env.settings.spill_dir(),
+            retention: Duration::from_secs(24 * 3600),
+        },
+    )
+    .with_redaction(Redaction::from_config(env.settings.policy.config()))
+}
+
+/// The label of bytes read from `.env` in the project.
+fn dotenv_label(env: &Env) -> Label {
+    let classifier = safesh_flow::Classifier::from_config(env.settings.policy.config());
+    classifier.path_label(&env.proj().join(".env"))
+}
+
+/// Every byte of every file under `dir` (none when it does not exist).
+fn all_files(dir: &std::path::Path) -> String {
+    let mut s = String::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        s.push_str(&String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()));
+    }
+    s
+}
+
+#[test]
+fn secret_file_output_is_replaced_by_a_placeholder() {
+    let env = Env::new();
+    let label = dotenv_label(&env);
+    assert!(label.is_secret(), "the built-in config makes .env secret");
+    let c = redacting(OutputMode::Merged, &env);
+    c.push_labeled(
+        StreamKind::Stdout,
+        format!("A={SECRET}\nB=2\n").as_bytes(),
+        &label,
+    );
+    let mut o = outcome();
+    o.label = label;
+    let v = c.result(&o);
+    assert_eq!(v["output"], "[redacted: 2 lines, secret(.env)]");
+    assert!(!v.to_string().contains(SECRET), "{v}");
+    assert_eq!(v["total_lines"], 2);
+    assert!(v["log_path"].is_null());
+    // The label summary stays on the result.
+    assert_eq!(v["label"]["secrets"], json!(["secret:secret"]));
+}
+
+#[test]
+fn public_output_is_untouched_and_its_spill_file_kept() {
+    let env = Env::new();
+    let c = redacting(OutputMode::Merged, &env);
+    let public = Label::from_file(env.proj().join("notes.txt").to_string_lossy().into_owned());
+    let data = numbered(600);
+    c.push_labeled(StreamKind::Stdout, &data, &public);
+    let v = c.result(&outcome());
+    assert_eq!(v["truncated"], true);
+    let log = v["log_path"].as_str().expect("a spill file past the cap");
+    assert_eq!(std::fs::read(log).unwrap(), data);
+    assert!(v["output"].as_str().unwrap().starts_with("line 1\n"));
+}
+
+#[test]
+fn a_secret_past_the_cap_leaves_no_spill_file_in_clear() {
+    let env = Env::new();
+    let c = redacting(OutputMode::Merged, &env);
+    // Public output passes the cap first (a spill file is opened), then a secret.
+    c.push(StreamKind::Stdout, &numbered(500));
+    let spill = env.settings.spill_dir();
+    assert!(!all_files(&spill).is_empty(), "the public part was spilled");
+    let secret_lines: String = (0..50).map(|i| format!("{SECRET}-{i}\n")).collect();
+    c.push_labeled(
+        StreamKind::Stdout,
+        secret_lines.as_bytes(),
+        &dotenv_label(&env),
+    );
+    let v = c.result(&outcome());
+    assert_eq!(v["output"], "[redacted: 550 lines, secret(.env)]");
+    assert!(v["log_path"].is_null(), "{v}");
+    assert!(!v.to_string().contains(SECRET));
+    assert!(
+        !all_files(&spill).contains(SECRET),
+        "a spill file holds the secret in clear"
+    );
+}
+
+#[test]
+fn separate_mode_redacts_each_stream_on_its_own() {
+    let env = Env::new();
+    let c = redacting(OutputMode::Separate, &env);
+    c.push_labeled(
+        StreamKind::Stdout,
+        format!("{SECRET}\n").as_bytes(),
+        &dotenv_label(&env),
+    );
+    c.push(StreamKind::Stderr, b"warning: public\n");
+    let v = c.result(&outcome());
+    assert_eq!(v["stdout"], "[redacted: 1 line, secret(.env)]");
+    assert_eq!(v["stderr"], "warning: public\n");
+}
+
+#[test]
+fn fixed_format_public_output_of_a_secret_passes() {
+    // A count core labels public (wc -l .env) is shown as is.
+    let env = Env::new();
+    let c = redacting(OutputMode::Merged, &env);
+    c.push_labeled(StreamKind::Stdout, b"2\n", &Label::empty());
+    let v = c.result(&outcome());
+    assert_eq!(v["output"], "2\n");
+}
+
+#[test]
+fn redaction_off_in_config_shows_the_secret() {
+    let env = Env::new();
+    let cfg = env.dir.path().join("redact-off.toml");
+    std::fs::write(&cfg, "[labels]\nredact = false\n").unwrap();
+    let opts = safesh_policy::config::LoadOptions {
+        config_file: Some(cfg),
+        cwd: env.proj(),
+        home: None,
+        xdg_state_home: Some(env.dir.path().join("state")),
+        xdg_config_home: Some(env.dir.path().join("no-config")),
+        no_project: true,
+    };
+    let config = safesh_policy::config::load(&opts).unwrap();
+    assert!(!config.labels.redacts());
+    assert!(Redaction::from_config(&config).is_none());
+    let c = capture(OutputMode::Merged, env.dir.path()).with_redaction(None);
+    c.push_labeled(StreamKind::Stdout, SECRET.as_bytes(), &dotenv_label(&env));
+    assert_eq!(c.result(&outcome())["output"], SECRET);
+}
+
+#[test]
+fn a_bad_redact_value_is_a_config_error_with_its_position() {
+    let env = Env::new();
+    let cfg = env.dir.path().join("bad.toml");
+    std::fs::write(&cfg, "[labels]\nredact = \"no\"\n").unwrap();
+    let opts = safesh_policy::config::LoadOptions {
+        config_file: Some(cfg),
+        cwd: env.proj(),
+        home: None,
+        xdg_state_home: Some(env.dir.path().join("state")),
+        xdg_config_home: Some(env.dir.path().join("no-config")),
+        no_project: true,
+    };
+    let e = safesh_policy::config::load(&opts).unwrap_err().to_string();
+    assert!(e.contains("bad.toml:2:"), "{e}");
+    assert!(e.contains("redact"), "{e}");
+}
+
+#[test]
+fn exec_and_jobs_redact_a_secret_file_end_to_end() {
+    use safesh_server::service::{JobOutputParams, JobStartParams};
+    let env = Env::new();
+    std::fs::write(env.proj().join(".env"), format!("TOKEN={SECRET}\n")).unwrap();
+    let s = env.server();
+    let dotenv = env.proj().join(".env");
+    let dotenv = dotenv.to_str().unwrap();
+    // exec (MCP `exec`, JSON-RPC `execute`).
+    let v = exec(
+        &s,
+        json!({"script": format!("cat {dotenv}; echo public >&2"), "output_mode": "separate"}),
+    );
+    assert_eq!(v["stdout"], "[redacted: 1 line, secret(.env)]", "{v}");
+    assert_eq!(v["stderr"], "public\n", "{v}");
+    // A count core marks public passes.
+    let v = exec(&s, json!({"script": format!("wc -l < {dotenv}")}));
+    assert_eq!(v["output"], "1\n", "{v}");
+    // A background job: output, final result and its log file.
+    let started = s
+        .job_start(JobStartParams {
+            script: Some(format!("echo before; cat {dotenv}")),
+            ..JobStartParams::default()
+        })
+        .unwrap();
+    let id = started["job_id"].as_str().unwrap().to_string();
+    let params = |since| JobOutputParams {
+        job_id: id.clone(),
+        since: Some(since),
+        max_bytes: None,
+        timeout_ms: None,
+    };
+    let done = s.job_follow(params(0)).unwrap();
+    assert_eq!(
+        done["output"], "[redacted: 2 lines, secret(.env)]",
+        "{done}"
+    );
+    let polled = s.job_output(params(0)).unwrap();
+    assert_eq!(
+        polled["data"], "[redacted: 2 lines, secret(.env)]",
+        "{polled}"
+    );
+    let log = done["log_path"].as_str().unwrap();
+    assert!(!std::fs::read_to_string(log).unwrap().contains(SECRET));
+    assert!(!all_files(&env.settings.spill_dir()).contains(SECRET));
+}
