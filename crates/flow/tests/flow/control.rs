@@ -128,7 +128,12 @@ fn a_non_owner_is_refused() {
     }
     std::fs::set_permissions(server.path(), std::fs::Permissions::from_mode(0o666)).unwrap();
     let r = a.request("rm -r build", "destructive", "build");
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
+    // The test binary may live where uid 65534 cannot reach it (a 0700 checkout):
+    // run a world-readable copy.
+    let exe = tmp.path().join("client");
+    std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = std::process::Command::new(&exe)
         .args([
             "--exact",
             "flow::control::non_owner_client_helper",
