@@ -115,7 +115,7 @@ impl Classifier {
     fn candidates(&self, path: &Path) -> Vec<PathBuf> {
         let abs = normalize(&self.base.join(path));
         let mut out = vec![abs.clone()];
-        if let Ok(c) = std::fs::canonicalize(&abs)
+        if let Ok(c) = safesh_policy::paths::canonicalize(&abs)
             && c != abs
         {
             out.push(c);

@@ -27,7 +27,55 @@ use std::path::PathBuf;
 pub struct LazyMatcher {
     glob: globset::Glob,
     simple: Option<Vec<u8>>,
+    literals: Option<Literals>,
     compiled: std::sync::OnceLock<globset::GlobMatcher>,
+}
+
+/// Literal text any match must contain: a path that does not start with `prefix`,
+/// end with `suffix` and contain every middle piece cannot match, and is rejected
+/// without compiling the glob (most paths a run reads match no secret glob).
+#[derive(Clone, Debug)]
+struct Literals {
+    prefix: Vec<u8>,
+    middle: Vec<Vec<u8>>,
+    suffix: Vec<u8>,
+}
+
+impl Literals {
+    /// For patterns made of literals, `*` and `?` only (classes, alternations and
+    /// escapes get no prefilter).
+    fn of(pattern: &str) -> Option<Literals> {
+        if pattern.contains(['[', '{', '\\']) {
+            return None;
+        }
+        let pieces: Vec<&str> = pattern.split(['*', '?']).collect();
+        let (first, rest) = pieces.split_first()?;
+        let (last, middle) = match rest.split_last() {
+            Some((l, m)) => (*l, m),
+            None => return None, // no wildcard at all: compile (rare)
+        };
+        // `**/` also matches no directory at all (`**/.env` matches `.env`): the
+        // slashes next to a wildcard are not required.
+        Some(Literals {
+            prefix: first.trim_end_matches('/').as_bytes().to_vec(),
+            middle: middle
+                .iter()
+                .map(|m| m.trim_matches('/'))
+                .filter(|m| !m.is_empty())
+                .map(|m| m.as_bytes().to_vec())
+                .collect(),
+            suffix: last.trim_start_matches('/').as_bytes().to_vec(),
+        })
+    }
+
+    fn may_match(&self, text: &[u8]) -> bool {
+        text.starts_with(&self.prefix)
+            && text.ends_with(&self.suffix)
+            && self
+                .middle
+                .iter()
+                .all(|m| memchr::memmem::find(text, m).is_some())
+    }
 }
 
 impl LazyMatcher {
@@ -38,18 +86,25 @@ impl LazyMatcher {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'*' | b'?'))
             .then(|| pattern.as_bytes().to_vec());
+        let literals = Literals::of(pattern);
         LazyMatcher {
             glob,
             simple,
+            literals,
             compiled: std::sync::OnceLock::new(),
         }
     }
 
     /// Whether `path` matches.
     pub fn is_match<P: AsRef<std::path::Path>>(&self, path: P) -> bool {
+        use std::os::unix::ffi::OsStrExt;
         if let Some(p) = &self.simple {
-            use std::os::unix::ffi::OsStrExt;
             return wildcard(p, path.as_ref().as_os_str().as_bytes());
+        }
+        if let Some(l) = &self.literals
+            && !l.may_match(path.as_ref().as_os_str().as_bytes())
+        {
+            return false;
         }
         self.compiled
             .get_or_init(|| self.glob.compile_matcher())
@@ -443,5 +498,51 @@ impl Config {
                 NameMatcher::Glob(g) => g.matcher.is_match(path),
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod lazy_matcher_tests {
+    use super::LazyMatcher;
+
+    fn m(p: &str) -> LazyMatcher {
+        LazyMatcher::new(globset::Glob::new(p).unwrap())
+    }
+
+    #[test]
+    fn the_prefilter_never_rejects_a_match() {
+        for (pat, yes, no) in [
+            (
+                "**/.env",
+                vec![".env", "/p/.env", "a/b/.env"],
+                vec!["/p/src/a.rs", "/p/x.env"],
+            ),
+            (
+                "/p/**/.env.*",
+                vec!["/p/.env.local", "/p/a/.env.x"],
+                vec!["/p/.env", "/q/.env.x"],
+            ),
+            (
+                "**/*.pem",
+                vec!["k.pem", "/a/b/k.pem"],
+                vec!["/a/k.pem.bak"],
+            ),
+            (
+                "/root/.ssh/**",
+                vec!["/root/.ssh/id_rsa", "/root/.ssh/a/b"],
+                vec!["/root/x"],
+            ),
+            ("/p/*/x?z", vec!["/p/a/xyz"], vec!["/p/a/xz"]),
+        ] {
+            let g = m(pat);
+            let compiled = globset::Glob::new(pat).unwrap().compile_matcher();
+            for p in yes {
+                assert!(compiled.is_match(p), "{pat} should match {p} (globset)");
+                assert!(g.is_match(p), "{pat} must match {p}");
+            }
+            for p in no {
+                assert_eq!(g.is_match(p), compiled.is_match(p), "{pat} vs {p}");
+            }
+        }
     }
 }
