@@ -159,11 +159,18 @@ impl Classifier {
     pub fn path_label(&self, path: &Path) -> Label {
         let abs = normalize(&self.base.join(path));
         let mut label = Label::from_file(abs.to_string_lossy().into_owned());
-        if self.is_secret_path(&abs) {
+        // Resolved once for both checks (a file read is the hot path).
+        let cands = self.candidates(&abs);
+        if cands.iter().any(|p| self.secret_match(p)) {
             label = label.join(&Label::secret(SECRET));
         }
-        for name in self.named_for_path(&abs) {
-            label = label.join(&Label::secret(name));
+        for n in &self.named {
+            if n.files
+                .iter()
+                .any(|g| cands.iter().any(|c| g.matcher.is_match(c)))
+            {
+                label = label.join(&Label::secret(&n.name));
+            }
         }
         label
     }
