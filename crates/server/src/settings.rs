@@ -153,9 +153,9 @@ impl Settings {
             on_calling_thread,
             ..SessionOptions::default()
         };
-        if let Some(c) = cwd {
-            opts.cwd = c;
-        }
+        // Without one, sessions start where the policy was loaded (what `.` means in
+        // its roots), not wherever this process happens to run.
+        opts.cwd = cwd.unwrap_or_else(|| self.policy.config().base_dir.clone());
         for (k, v) in env {
             opts.env.retain(|(n, _)| n != k);
             opts.env.push((k.clone(), v.clone()));
