@@ -351,7 +351,8 @@ pub(crate) fn withhold(r: &mut Refusal, text: &str) {
 }
 
 impl Shell {
-    /// Asks the exchange rules about a commit point; a refusal stops the script.
+    /// Asks the exchange rules about a commit point; a refusal stops the script,
+    /// a rule that warns says so on stderr.
     pub(crate) fn commit(
         &mut self,
         point: CommitPoint,
@@ -359,31 +360,23 @@ impl Shell {
         command: String,
         target: &str,
     ) -> Result<(), Refusal> {
-        let Some(flow) = self.shared.flow.clone() else {
-            return Ok(());
-        };
-        let req = CommitRequest {
-            point,
-            data: data.clone(),
-            pc: self.pc.clone(),
-            command,
-        };
-        if let Some(w) = flow.decide(req, target)? {
+        if let Some(w) = self.commit_shared(point, data, command, target)? {
             self.diag(format!("safesh: warning: {w}"));
         }
         Ok(())
     }
 
-    /// The same from a utility's host (no `&mut`): network egress.
+    /// The decision itself, from anywhere (a utility's host has no `&mut`):
+    /// `Ok(Some(warning))` when a rule warns.
     pub(crate) fn commit_shared(
         &self,
         point: CommitPoint,
         data: &Label,
         command: String,
         target: &str,
-    ) -> Result<(), Refusal> {
-        let Some(flow) = self.shared.flow.clone() else {
-            return Ok(());
+    ) -> Result<Option<String>, Refusal> {
+        let Some(flow) = &self.shared.flow else {
+            return Ok(None);
         };
         let req = CommitRequest {
             point,
@@ -391,7 +384,7 @@ impl Shell {
             pc: self.pc.clone(),
             command,
         };
-        flow.decide(req, target).map(|_| ())
+        flow.decide(req, target)
     }
 
     /// Text about to run as code (`eval`, `source`, an interpreter's code).

@@ -325,48 +325,7 @@ impl Project {
             .stderr(Stdio::piped())
             // Own process group, so the timeout can kill anything it started.
             .process_group(0);
-        let mut child = cmd.spawn().expect("start safesh");
-        let pgid = child.id();
-        let out = drain(child.stdout.take());
-        let err = drain(child.stderr.take());
-        let start = Instant::now();
-        let mut timed_out = false;
-        let status = loop {
-            match child.try_wait().expect("wait for safesh") {
-                Some(st) => break st.code().unwrap_or(-1),
-                None if start.elapsed() > TIMEOUT => {
-                    timed_out = true;
-                    kill_group(pgid);
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break -1;
-                }
-                None => thread::sleep(Duration::from_millis(5)),
-            }
-        };
-        // Readers end when every holder of the pipes is gone; never wait forever.
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while !(out.is_finished() && err.is_finished()) && Instant::now() < deadline {
-            thread::sleep(Duration::from_millis(5));
-        }
-        if !(out.is_finished() && err.is_finished()) {
-            kill_group(pgid);
-            timed_out = true;
-        }
-        let take = |h: thread::JoinHandle<Vec<u8>>| {
-            if h.is_finished() {
-                String::from_utf8_lossy(&h.join().unwrap_or_default()).into_owned()
-            } else {
-                String::from("<reader still blocked>")
-            }
-        };
-        Run {
-            what,
-            status,
-            timed_out,
-            stdout: take(out),
-            stderr: take(err),
-        }
+        collect(cmd, what)
     }
 
     // ---- side-effect checks -------------------------------------------------------
@@ -514,4 +473,51 @@ pub(crate) fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHa
         }
         buf
     })
+}
+
+/// Runs a prepared `safesh` command (own process group) to completion or
+/// [`TIMEOUT`], killing whatever it started on timeout, and collects its output.
+pub fn collect(mut cmd: Command, what: String) -> Run {
+    let mut child = cmd.spawn().expect("start safesh");
+    let pgid = child.id();
+    let out = drain(child.stdout.take());
+    let err = drain(child.stderr.take());
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait().expect("wait for safesh") {
+            Some(st) => break st.code().unwrap_or(-1),
+            None if start.elapsed() > TIMEOUT => {
+                timed_out = true;
+                kill_group(pgid);
+                let _ = child.kill();
+                let _ = child.wait();
+                break -1;
+            }
+            None => thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    // Readers end when every holder of the pipes is gone; never wait forever.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !(out.is_finished() && err.is_finished()) && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(5));
+    }
+    if !(out.is_finished() && err.is_finished()) {
+        kill_group(pgid);
+        timed_out = true;
+    }
+    let take = |h: thread::JoinHandle<Vec<u8>>| {
+        if h.is_finished() {
+            String::from_utf8_lossy(&h.join().unwrap_or_default()).into_owned()
+        } else {
+            String::from("<reader still blocked>")
+        }
+    };
+    Run {
+        what,
+        status,
+        timed_out,
+        stdout: take(out),
+        stderr: take(err),
+    }
 }
