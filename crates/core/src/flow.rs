@@ -11,11 +11,14 @@
 //! store shared by every safesh process — opened only once it exists or something
 //! worth remembering is written, so ordinary runs never touch SQLite).
 
+use crate::approval::{ApprovalAnswer, ApprovalChannel, ApprovalQuestion};
 use crate::error::{ErrorCode, Refusal};
 use crate::interp::Shell;
 use crate::interp::expand::Field;
 use crate::io::lock;
-use safesh_flow::{Approvals, Classifier, CommitPoint, CommitRequest, Rules, SystemClock, Verdict};
+use safesh_flow::{
+    Approvals, Classifier, CommitPoint, CommitRequest, Rules, Status, SystemClock, Verdict,
+};
 use safesh_label::Label;
 use safesh_store::{AuditLog, LabelStore, WriteMode};
 use std::collections::HashMap;
@@ -71,6 +74,12 @@ pub(crate) fn is_interpreter(program: &str) -> bool {
     let base = program.rsplit('/').next().unwrap_or(program);
     let stem = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     INTERPRETERS.contains(&base) || INTERPRETERS.contains(&stem)
+}
+
+/// A channel to the human and when to stop waiting on it.
+pub(crate) struct Asker<'a> {
+    pub(crate) channel: &'a dyn ApprovalChannel,
+    pub(crate) stop: &'a dyn Fn() -> bool,
 }
 
 /// The session's information-flow state.
@@ -240,11 +249,13 @@ impl Flow {
     }
 
     /// Decides one commit point: `Ok(Some(warning))` for a rule that warns, a
-    /// refusal for block and for an approval not (yet) granted.
+    /// refusal for block and for an approval not (yet) granted. With an `asker`
+    /// (a channel to the human), an approval is asked for and waited on.
     pub(crate) fn decide(
         &self,
         req: CommitRequest,
         target: &str,
+        asker: Option<&Asker<'_>>,
     ) -> Result<Option<String>, Refusal> {
         use safesh_store::Verdict as V;
         let d = self.rules.decide(&req);
@@ -288,6 +299,73 @@ impl Flow {
                     &d.rule,
                     Some(&pending.id),
                 )?;
+                if let Some(asker) = asker {
+                    let question = ApprovalQuestion {
+                        id: pending.id.clone(),
+                        commit_point: kind.to_string(),
+                        action: req.command.clone(),
+                        target: target.to_string(),
+                        reason: d.reason.clone(),
+                        rule: d.rule.clone(),
+                        expires: pending.expires,
+                    };
+                    // `safesh approve ID` / `deny ID` meanwhile also ends the wait.
+                    let id = pending.id.as_str();
+                    let decided_elsewhere = || self.approvals.status(id) != Some(Status::Pending);
+                    let stop = || (asker.stop)() || decided_elsewhere();
+                    let answer = match asker.channel.ask(&question, &stop) {
+                        ApprovalAnswer::Unanswered => match self.approvals.status(id) {
+                            Some(Status::Granted) => ApprovalAnswer::Granted,
+                            Some(Status::Denied) => ApprovalAnswer::Denied,
+                            _ => ApprovalAnswer::Unanswered,
+                        },
+                        a => a,
+                    };
+                    match answer {
+                        ApprovalAnswer::Granted => {
+                            // Already granted over the control socket is as good.
+                            let _ = self.approvals.grant(&pending.id);
+                        }
+                        ApprovalAnswer::Denied => {
+                            let _ = self.approvals.deny(&pending.id);
+                            self.record(
+                                &req.point,
+                                V::Denied,
+                                &req,
+                                target,
+                                &d.rule,
+                                Some(&pending.id),
+                            )?;
+                            let mut r = Refusal::new(
+                                ErrorCode::ApprovalRequired,
+                                format!(
+                                    "{}: the human declined (approval_id: {})",
+                                    d.reason, pending.id
+                                ),
+                            )
+                            .rule(d.rule.clone())
+                            .command(req.command.clone())
+                            .suggest(
+                                "the human said no to this exact command: do not retry it; ask them what they want instead",
+                            );
+                            r.details.approval_id = Some(pending.id.clone());
+                            return Err(r);
+                        }
+                        ApprovalAnswer::Unanswered => {}
+                    }
+                    // Granted here, or meanwhile with `safesh approve ID`.
+                    if self.approvals.take_at(&req.command, kind) {
+                        self.record(
+                            &req.point,
+                            V::Approved,
+                            &req,
+                            target,
+                            &d.rule,
+                            Some(&pending.id),
+                        )?;
+                        return Ok(None);
+                    }
+                }
                 let mut r = Refusal::new(
                     ErrorCode::ApprovalRequired,
                     format!(
@@ -384,7 +462,12 @@ impl Shell {
             pc: self.pc.clone(),
             command,
         };
-        flow.decide(req, target)
+        let stop = || self.cancel.is_cancelled();
+        let asker = self.approver.as_deref().map(|channel| Asker {
+            channel,
+            stop: &stop,
+        });
+        flow.decide(req, target, asker.as_ref())
     }
 
     /// Text about to run as code (`eval`, `source`, an interpreter's code).
@@ -506,7 +589,7 @@ impl Shell {
         }
         Ok(StdinGuard::new(
             flow,
-            self.pc.clone(),
+            self,
             command_text(argv),
             interpreter,
             hosts,
@@ -562,26 +645,40 @@ pub(crate) struct StdinGuard {
     pub(crate) refused: Arc<Mutex<Option<Refusal>>>,
     /// Labels already decided (a stream's chunks mostly share one).
     checked: Vec<Label>,
+    /// The shell's channel to the human, and its cancellation scope.
+    approver: Option<Arc<dyn ApprovalChannel>>,
+    cancel: Arc<crate::interp::Cancel>,
 }
 
 impl StdinGuard {
     /// A guard; `None` when there is nothing to check.
     pub(crate) fn new(
         flow: Arc<Flow>,
-        pc: Label,
+        shell: &Shell,
         command: String,
         code: bool,
         hosts: Vec<String>,
     ) -> Option<StdinGuard> {
         (code || !hosts.is_empty()).then(|| StdinGuard {
             flow,
-            pc,
+            pc: shell.pc.clone(),
             command,
             code,
             hosts,
             refused: Arc::new(Mutex::new(None)),
             checked: Vec::new(),
+            approver: shell.approver.clone(),
+            cancel: shell.cancel.clone(),
         })
+    }
+
+    fn decide(&self, req: CommitRequest, target: &str) -> Result<Option<String>, Refusal> {
+        let stop = || self.cancel.is_cancelled();
+        let asker = self.approver.as_deref().map(|channel| Asker {
+            channel,
+            stop: &stop,
+        });
+        self.flow.decide(req, target, asker.as_ref())
     }
 
     /// Decides `label`ed input (remembered when allowed).
@@ -598,7 +695,7 @@ impl StdinGuard {
                 pc: self.pc.clone(),
                 command: self.command.clone(),
             };
-            self.flow.decide(req, "stdin")?;
+            self.decide(req, "stdin")?;
         }
         if !label.confidentiality.is_public() {
             for host in &self.hosts {
@@ -608,7 +705,7 @@ impl StdinGuard {
                     pc: self.pc.clone(),
                     command: self.command.clone(),
                 };
-                self.flow.decide(req, host)?;
+                self.decide(req, host)?;
             }
         }
         self.checked.push(label.clone());

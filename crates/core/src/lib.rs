@@ -5,6 +5,7 @@
 //! each simple command to a function, a builtin (`builtins`) or an in-process
 //! utility (`registry`, the `safesh-tools-*` crates), and collect a labeled result.
 
+pub mod approval;
 pub mod builtins;
 /// Refusal codes and the refusal object (defined by the policy, shared by every face).
 pub use safesh_policy::verdict as error;
@@ -20,6 +21,7 @@ mod interp;
 pub mod precheck;
 mod tempdir;
 
+pub use approval::{ApprovalAnswer, ApprovalChannel, ApprovalQuestion};
 pub use error::{Details, ErrorCode, Refusal};
 pub use io::{StreamConsumer, StreamKind};
 pub use limits::Limits;

@@ -383,6 +383,17 @@ impl Session {
         self.shell.background = sink;
     }
 
+    /// Gives the following requests (and the jobs they start) a channel to the
+    /// human: a command that needs an approval asks there and waits for the
+    /// answer instead of being refused. Only for channels the model cannot drive
+    /// (safesh's own terminal, MCP elicitation shown by the client).
+    pub fn set_approval_channel(
+        &mut self,
+        channel: Option<std::sync::Arc<dyn crate::approval::ApprovalChannel>>,
+    ) {
+        self.shell.approver = channel;
+    }
+
     /// Sets the following requests' time limit in ms (`None`: the limits'
     /// `script_timeout_ms`; `Some(0)`: none). Past it a request ends with
     /// `TIMEOUT` (`details.rule = "timeout_ms"`).

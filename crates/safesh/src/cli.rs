@@ -249,6 +249,13 @@ pub fn main() -> i32 {
         ..SessionOptions::default()
     });
     session.set_force(cli.force);
+    // A human at this terminal can answer approvals as they come up; the model-facing
+    // `--json` never asks.
+    if !cli.json
+        && let Some(tty) = crate::tty_approval::TerminalApprover::open()
+    {
+        session.set_approval_channel(Some(std::sync::Arc::new(tty)));
+    }
     let input = match cli.input {
         Some(text) => InputSource::Bytes(text.into_bytes()),
         None if stdin_is_script => InputSource::Empty,

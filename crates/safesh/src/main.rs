@@ -13,6 +13,7 @@ mod cli;
 mod json;
 mod serve;
 mod tools;
+mod tty_approval;
 
 fn main() {
     let code = cli::main();

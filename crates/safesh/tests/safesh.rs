@@ -17,6 +17,8 @@
 // Test-harness code: a failed fixture setup should abort the test loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "safesh/approval_prompt.rs"]
+mod approval_prompt;
 #[path = "safesh/cases.rs"]
 mod cases;
 #[path = "safesh/cli.rs"]

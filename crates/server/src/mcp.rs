@@ -209,8 +209,12 @@ impl SafeshMcp {
         let slot: Arc<Mutex<Option<Interrupter>>> = Arc::new(Mutex::new(None));
         let server = self.server.clone();
         let s2 = slot.clone();
-        let mut task =
-            tokio::task::spawn_blocking(move || server.exec(&p, &move |i| *lock(&s2) = Some(i)));
+        // A client that can show its human a form answers approvals as they come up.
+        let approver = elicit::ElicitationApprover::for_peer(&ctx.peer)
+            .map(|a| Arc::new(a) as Arc<dyn safesh_core::ApprovalChannel>);
+        let mut task = tokio::task::spawn_blocking(move || {
+            server.exec_with(&p, &move |i| *lock(&s2) = Some(i), approver)
+        });
         let token = ctx.meta.get_progress_token();
         let started = Instant::now();
         let mut tick = tokio::time::interval_at(
@@ -431,6 +435,7 @@ pub async fn serve_stdio(server: Arc<Server>) -> i32 {
     status
 }
 
+pub mod elicit;
 pub mod http;
 
 /// `safesh mcp`: serves stdio, or HTTP when `http` names an address (with the

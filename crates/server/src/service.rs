@@ -7,8 +7,8 @@ use crate::jobs::{Adopter, Jobs, signal_name};
 use crate::sessions::Sessions;
 use crate::settings::Settings;
 use crate::shape::lock;
-use safesh_core::Interrupter;
 use safesh_core::session::BackgroundSink;
+use safesh_core::{ApprovalChannel, Interrupter};
 use safesh_policy::config::{Allow, Network};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -161,6 +161,17 @@ impl Server {
         p: &ExecParams,
         on_start: &dyn Fn(Interrupter),
     ) -> Result<Value, ServerError> {
+        self.exec_with(p, on_start, None)
+    }
+
+    /// [`Server::exec`] with a channel to the human: a command that needs an
+    /// approval asks there (and waits) instead of being refused.
+    pub fn exec_with(
+        &self,
+        p: &ExecParams,
+        on_start: &dyn Fn(Interrupter),
+        approver: Option<Arc<dyn ApprovalChannel>>,
+    ) -> Result<Value, ServerError> {
         let script = p.script_text()?;
         let adopter = |session: Option<String>| -> Arc<dyn BackgroundSink> {
             Arc::new(Adopter {
@@ -173,6 +184,7 @@ impl Server {
                 let entry = self.sessions.get(id)?;
                 let mut s = lock(&entry.session);
                 s.set_background_sink(Some(adopter(Some(id.clone()))));
+                s.set_approval_channel(approver);
                 let v = crate::exec::run(&mut s, &script, p, &self.settings, on_start);
                 entry.remember_cwd(s.cwd());
                 drop(s);
@@ -182,7 +194,9 @@ impl Server {
             None => {
                 let mut s = self.fresh.take();
                 s.set_background_sink(Some(adopter(None)));
+                s.set_approval_channel(approver);
                 let v = crate::exec::run(&mut s, &script, p, &self.settings, on_start);
+                s.set_approval_channel(None);
                 self.fresh.give_back(s);
                 v
             }

@@ -41,6 +41,25 @@ impl Env {
     }
 }
 
+/// A server whose config is `config` (trusted as given, like `--config`).
+pub fn server_with_config(env: &Env, config: &str) -> Arc<Server> {
+    let root = env.dir.path().canonicalize().unwrap();
+    let cfg = root.join("config.toml");
+    std::fs::write(&cfg, config).unwrap();
+    let opts = safesh_policy::config::LoadOptions {
+        config_file: Some(cfg),
+        cwd: env.proj(),
+        home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+        xdg_state_home: Some(root.join("state")),
+        xdg_config_home: Some(root.join("state/no-config")),
+        no_project: true,
+    };
+    let config = safesh_policy::config::load(&opts).unwrap();
+    let mut settings = Settings::from_policy(safesh_policy::Policy::new(config));
+    settings.state_dir = root.join("state");
+    Server::new(settings)
+}
+
 /// Exec params from JSON.
 pub fn params(v: serde_json::Value) -> safesh_server::exec::ExecParams {
     serde_json::from_value(v).unwrap()

@@ -49,6 +49,8 @@ pub enum Verdict {
     RequestApproval,
     /// A human approved it.
     Approved,
+    /// A human was asked and said no.
+    Denied,
 }
 
 impl CommitPoint {
@@ -72,6 +74,7 @@ impl Verdict {
             Verdict::Block => "block",
             Verdict::RequestApproval => "request-approval",
             Verdict::Approved => "approved",
+            Verdict::Denied => "denied",
         }
     }
 }

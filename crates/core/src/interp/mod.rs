@@ -288,6 +288,9 @@ pub(crate) struct Shell {
     /// Takes over top-level background jobs (the faces); `None`: the script waits
     /// for them at its end (the CLI).
     pub background: Option<Arc<dyn crate::session::BackgroundSink>>,
+    /// A channel to the human for approvals (the faces that have one); `None`:
+    /// a command that needs one is refused with `APPROVAL_REQUIRED`.
+    pub approver: Option<Arc<dyn crate::approval::ApprovalChannel>>,
 }
 
 /// `shopt` options safesh implements.
@@ -375,6 +378,7 @@ impl Shell {
             temp_files: Vec::new(),
             on_start: None,
             background: None,
+            approver: None,
         };
         if sh.vars.get("BASH_VERSINFO").is_none() {
             let info = ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"];

@@ -244,21 +244,7 @@ fn a_job_in_a_subshell_is_still_waited_for() {
 
 /// A server whose config allows `/usr/bin/sleep` (a real external program).
 fn server_with_sleep(env: &Env) -> std::sync::Arc<safesh_server::Server> {
-    let root = env.dir.path().canonicalize().unwrap();
-    let cfg = root.join("config.toml");
-    std::fs::write(&cfg, "[commands.\"/usr/bin/sleep\"]\nallow = true\n").unwrap();
-    let opts = safesh_policy::config::LoadOptions {
-        config_file: Some(cfg),
-        cwd: env.proj(),
-        home: std::env::var_os("HOME").map(std::path::PathBuf::from),
-        xdg_state_home: Some(root.join("state")),
-        xdg_config_home: Some(root.join("state/no-config")),
-        no_project: true,
-    };
-    let config = safesh_policy::config::load(&opts).unwrap();
-    let mut settings = safesh_server::Settings::from_policy(safesh_policy::Policy::new(config));
-    settings.state_dir = root.join("state");
-    safesh_server::Server::new(settings)
+    crate::server_with_config(env, "[commands.\"/usr/bin/sleep\"]\nallow = true\n")
 }
 
 fn proc_alive(pid: u64) -> bool {

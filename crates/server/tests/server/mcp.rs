@@ -268,3 +268,198 @@ fn http_helpers() {
     let (t3, from) = load_token(None).unwrap();
     assert!(from.is_none() && t3 != t1);
 }
+
+/// An MCP client whose human answers every approval form: ticks the box
+/// (`Some(true)`), leaves it unticked (`Some(false)`) or dismisses it (`None`).
+/// Records the questions it was shown.
+#[derive(Clone)]
+struct Human {
+    tick: Option<bool>,
+    asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Human {
+    fn new(tick: Option<bool>) -> Human {
+        Human {
+            tick,
+            asked: Default::default(),
+        }
+    }
+
+    fn asked(&self) -> Vec<String> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+impl rmcp::ClientHandler for Human {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::builder()
+                .enable_elicitation()
+                .build(),
+            rmcp::model::Implementation::new("human-at-the-client", "1"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        if let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        {
+            let schema = serde_json::to_value(&requested_schema).unwrap();
+            assert_eq!(schema["properties"]["approve"]["type"], "boolean");
+            self.asked.lock().unwrap().push(message);
+        }
+        Ok(match self.tick {
+            Some(t) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": t}))
+            }
+            None => ElicitResult::new(ElicitationAction::Cancel),
+        })
+    }
+}
+
+/// A server that allows `/usr/bin/printf` (its output is untrusted: it comes from
+/// a sandboxed program) and a project file to delete.
+fn approval_env() -> (Env, std::sync::Arc<safesh_server::Server>) {
+    let env = Env::new();
+    std::fs::write(env.proj().join("keep1.txt"), "one\n").unwrap();
+    let s = crate::server_with_config(&env, "[commands.\"/usr/bin/printf\"]\nallow = true\n");
+    (env, s)
+}
+
+/// `rm` of a name an untrusted program printed needs a human's approval.
+const RM_UNTRUSTED: &str = "rm $(/usr/bin/printf keep1.txt) && echo removed";
+
+async fn serve_to(
+    server: std::sync::Arc<safesh_server::Server>,
+    human: Human,
+) -> RunningService<RoleClient, Human> {
+    let (a, b) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(s) = SafeshMcp::new(server).serve(a).await {
+            let _ = s.waiting().await;
+        }
+    });
+    human.serve(b).await.unwrap()
+}
+
+fn audit_verdicts(env: &Env) -> String {
+    let log = env.dir.path().join("state/safesh/audit.jsonl");
+    let log = if log.exists() {
+        log
+    } else {
+        env.dir.path().join("state/audit.jsonl")
+    };
+    std::fs::read_to_string(log).unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_ticked_by_the_clients_human_runs_the_command_once() {
+    let (env, s) = approval_env();
+    let human = Human::new(Some(true));
+    let c = serve_to(s, human.clone()).await;
+    let r = c
+        .call_tool(
+            CallToolRequestParams::new("exec")
+                .with_arguments(args(json!({"script": RM_UNTRUSTED}))),
+        )
+        .await
+        .unwrap();
+    let v = r.structured_content.unwrap();
+    assert_eq!(v["exit_code"], 0, "{v}");
+    assert_eq!(v["output"], "removed\n", "{v}");
+    assert!(!env.proj().join("keep1.txt").exists());
+    let asked = human.asked();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].contains("rm keep1.txt"), "{asked:?}");
+    assert!(asked[0].contains("destructive"), "{asked:?}");
+    let audit = audit_verdicts(&env);
+    assert!(audit.contains("\"approved\""), "{audit}");
+    // Single use: the same command again asks again.
+    std::fs::write(env.proj().join("keep1.txt"), "one\n").unwrap();
+    let r = c
+        .call_tool(
+            CallToolRequestParams::new("exec")
+                .with_arguments(args(json!({"script": RM_UNTRUSTED}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content.unwrap()["exit_code"], 0);
+    assert_eq!(human.asked().len(), 2);
+    let _ = c.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_refused_by_the_clients_human_stops_the_script() {
+    let (env, s) = approval_env();
+    let human = Human::new(Some(false));
+    let c = serve_to(s, human.clone()).await;
+    let r = c
+        .call_tool(
+            CallToolRequestParams::new("exec")
+                .with_arguments(args(json!({"script": RM_UNTRUSTED}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(true));
+    let v = r.structured_content.unwrap();
+    assert_eq!(v["exit_code"], 126, "{v}");
+    assert_eq!(v["error"]["code"], "APPROVAL_REQUIRED", "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("declined"),
+        "{v}"
+    );
+    assert!(env.proj().join("keep1.txt").exists());
+    assert_eq!(human.asked().len(), 1);
+    assert!(audit_verdicts(&env).contains("\"denied\""));
+    let _ = c.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dismissed_form_or_a_client_without_elicitation_leaves_a_pending_approval() {
+    let (env, s) = approval_env();
+    let human = Human::new(None);
+    let c = serve_to(s.clone(), human.clone()).await;
+    let r = c
+        .call_tool(
+            CallToolRequestParams::new("exec")
+                .with_arguments(args(json!({"script": RM_UNTRUSTED}))),
+        )
+        .await
+        .unwrap();
+    let v = r.structured_content.unwrap();
+    assert_eq!(v["error"]["code"], "APPROVAL_REQUIRED", "{v}");
+    assert!(
+        v["error"]["details"]["approval_id"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty()),
+        "{v}"
+    );
+    assert!(env.proj().join("keep1.txt").exists());
+    assert_eq!(human.asked().len(), 1);
+    let _ = c.cancel().await;
+
+    // A client that never declared elicitation is never asked.
+    let plain = {
+        let (a, b) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            if let Ok(srv) = SafeshMcp::new(s).serve(a).await {
+                let _ = srv.waiting().await;
+            }
+        });
+        ().serve(b).await.unwrap()
+    };
+    let r = call(&plain, "exec", json!({"script": RM_UNTRUSTED})).await;
+    let v = r.structured_content.unwrap();
+    assert_eq!(v["error"]["code"], "APPROVAL_REQUIRED", "{v}");
+    assert!(env.proj().join("keep1.txt").exists());
+    let _ = plain.cancel().await;
+}
