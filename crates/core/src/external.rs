@@ -261,10 +261,11 @@ impl Shell {
 }
 
 impl Shell {
-    /// Secret files (by the config's classification) the program was not given:
-    /// hidden from it (`/dev/null` inside the sandbox). Looked for one level deep
-    /// in the working directory and the write roots, where `.env` and key files
-    /// live; a file named in the arguments stays visible (and labels the output).
+    /// Confidential files the program was not given: hidden from it (`/dev/null`
+    /// inside the sandbox). Looked for at any depth under the working directory and
+    /// the write roots — by the classification (`.env`, keys) and by the labels
+    /// safesh recorded (a copy of a secret under another name); a file named in
+    /// the arguments stays visible (and labels the output).
     fn secrets_to_hide(
         &self,
         write: &[std::path::PathBuf],
@@ -273,28 +274,19 @@ impl Shell {
         let Some(flow) = &self.shared.flow else {
             return Vec::new();
         };
+        let resolve = |p: std::path::PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
         let named: Vec<std::path::PathBuf> = argv
             .iter()
             .skip(1)
-            .map(|a| crate::host::normalize(&self.cwd.join(a)))
+            .map(|a| resolve(crate::host::normalize(&self.cwd.join(a))))
             .collect();
-        let mut dirs = vec![self.cwd.clone()];
-        dirs.extend(write.iter().filter(|w| w.is_dir()).cloned());
-        dirs.sort();
-        dirs.dedup();
-        let mut out = Vec::new();
-        for d in dirs {
-            let Ok(entries) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let p = e.path();
-                if flow.is_secret_path(&p) && !named.contains(&p) && !out.contains(&p) {
-                    out.push(p);
-                }
-            }
-        }
-        out
+        let mut roots = vec![resolve(self.cwd.clone())];
+        roots.extend(write.iter().filter(|w| w.is_dir()).cloned().map(resolve));
+        roots.sort();
+        roots.dedup();
+        let mut hide = flow.confidential_files(&roots);
+        hide.retain(|p| !named.contains(p));
+        hide
     }
 }
 

@@ -93,8 +93,29 @@ pub(crate) struct Flow {
     control: OnceLock<Option<safesh_flow::ControlServer>>,
     /// Labels of files this process wrote (exact, even without the store).
     written: Mutex<HashMap<PathBuf, Label>>,
+    /// Directory listings for finding the secret files to hide from externals,
+    /// shared by every session of the process with the same classification.
+    scan: Arc<Mutex<safesh_flow::SecretScan>>,
     /// The session's id in the audit log.
     session: String,
+}
+
+/// The process's scan cache for `config`'s classification: fresh sessions (one per
+/// sessionless MCP call) find it warm.
+fn shared_scan(config: &safesh_policy::config::Config) -> Arc<Mutex<safesh_flow::SecretScan>> {
+    type Scans = Mutex<HashMap<String, Arc<Mutex<safesh_flow::SecretScan>>>>;
+    static SCANS: std::sync::LazyLock<Scans> = std::sync::LazyLock::new(Default::default);
+    let labels = &config.labels;
+    let mut key = format!("{:?}\0{:?}", config.base_dir, config.home);
+    for (include, g) in &labels.secret {
+        key.push_str(&format!("\0{include}{}", g.pattern));
+    }
+    for (name, l) in &labels.named {
+        for g in &l.files {
+            key.push_str(&format!("\0{name}={}", g.pattern));
+        }
+    }
+    lock(&SCANS).entry(key).or_default().clone()
 }
 
 /// Worth remembering across processes: secret, or not to be trusted.
@@ -127,6 +148,7 @@ impl Flow {
             store: OnceLock::new(),
             control: OnceLock::new(),
             written: Mutex::new(HashMap::new()),
+            scan: shared_scan(config),
             session,
         }
     }
@@ -191,9 +213,27 @@ impl Flow {
         store.lookup(path).ok().flatten().map(|s| s.label)
     }
 
-    /// True for a file the classification makes secret.
-    pub(crate) fn is_secret_path(&self, path: &Path) -> bool {
-        self.classifier.is_secret_path(path)
+    /// The files under `roots` (resolved directories), at any depth, whose bytes
+    /// are confidential: by the classification, or by what safesh recorded when it
+    /// wrote them (a copy of `.env` under another name).
+    pub(crate) fn confidential_files(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
+        let mut out = lock(&self.scan).scan(&self.classifier, roots).secrets;
+        let under = |p: &Path| roots.iter().any(|r| p.starts_with(r));
+        out.extend(
+            lock(&self.written)
+                .iter()
+                .filter(|(p, l)| !l.confidentiality.is_public() && under(p))
+                .map(|(p, _)| p.clone()),
+        );
+        if let Some(store) = self.store(false) {
+            for r in roots {
+                out.extend(store.confidential_under(r).unwrap_or_default());
+            }
+        }
+        out.retain(|p| p.symlink_metadata().is_ok());
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// The label of an environment variable's value, if the config classifies it.

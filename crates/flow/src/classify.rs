@@ -138,6 +138,28 @@ impl Classifier {
         self.candidates(path).iter().any(|p| self.secret_match(p))
     }
 
+    /// Whether reading the file gives confidential bytes by the classification:
+    /// secret, or matched by a named label's `files`.
+    pub fn is_confidential_path(&self, path: &Path) -> bool {
+        self.candidates(path)
+            .iter()
+            .any(|p| self.confidential_match(p))
+    }
+
+    /// [`Classifier::is_confidential_path`] for a path already absolute and
+    /// resolved (a directory walk's entry that is not a symlink): no lookup.
+    pub fn is_confidential_resolved(&self, path: &Path) -> bool {
+        self.confidential_match(path)
+    }
+
+    fn confidential_match(&self, path: &Path) -> bool {
+        self.secret_match(path)
+            || self
+                .named
+                .iter()
+                .any(|n| n.files.iter().any(|g| g.matcher.is_match(path)))
+    }
+
     /// The named labels whose `files` match the path.
     pub fn named_for_path(&self, path: &Path) -> Vec<&str> {
         let cands = self.candidates(path);

@@ -11,6 +11,7 @@
 //! * [`approvals`]: single-use human approvals of an exact action (the CFC seed's
 //!   IntentOnce), [`control`]: the socket `safesh approve ID` talks to.
 //! * [`redact`]: whether output may be shown to the model, and the placeholder.
+//! * [`scan`]: the confidential files under the roots, for the sandbox to hide.
 //!
 //! This crate decides; it performs no side effect except the control socket.
 
@@ -20,6 +21,7 @@ pub mod control;
 pub mod hosts;
 pub mod redact;
 pub mod rules;
+pub mod scan;
 pub mod trust;
 
 pub use approvals::{
@@ -31,3 +33,4 @@ pub use hosts::{FlowDenied, HostPattern, HostPolicy};
 pub use rules::{
     CommitPoint, CommitRequest, Decision, DestructiveOp, ExecKind, RuleError, Rules, Verdict,
 };
+pub use scan::{Scanned, SecretScan};

