@@ -573,7 +573,8 @@ impl Jobs {
         Ok(job)
     }
 
-    /// Starts `script` (shown as `command`) in a new session with `cwd`/`env`.
+    /// Starts `script` (shown as `command`) in a new session with `cwd`/`env`;
+    /// `approver` asks the human for its approvals.
     pub fn start(
         &self,
         script: String,
@@ -581,6 +582,7 @@ impl Jobs {
         session: Option<String>,
         cwd: Option<PathBuf>,
         env: Vec<(String, String)>,
+        approver: Option<Arc<dyn safesh_core::ApprovalChannel>>,
     ) -> Result<Arc<Job>, ServerError> {
         let job = self.create(command, session)?;
         let settings = self.settings.clone();
@@ -593,6 +595,7 @@ impl Jobs {
                 let mut session = settings.new_session_on(cwd, &env, true);
                 *lock(&j.interrupter) = Some(session.interrupter());
                 session.set_on_start(Some(j.pid_hook()));
+                session.set_approval_channel(approver);
                 // No time limit of its own: a job runs until it ends or is killed.
                 session.set_script_timeout_ms(Some(0));
                 let killed_early = lock(&j.state).kill_requested;

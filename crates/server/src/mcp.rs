@@ -347,7 +347,13 @@ impl SafeshMcp {
             "session_update" => {
                 json_result(parse::<SessionUpdateParams>(&args).and_then(|p| s.session_update(p)))
             }
-            "job_start" => json_result(parse::<JobStartParams>(&args).and_then(|p| s.job_start(p))),
+            "job_start" => {
+                let approver = elicit::ElicitationApprover::for_peer(&ctx.peer)
+                    .map(|a| Arc::new(a) as Arc<dyn safesh_core::ApprovalChannel>);
+                json_result(
+                    parse::<JobStartParams>(&args).and_then(|p| s.job_start_with(p, approver)),
+                )
+            }
             "job_list" => json_result(Ok(s.job_list())),
             "job_output" => {
                 json_result(parse::<JobOutputParams>(&args).and_then(|p| s.job_output(p)))

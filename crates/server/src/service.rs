@@ -259,6 +259,15 @@ impl Server {
 
     /// Starts a background job: `{job_id, pid, in_process, status, command, log_path}`.
     pub fn job_start(&self, p: JobStartParams) -> Result<Value, ServerError> {
+        self.job_start_with(p, None)
+    }
+
+    /// [`Server::job_start`] with a channel to the human for the job's approvals.
+    pub fn job_start_with(
+        &self,
+        p: JobStartParams,
+        approver: Option<Arc<dyn ApprovalChannel>>,
+    ) -> Result<Value, ServerError> {
         let ep = ExecParams {
             script: p.script.clone(),
             command: p.command.clone(),
@@ -284,7 +293,7 @@ impl Server {
         };
         let job = self
             .jobs
-            .start(script, shown, p.session.clone(), cwd, env)?;
+            .start(script, shown, p.session.clone(), cwd, env, approver)?;
         Ok(job.info())
     }
 

@@ -463,3 +463,33 @@ async fn a_dismissed_form_or_a_client_without_elicitation_leaves_a_pending_appro
     assert!(env.proj().join("keep1.txt").exists());
     let _ = plain.cancel().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_job_asks_the_clients_human_too() {
+    let (env, s) = approval_env();
+    let human = Human::new(Some(true));
+    let c = serve_to(s, human.clone()).await;
+    let r = c
+        .call_tool(
+            CallToolRequestParams::new("job_start")
+                .with_arguments(args(json!({"script": RM_UNTRUSTED}))),
+        )
+        .await
+        .unwrap();
+    let id = r.structured_content.unwrap()["job_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = c
+        .call_tool(
+            CallToolRequestParams::new("job_follow")
+                .with_arguments(args(json!({"job_id": id, "timeout_ms": 20000}))),
+        )
+        .await
+        .unwrap();
+    let v = r.structured_content.unwrap();
+    assert_eq!(v["exit_code"], 0, "{v}");
+    assert!(!env.proj().join("keep1.txt").exists(), "{v}");
+    assert_eq!(human.asked().len(), 1);
+    let _ = c.cancel().await;
+}
