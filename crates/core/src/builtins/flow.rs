@@ -232,6 +232,12 @@ pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
     } else {
         (Some(args[0].clone()), &args[1..])
     };
+    // A handler is code run later: text from untrusted data may not become one.
+    if let Some(h) = &handler
+        && !h.is_empty()
+    {
+        sh.commit_exec(safesh_flow::ExecKind::Eval, &argv[1].label, argv)?;
+    }
     let mut status = 0;
     for s in signals {
         let name = match s.to_uppercase().trim_start_matches("SIG") {

