@@ -646,7 +646,7 @@ pub(super) fn let_(sh: &mut Shell, argv: &[Field]) -> Exec {
     }
     let mut last = 0;
     for f in &argv[1..] {
-        last = match sh.eval_arith_text(&f.text) {
+        last = match sh.eval_arith_data(&f.text, &f.label) {
             Ok(v) => v,
             Err(Stop::Exit | Stop::Abort) => {
                 sh.set_status(1);

@@ -28,6 +28,24 @@ impl Shell {
         }
     }
 
+    /// Arithmetic on a value rather than script text (`let "$x"`, `declare -i`,
+    /// `[[ $x -eq 1 ]]`): like bash, `$(…)` inside it is expanded and run again, so
+    /// the value runs as code and must be trusted (the exec commit point).
+    pub(crate) fn eval_arith_data(&mut self, text: &str, label: &Label) -> R {
+        if text.contains(['$', '`']) {
+            let as_code = super::expand::Field {
+                text: text.to_string(),
+                label: label.clone(),
+            };
+            self.commit_exec(
+                safesh_flow::ExecKind::Eval,
+                label,
+                std::slice::from_ref(&as_code),
+            )?;
+        }
+        self.eval_arith_text(text)
+    }
+
     fn arith_fail(&mut self, text: &str, what: &str) -> Stop {
         self.abort(format!("{text}: {what}"))
     }

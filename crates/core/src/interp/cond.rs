@@ -156,8 +156,8 @@ impl Shell {
                     | BP::ArithmeticGreaterThan
                     | BP::ArithmeticGreaterThanOrEqualTo => {
                         let right = self.expand_word_single(r)?;
-                        let a = self.eval_arith_text(&left.text)?;
-                        let b = self.eval_arith_text(&right.text)?;
+                        let a = self.eval_arith_data(&left.text, &left.label)?;
+                        let b = self.eval_arith_data(&right.text, &right.label)?;
                         Some(arith_cmp(pred, a, b))
                     }
                     _ => {

@@ -522,7 +522,10 @@ impl Shell {
                         .map(|v| (v.as_str().to_string(), v.label.clone()));
                     let (cur, old_label) = old.unwrap_or_default();
                     if self.vars.get(name).is_some_and(|v| v.attrs.integer) {
-                        let sum = self.eval_arith_text(&format!("({cur}) + ({})", f.text))?;
+                        let sum = self.eval_arith_data(
+                            &format!("({cur}) + ({})", f.text),
+                            &f.label.join(&old_label),
+                        )?;
                         return self.assign_scalar(name, sum.to_string(), label.join(&old_label));
                     }
                     self.check_size(cur.len() + f.text.len())?;
@@ -569,7 +572,7 @@ impl Shell {
                     match key {
                         Some(k) => {
                             let kf = self.expand_word_single(k)?;
-                            let i = self.eval_arith_text(&kf.text)?;
+                            let i = self.eval_arith_data(&kf.text, &kf.label)?;
                             let v = self.expand_word_single(value)?;
                             label = label.join(&v.label);
                             map.insert(i, v.text);
@@ -688,7 +691,7 @@ impl Shell {
         self.commit_env(name, &label)?;
         let attrs = self.vars.get(name).map(|v| v.attrs).unwrap_or_default();
         let value = if attrs.integer {
-            self.eval_arith_text(&value)?.to_string()
+            self.eval_arith_data(&value, &label)?.to_string()
         } else if attrs.lower {
             value.to_lowercase()
         } else if attrs.upper {

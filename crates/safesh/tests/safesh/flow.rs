@@ -478,6 +478,25 @@ fn inject_downloaded_text_as_a_trap_handler() {
 }
 
 #[test]
+fn inject_downloaded_text_evaluated_as_arithmetic() {
+    // bash expands `$(…)` inside a value used as a number (`declare -i`, `let`,
+    // `[[ -eq ]]`, `+=` on an integer): that runs the value as code.
+    for use_it in [
+        r#"declare -i n=$x"#,
+        r#"let "n=$x""#,
+        r#"[[ $x -eq 1 ]]"#,
+        r#"declare -i n=0; n+=$x"#,
+    ] {
+        injection(
+            &format!(r#"x=$(curl -s {{URL}}/arith.txt); {use_it}"#),
+            FLOW,
+            &format!(r#"x='a[$(touch pwned)0]'; {use_it}; true"#),
+            pwned_created,
+        );
+    }
+}
+
+#[test]
 fn inject_xargs_rm_over_a_downloaded_list() {
     injection(
         "curl -s {URL}/list.txt | xargs rm",

@@ -444,6 +444,7 @@ fn route(path: &str) -> (&'static str, &'static str) {
         "/name.txt" => ("text/plain", "touch\n"),
         "/dir.txt" => ("text/plain", "/tmp/evil\n"),
         "/dirname" => ("text/plain", "keepdir\n"),
+        "/arith.txt" => ("text/plain", "a[$(touch pwned)0]\n"),
         _ => ("text/plain", "ok"),
     }
 }
