@@ -196,6 +196,19 @@ pub struct LabelData {
 }
 
 impl LabelData {
+    /// `self ⊔ other == other`: `other` is at least as secret, at most as trusted,
+    /// and already names every origin of `self`.
+    fn below(&self, other: &LabelData) -> bool {
+        let integrity = match (&self.integrity, &other.integrity) {
+            (Integrity::Top, _) => true,
+            (Integrity::Atoms(_), Integrity::Top) => false,
+            (Integrity::Atoms(a), Integrity::Atoms(b)) => b.is_subset(a),
+        };
+        integrity
+            && self.origins.is_subset(&other.origins)
+            && self.confidentiality.0.is_subset(&other.confidentiality.0)
+    }
+
     /// `self ⊔ other`, into `self` (the same value as [`Label::join`]; only atoms
     /// `self` lacks are cloned).
     fn join_in_place(&mut self, other: &LabelData) {
@@ -359,8 +372,14 @@ impl Label {
         if cfg!(feature = "untracked") || Arc::ptr_eq(&self.0, &other.0) || other.is_empty() {
             return self.clone();
         }
-        if self.is_empty() || self.0 == other.0 {
+        // When one side adds nothing to the other, the join is that other side,
+        // shared as is (a pipeline stage joining its input's label, which already
+        // carries the stage's own argument label, allocates nothing).
+        if self.is_empty() || self.0.below(&other.0) {
             return other.clone();
+        }
+        if other.0.below(&self.0) {
+            return self.clone();
         }
         Label::new(
             self.confidentiality.join(&other.confidentiality),

@@ -105,6 +105,16 @@ proptest! {
     }
 
     #[test]
+    fn joining_what_is_below_gives_the_upper_label_unchanged(a in label(), b in label()) {
+        let up = a.join(&b);
+        // `a ⊑ a⊔b`: joining either way gives `a⊔b` itself.
+        prop_assert_eq!(&a.join(&up), &up);
+        prop_assert_eq!(&up.join(&a), &up);
+        prop_assert_eq!(&b.join(&up), &up);
+        prop_assert_eq!(up.join(&b), up);
+    }
+
+    #[test]
     fn join_assign_equals_join(a in label(), b in label()) {
         let mut c = a.clone();
         c.join_assign(&b);
