@@ -23,6 +23,7 @@ use safesh_label::Label;
 use safesh_store::{AuditLog, LabelStore, WriteMode};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Programs that run text as code: their arguments, script files and stdin are code.
@@ -90,6 +91,8 @@ pub(crate) struct Flow {
     state_dir: Option<PathBuf>,
     audit: OnceLock<Option<AuditLog>>,
     store: OnceLock<Option<LabelStore>>,
+    /// The store did not exist when this request first looked (see [`Flow::store`]).
+    store_absent: AtomicBool,
     control: OnceLock<Option<safesh_flow::ControlServer>>,
     /// Labels of files this process wrote (exact, even without the store).
     written: Mutex<HashMap<PathBuf, Label>>,
@@ -146,6 +149,7 @@ impl Flow {
             state_dir: config.state_dir.clone(),
             audit: OnceLock::new(),
             store: OnceLock::new(),
+            store_absent: AtomicBool::new(false),
             control: OnceLock::new(),
             written: Mutex::new(HashMap::new()),
             scan: shared_scan(config),
@@ -153,12 +157,22 @@ impl Flow {
         }
     }
 
+    /// The label store, opened once it exists (`create`: or to record a write).
+    ///
+    /// Its absence is remembered for the rest of the request (a file read must not
+    /// pay a `stat` each): another process may create the store meanwhile, and a
+    /// request that started before sees its labels from the next request on. Once
+    /// the store exists every read looks it up.
     fn store(&self, create: bool) -> Option<&LabelStore> {
         if let Some(s) = self.store.get() {
             return s.as_ref();
         }
+        if !create && self.store_absent.load(Ordering::Relaxed) {
+            return None;
+        }
         let dir = self.state_dir.as_ref()?;
         if !create && !dir.join(safesh_store::LABELS_DB).exists() {
+            self.store_absent.store(true, Ordering::Relaxed);
             return None;
         }
         self.store
@@ -166,12 +180,19 @@ impl Flow {
             .as_ref()
     }
 
-    /// The label of bytes read from `path` (already normalized, absolute).
-    pub(crate) fn file_label(&self, path: &Path) -> Label {
+    /// A new request starts: look for the label store again (another process may
+    /// have created it since).
+    pub(crate) fn new_request(&self) {
+        self.store_absent.store(false, Ordering::Relaxed);
+    }
+
+    /// The label of bytes read from `path` (already normalized, absolute);
+    /// `real`: its canonical form when the caller resolved it already.
+    pub(crate) fn file_label(&self, path: &Path, real: Option<&Path>) -> Label {
         if cfg!(feature = "untracked") {
             return Label::empty();
         }
-        let mut l = self.classifier.path_label(path);
+        let mut l = self.classifier.path_label_resolved(path, real);
         if let Some(w) = lock(&self.written).get(path) {
             l = l.join(w);
         } else if let Some(store) = self.store(false)

@@ -93,10 +93,12 @@ pub(crate) fn shell_string_refusal(what: &str) -> Refusal {
 
 impl Host for ShellHost<'_> {
     fn check_read(&self, path: &Path) -> io::Result<()> {
-        if let Err(r) = self.shell.check_read_path(path) {
-            return Err(self.refuse(r));
-        }
-        self.cell.join(&self.shell.file_label(path));
+        let real = match self.shell.check_read_resolved(path) {
+            Ok(real) => real,
+            Err(r) => return Err(self.refuse(r)),
+        };
+        self.cell
+            .join(&self.shell.file_label_resolved(path, real.as_deref()));
         Ok(())
     }
 
@@ -193,9 +195,18 @@ impl Host for ShellHost<'_> {
 impl Shell {
     /// Checks that a path may be read: inside the policy's read roots.
     pub(crate) fn check_read_path(&self, path: &Path) -> Result<(), Refusal> {
+        self.check_read_resolved(path).map(|_| ())
+    }
+
+    /// [`Shell::check_read_path`], also returning the canonical path when the
+    /// check resolved an existing one (for [`Shell::file_label_resolved`]).
+    pub(crate) fn check_read_resolved(
+        &self,
+        path: &Path,
+    ) -> Result<Option<std::path::PathBuf>, Refusal> {
         match &self.shared.policy {
-            Some(p) => p.check_read(&self.cwd, path),
-            None => Ok(()),
+            Some(p) => p.check_read_resolved(&self.cwd, path),
+            None => Ok(None),
         }
     }
 
@@ -225,14 +236,40 @@ impl Shell {
 
     /// The label of bytes read from `path`.
     pub(crate) fn file_label(&self, path: &Path) -> Label {
-        let path = normalize(path);
-        if let Some(l) = lock(&self.shared.temp_labels).get(&path) {
+        self.file_label_resolved(path, None)
+    }
+
+    /// [`Shell::file_label`] given `real`, the canonical form of `path` from the
+    /// read check ([`Shell::check_read_resolved`]), so that classification does not
+    /// resolve the path a second time. It is used only when resolving the
+    /// normalized path would give the same (see [`resolves_as_normalized`]).
+    pub(crate) fn file_label_resolved(&self, path: &Path, real: Option<&Path>) -> Label {
+        let real = real.filter(|_| resolves_as_normalized(path));
+        let path = safesh_policy::paths::normalize_cow(path);
+        if let Some(l) = lock(&self.shared.temp_labels).get(path.as_ref()) {
             return l.clone();
         }
         match &self.shared.flow {
-            Some(flow) => flow.file_label(&path),
+            Some(flow) => flow.file_label(&path, real),
             None => Label::from_file(path.to_string_lossy()),
         }
+    }
+}
+
+/// True when the kernel resolves `path` exactly as its lexical normalization
+/// (absolute; no `..`, which would apply after a symlink; no trailing `/` or `/.`,
+/// which fail on a file): the policy resolves the path as written, the
+/// classification the normalized one.
+fn resolves_as_normalized(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    match path.as_os_str().as_bytes() {
+        [b'/', rest @ ..] => {
+            !rest.ends_with(b"/")
+                && !rest.ends_with(b"/.")
+                && rest != b"."
+                && !rest.split(|&c| c == b'/').any(|seg| seg == b"..")
+        }
+        _ => false,
     }
 }
 

@@ -33,7 +33,11 @@ use crate::redact;
 use globset::{GlobBuilder, GlobMatcher};
 use safesh_label::Label;
 use safesh_policy::config::{Config, LazyMatcher, NameGlob, PathGlob};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// The generic secret class of secret files and masked variables.
 pub const SECRET: &str = "secret";
@@ -81,7 +85,19 @@ pub struct Classifier {
     named: Vec<Named>,
     masks: Vec<NameGlob>,
     hosts: HostPolicy,
+    /// Labels already computed, by normalized path (with the canonical form they
+    /// were computed for): a label is a pure function of the two paths and the
+    /// config, and a run reads the same files again and again (`grep -r`, `find`
+    /// then `xargs`). Shared by clones (same config).
+    /// (Keyed by the path's bytes: hashing a `Path` walks its components.)
+    cache: Arc<Mutex<LabelCache>>,
 }
+
+/// Computed file labels: normalized path (bytes) → (canonical form, label).
+type LabelCache = HashMap<Vec<u8>, (Option<PathBuf>, Label)>;
+
+/// Entries kept in [`Classifier`]'s cache before it starts over.
+const CACHE_ENTRIES: usize = 4096;
 
 impl Classifier {
     /// From the merged config (`[labels]`, `[labels.NAME]`, `[env] mask`).
@@ -107,6 +123,7 @@ impl Classifier {
                 .collect(),
             masks: config.env.mask.clone(),
             hosts: HostPolicy::from_config(config),
+            cache: Arc::default(),
         }
     }
 
@@ -179,17 +196,54 @@ impl Classifier {
     /// `secret` when it is a secret file and with each named label whose `files`
     /// match.
     pub fn path_label(&self, path: &Path) -> Label {
-        let abs = normalize(&self.base.join(path));
+        self.path_label_resolved(path, None)
+    }
+
+    /// [`Classifier::path_label`] when the caller already resolved the path:
+    /// `real` is what [`safesh_policy::paths::canonicalize`] gives for it (the
+    /// path exists), so it is not resolved a second time. `None`: resolve here.
+    pub fn path_label_resolved(&self, path: &Path, real: Option<&Path>) -> Label {
+        let abs = absolute_normalized(&self.base, path);
+        let canonical = match real {
+            Some(r) => (r != abs.as_ref()).then_some(Cow::Borrowed(r)),
+            None => safesh_policy::paths::canonicalize(&abs)
+                .ok()
+                .filter(|c| c != abs.as_ref())
+                .map(Cow::Owned),
+        };
+        let lock = || self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((c, l)) = lock().get(abs.as_os_str().as_bytes())
+            && c.as_deref() == canonical.as_deref()
+        {
+            return l.clone();
+        }
+        let label = self.classify(&abs, canonical.as_deref());
+        let mut cache = lock();
+        if cache.len() >= CACHE_ENTRIES {
+            cache.clear();
+        }
+        if cache.capacity() == 0 {
+            cache.reserve(256);
+        }
+        cache.insert(
+            abs.as_os_str().as_bytes().to_vec(),
+            (canonical.map(Cow::into_owned), label.clone()),
+        );
+        label
+    }
+
+    /// The label of `abs` (absolute, normalized) whose canonical form, when it
+    /// exists and differs, is `canonical`.
+    fn classify(&self, abs: &Path, canonical: Option<&Path>) -> Label {
+        let cands = std::iter::once(abs).chain(canonical);
         let mut label = Label::from_file(abs.to_string_lossy().into_owned());
-        // Resolved once for both checks (a file read is the hot path).
-        let cands = self.candidates(&abs);
-        if cands.iter().any(|p| self.secret_match(p)) {
+        if cands.clone().any(|p| self.secret_match(p)) {
             label = label.join(&Label::secret(SECRET));
         }
         for n in &self.named {
             if n.files
                 .iter()
-                .any(|g| cands.iter().any(|c| g.matcher.is_match(c)))
+                .any(|g| cands.clone().any(|c| g.matcher.is_match(c)))
             {
                 label = label.join(&Label::secret(&n.name));
             }
@@ -235,6 +289,16 @@ impl Classifier {
     /// the placeholder to show instead (see [`crate::redact`]).
     pub fn redaction_summary(&self, label: &Label, lines: usize) -> Option<String> {
         redact::summary(&self.hosts, label, lines, &self.base, self.home.as_deref())
+    }
+}
+
+/// `base.join(path)`, `.` and `..` removed; borrowed when `path` already is
+/// absolute and normalized (the common case: a utility's resolved path).
+fn absolute_normalized<'a>(base: &Path, path: &'a Path) -> Cow<'a, Path> {
+    if safesh_policy::paths::is_normalized_absolute(path) {
+        Cow::Borrowed(path)
+    } else {
+        Cow::Owned(normalize(&base.join(path)))
     }
 }
 

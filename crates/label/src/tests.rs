@@ -95,6 +95,26 @@ proptest! {
     }
 
     #[test]
+    fn join_assign_in_place_equals_join(a in label(), b in label()) {
+        // A uniquely held label grows in place; the value must be the join's.
+        let mut c = Label::new(a.confidentiality.clone(), a.integrity.clone(), a.origins.clone());
+        c.join_assign(&b);
+        prop_assert_eq!(&c, &a.join(&b));
+        c.join_assign(&b);
+        prop_assert_eq!(c, a.join(&b));
+    }
+
+    #[test]
+    fn joining_what_is_below_gives_the_upper_label_unchanged(a in label(), b in label()) {
+        let up = a.join(&b);
+        // `a ⊑ a⊔b`: joining either way gives `a⊔b` itself.
+        prop_assert_eq!(&a.join(&up), &up);
+        prop_assert_eq!(&up.join(&a), &up);
+        prop_assert_eq!(&b.join(&up), &up);
+        prop_assert_eq!(up.join(&b), up);
+    }
+
+    #[test]
     fn join_assign_equals_join(a in label(), b in label()) {
         let mut c = a.clone();
         c.join_assign(&b);

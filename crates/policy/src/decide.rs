@@ -160,13 +160,23 @@ impl Policy {
 
     /// May `path` (relative to `cwd`) be read?
     pub fn check_read(&self, cwd: &Path, path: &Path) -> Result<(), Refusal> {
+        self.check_read_resolved(cwd, path).map(|_| ())
+    }
+
+    /// [`Policy::check_read`], also returning the canonical path (every symlink
+    /// followed, as [`paths::canonicalize`] gives it) when the check resolved an
+    /// existing path; `None` for a device or a path that does not exist.
+    pub fn check_read_resolved(&self, cwd: &Path, path: &Path) -> Result<Option<PathBuf>, Refusal> {
         let lexical = paths::normalize(&cwd.join(path));
         if paths::is_device(&lexical, false) {
-            return Ok(());
+            return Ok(None);
         }
-        let real = paths::resolve(cwd, path);
-        if paths::is_device(&real, false) || self.read_roots.iter().any(|r| real.starts_with(r)) {
-            return Ok(());
+        let (real, exists) = paths::resolve_known(cwd, path);
+        if paths::is_device(&real, false) {
+            return Ok(None);
+        }
+        if self.read_roots.iter().any(|r| real.starts_with(r)) {
+            return Ok(exists.then_some(real));
         }
         Err(self.path_refusal(path, &real, "sandbox.read", "reading", &self.read_roots))
     }

@@ -7,6 +7,13 @@ use std::path::{Component, Path, PathBuf};
 /// existing components are followed, `..` applies to the resolved parent, and the
 /// part that does not exist yet is kept as written (normalized).
 pub fn resolve(cwd: &Path, path: &Path) -> PathBuf {
+    resolve_known(cwd, path).0
+}
+
+/// [`resolve`], also saying whether the path exists: `true` when the result is
+/// [`canonicalize`]'s (the kernel resolved every component), so a caller that
+/// needs the canonical form of the same path need not resolve it again.
+pub fn resolve_known(cwd: &Path, path: &Path) -> (PathBuf, bool) {
     let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -14,7 +21,7 @@ pub fn resolve(cwd: &Path, path: &Path) -> PathBuf {
     };
     // An existing path: the kernel resolves it in one go.
     if let Ok(p) = canonicalize(&joined) {
-        return p;
+        return (p, true);
     }
     let mut out = PathBuf::from("/");
     let mut pending: Vec<std::ffi::OsString> = joined
@@ -63,7 +70,7 @@ pub fn resolve(cwd: &Path, path: &Path) -> PathBuf {
             Err(_) => exists = false,
         }
     }
-    out
+    (out, false)
 }
 
 /// The absolute path an existing `p` resolves to, every symlink followed (as
@@ -81,6 +88,30 @@ pub fn canonicalize(p: &Path) -> std::io::Result<PathBuf> {
         Ok(r) if r.is_absolute() && !r.to_string_lossy().ends_with(" (deleted)") => Ok(r),
         // No /proc, or a file deleted meanwhile: the slow, exact way.
         _ => std::fs::canonicalize(p),
+    }
+}
+
+/// [`normalize`], borrowing `p` when it is absolute and normalized already (the
+/// common case: a path a utility resolved against its cwd).
+pub fn normalize_cow(p: &Path) -> std::borrow::Cow<'_, Path> {
+    if is_normalized_absolute(p) {
+        std::borrow::Cow::Borrowed(p)
+    } else {
+        std::borrow::Cow::Owned(normalize(p))
+    }
+}
+
+/// True when `p` is absolute and `normalize(p) == p`: no empty, `.` or `..`
+/// component and no trailing `/` (except the root itself).
+pub fn is_normalized_absolute(p: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let b = p.as_os_str().as_bytes();
+    match b {
+        [b'/'] => true,
+        [b'/', rest @ ..] => rest
+            .split(|&c| c == b'/')
+            .all(|seg| !seg.is_empty() && seg != b"." && seg != b".."),
+        _ => false,
     }
 }
 

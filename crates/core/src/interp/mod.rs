@@ -410,6 +410,9 @@ impl Shell {
     /// (`timeout_ms` replaces `limits.script_timeout_ms` for this request).
     pub fn reset_request(&mut self, timeout_ms: Option<u64>) {
         self.shared = Arc::new(self.shared.successor(true, timeout_ms));
+        if let Some(flow) = &self.shared.flow {
+            flow.new_request();
+        }
         self.cancel = Cancel::root_with(
             deadline_in(self.shared.timeout_ms()),
             self.interrupt.clone(),

@@ -130,16 +130,14 @@ impl Shell {
             _ => {}
         }
         let path = self.cwd.join(name);
-        if let Err(r) = self.check_read_path(&path) {
-            return Err(r.into());
-        }
+        let real = self.check_read_resolved(&path)?;
         match std::fs::File::open(&path) {
             Ok(f) => {
                 if f.metadata().is_ok_and(|m| m.is_dir()) {
                     self.diag(format!("{name}: Is a directory"));
                     return Ok(Err(RedirectFailed));
                 }
-                let label = self.file_label(&path);
+                let label = self.file_label_resolved(&path, real.as_deref());
                 Ok(Ok(Fd::In(Source::new(
                     SourceKind::Reader(Box::new(f)),
                     label,

@@ -253,3 +253,95 @@ fn every_refused_commit_point_is_in_the_audit_log_without_the_secret() {
     assert!(log.contains("flow.env"), "{log}");
     assert!(!log.contains("sk-live"), "{log}");
 }
+
+#[test]
+fn symlinks_and_dot_dot_paths_to_a_secret_are_secret_however_they_are_read() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("sub")).unwrap();
+    std::os::unix::fs::symlink(d.path().join(".env"), d.path().join("link")).unwrap();
+    // `dirlink/..` is the symlink target's parent for the kernel, not `.`.
+    std::fs::create_dir_all(d.path().join("deep/inner")).unwrap();
+    std::fs::write(d.path().join("deep/.env"), "K=v\n").unwrap();
+    std::os::unix::fs::symlink(d.path().join("deep/inner"), d.path().join("dirlink")).unwrap();
+    for s in [
+        "cat link",
+        "cat < link",
+        "cat ./link",
+        "cat sub/../link",
+        "grep K link",
+        "cat dirlink/../.env",
+        "cat < dirlink/../.env",
+        "grep -r K deep",
+        "cat link link .env public.txt",
+    ] {
+        let o = run(d.path(), s);
+        assert_eq!(
+            o.exit_code,
+            0,
+            "{s}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(secret(&o), "{s}: {:?}", o.label);
+    }
+    // The same file read twice in one session (the classification is cached) and
+    // a public file read after a secret one keep their own labels.
+    let mut s = session(d.path());
+    for (script, want) in [
+        ("cat public.txt", false),
+        ("cat link", true),
+        ("cat public.txt", false),
+        ("cat link", true),
+    ] {
+        let o = s.exec(
+            script,
+            InputSource::Empty,
+            OutputTarget::Separate { cap: 1 << 20 },
+        );
+        assert_eq!(secret(&o), want, "{script}: {:?}", o.label);
+    }
+    // A symlink retargeted between reads: the label follows the target.
+    std::fs::write(d.path().join("plain.txt"), "x\n").unwrap();
+    std::os::unix::fs::symlink(d.path().join("plain.txt"), d.path().join("moving")).unwrap();
+    let o = s.exec(
+        "cat moving",
+        InputSource::Empty,
+        OutputTarget::Separate { cap: 1 << 20 },
+    );
+    assert!(!secret(&o), "{:?}", o.label);
+    std::fs::remove_file(d.path().join("moving")).unwrap();
+    std::os::unix::fs::symlink(d.path().join(".env"), d.path().join("moving")).unwrap();
+    let o = s.exec(
+        "cat moving",
+        InputSource::Empty,
+        OutputTarget::Separate { cap: 1 << 20 },
+    );
+    assert!(secret(&o), "{:?}", o.label);
+}
+
+#[test]
+fn a_store_created_by_another_session_is_seen_from_the_next_request_on() {
+    let d = tempfile::tempdir().unwrap();
+    let mut reader = session(d.path());
+    std::fs::write(d.path().join("later.txt"), "x\n").unwrap();
+    // No store yet: the reader remembers its absence for this request only.
+    let o = reader.exec(
+        "cat later.txt",
+        InputSource::Empty,
+        OutputTarget::Separate { cap: 1 << 20 },
+    );
+    assert!(!secret(&o), "{:?}", o.label);
+    assert!(!d.path().join("state/safesh/labels.db").exists());
+    // Another session (another process, for the store) writes a secret there.
+    let o = run(d.path(), "cat .env > later.txt");
+    assert_eq!(o.exit_code, 0);
+    let o = reader.exec(
+        "cat later.txt",
+        InputSource::Empty,
+        OutputTarget::Separate { cap: 1 << 20 },
+    );
+    assert!(
+        secret(&o),
+        "the next request looks for the store again: {:?}",
+        o.label
+    );
+}

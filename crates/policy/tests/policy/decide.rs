@@ -301,3 +301,22 @@ fn children_get_only_allowed_unmasked_variables_and_the_trusted_path() {
     assert_eq!(get("PATH"), Some("/usr/local/bin:/usr/bin:/bin"));
     assert_eq!(get("PAGER"), Some("cat"));
 }
+
+#[test]
+fn normalize_cow_borrows_exactly_the_paths_normalize_keeps() {
+    use safesh_policy::paths::{is_normalized_absolute, normalize, normalize_cow};
+    for p in [
+        "/", "/a", "/a/b.rs", "/a/.env", "/a/..b", "/a/b.", "a", "a/b", "", ".", "/.", "/..",
+        "//a", "/a//b", "/a/./b", "/a/../b", "/a/", "/a/.", "/a/..", "./a",
+    ] {
+        let p = Path::new(p);
+        let kept = p.is_absolute() && normalize(p).as_os_str() == p.as_os_str();
+        assert_eq!(is_normalized_absolute(p), kept, "{}", p.display());
+        assert_eq!(
+            normalize_cow(p).as_ref(),
+            normalize(p).as_path(),
+            "{}",
+            p.display()
+        );
+    }
+}
