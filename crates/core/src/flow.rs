@@ -23,8 +23,12 @@ use safesh_label::Label;
 use safesh_store::{AuditLog, LabelStore, WriteMode};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+
+/// How long the label store's absence is trusted before looking again (a
+/// long-running request, such as a job, sees a store another process created).
+const STORE_RECHECK_MS: u64 = 250;
 
 /// Programs that run text as code: their arguments, script files and stdin are code.
 const INTERPRETERS: &[&str] = &[
@@ -92,7 +96,10 @@ pub(crate) struct Flow {
     audit: OnceLock<Option<AuditLog>>,
     store: OnceLock<Option<LabelStore>>,
     /// The store did not exist when this request first looked (see [`Flow::store`]).
-    store_absent: AtomicBool,
+    /// When it was last found absent (ms since `created`, +1; 0: not known absent).
+    store_absent: AtomicU64,
+    /// The reference point of `store_absent`.
+    created: std::time::Instant,
     control: OnceLock<Option<safesh_flow::ControlServer>>,
     /// Labels of files this process wrote (exact, even without the store).
     written: Mutex<HashMap<PathBuf, Label>>,
@@ -149,7 +156,8 @@ impl Flow {
             state_dir: config.state_dir.clone(),
             audit: OnceLock::new(),
             store: OnceLock::new(),
-            store_absent: AtomicBool::new(false),
+            store_absent: AtomicU64::new(0),
+            created: std::time::Instant::now(),
             control: OnceLock::new(),
             written: Mutex::new(HashMap::new()),
             scan: shared_scan(config),
@@ -159,20 +167,23 @@ impl Flow {
 
     /// The label store, opened once it exists (`create`: or to record a write).
     ///
-    /// Its absence is remembered for the rest of the request (a file read must not
-    /// pay a `stat` each): another process may create the store meanwhile, and a
-    /// request that started before sees its labels from the next request on. Once
-    /// the store exists every read looks it up.
+    /// Its absence is remembered until the next request or for
+    /// [`STORE_RECHECK_MS`], whichever comes first (a file read must not pay a
+    /// `stat` each): another process may create the store meanwhile, and a request
+    /// (or a long job) sees its labels soon after. Once the store exists every
+    /// read looks it up.
     fn store(&self, create: bool) -> Option<&LabelStore> {
         if let Some(s) = self.store.get() {
             return s.as_ref();
         }
-        if !create && self.store_absent.load(Ordering::Relaxed) {
+        let now = self.created.elapsed().as_millis() as u64 + 1;
+        let absent_at = self.store_absent.load(Ordering::Relaxed);
+        if !create && absent_at != 0 && now.saturating_sub(absent_at) < STORE_RECHECK_MS {
             return None;
         }
         let dir = self.state_dir.as_ref()?;
         if !create && !dir.join(safesh_store::LABELS_DB).exists() {
-            self.store_absent.store(true, Ordering::Relaxed);
+            self.store_absent.store(now, Ordering::Relaxed);
             return None;
         }
         self.store
@@ -183,7 +194,7 @@ impl Flow {
     /// A new request starts: look for the label store again (another process may
     /// have created it since).
     pub(crate) fn new_request(&self) {
-        self.store_absent.store(false, Ordering::Relaxed);
+        self.store_absent.store(0, Ordering::Relaxed);
     }
 
     /// The label of bytes read from `path` (already normalized, absolute);
