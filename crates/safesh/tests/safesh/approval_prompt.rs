@@ -3,7 +3,6 @@
 
 use crate::flow_support::{APPROVAL, Arena};
 use std::io::{Read, Write};
-use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -29,23 +28,6 @@ impl TerminalRun {
     }
 }
 
-fn openpty() -> (OwnedFd, OwnedFd) {
-    let (mut master, mut slave) = (-1, -1);
-    // SAFETY: out-pointers to two ints; no name, termios or winsize.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    // SAFETY: both descriptors were just opened and are owned here.
-    unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
-}
-
 /// Runs `safesh --config … ARGS` on a new terminal. `type_ahead` is typed at once;
 /// what `answer` returns (given the terminal so far) is typed when the question
 /// appears (and only then).
@@ -55,7 +37,7 @@ fn on_a_terminal_with(
     type_ahead: &str,
     answer: impl FnOnce(&str) -> String + Send + 'static,
 ) -> TerminalRun {
-    let (master, slave) = openpty();
+    let (master, slave) = crate::escape_support::open_pty();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_safesh"));
     cmd.arg("--config")
         .arg(&a.config)

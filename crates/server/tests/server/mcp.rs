@@ -351,6 +351,13 @@ async fn serve_to(
     human.serve(b).await.unwrap()
 }
 
+/// `exec` of `script` through a client that may answer approvals.
+async fn exec_as(c: &RunningService<RoleClient, Human>, script: &str) -> CallToolResult {
+    c.call_tool(CallToolRequestParams::new("exec").with_arguments(args(json!({"script": script}))))
+        .await
+        .unwrap()
+}
+
 fn audit_verdicts(env: &Env) -> String {
     let log = env.dir.path().join("state/safesh/audit.jsonl");
     let log = if log.exists() {
@@ -366,13 +373,7 @@ async fn an_approval_ticked_by_the_clients_human_runs_the_command_once() {
     let (env, s) = approval_env();
     let human = Human::new(Some(true));
     let c = serve_to(s, human.clone()).await;
-    let r = c
-        .call_tool(
-            CallToolRequestParams::new("exec")
-                .with_arguments(args(json!({"script": RM_UNTRUSTED}))),
-        )
-        .await
-        .unwrap();
+    let r = exec_as(&c, RM_UNTRUSTED).await;
     let v = r.structured_content.unwrap();
     assert_eq!(v["exit_code"], 0, "{v}");
     assert_eq!(v["output"], "removed\n", "{v}");
@@ -385,13 +386,7 @@ async fn an_approval_ticked_by_the_clients_human_runs_the_command_once() {
     assert!(audit.contains("\"approved\""), "{audit}");
     // Single use: the same command again asks again.
     std::fs::write(env.proj().join("keep1.txt"), "one\n").unwrap();
-    let r = c
-        .call_tool(
-            CallToolRequestParams::new("exec")
-                .with_arguments(args(json!({"script": RM_UNTRUSTED}))),
-        )
-        .await
-        .unwrap();
+    let r = exec_as(&c, RM_UNTRUSTED).await;
     assert_eq!(r.structured_content.unwrap()["exit_code"], 0);
     assert_eq!(human.asked().len(), 2);
     let _ = c.cancel().await;
@@ -402,13 +397,7 @@ async fn an_approval_refused_by_the_clients_human_stops_the_script() {
     let (env, s) = approval_env();
     let human = Human::new(Some(false));
     let c = serve_to(s, human.clone()).await;
-    let r = c
-        .call_tool(
-            CallToolRequestParams::new("exec")
-                .with_arguments(args(json!({"script": RM_UNTRUSTED}))),
-        )
-        .await
-        .unwrap();
+    let r = exec_as(&c, RM_UNTRUSTED).await;
     assert_eq!(r.is_error, Some(true));
     let v = r.structured_content.unwrap();
     assert_eq!(v["exit_code"], 126, "{v}");
@@ -428,13 +417,7 @@ async fn a_dismissed_form_or_a_client_without_elicitation_leaves_a_pending_appro
     let (env, s) = approval_env();
     let human = Human::new(None);
     let c = serve_to(s.clone(), human.clone()).await;
-    let r = c
-        .call_tool(
-            CallToolRequestParams::new("exec")
-                .with_arguments(args(json!({"script": RM_UNTRUSTED}))),
-        )
-        .await
-        .unwrap();
+    let r = exec_as(&c, RM_UNTRUSTED).await;
     let v = r.structured_content.unwrap();
     assert_eq!(v["error"]["code"], "APPROVAL_REQUIRED", "{v}");
     assert!(
