@@ -223,7 +223,9 @@ impl LabelData {
             (Integrity::Atoms(a), Integrity::Atoms(b)) => a.retain(|x| b.contains(x)),
         }
         for o in &other.origins {
-            if !self.origins.contains(o) {
+            // Files are mostly read in sorted order: past the last origin, the
+            // atom is new (one search, for the insert).
+            if self.origins.last().is_none_or(|l| l < o) || !self.origins.contains(o) {
                 self.origins.insert(o.clone());
             }
         }
@@ -323,10 +325,15 @@ impl Label {
     }
 
     fn single_origin(atom: Atom) -> Self {
+        // (`insert` into an empty set: one leaf, no sort or bulk build.)
+        let mut integrity = BTreeSet::new();
+        integrity.insert(atom.clone());
+        let mut origins = BTreeSet::new();
+        origins.insert(atom);
         Label::new(
             Confidentiality::public(),
-            Integrity::single(atom.clone()),
-            BTreeSet::from([atom]),
+            Integrity::Atoms(integrity),
+            origins,
         )
     }
 
