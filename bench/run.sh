@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: safesh against bash + GNU tools on the same run (hyperfine).
 #   bench/run.sh            all groups
-#   bench/run.sh startup|corpus|labels|big
+#   bench/run.sh startup|corpus|labels|labels-callgrind|big
 # Needs: hyperfine (apt-get install hyperfine), a release build (built here).
 # Big inputs are generated under $BENCH_DIR (default /tmp/safesh-bench), never in the repo.
 set -euo pipefail
@@ -59,6 +59,33 @@ labels() {
     done
 }
 
+labels_callgrind() {
+    # The same comparison in instructions (valgrind --tool=callgrind): deterministic
+    # up to thread interleaving, so each script runs $CG_RUNS times per build and
+    # the smallest total is kept. Needs valgrind.
+    CARGO_TARGET_DIR="$PWD/target/untracked" cargo build --release -q -p safesh --features untracked
+    local U="$PWD/target/untracked/release/safesh"
+    local p; p=$(project)
+    local out="$B/callgrind"; mkdir -p "$out"
+    echo "| script | tracked (Ir) | untracked (Ir) | overhead |"
+    echo "|---|---|---|---|"
+    for f in bench/corpus/*.sh; do
+        local n; n=$(basename "$f" .sh)
+        local script="$PWD/$f" best=()
+        for bin in "$S" "$U"; do
+            local min=""
+            for i in $(seq 1 "${CG_RUNS:-3}"); do
+                (cd "$p" && valgrind --tool=callgrind --callgrind-out-file="$out/$n.cg" "$bin" "$script" >/dev/null 2>/dev/null) || true
+                local ir; ir=$(awk '/^summary:/ {print $2}' "$out/$n.cg")
+                if [ -z "$min" ] || [ "$ir" -lt "$min" ]; then min=$ir; fi
+            done
+            best+=("$min")
+        done
+        awk -v n="$n" -v t="${best[0]}" -v u="${best[1]}" \
+            'BEGIN { printf "| %s | %d | %d | %+.1f%% |\n", n, t, u, (t / u - 1) * 100 }'
+    done
+}
+
 big() {
     local f="$B/big.txt"
     if [ ! -s "$f" ]; then
@@ -85,6 +112,7 @@ case "$what" in
     startup) startup ;;
     corpus) corpus ;;
     labels) labels ;;
+    labels-callgrind) labels_callgrind ;;
     big) big ;;
     all) startup; corpus; big ;;
     *) echo "unknown group $what" >&2; exit 2 ;;
