@@ -356,6 +356,17 @@ impl Flow {
                     return Ok(None);
                 }
                 let pending = self.approvals.request(&req.command, kind, target);
+                let refusal = |what: &str, suggestion: String| {
+                    let mut r = Refusal::new(
+                        ErrorCode::ApprovalRequired,
+                        format!("{}: {what} (approval_id: {})", d.reason, pending.id),
+                    )
+                    .rule(d.rule.clone())
+                    .command(req.command.clone())
+                    .suggest(suggestion);
+                    r.details.approval_id = Some(pending.id.clone());
+                    r
+                };
                 // A channel the model cannot drive: `safesh approve ID` reaches this
                 // process over its control socket while it lives (MCP, JSON-RPC).
                 if let Some(dir) = &self.state_dir {
@@ -408,20 +419,10 @@ impl Flow {
                                 &d.rule,
                                 Some(&pending.id),
                             )?;
-                            let mut r = Refusal::new(
-                                ErrorCode::ApprovalRequired,
-                                format!(
-                                    "{}: the human declined (approval_id: {})",
-                                    d.reason, pending.id
-                                ),
-                            )
-                            .rule(d.rule.clone())
-                            .command(req.command.clone())
-                            .suggest(
-                                "the human said no to this exact command: do not retry it; ask them what they want instead",
-                            );
-                            r.details.approval_id = Some(pending.id.clone());
-                            return Err(r);
+                            return Err(refusal(
+                                "the human declined",
+                                "the human said no to this exact command: do not retry it; ask them what they want instead".to_string(),
+                            ));
                         }
                         ApprovalAnswer::Unanswered => {}
                     }
@@ -438,21 +439,13 @@ impl Flow {
                         return Ok(None);
                     }
                 }
-                let mut r = Refusal::new(
-                    ErrorCode::ApprovalRequired,
+                Err(refusal(
+                    "a human's approval is needed",
                     format!(
-                        "{}: a human's approval is needed (approval_id: {})",
-                        d.reason, pending.id
+                        "tell the human what you want to do and why; they can run `safesh approve {}` (valid 5 minutes, once), then run the same command again",
+                        pending.id
                     ),
-                )
-                .rule(d.rule.clone())
-                .command(req.command.clone())
-                .suggest(format!(
-                    "tell the human what you want to do and why; they can run `safesh approve {}` (valid 5 minutes, once), then run the same command again",
-                    pending.id
-                ));
-                r.details.approval_id = Some(pending.id.clone());
-                Err(r)
+                ))
             }
         }
     }
