@@ -122,6 +122,7 @@ impl Shell {
         let remaining = self.cancel.remaining();
         let timeout = Duration::from_millis(profile.timeout_ms);
         let hide = self.secrets_to_hide(&profile.write, &texts);
+        let hidden = HiddenFiles::note(&hide);
         let spec = safesh_sandbox::Spec {
             program: program.to_path_buf(),
             argv: texts.clone(),
@@ -195,6 +196,7 @@ impl Shell {
             wrote = wrote.join(&Label::from_network("network"));
         }
         self.record_external_writes(&write_roots, started, &wrote);
+        self.follow_moved_secrets(&hidden, &write_roots, &texts[0]);
         // Its exit status says as much as the files it wrote: what it was given (and
         // what it fetched), not merely that it ran sandboxed — `cargo build &&
         // ./target/debug/app` stays under a clean PC.
@@ -340,6 +342,103 @@ impl Shell {
     }
 }
 
+/// The files hidden from a run, by identity: a program that may write can rename
+/// the directory holding a hidden file (the file itself is a mount point and
+/// cannot move), and the file must stay secret under its new name.
+struct HiddenFiles(Vec<(std::path::PathBuf, u64, u64)>);
+
+impl HiddenFiles {
+    /// Device and inode of each hidden file, before the run.
+    fn note(hide: &[std::path::PathBuf]) -> HiddenFiles {
+        use std::os::unix::fs::MetadataExt;
+        HiddenFiles(
+            hide.iter()
+                .filter_map(|p| {
+                    let m = std::fs::symlink_metadata(p).ok()?;
+                    Some((p.clone(), m.dev(), m.ino()))
+                })
+                .collect(),
+        )
+    }
+
+    /// The hidden files no longer at their path after the run.
+    fn moved(&self) -> Vec<&(std::path::PathBuf, u64, u64)> {
+        use std::os::unix::fs::MetadataExt;
+        self.0
+            .iter()
+            .filter(|(p, dev, ino)| {
+                std::fs::symlink_metadata(p).map_or(true, |m| (m.dev(), m.ino()) != (*dev, *ino))
+            })
+            .collect()
+    }
+}
+
+impl Shell {
+    /// After a run: a hidden file that is no longer where it was (its directory was
+    /// renamed) is looked for in the write roots by inode, and its new path gets
+    /// the label the old one had (recorded in the label store, so every later read
+    /// and every later program's mask sees it). One `lstat` per hidden file when
+    /// nothing moved.
+    fn follow_moved_secrets(
+        &self,
+        hidden: &HiddenFiles,
+        roots: &[std::path::PathBuf],
+        program: &str,
+    ) {
+        use std::os::unix::fs::{DirEntryExt, MetadataExt};
+        let Some(flow) = &self.shared.flow else {
+            return;
+        };
+        let mut moved = hidden.moved();
+        if moved.is_empty() {
+            return;
+        }
+        let mut stack: Vec<std::path::PathBuf> = roots.to_vec();
+        stack.push(self.cwd.clone());
+        stack.sort();
+        stack.dedup();
+        let mut visited = 0usize;
+        while let Some(dir) = stack.pop() {
+            if moved.is_empty() || visited > WRITE_SCAN_LIMIT {
+                break;
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                visited += 1;
+                let Ok(ft) = e.file_type() else { continue };
+                if ft.is_dir() {
+                    stack.push(e.path());
+                    continue;
+                }
+                // The inode comes with the directory entry; the device only on a hit.
+                let ino = e.ino();
+                let Some(i) = moved.iter().position(|(_, _, i)| *i == ino) else {
+                    continue;
+                };
+                let Ok(m) = e.metadata() else { continue };
+                if m.dev() != moved[i].1 {
+                    continue;
+                }
+                let (old, _, _) = moved.swap_remove(i);
+                let label = flow.file_label(old, None);
+                flow.record_write(&e.path(), &label, true);
+            }
+        }
+        for (old, _, _) in moved {
+            // Deleted, or moved where the walk does not reach.
+            if std::fs::symlink_metadata(old).is_err() {
+                self.diag(format!(
+                    "{program}: the hidden file {} is gone from its place; if it was moved, \
+                     its new name is not known to be secret",
+                    old.display()
+                ));
+            }
+        }
+    }
+}
+
 /// A label without the sandboxed-run origin and the generic network mark (what the
 /// program was given, not how it ran).
 fn strip_sandboxed(l: &Label) -> Label {
@@ -348,7 +447,7 @@ fn strip_sandboxed(l: &Label) -> Label {
         .iter()
         .filter(|a| {
             !matches!(a, safesh_label::Atom::Sandboxed(_))
-                && !matches!(a, safesh_label::Atom::Network(h) if h == "network")
+                && !matches!(a, safesh_label::Atom::Network(h) if &**h == "network")
         })
         .cloned()
         .collect();

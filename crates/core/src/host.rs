@@ -9,6 +9,7 @@ use crate::interp::{Fd, Shell, Stop};
 use crate::io::{LabelCell, Sink, lock};
 use safesh_label::Label;
 use safesh_utils::{Host, Interrupt, UtilResult};
+use std::borrow::Cow;
 use std::io::{self, Read, Write};
 use std::path::Path;
 use std::time::Duration;
@@ -244,11 +245,21 @@ impl Shell {
     /// resolve the path a second time. It is used only when resolving the
     /// normalized path would give the same (see [`resolves_as_normalized`]).
     pub(crate) fn file_label_resolved(&self, path: &Path, real: Option<&Path>) -> Label {
-        let real = real.filter(|_| resolves_as_normalized(path));
-        let path = safesh_policy::paths::normalize_cow(path);
-        if let Some(l) = lock(&self.shared.temp_labels).get(path.as_ref()) {
+        // (A normalized absolute path resolves as written: one scan, not two.)
+        let (path, real) = if safesh_policy::paths::is_normalized_absolute(path) {
+            (Cow::Borrowed(path), real)
+        } else {
+            let real = real.filter(|_| resolves_as_normalized(path));
+            (Cow::Owned(normalize(path)), real)
+        };
+        // (Hashing a `Path` walks its components: only when a `<(…)` file exists.)
+        let temp = lock(&self.shared.temp_labels);
+        if !temp.is_empty()
+            && let Some(l) = temp.get(path.as_ref())
+        {
             return l.clone();
         }
+        drop(temp);
         match &self.shared.flow {
             Some(flow) => flow.file_label(&path, real),
             None => Label::from_file(path.to_string_lossy()),

@@ -267,7 +267,7 @@ impl Classifier {
                 .iter()
                 .any(|g| cands.clone().any(|c| g.matcher.is_match(c)))
             {
-                label = label.join(&Label::secret(&n.name));
+                label = label.join(&Label::secret(n.name.as_str()));
             }
         }
         label

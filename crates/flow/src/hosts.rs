@@ -136,7 +136,7 @@ impl HostPolicy {
     /// The patterns one atom admits.
     fn admitted(&self, atom: &Atom) -> &[HostPattern] {
         match atom {
-            Atom::Secret(n) => self.named.get(n).map_or(&[], Vec::as_slice),
+            Atom::Secret(n) => self.named.get(&**n).map_or(&[], Vec::as_slice),
             _ => &[],
         }
     }
@@ -184,7 +184,7 @@ pub fn clause_names(clause: &Clause) -> Vec<String> {
         .0
         .iter()
         .map(|a| match a {
-            Atom::Secret(n) => n.clone(),
+            Atom::Secret(n) => n.to_string(),
             other => other.to_string(),
         })
         .collect()

@@ -38,7 +38,7 @@ pub fn summary(
         .origins
         .iter()
         .filter_map(|o| match o {
-            Atom::File(p) => Some(show_path(Path::new(p), base, home)),
+            Atom::File(p) => Some(show_path(Path::new(&**p), base, home)),
             Atom::Env(n) => Some(format!("${n}")),
             _ => None,
         })

@@ -516,7 +516,9 @@ fn holds(c: &Cond, req: &CommitRequest, eff: &Label) -> bool {
     match c {
         Cond::Conf(Conf::Public) => !eff.is_secret(),
         Cond::Conf(Conf::Secret) => eff.is_secret(),
-        Cond::Conf(Conf::Named(n)) => eff.confidentiality.mentions(&Atom::Secret(n.clone())),
+        Cond::Conf(Conf::Named(n)) => eff
+            .confidentiality
+            .mentions(&Atom::Secret(n.as_str().into())),
         Cond::Integ(Integ::Trusted) => is_trusted(eff),
         Cond::Integ(Integ::Untrusted) => !is_trusted(eff),
         Cond::Integ(Integ::Network) => {

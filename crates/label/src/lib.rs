@@ -14,6 +14,9 @@
 //! Combining data (concatenation, pipes, substitutions) takes the [`Label::join`]:
 //! confidentiality clauses are unioned, integrity is intersected, origins are unioned.
 
+mod atoms;
+
+pub use atoms::AtomSet;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -28,23 +31,23 @@ pub enum Atom {
     /// Input typed or approved by the human user.
     User,
     /// Bytes read from a file at this path.
-    File(String),
+    File(Arc<str>),
     /// Bytes received from this network host.
-    Network(String),
+    Network(Arc<str>),
     /// A value taken from this environment variable.
-    Env(String),
+    Env(Arc<str>),
     /// A named secret class (e.g. `secret`, `github_token`).
-    Secret(String),
+    Secret(Arc<str>),
     /// A space or tenant the value belongs to.
-    Space(String),
+    Space(Arc<str>),
     /// Produced by an external program run inside the sandbox.
-    Sandboxed(String),
+    Sandboxed(Arc<str>),
     /// Produced by an LLM (optionally naming the model).
-    LlmGenerated(String),
+    LlmGenerated(Arc<str>),
     /// Vouched for by this endorser (a check, a human approval).
-    EndorsedBy(String),
+    EndorsedBy(Arc<str>),
     /// Anything else, by name.
-    Custom(String),
+    Custom(Arc<str>),
 }
 
 impl fmt::Display for Atom {
@@ -132,18 +135,18 @@ pub enum Integrity {
     #[default]
     Top,
     /// Exactly these atoms vouch for the value.
-    Atoms(BTreeSet<Atom>),
+    Atoms(AtomSet),
 }
 
 impl Integrity {
     /// No atom vouches for the value.
     pub fn none() -> Self {
-        Integrity::Atoms(BTreeSet::new())
+        Integrity::Atoms(AtomSet::new())
     }
 
     /// Exactly one atom vouches for the value.
     pub fn single(atom: Atom) -> Self {
-        Integrity::Atoms(BTreeSet::from([atom]))
+        Integrity::Atoms(AtomSet::from([atom]))
     }
 
     /// Least upper bound (less trusted): intersection of atoms.
@@ -192,7 +195,7 @@ pub struct LabelData {
     /// Who vouches for it.
     pub integrity: Integrity,
     /// Where its bytes came from (unioned on every join).
-    pub origins: BTreeSet<Atom>,
+    pub origins: AtomSet,
 }
 
 impl LabelData {
@@ -222,13 +225,8 @@ impl LabelData {
             (Integrity::Top, o) => self.integrity = o.clone(),
             (Integrity::Atoms(a), Integrity::Atoms(b)) => a.retain(|x| b.contains(x)),
         }
-        for o in &other.origins {
-            // Files are mostly read in sorted order: past the last origin, the
-            // atom is new (one search, for the insert).
-            if self.origins.last().is_none_or(|l| l < o) || !self.origins.contains(o) {
-                self.origins.insert(o.clone());
-            }
-        }
+        // (Files are mostly read in sorted order: new origins are appended.)
+        self.origins.extend_from(&other.origins);
     }
 }
 
@@ -270,17 +268,13 @@ static AGENT: LazyLock<Label> = LazyLock::new(|| {
     Label::new(
         Confidentiality::public(),
         Integrity::single(Atom::Agent),
-        BTreeSet::from([Atom::Agent]),
+        AtomSet::from([Atom::Agent]),
     )
 });
 
 impl Label {
     /// A label from its parts.
-    pub fn new(
-        confidentiality: Confidentiality,
-        integrity: Integrity,
-        origins: BTreeSet<Atom>,
-    ) -> Self {
+    pub fn new(confidentiality: Confidentiality, integrity: Integrity, origins: AtomSet) -> Self {
         Label(Arc::new(LabelData {
             confidentiality,
             integrity,
@@ -303,11 +297,7 @@ impl Label {
 
     /// Public, with no integrity and no provenance (the seed's `bottom()`).
     pub fn bottom() -> Self {
-        Label::new(
-            Confidentiality::public(),
-            Integrity::none(),
-            BTreeSet::new(),
-        )
+        Label::new(Confidentiality::public(), Integrity::none(), AtomSet::new())
     }
 
     /// Text the agent wrote in its script: public, vouched for by the agent.
@@ -320,16 +310,13 @@ impl Label {
         Label::new(
             Confidentiality::public(),
             Integrity::single(Atom::User),
-            BTreeSet::from([Atom::User]),
+            AtomSet::from([Atom::User]),
         )
     }
 
     fn single_origin(atom: Atom) -> Self {
-        // (`insert` into an empty set: one leaf, no sort or bulk build.)
-        let mut integrity = BTreeSet::new();
-        integrity.insert(atom.clone());
-        let mut origins = BTreeSet::new();
-        origins.insert(atom);
+        let integrity = AtomSet::from([atom.clone()]);
+        let origins = AtomSet::from([atom]);
         Label::new(
             Confidentiality::public(),
             Integrity::Atoms(integrity),
@@ -338,38 +325,38 @@ impl Label {
     }
 
     /// Bytes read from the file at `path` (classification rules may add secrecy).
-    pub fn from_file(path: impl Into<String>) -> Self {
+    pub fn from_file(path: impl Into<Arc<str>>) -> Self {
         Label::single_origin(Atom::File(path.into()))
     }
 
     /// Bytes received from `host`: untrusted, tagged with the host.
-    pub fn from_network(host: impl Into<String>) -> Self {
+    pub fn from_network(host: impl Into<Arc<str>>) -> Self {
         Label::single_origin(Atom::Network(host.into()))
     }
 
     /// A value taken from environment variable `name`.
-    pub fn from_env(name: impl Into<String>) -> Self {
+    pub fn from_env(name: impl Into<Arc<str>>) -> Self {
         Label::single_origin(Atom::Env(name.into()))
     }
 
     /// Output of an external program run in the sandbox: vouched for only by that
     /// sandboxed run (its integrity is never the agent's or the user's).
-    pub fn sandboxed(program: impl Into<String>) -> Self {
+    pub fn sandboxed(program: impl Into<Arc<str>>) -> Self {
         Label::single_origin(Atom::Sandboxed(program.into()))
     }
 
     /// Output of an LLM: untrusted.
-    pub fn llm_generated(model: impl Into<String>) -> Self {
+    pub fn llm_generated(model: impl Into<Arc<str>>) -> Self {
         Label::single_origin(Atom::LlmGenerated(model.into()))
     }
 
     /// A secret of class `name`: readable only by holders of `Secret(name)`.
-    pub fn secret(name: impl Into<String>) -> Self {
+    pub fn secret(name: impl Into<Arc<str>>) -> Self {
         let atom = Atom::Secret(name.into());
         Label::new(
             Confidentiality(BTreeSet::from([Clause::single(atom)])),
             Integrity::Top,
-            BTreeSet::new(),
+            AtomSet::new(),
         )
     }
 
@@ -391,7 +378,7 @@ impl Label {
         Label::new(
             self.confidentiality.join(&other.confidentiality),
             self.integrity.join(&other.integrity),
-            self.origins.union(&other.origins).cloned().collect(),
+            self.origins.union_set(&other.origins),
         )
     }
 

@@ -39,13 +39,15 @@ fn confidentiality() -> impl Strategy<Value = Confidentiality> {
 fn integrity() -> impl Strategy<Value = Integrity> {
     prop_oneof![
         1 => Just(Integrity::Top),
-        4 => btree_set(atom(), 0..5).prop_map(Integrity::Atoms),
+        4 => btree_set(atom(), 0..5).prop_map(|s| Integrity::Atoms(s.into_iter().collect())),
     ]
 }
 
 fn label() -> impl Strategy<Value = Label> {
     (confidentiality(), integrity(), btree_set(atom(), 0..4)).prop_map(
-        |(confidentiality, integrity, origins)| Label::new(confidentiality, integrity, origins),
+        |(confidentiality, integrity, origins)| {
+            Label::new(confidentiality, integrity, origins.into_iter().collect())
+        },
     )
 }
 
@@ -298,4 +300,61 @@ fn summary_of_untainted_is_star() {
     assert_eq!(s.integrity, vec!["*".to_string()]);
     assert_eq!(s.secrets, vec!["secret:secret".to_string()]);
     assert_eq!(s.confidentiality, "secret");
+}
+
+/// What [`AtomSet`] must agree with: the `BTreeSet` of the same atoms.
+fn oracle(s: &AtomSet) -> BTreeSet<Atom> {
+    s.iter().cloned().collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn atom_set_agrees_with_btree_set(
+        a in vec(atom(), 0..8),
+        b in vec(atom(), 0..8),
+        probe in atom(),
+    ) {
+        let (sa, sb): (AtomSet, AtomSet) = (a.iter().cloned().collect(), b.iter().cloned().collect());
+        let (ba, bb): (BTreeSet<Atom>, BTreeSet<Atom>) = (a.iter().cloned().collect(), b.iter().cloned().collect());
+        // Sorted and deduplicated, whatever the input order.
+        prop_assert_eq!(sa.iter().cloned().collect::<Vec<_>>(), ba.iter().cloned().collect::<Vec<_>>());
+        prop_assert_eq!(sa.len(), ba.len());
+        prop_assert_eq!(sa.contains(&probe), ba.contains(&probe));
+        prop_assert_eq!(sa.is_subset(&sb), ba.is_subset(&bb));
+        prop_assert_eq!(sa.first(), ba.first());
+        prop_assert_eq!(sa.last(), ba.last());
+        prop_assert_eq!(oracle(&sa.union_set(&sb)), ba.union(&bb).cloned().collect::<BTreeSet<_>>());
+        prop_assert_eq!(
+            sa.union(&sb).cloned().collect::<Vec<_>>(),
+            ba.union(&bb).cloned().collect::<Vec<_>>()
+        );
+        prop_assert_eq!(
+            sa.intersection(&sb).cloned().collect::<Vec<_>>(),
+            ba.intersection(&bb).cloned().collect::<Vec<_>>()
+        );
+        // Ordering of sets is the BTreeSet's (lexicographic over ascending atoms).
+        prop_assert_eq!(sa.cmp(&sb), ba.cmp(&bb));
+        // Growing one atom at a time (in the given order) and by whole sets.
+        let mut grown = AtomSet::new();
+        let mut grown_oracle = BTreeSet::new();
+        for x in a.iter().chain(&b) {
+            prop_assert_eq!(grown.insert(x.clone()), grown_oracle.insert(x.clone()));
+        }
+        prop_assert_eq!(oracle(&grown), grown_oracle);
+        let mut extended = sa.clone();
+        extended.extend_from(&sb);
+        prop_assert_eq!(&extended, &sa.union_set(&sb));
+        let mut removed = sa.clone();
+        let mut removed_oracle = ba.clone();
+        prop_assert_eq!(removed.remove(&probe), removed_oracle.remove(&probe));
+        prop_assert_eq!(oracle(&removed), removed_oracle);
+        // Serialized as the ascending sequence; read back from any order.
+        let json = serde_json::to_string(&sa).unwrap();
+        prop_assert_eq!(&json, &serde_json::to_string(&ba).unwrap());
+        let shuffled: Vec<&Atom> = a.iter().rev().chain(a.iter()).collect();
+        let back: AtomSet = serde_json::from_str(&serde_json::to_string(&shuffled).unwrap()).unwrap();
+        prop_assert_eq!(back, sa);
+    }
 }

@@ -30,14 +30,14 @@ fn confidentiality() -> impl Strategy<Value = Confidentiality> {
 fn integrity() -> impl Strategy<Value = Integrity> {
     prop_oneof![
         1 => Just(Integrity::Top),
-        4 => btree_set(atom(), 0..4).prop_map(Integrity::Atoms),
+        4 => btree_set(atom(), 0..4).prop_map(|s| Integrity::Atoms(s.into_iter().collect())),
     ]
 }
 
 /// Arbitrary labels, plus the constructors' labels and joins of them.
 fn label() -> impl Strategy<Value = Label> {
     let raw = (confidentiality(), integrity(), btree_set(atom(), 0..3))
-        .prop_map(|(c, i, o)| Label::new(c, i, o));
+        .prop_map(|(c, i, o)| Label::new(c, i, o.into_iter().collect()));
     let made = prop_oneof![
         Just(Label::empty()),
         Just(Label::bottom()),

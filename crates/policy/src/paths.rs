@@ -106,13 +106,26 @@ pub fn normalize_cow(p: &Path) -> std::borrow::Cow<'_, Path> {
 pub fn is_normalized_absolute(p: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     let b = p.as_os_str().as_bytes();
-    match b {
-        [b'/'] => true,
-        [b'/', rest @ ..] => rest
-            .split(|&c| c == b'/')
-            .all(|seg| !seg.is_empty() && seg != b"." && seg != b".."),
-        _ => false,
+    if b.first() != Some(&b'/') {
+        return false;
     }
+    if b.len() == 1 {
+        return true;
+    }
+    // Segment by segment, jumping between slashes (this runs for every file a
+    // utility reads: a byte-wise split cost more than the label lookup).
+    let mut start = 1;
+    for end in memchr::memchr_iter(b'/', &b[1..])
+        .map(|i| i + 1)
+        .chain(std::iter::once(b.len()))
+    {
+        let seg = &b[start..end];
+        if seg.is_empty() || seg == b"." || seg == b".." {
+            return false;
+        }
+        start = end + 1;
+    }
+    true
 }
 
 /// Lexical normalization (`a/./b/../c` → `a/c`), no disk access.

@@ -398,10 +398,9 @@ impl LabelStore {
 /// integrity, and an origin saying so.
 fn untrusted(label: &Label, path: &Path) -> Label {
     let mut origins = label.origins.clone();
-    origins.insert(Atom::Custom(format!(
-        "{CHANGED_OUTSIDE}:{}",
-        path.display()
-    )));
+    origins.insert(Atom::Custom(
+        format!("{CHANGED_OUTSIDE}:{}", path.display()).into(),
+    ));
     Label::new(label.confidentiality.clone(), Integrity::none(), origins)
 }
 

@@ -314,7 +314,7 @@ impl Shell {
         let root = Cancel::root(deadline_in(limits.script_timeout_ms));
         let mut vars = Vars::default();
         for (k, v) in env {
-            let mut var = Var::scalar(v, Label::from_env(&k));
+            let mut var = Var::scalar(v, Label::from_env(k.as_str()));
             var.exported = true;
             vars.insert(&k, var);
         }

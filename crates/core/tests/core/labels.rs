@@ -3,10 +3,9 @@
 
 use super::support::{out, run};
 use safesh_label::{Atom, Integrity};
-use std::collections::BTreeSet;
 
 fn file_atom(dir: &std::path::Path, name: &str) -> Atom {
-    Atom::File(dir.join(name).display().to_string())
+    Atom::File(dir.join(name).display().to_string().into())
 }
 
 #[test]
@@ -14,7 +13,7 @@ fn literal_output_carries_agent_integrity_only() {
     let d = tempfile::tempdir().unwrap();
     let o = run(d.path(), "echo hello");
     assert_eq!(out(&o), "hello\n");
-    assert_eq!(o.label.origins, BTreeSet::from([Atom::Agent]));
+    assert_eq!(o.label.origins, safesh_label::AtomSet::from([Atom::Agent]));
     assert_eq!(o.label.integrity, Integrity::single(Atom::Agent));
     assert!(!o.label.is_secret());
 }

@@ -119,7 +119,7 @@ fn input_process_substitution_keeps_the_producer_label() {
     let o = run(d.path(), "cat <(cat src.txt)");
     assert!(
         o.label.origins.contains(&safesh_label::Atom::File(
-            d.path().join("src.txt").display().to_string()
+            d.path().join("src.txt").display().to_string().into()
         )),
         "{:?}",
         o.label

@@ -99,8 +99,8 @@ may_flow_to = ["api.github.com"]
     let env = w.file(".env");
     let l = c.path_label(&env);
     assert!(l.confidentiality.mentions(&Atom::Secret("secret".into())));
-    assert!(l.origins.contains(&Atom::File(crate::p(&env))));
-    assert!(l.has_integrity(&Atom::File(crate::p(&env))));
+    assert!(l.origins.contains(&Atom::File(crate::p(&env).into())));
+    assert!(l.has_integrity(&Atom::File(crate::p(&env).into())));
 
     let plain = w.file("src/lib.rs");
     let l = c.path_label(&plain);

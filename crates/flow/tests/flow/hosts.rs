@@ -73,7 +73,7 @@ fn flows_to_host_matrix() {
             Atom::Secret("corp".into()),
         ])])),
         Integrity::Top,
-        BTreeSet::new(),
+        safesh_label::AtomSet::new(),
     );
     assert!(h.flows_to_host(&either, "api.github.com").is_ok());
     assert!(h.flows_to_host(&either, "git.corp.example").is_ok());

@@ -37,7 +37,8 @@ pub struct LazyMatcher {
 #[derive(Clone, Debug)]
 struct Literals {
     prefix: Vec<u8>,
-    middle: Vec<Vec<u8>>,
+    /// (Searchers built once: building one costs more than the search.)
+    middle: Vec<memchr::memmem::Finder<'static>>,
     suffix: Vec<u8>,
 }
 
@@ -62,7 +63,7 @@ impl Literals {
                 .iter()
                 .map(|m| m.trim_matches('/'))
                 .filter(|m| !m.is_empty())
-                .map(|m| m.as_bytes().to_vec())
+                .map(|m| memchr::memmem::Finder::new(m.as_bytes()).into_owned())
                 .collect(),
             suffix: last.trim_start_matches('/').as_bytes().to_vec(),
         })
@@ -74,7 +75,7 @@ impl Literals {
             && self
                 .middle
                 .iter()
-                .all(|m| memchr::memmem::find(text, m).is_some())
+                .all(|m| m.find(text).is_some())
     }
 }
 

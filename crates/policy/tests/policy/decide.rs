@@ -307,7 +307,8 @@ fn normalize_cow_borrows_exactly_the_paths_normalize_keeps() {
     use safesh_policy::paths::{is_normalized_absolute, normalize, normalize_cow};
     for p in [
         "/", "/a", "/a/b.rs", "/a/.env", "/a/..b", "/a/b.", "a", "a/b", "", ".", "/.", "/..",
-        "//a", "/a//b", "/a/./b", "/a/../b", "/a/", "/a/.", "/a/..", "./a",
+        "//a", "/a//b", "/a/./b", "/a/../b", "/a/", "/a/.", "/a/..", "./a", "/...", "/a/.../b",
+        "/.a/b", "/a/b/", "/a/b/..", "/a/b/.", "///", "/a/b//",
     ] {
         let p = Path::new(p);
         let kept = p.is_absolute() && normalize(p).as_os_str() == p.as_os_str();

@@ -30,7 +30,7 @@ pub fn secret(name: &str, who: Atom) -> Label {
     Label::new(
         Confidentiality(BTreeSet::from([Clause::single(Atom::Secret(name.into()))])),
         Integrity::single(who.clone()),
-        BTreeSet::from([who]),
+        safesh_label::AtomSet::from([who]),
     )
 }
 
@@ -42,7 +42,7 @@ pub fn secrets(label: &Label) -> BTreeSet<String> {
         .iter()
         .flat_map(|c| c.0.iter())
         .filter_map(|a| match a {
-            Atom::Secret(s) => Some(s.clone()),
+            Atom::Secret(s) => Some(s.to_string()),
             _ => None,
         })
         .collect()

@@ -132,7 +132,7 @@ fn a_change_behind_safeshs_back_keeps_secrecy_and_drops_integrity() {
     assert_eq!(got.label.confidentiality, label.confidentiality);
     assert_eq!(got.label.integrity, Integrity::none());
     assert!(!got.label.has_integrity(&Atom::User));
-    let marker = Atom::Custom(format!("{CHANGED_OUTSIDE}:{}", f.display()));
+    let marker = Atom::Custom(format!("{CHANGED_OUTSIDE}:{}", f.display()).into());
     assert!(
         got.label.origins.contains(&marker),
         "{:?}",

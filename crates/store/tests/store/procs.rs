@@ -16,9 +16,9 @@ const DONE: &str = "child finished";
 
 fn named(name: String) -> Label {
     Label::new(
-        Confidentiality(BTreeSet::from([Clause::single(Atom::Secret(name))])),
+        Confidentiality(BTreeSet::from([Clause::single(Atom::Secret(name.into()))])),
         Integrity::single(Atom::Agent),
-        BTreeSet::new(),
+        safesh_label::AtomSet::new(),
     )
 }
 
