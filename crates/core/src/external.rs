@@ -286,7 +286,16 @@ impl Shell {
         roots.extend(write.iter().filter(|w| w.is_dir()).cloned().map(resolve));
         roots.sort();
         roots.dedup();
-        let mut hide = flow.confidential_files(&roots);
+        let (mut hide, complete) = flow.confidential_files(&roots);
+        if !complete {
+            // Said, not silent: what lies past the limit is not hidden.
+            self.diag(format!(
+                "{}: warning: the search for secret files stopped after {} directories; \
+                 secret files beyond them are not hidden from this program",
+                argv[0],
+                safesh_flow::scan::MAX_DIRS
+            ));
+        }
         hide.retain(|p| !named.contains(p));
         hide
     }

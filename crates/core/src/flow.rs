@@ -247,9 +247,11 @@ impl Flow {
 
     /// The files under `roots` (resolved directories), at any depth, whose bytes
     /// are confidential: by the classification, or by what safesh recorded when it
-    /// wrote them (a copy of `.env` under another name).
-    pub(crate) fn confidential_files(&self, roots: &[PathBuf]) -> Vec<PathBuf> {
-        let mut out = lock(&self.scan).scan(&self.classifier, roots).secrets;
+    /// wrote them (a copy of `.env` under another name). `false` with them when the
+    /// classification walk stopped at [`safesh_flow::scan::MAX_DIRS`] directories.
+    pub(crate) fn confidential_files(&self, roots: &[PathBuf]) -> (Vec<PathBuf>, bool) {
+        let scanned = lock(&self.scan).scan(&self.classifier, roots);
+        let mut out = scanned.secrets;
         let under = |p: &Path| roots.iter().any(|r| p.starts_with(r));
         out.extend(
             lock(&self.written)
@@ -265,7 +267,7 @@ impl Flow {
         out.retain(|p| p.symlink_metadata().is_ok());
         out.sort();
         out.dedup();
-        out
+        (out, scanned.complete)
     }
 
     /// The label of an environment variable's value, if the config classifies it.

@@ -209,7 +209,10 @@ fn count(input: &mut Input<'_>, w: Which, c: &mut Counts) -> Result<(), Failure>
         c.bytes = md.len();
         return Ok(());
     }
-    let mut buf = vec![0u8; BUF * 2];
+    // Starts small and doubles while reads fill it: zeroing a 128 KiB buffer cost
+    // more than counting a small input (and whether `calloc` zeroes depends on
+    // the heap's history, which made runs differ).
+    let mut buf = vec![0u8; BUF / 4];
     let slow = w.words || w.max_len;
     let mut in_word = false;
     let mut pos: u64 = 0;
@@ -218,38 +221,41 @@ fn count(input: &mut Input<'_>, w: Which, c: &mut Counts) -> Result<(), Failure>
         if got == 0 {
             break;
         }
+        let full = got == buf.len();
         let chunk = &buf[..got];
         c.bytes += got as u64;
         // memchr's count is vectorised (AVX2 when the CPU has it); a plain
         // `filter().count()` costs several times GNU wc's whole run on big files.
         c.lines += memchr::memchr_iter(b'\n', chunk).count() as u64;
-        if !slow {
-            continue;
-        }
-        if w.max_len {
-            for &b in chunk {
-                match b {
-                    b'\n' | b'\r' | 0x0c => {
-                        c.max_len = c.max_len.max(pos);
-                        pos = 0;
+        if slow {
+            if w.max_len {
+                for &b in chunk {
+                    match b {
+                        b'\n' | b'\r' | 0x0c => {
+                            c.max_len = c.max_len.max(pos);
+                            pos = 0;
+                        }
+                        b'\t' => pos += 8 - pos % 8,
+                        0x20..=0x7e => pos += 1,
+                        _ => {}
                     }
-                    b'\t' => pos += 8 - pos % 8,
-                    0x20..=0x7e => pos += 1,
-                    _ => {}
+                }
+            }
+            if w.words {
+                for &b in chunk {
+                    match CLASS[usize::from(b)] {
+                        WORD => {
+                            c.words += u64::from(!in_word);
+                            in_word = true;
+                        }
+                        SPACE => in_word = false,
+                        _ => {}
+                    }
                 }
             }
         }
-        if w.words {
-            for &b in chunk {
-                match CLASS[usize::from(b)] {
-                    WORD => {
-                        c.words += u64::from(!in_word);
-                        in_word = true;
-                    }
-                    SPACE => in_word = false,
-                    _ => {}
-                }
-            }
+        if full && buf.len() < BUF * 2 {
+            buf.resize(buf.len() * 2, 0);
         }
     }
     c.max_len = c.max_len.max(pos);

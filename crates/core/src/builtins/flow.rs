@@ -3,6 +3,7 @@
 
 use super::{args_label, out, texts};
 use crate::error::Refusal;
+use safesh_label::Label;
 use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell, Stop};
 
@@ -145,19 +146,40 @@ pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
     r
 }
 
+/// Why `source` could not read its file.
+enum SourceError {
+    Refused(Refusal),
+    Io(std::io::Error),
+}
+
+/// The text `source NAME` runs, with its label: the file's, or for `/dev/stdin`
+/// the shell's standard input (a pipe or redirection in safesh, not the process's).
+fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label), SourceError> {
+    if matches!(name, "/dev/stdin" | "/dev/fd/0") {
+        use std::io::Read;
+        let cell = crate::io::LabelCell::new(Label::empty());
+        let mut bytes = Vec::new();
+        crate::io::StageReader::new(sh.in_fd(0), cell.clone())
+            .read_to_end(&mut bytes)
+            .map_err(SourceError::Io)?;
+        return Ok((String::from_utf8_lossy(&bytes).into_owned(), cell.get()));
+    }
+    let path = sh.cwd.join(name);
+    sh.check_read_path(&path).map_err(SourceError::Refused)?;
+    let text = std::fs::read_to_string(&path).map_err(SourceError::Io)?;
+    Ok((text, sh.file_label(&path)))
+}
+
 pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     let Some(file) = argv.get(1) else {
         sh.diag(format!("{}: filename argument required", argv[0].text));
         sh.set_status(2);
         return Ok(());
     };
-    let path = sh.cwd.join(&file.text);
-    if let Err(r) = sh.check_read_path(&path) {
-        return Err(r.into());
-    }
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) => {
+    let (text, label) = match read_source(sh, &file.text) {
+        Ok(read) => read,
+        Err(SourceError::Refused(r)) => return Err(r.into()),
+        Err(SourceError::Io(e)) => {
             sh.diag(format!(
                 "{}: {}",
                 file.text,
@@ -183,7 +205,7 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
         )
         .into());
     }
-    let code = sh.file_label(&path).join(&file.label);
+    let code = label.join(&file.label);
     sh.commit_exec(safesh_flow::ExecKind::Source, &code, argv)?;
     sh.precheck(&script.program)?;
     let saved_pos = if argv.len() > 2 {
@@ -191,7 +213,6 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     } else {
         None
     };
-    let label = sh.file_label(&path);
     let saved_pc = sh.pc.clone();
     sh.pc.join_assign(&label);
     sh.call_depth += 1;

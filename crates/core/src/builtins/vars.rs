@@ -168,6 +168,38 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
     Ok(())
 }
 
+/// `declare -f [NAME…]` prints function definitions, `declare -F [NAME…]` only
+/// their names; a name that is not a function makes the status 1 (silently, as
+/// in bash).
+fn declare_functions(sh: &mut Shell, argv: &[Field], names: &[Field], bodies: bool) -> Exec {
+    let label = args_label(sh, argv);
+    let listed: Vec<String> = if names.is_empty() {
+        let mut all: Vec<String> = sh.funcs.keys().cloned().collect();
+        all.sort();
+        all
+    } else {
+        names.iter().map(|f| f.text.clone()).collect()
+    };
+    let mut status = 0;
+    let mut text = String::new();
+    for name in listed {
+        match sh.funcs.get(&name) {
+            Some(def) if bodies => {
+                text.push_str(&def.to_string());
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+            }
+            Some(_) if names.is_empty() => text.push_str(&format!("declare -f {name}\n")),
+            Some(_) => text.push_str(&format!("{name}\n")),
+            None => status = 1,
+        }
+    }
+    out(sh, &text, &label);
+    sh.set_status(status);
+    Ok(())
+}
+
 pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut export = false;
     let mut readonly = false;
@@ -175,12 +207,15 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut assoc = false;
     let mut attrs = crate::interp::vars::Attrs::default();
     let mut print = false;
+    let mut functions = None;
     let mut status = 0;
     let mut names = Vec::new();
     for f in &argv[1..] {
         if let Some(flags) = f.text.strip_prefix('-') {
             for c in flags.chars() {
                 match c {
+                    'f' => functions = Some(functions.unwrap_or(true)),
+                    'F' => functions = Some(false),
                     'x' => export = true,
                     'r' => readonly = true,
                     'a' => array = true,
@@ -190,13 +225,16 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                     'l' => attrs.lower = true,
                     'u' => attrs.upper = true,
                     'n' => attrs.nameref = true,
-                    'g' | 'f' | 'F' | 't' => {}
+                    'g' | 't' => {}
                     _ => {}
                 }
             }
             continue;
         }
         names.push(f.clone());
+    }
+    if let Some(bodies) = functions {
+        return declare_functions(sh, argv, &names, bodies);
     }
     if print || names.is_empty() {
         let label = args_label(sh, argv);

@@ -72,10 +72,7 @@ impl Literals {
     fn may_match(&self, text: &[u8]) -> bool {
         text.starts_with(&self.prefix)
             && text.ends_with(&self.suffix)
-            && self
-                .middle
-                .iter()
-                .all(|m| m.find(text).is_some())
+            && self.middle.iter().all(|m| m.find(text).is_some())
     }
 }
 
