@@ -17,6 +17,7 @@ pub mod session;
 mod external;
 mod flow;
 mod host;
+mod imported_code;
 mod interp;
 pub mod precheck;
 mod tempdir;

@@ -212,7 +212,7 @@ fn count(input: &mut Input<'_>, w: Which, c: &mut Counts) -> Result<(), Failure>
     // Starts small and doubles while reads fill it: zeroing a 128 KiB buffer cost
     // more than counting a small input (and whether `calloc` zeroes depends on
     // the heap's history, which made runs differ).
-    let mut buf = vec![0u8; BUF / 4];
+    let mut buf = vec![0u8; 4096];
     let slow = w.words || w.max_len;
     let mut in_word = false;
     let mut pos: u64 = 0;

@@ -3,9 +3,9 @@
 
 use super::{args_label, out, texts};
 use crate::error::Refusal;
-use safesh_label::Label;
 use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell, Stop};
+use safesh_label::Label;
 
 pub(super) fn colon(sh: &mut Shell, _: &[Field]) -> Exec {
     sh.set_status(0);
