@@ -698,7 +698,7 @@ impl Shell {
             }
             // Local modules it will load (`python3 -m m`, `-c 'import m'`).
             let texts: Vec<String> = argv.iter().map(|f| f.text.clone()).collect();
-            for p in crate::python_cmdline::python_modules(&texts, &self.cwd) {
+            for p in crate::python_cmdline::python_code_files(&texts, &self.cwd) {
                 let l = self.file_label(&p);
                 self.commit_exec(safesh_flow::ExecKind::ScriptFile, &l, argv)?;
             }

