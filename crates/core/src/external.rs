@@ -321,6 +321,25 @@ impl Shell {
         if wrote.confidentiality.is_public() && safesh_flow::trust::is_trusted(wrote) {
             return;
         }
+        self.walk_write_roots(roots, |e, ft| {
+            if ft.is_file()
+                && e.metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|m| m >= since)
+            {
+                flow.record_write(&e.path(), wrote, true);
+            }
+            true
+        });
+    }
+
+    /// Visits the entries that are not directories under `roots` and the cwd, at any
+    /// depth, at most [`WRITE_SCAN_LIMIT`] entries, until `visit` returns false.
+    fn walk_write_roots(
+        &self,
+        roots: &[std::path::PathBuf],
+        mut visit: impl FnMut(&std::fs::DirEntry, std::fs::FileType) -> bool,
+    ) {
         let mut stack: Vec<std::path::PathBuf> = roots.to_vec();
         stack.push(self.cwd.clone());
         stack.sort();
@@ -336,15 +355,10 @@ impl Shell {
                     return;
                 }
                 let Ok(ft) = e.file_type() else { continue };
-                let p = e.path();
                 if ft.is_dir() {
-                    stack.push(p);
-                } else if ft.is_file()
-                    && e.metadata()
-                        .and_then(|m| m.modified())
-                        .is_ok_and(|m| m >= since)
-                {
-                    flow.record_write(&p, wrote, true);
+                    stack.push(e.path());
+                } else if !visit(&e, ft) {
+                    return;
                 }
             }
         }
@@ -402,39 +416,18 @@ impl Shell {
         if moved.is_empty() {
             return;
         }
-        let mut stack: Vec<std::path::PathBuf> = roots.to_vec();
-        stack.push(self.cwd.clone());
-        stack.sort();
-        stack.dedup();
-        let mut visited = 0usize;
-        while let Some(dir) = stack.pop() {
-            if moved.is_empty() || visited > WRITE_SCAN_LIMIT {
-                break;
-            }
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                visited += 1;
-                let Ok(ft) = e.file_type() else { continue };
-                if ft.is_dir() {
-                    stack.push(e.path());
-                    continue;
-                }
-                // The inode comes with the directory entry; the device only on a hit.
-                let ino = e.ino();
-                let Some(i) = moved.iter().position(|(_, _, i)| *i == ino) else {
-                    continue;
-                };
-                let Ok(m) = e.metadata() else { continue };
-                if m.dev() != moved[i].1 {
-                    continue;
-                }
+        self.walk_write_roots(roots, |e, _| {
+            // The inode comes with the directory entry; the device only on a hit.
+            let ino = e.ino();
+            if let Some(i) = moved.iter().position(|(_, _, i)| *i == ino)
+                && e.metadata().is_ok_and(|m| m.dev() == moved[i].1)
+            {
                 let (old, _, _) = moved.swap_remove(i);
                 let label = flow.file_label(old, None);
                 flow.record_write(&e.path(), &label, true);
             }
-        }
+            !moved.is_empty()
+        });
         for (old, _, _) in moved {
             // Deleted, or moved where the walk does not reach.
             if std::fs::symlink_metadata(old).is_err() {
