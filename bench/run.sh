@@ -11,6 +11,11 @@ S="$PWD/target/release/safesh"
 B="${BENCH_DIR:-/tmp/safesh-bench}"
 mkdir -p "$B"
 export LC_ALL=C
+# A fresh state dir (label store, audit log): results do not depend on what earlier
+# runs recorded. (With a populated label store every file read is also looked up
+# there: docs/BENCHMARKS.md gives that cost separately.)
+export XDG_STATE_HOME="$B/state"
+rm -rf "$XDG_STATE_HOME"
 what="${1:-all}"
 runs="${RUNS:-10}"
 

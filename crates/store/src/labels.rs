@@ -97,6 +97,18 @@ impl LabelStore {
         let mut conn = self.conn();
         let e = |e| sql_err(&self.path, e);
         conn.busy_timeout(BUSY_TIMEOUT).map_err(e)?;
+        // An existing store of this version in WAL mode (both persist in the file)
+        // needs no write transaction: every safesh process opens the store, and a
+        // write lock per open serialized them and cost more than their lookups.
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(e)?;
+        let mode: String = conn
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .map_err(e)?;
+        if version == SCHEMA_VERSION && mode.eq_ignore_ascii_case("wal") {
+            return conn.pragma_update(None, "synchronous", "FULL").map_err(e);
+        }
         // WAL: readers never block the writer, and one writer at a time across
         // processes. FULL: a committed label survives a power loss (a lost label
         // would launder a secret file to public).
@@ -527,18 +539,21 @@ fn prefix_range(dir: &[u8]) -> (Vec<u8>, Vec<u8>) {
 }
 
 fn get(conn: &Connection, db: &Path, key: &[u8]) -> Result<Option<Row>, StoreError> {
+    // A cached statement: preparing (parsing the SQL) cost most of a lookup, and
+    // every file a command reads is looked up.
     let row: Option<(String, [i64; 5])> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT label, dev, ino, size, mtime_ns, ctime_ns FROM labels WHERE path = ?1",
-            [key],
-            |r| {
+        )
+        .and_then(|mut stmt| {
+            stmt.query_row([key], |r| {
                 Ok((
                     r.get(0)?,
                     [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?],
                 ))
-            },
-        )
-        .optional()
+            })
+            .optional()
+        })
         .map_err(|e| sql_err(db, e))?;
     row.map(|(json, cols)| Ok((decode(db, &json)?, fp_from(cols))))
         .transpose()
