@@ -683,6 +683,7 @@ impl Shell {
         if !safesh_flow::trust::is_trusted(&prog_label) {
             self.commit_exec(safesh_flow::ExecKind::ScriptFile, &prog_label, argv)?;
         }
+        let texts: Vec<String> = argv.iter().map(|f| f.text.clone()).collect();
         if interpreter {
             let code = argv
                 .iter()
@@ -697,7 +698,6 @@ impl Shell {
                 }
             }
             // Local modules it will load (`python3 -m m`, `-c 'import m'`).
-            let texts: Vec<String> = argv.iter().map(|f| f.text.clone()).collect();
             for p in crate::python_cmdline::python_code_files(&texts, &self.cwd) {
                 let l = self.file_label(&p);
                 self.commit_exec(safesh_flow::ExecKind::ScriptFile, &l, argv)?;
@@ -720,7 +720,6 @@ impl Shell {
         }
         // Its stdin is code when the program comes from it (`curl … | python3`), data
         // when `-c`, `-m` or a script gives the program (`… | python3 -c 'json…'`).
-        let texts: Vec<String> = argv.iter().map(|f| f.text.clone()).collect();
         let stdin_code = interpreter && crate::python_cmdline::stdin_is_program(&texts, &self.cwd);
         Ok(StdinGuard::new(
             flow,
