@@ -26,6 +26,8 @@ pub(crate) struct ShellHost<'a> {
     /// The utility's own words: an inner command name found among them is the
     /// script's; one built from input (`xargs -I{} {}`) is the input's.
     own_words: Vec<String>,
+    /// Set when the utility declares its stdout a count ([`Host::output_is_count`]).
+    count: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl<'a> ShellHost<'a> {
@@ -37,7 +39,17 @@ impl<'a> ShellHost<'a> {
             argv_label,
             changed: std::sync::Mutex::new(Vec::new()),
             own_words: Vec::new(),
+            count: None,
         }
+    }
+
+    /// Lets the utility declare its stdout a count, which sets `flag`.
+    pub(crate) fn with_count_flag(
+        mut self,
+        flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ) -> Self {
+        self.count = Some(flag);
+        self
     }
 
     /// Remembers the utility's own argv (for utilities that run inner commands).
@@ -101,6 +113,12 @@ impl Host for ShellHost<'_> {
         self.cell
             .join(&self.shell.file_label_resolved(path, real.as_deref()));
         Ok(())
+    }
+
+    fn output_is_count(&self) {
+        if let Some(f) = &self.count {
+            f.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     fn check_write(&self, path: &Path) -> io::Result<()> {

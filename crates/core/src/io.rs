@@ -528,7 +528,18 @@ pub struct StageWriter {
     cell: LabelCell,
     buf: Vec<u8>,
     unbuffered: bool,
-    fixed_format: bool,
+    count: Option<CountOutput>,
+}
+
+/// A utility's declaration that its stdout is a count (see [`StageWriter::count_output`]).
+#[derive(Clone)]
+pub(crate) struct CountOutput {
+    /// Set by the utility (through its host) once its real options say it prints
+    /// counts: GNU option parsing decides, never the text of the arguments.
+    pub(crate) declared: Arc<std::sync::atomic::AtomicBool>,
+    /// The label of the utility's own words and the PC: what the count's text
+    /// (file names, the format) comes from.
+    pub(crate) words: Label,
 }
 
 const WRITE_BUF: usize = 64 * 1024;
@@ -541,28 +552,28 @@ impl StageWriter {
             cell,
             buf: Vec::new(),
             unbuffered: false,
-            fixed_format: false,
+            count: None,
         }
     }
 
-    /// Output in a fixed format whose size does not depend on the data (counts:
-    /// `wc`, `grep -c`): it keeps the inputs' integrity and origins but not their
-    /// confidentiality, so a count of secret lines may be shown and used.
-    pub fn fixed_format(mut self) -> Self {
-        self.fixed_format = true;
+    /// Output that may be a count (`wc`, `grep -c`), once the utility declares it
+    /// through `count.declared`. A count of untrusted text cannot carry an
+    /// injection, so it is vouched for (integrity) — but a count of secret data
+    /// is as secret as the data (it is a channel: `head -c $byte | wc -c`), so its
+    /// confidentiality is kept whole. Declassification needs a human.
+    pub(crate) fn count_output(mut self, count: CountOutput) -> Self {
+        self.count = Some(count);
         self
     }
 
     fn label(&self) -> Label {
         let l = self.cell.get();
-        if !self.fixed_format || l.confidentiality.is_public() {
-            return l;
+        match &self.count {
+            Some(c) if c.declared.load(std::sync::atomic::Ordering::Relaxed) => {
+                counted(&l).join(&c.words)
+            }
+            _ => l,
         }
-        Label::new(
-            safesh_label::Confidentiality::public(),
-            l.integrity.clone(),
-            l.origins.clone(),
-        )
     }
 
     /// Like [`StageWriter::new`] but every write goes through at once (stderr).
@@ -572,9 +583,26 @@ impl StageWriter {
             cell,
             buf: Vec::new(),
             unbuffered: true,
-            fixed_format: false,
+            count: None,
         }
     }
+}
+
+/// The label of a count of data labeled `data`: the data's confidentiality and its
+/// origins as places (files, env), without the marks that make text untrusted
+/// (the digits were computed by safesh, not written by the source).
+fn counted(data: &Label) -> Label {
+    let origins = data
+        .origins
+        .iter()
+        .filter(|a| !safesh_flow::trust::is_tainting(a))
+        .cloned()
+        .collect();
+    Label::new(
+        data.confidentiality.clone(),
+        safesh_label::Integrity::Top,
+        origins,
+    )
 }
 
 impl Write for StageWriter {

@@ -35,6 +35,8 @@ mod fixture;
 mod flow;
 #[path = "safesh/flow_cli.rs"]
 mod flow_cli;
+#[path = "safesh/flow_sound.rs"]
+mod flow_sound;
 #[path = "safesh/flow_support.rs"]
 mod flow_support;
 #[path = "safesh/policy_attacks.rs"]

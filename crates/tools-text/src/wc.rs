@@ -87,6 +87,7 @@ pub fn wc(ctx: &mut UtilCtx<'_>) -> UtilResult {
     if w.count() == 0 {
         (w.lines, w.words, w.bytes) = (true, true, true);
     }
+    ctx.host.output_is_count();
     let r = run(ctx, w, &p.operands);
     finish(ctx, r)
 }

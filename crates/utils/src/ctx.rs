@@ -69,6 +69,11 @@ pub trait Host: Send + Sync {
             format!("{}: network access is not available here", request.tool),
         ))))
     }
+    /// Called by a utility whose options (parsed as the real tool parses them) make
+    /// its stdout a count in a fixed format (`wc`, `grep -c` without names from a
+    /// directory walk): text whose bytes the input cannot choose. The host may then
+    /// vouch for the output's integrity; its confidentiality stays that of the data.
+    fn output_is_count(&self) {}
     /// Called when a network utility receives a response from `host`: what it
     /// prints or writes from then on is labeled with that origin (low integrity).
     fn received_from(&self, host: &str) {

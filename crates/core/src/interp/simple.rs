@@ -4,7 +4,7 @@
 use super::expand::Field;
 use super::{Exec, Shell, Stop};
 use crate::error::{ErrorCode, Refusal};
-use crate::io::{LabelCell, StageReader, StageWriter};
+use crate::io::{CountOutput, LabelCell, StageReader, StageWriter};
 use safesh_label::Label;
 use safesh_syntax::ast::{self, CommandPrefixOrSuffixItem as Item};
 use std::sync::Arc;
@@ -437,12 +437,14 @@ impl Shell {
         let mut changed = Vec::new();
         let status = {
             let mut stdin = StageReader::new(self.in_fd(0), cell.clone());
-            let mut stdout = StageWriter::new(self.out_fd(1), cell.clone());
-            if fixed_format(&argv) {
-                stdout = stdout.fixed_format();
-            }
+            let count = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let mut stdout =
+                StageWriter::new(self.out_fd(1), cell.clone()).count_output(CountOutput {
+                    declared: count.clone(),
+                    words: cell.get(),
+                });
             let mut stderr = StageWriter::unbuffered(self.out_fd(2), cell.clone());
-            let mut host = crate::host::ShellHost::new(self, cell.clone());
+            let mut host = crate::host::ShellHost::new(self, cell.clone()).with_count_flag(count);
             if matches!(argv.first().map(String::as_str), Some("xargs" | "find")) {
                 host = host.with_own_words(&argv);
             }
@@ -716,17 +718,4 @@ impl Shell {
 fn simple_line(s: &ast::SimpleCommand) -> Option<usize> {
     use safesh_syntax::ast::SourceLocation;
     s.location().map(|l| l.start.line)
-}
-
-/// Utilities whose output is a count (its size does not depend on the data):
-/// `wc`, `grep -c` (also `-q`, which prints nothing).
-fn fixed_format(argv: &[String]) -> bool {
-    match argv.first().map(String::as_str) {
-        Some("wc") => true,
-        Some("grep" | "egrep" | "fgrep") => argv.iter().skip(1).any(|a| {
-            a == "--count"
-                || (a.starts_with('-') && !a.starts_with("--") && a.contains('c') && a.len() <= 6)
-        }),
-        _ => false,
-    }
 }

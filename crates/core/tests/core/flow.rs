@@ -52,6 +52,21 @@ fn run(dir: &Path, script: &str) -> ExecOutcome {
     )
 }
 
+/// Runs `script` after recording `file` in the label store as downloaded (as
+/// `curl -o file` would have).
+fn run_downloaded(dir: &Path, file: &str, script: &str) -> ExecOutcome {
+    let store = safesh_store::LabelStore::open(&dir.join("state").join("safesh")).unwrap();
+    store
+        .record_write(
+            &dir.join(file),
+            &safesh_label::Label::from_network("evil.example"),
+            safesh_store::WriteMode::Truncate,
+        )
+        .unwrap();
+    drop(store);
+    run(dir, script)
+}
+
 fn secret(o: &ExecOutcome) -> bool {
     !o.label.confidentiality.is_public()
 }
@@ -113,8 +128,8 @@ fn grep_joins_the_label_of_its_pattern() {
         d.path(),
         "P=$(cut -c1-3 .env | head -1); grep -c \"$P\" public.txt",
     );
-    // A count is fixed-format; the lines themselves are not.
-    assert!(!secret(&o));
+    // A count with a secret pattern says something about the secret.
+    assert!(secret(&o), "{:?}", o.label);
     let o = run(
         d.path(),
         "printf 'alpha\\n' > a.txt; P=$(cut -c1-1 .env | head -1); grep -i \"$P\" a.txt",
@@ -128,18 +143,46 @@ fn grep_joins_the_label_of_its_pattern() {
 }
 
 #[test]
-fn counts_are_fixed_format_and_pass() {
+fn counts_of_secret_data_stay_secret() {
+    // A count is a channel (`head -c $byte | wc -c` sends a byte a call): its
+    // confidentiality is the data's, whatever the options look like.
     let d = tempfile::tempdir().unwrap();
-    for s in ["wc -l .env", "grep -c API .env", "cat .env | wc -c"] {
+    for s in [
+        "wc -l .env",
+        "grep -c API .env",
+        "cat .env | wc -c",
+        "grep -e -c -e . .env",
+        "grep . .env -- -c",
+        "grep -iek .env",
+        "egrep -c A .env",
+        "head -c \"$(head -c 1 .env | od -An -tu1)\" /dev/zero | wc -c",
+    ] {
         let o = run(d.path(), s);
-        assert_eq!(o.exit_code, 0, "{s}");
-        assert!(!secret(&o), "{s}: a count may be shown: {:?}", o.label);
-        // It still says where it came from.
         assert!(
+            secret(&o),
+            "{s}: a count of a secret is secret: {:?}",
             o.label
-                .origins
-                .iter()
-                .any(|a| matches!(a, Atom::File(p) if p.ends_with(".env"))),
+        );
+    }
+}
+
+#[test]
+fn a_count_is_vouched_for_only_when_the_options_make_it_a_count() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("dl.txt"), "rm -rf x\n").unwrap();
+    for (s, counted) in [
+        ("wc -l dl.txt", true),
+        ("grep -c rm dl.txt", true),
+        ("grep --count rm dl.txt", true),
+        ("grep -e -c -e rm dl.txt", false),
+        ("grep rm dl.txt -- -c", false),
+        ("grep -ier dl.txt", false),
+        ("grep -rc rm .", false),
+    ] {
+        let o = run_downloaded(d.path(), "dl.txt", s);
+        assert_eq!(
+            safesh_flow::trust::is_trusted(&o.label),
+            counted,
             "{s}: {:?}",
             o.label
         );

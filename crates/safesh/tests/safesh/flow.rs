@@ -17,7 +17,7 @@ use crate::flow_support::{
 use crate::policy_support::Run;
 
 /// A control run: no refusal, exit 0.
-fn control(script: &str) -> (Arena, Run) {
+pub(crate) fn control(script: &str) -> (Arena, Run) {
     let a = Arena::new();
     let r = a.run(script);
     r.assert_ok();
@@ -27,11 +27,11 @@ fn control(script: &str) -> (Arena, Run) {
 /// An exfiltration attack: refused with FLOW_VIOLATION, the script stops and the server
 /// receives nothing (human and `--json`); its control sends the public data (the server
 /// receives `needle`).
-fn exfil(attack: &str, ctrl: &str, needle: Option<&str>) {
+pub(crate) fn exfil(attack: &str, ctrl: &str, needle: Option<&str>) {
     exfil_code(attack, FLOW, ctrl, needle);
 }
 
-fn exfil_code(attack: &str, code: &str, ctrl: &str, needle: Option<&str>) {
+pub(crate) fn exfil_code(attack: &str, code: &str, ctrl: &str, needle: Option<&str>) {
     let a = Arena::new();
     let r = a.assert_blocked(attack, code);
     a.server.assert_nothing_received(&r);
@@ -47,7 +47,7 @@ fn exfil_code(attack: &str, code: &str, ctrl: &str, needle: Option<&str>) {
 /// An injection attack: refused with `code`, the script stops, no payload runs
 /// (human and `--json`); its control (same shape on agent-written data) runs the
 /// payload, which `ctrl_check` verifies.
-fn injection(attack: &str, code: &str, ctrl: &str, ctrl_check: impl Fn(&Arena, &Run)) {
+pub(crate) fn injection(attack: &str, code: &str, ctrl: &str, ctrl_check: impl Fn(&Arena, &Run)) {
     let a = Arena::new();
     let r = a.assert_blocked(attack, code);
     assert_keep_files(&a, &r);
@@ -67,7 +67,7 @@ fn assert_keep_files(a: &Arena, r: &Run) {
 }
 
 /// The control's payload ran: `pwned` exists.
-fn pwned_created(a: &Arena, r: &Run) {
+pub(crate) fn pwned_created(a: &Arena, r: &Run) {
     assert!(
         a.exists(PWNED),
         "control: the payload did not run:\n{}",
@@ -76,7 +76,7 @@ fn pwned_created(a: &Arena, r: &Run) {
 }
 
 /// The control's `rm` ran: keep1.txt and keep2.txt are gone.
-fn keep_files_removed(a: &Arena, r: &Run) {
+pub(crate) fn keep_files_removed(a: &Arena, r: &Run) {
     for f in ["keep1.txt", "keep2.txt"] {
         assert!(
             !a.exists(f),
@@ -87,7 +87,7 @@ fn keep_files_removed(a: &Arena, r: &Run) {
 }
 
 /// A benign workflow: exit 0, no refusal, stdout exactly `want`.
-fn benign(script: &str, want: &str) -> (Arena, Run) {
+pub(crate) fn benign(script: &str, want: &str) -> (Arena, Run) {
     let a = Arena::new();
     let r = a.run(script);
     r.assert_ok_with(want);

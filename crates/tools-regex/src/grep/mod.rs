@@ -305,6 +305,11 @@ fn run(ctx: &mut UtilCtx<'_>, forced: Option<Syntax>) -> UtilResult {
     } else {
         p.value("binary-files").unwrap_or("binary")
     };
+    // A count whose only names are the operands (no directory walk, which would
+    // print names the files chose) is fixed-format text.
+    if p.has("c") && !p.has("l") && !p.has("L") && !p.has("q") && !recursive {
+        ctx.host.output_is_count();
+    }
     let settings = Settings {
         invert,
         count: p.has("c"),
