@@ -44,30 +44,6 @@ impl Shell {
             )
             .into());
         };
-        // The label of what it prints: everything it was given (arguments, the PC,
-        // files named in its arguments, stdin), plus the sandboxed run.
-        let mut label = argv.iter().fold(self.pc.clone(), |l, a| l.join(&a.label));
-        for a in &texts[1..] {
-            let p = self.cwd.join(a);
-            if p.is_file() {
-                label = label.join(&self.file_label(&p));
-            }
-        }
-        let guard = self.commit_external(program, argv, &label, &profile.network)?;
-        // What it was given, before the sandboxed-run mark: files it writes carry it.
-        let given = label.clone();
-        let started = std::time::SystemTime::now();
-        let write_roots = profile.write.clone();
-        let network_on = matches!(profile.network, Network::On);
-        // A command whose own rule names its hosts (`[commands.cargo] network =
-        // ["index.crates.io"]`) fetches from sources the human chose for it: what it
-        // builds from them is not treated as downloaded text.
-        let endorsed_network = profile.network != policy.config().sandbox.network;
-        label = label.join(&Label::sandboxed(program.display().to_string()));
-        if let Network::On | Network::Hosts(_) = &profile.network {
-            label = label.join(&Label::from_network("network"));
-        }
-        let cell = LabelCell::new(label);
         let exported = self.vars.environment();
         let mut env = safesh_policy::env::child_env(
             policy.config(),
@@ -87,6 +63,38 @@ impl Shell {
                 env.push(("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()));
             }
         }
+        // The labels of the variables it gets (the fixed ones safesh adds are its own).
+        let env_label = env
+            .iter()
+            .filter(|(k, v)| exported.get(k) == Some(v))
+            .filter_map(|(k, _)| self.vars.get(k))
+            .fold(Label::empty(), |l, v| l.join(&v.label));
+        // The label of what it prints: everything it was given (arguments, the PC,
+        // files named in its arguments, stdin), plus the sandboxed run.
+        let mut label = argv.iter().fold(self.pc.clone(), |l, a| l.join(&a.label));
+        // Its environment is given to it too (`export LANG="$(cat .env)"`).
+        label = label.join(&env_label);
+        for a in &texts[1..] {
+            let p = self.cwd.join(a);
+            if p.is_file() {
+                label = label.join(&self.file_label(&p));
+            }
+        }
+        let guard = self.commit_external(program, argv, &label, &env_label, &profile.network)?;
+        // What it was given, before the sandboxed-run mark: files it writes carry it.
+        let given = label.clone();
+        let started = std::time::SystemTime::now();
+        let write_roots = profile.write.clone();
+        let network_on = matches!(profile.network, Network::On);
+        // A command whose own rule names its hosts (`[commands.cargo] network =
+        // ["index.crates.io"]`) fetches from sources the human chose for it: what it
+        // builds from them is not treated as downloaded text.
+        let endorsed_network = profile.network != policy.config().sandbox.network;
+        label = label.join(&Label::sandboxed(program.display().to_string()));
+        if let Network::On | Network::Hosts(_) = &profile.network {
+            label = label.join(&Label::from_network("network"));
+        }
+        let cell = LabelCell::new(label);
         env.retain(|(k, _)| k != "TMPDIR");
         env.push(("TMPDIR".into(), tmp_dir.display().to_string()));
         let stdin_src = self.in_fd(0);

@@ -670,6 +670,7 @@ impl Shell {
         program: &Path,
         argv: &[Field],
         given: &Label,
+        env: &Label,
         network: &safesh_policy::config::Network,
     ) -> Result<Option<StdinGuard>, Refusal> {
         use safesh_policy::config::Network;
@@ -684,6 +685,14 @@ impl Shell {
             self.commit_exec(safesh_flow::ExecKind::ScriptFile, &prog_label, argv)?;
         }
         let texts: Vec<String> = argv.iter().map(|f| f.text.clone()).collect();
+        // Its stdin is code when the program comes from it (`curl … | python3`), data
+        // when `-c`, `-m` or a script gives the program (`… | python3 -c 'json…'`).
+        let stdin_code = interpreter && crate::python_cmdline::stdin_is_program(&texts, &self.cwd);
+        // Its environment is code on the same terms as its stdin: a program that can
+        // run text (`exec(os.environ["X"])`) runs whatever it was given.
+        if stdin_code && !safesh_flow::trust::is_trusted(env) {
+            self.commit_exec(safesh_flow::ExecKind::Interpreter, env, argv)?;
+        }
         if interpreter {
             let code = argv
                 .iter()
@@ -718,9 +727,6 @@ impl Shell {
                 )?;
             }
         }
-        // Its stdin is code when the program comes from it (`curl … | python3`), data
-        // when `-c`, `-m` or a script gives the program (`… | python3 -c 'json…'`).
-        let stdin_code = interpreter && crate::python_cmdline::stdin_is_program(&texts, &self.cwd);
         Ok(StdinGuard::new(
             flow,
             self,

@@ -228,6 +228,8 @@ impl Sink {
             }
             SinkKind::Stderr => io::stderr().lock().write_all(data),
             SinkKind::File(f) => lock(f).write_all(data),
+            // An empty chunk is the stop mark (`Sink::stop_refused`), never data.
+            SinkKind::Pipe(_) if data.is_empty() => Ok(()),
             SinkKind::Pipe(tx) => send(tx, data.to_vec(), label),
             SinkKind::Capture(c, cap) => {
                 let mut c = lock(c);
@@ -260,6 +262,14 @@ impl Sink {
         send(tx, data, label)
     }
 
+    /// Marks the end of a pipe whose writer was refused: its reader gets an error,
+    /// never a clean end of data. (An empty chunk is never sent otherwise.)
+    pub fn stop_refused(&self) {
+        if let SinkKind::Pipe(tx) = &self.kind {
+            let _ = send(tx, Vec::new(), &Label::empty());
+        }
+    }
+
     /// The join of every label written so far.
     pub fn label(&self) -> Label {
         lock(&self.label).clone()
@@ -277,6 +287,11 @@ impl Sink {
     pub fn is_null(&self) -> bool {
         matches!(self.kind, SinkKind::Null)
     }
+}
+
+/// The error a reader gets after the stage writing its pipe was refused.
+fn refused_writer() -> io::Error {
+    io::Error::other("the command writing this pipe was refused")
 }
 
 /// Sends a chunk down a pipe; a closed pipe (reader gone) is a broken pipe.
@@ -322,6 +337,9 @@ struct SourceState {
     buf: Vec<u8>,
     pos: usize,
     buf_label: Label,
+    /// The stage writing this pipe was refused: its reader must not take the end
+    /// of its output for a clean end of data (`refused | curl -d @- …` sends nothing).
+    refused: bool,
 }
 
 /// An input, shared by every fd (and every command) that reads it, so that
@@ -355,6 +373,7 @@ impl Source {
                 buf: Vec::new(),
                 pos: 0,
                 buf_label: label,
+                refused: false,
             }),
         })
     }
@@ -379,7 +398,14 @@ impl Source {
                 st.buf.clear();
                 Ok(false)
             }
+            SourceKind::Pipe(_) if st.refused => Err(refused_writer()),
             SourceKind::Pipe(rx) => match rx.recv() {
+                Ok(chunk) if chunk.data.is_empty() => {
+                    // The writer's stop mark (see `Sink::stop_refused`).
+                    st.refused = true;
+                    st.buf.clear();
+                    Err(refused_writer())
+                }
                 Ok(chunk) => {
                     st.buf = chunk.data;
                     st.buf_label = chunk.label;

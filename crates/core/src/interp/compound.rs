@@ -294,6 +294,10 @@ impl Shell {
                             };
                             if refusal.is_none() {
                                 let _ = sub.run_exit_trap();
+                            } else if let Some(Fd::Out(out)) = sub.fds.get(&1) {
+                                // Its reader must not take the refusal for the end
+                                // of its data and act on what it has (send it).
+                                out.stop_refused();
                             }
                             let label = std::mem::take(&mut sub.status_label);
                             drop(sub);

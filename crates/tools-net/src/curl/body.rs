@@ -18,10 +18,30 @@ pub fn read_source(ctx: &mut UtilCtx<'_>, name: &str) -> std::io::Result<Vec<u8>
     }
 }
 
-/// Like [`read_source`], but a missing file is curl's warning and no data.
-fn read_or_warn(ctx: &mut UtilCtx<'_>, name: &str, quiet: bool) -> Vec<u8> {
+/// Like [`read_source`], but a file that cannot be opened is curl's warning and
+/// no data. Any other failure — stdin that breaks off (the stage writing it was
+/// refused), a read error — stops the transfer: what was read is not all that was
+/// meant to be sent, and an empty or partial request is itself a signal.
+fn read_or_warn(ctx: &mut UtilCtx<'_>, name: &str, quiet: bool) -> Result<Vec<u8>, NetError> {
     match read_source(ctx, name) {
-        Ok(v) => v,
+        Ok(v) => Ok(v),
+        Err(e)
+            if name == "-"
+                || !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound
+                        | std::io::ErrorKind::PermissionDenied
+                        | std::io::ErrorKind::IsADirectory
+                ) =>
+        {
+            Err(NetError::Failed(
+                26,
+                format!(
+                    "curl: (26) Failed to read data from {}: {e}",
+                    if name == "-" { "stdin" } else { name }
+                ),
+            ))
+        }
         Err(_) => {
             if !quiet {
                 let _ = writeln!(
@@ -29,7 +49,7 @@ fn read_or_warn(ctx: &mut UtilCtx<'_>, name: &str, quiet: bool) -> Vec<u8> {
                     "Warning: Couldn't read data from file \"{name}\", this makes an empty POST."
                 );
             }
-            Vec::new()
+            Ok(Vec::new())
         }
     }
 }
@@ -60,7 +80,7 @@ pub struct Data {
 }
 
 /// Collects the request data in command-line order.
-pub fn data(ctx: &mut UtilCtx<'_>, p: &Parsed, quiet: bool) -> Option<Data> {
+pub fn data(ctx: &mut UtilCtx<'_>, p: &Parsed, quiet: bool) -> Result<Option<Data>, NetError> {
     let mut pieces: Vec<Vec<u8>> = Vec::new();
     let mut json: Option<Vec<u8>> = None;
     for o in &p.opts {
@@ -70,7 +90,7 @@ pub fn data(ctx: &mut UtilCtx<'_>, p: &Parsed, quiet: bool) -> Option<Data> {
         match o.name {
             "data" | "data-ascii" => {
                 if let Some(f) = v.strip_prefix('@') {
-                    let mut b = read_or_warn(ctx, f, quiet);
+                    let mut b = read_or_warn(ctx, f, quiet)?;
                     b.retain(|&c| c != b'\r' && c != b'\n');
                     pieces.push(b);
                 } else {
@@ -78,14 +98,14 @@ pub fn data(ctx: &mut UtilCtx<'_>, p: &Parsed, quiet: bool) -> Option<Data> {
                 }
             }
             "data-binary" => match v.strip_prefix('@') {
-                Some(f) => pieces.push(read_or_warn(ctx, f, quiet)),
+                Some(f) => pieces.push(read_or_warn(ctx, f, quiet)?),
                 None => pieces.push(v.as_bytes().to_vec()),
             },
             "data-raw" => pieces.push(v.as_bytes().to_vec()),
-            "data-urlencode" => pieces.push(urlencoded_piece(ctx, v, quiet)),
+            "data-urlencode" => pieces.push(urlencoded_piece(ctx, v, quiet)?),
             "json" => {
                 let b = match v.strip_prefix('@') {
-                    Some(f) => read_or_warn(ctx, f, quiet),
+                    Some(f) => read_or_warn(ctx, f, quiet)?,
                     None => v.as_bytes().to_vec(),
                 };
                 json.get_or_insert_with(Vec::new).extend_from_slice(&b);
@@ -98,28 +118,28 @@ pub fn data(ctx: &mut UtilCtx<'_>, p: &Parsed, quiet: bool) -> Option<Data> {
             let mut all = pieces.join(&b'&');
             all.push(b'&');
             all.extend_from_slice(&j);
-            return Some(Data {
+            return Ok(Some(Data {
                 bytes: all,
                 json: true,
-            });
+            }));
         }
-        return Some(Data {
+        return Ok(Some(Data {
             bytes: j,
             json: true,
-        });
+        }));
     }
     if pieces.is_empty() {
-        return None;
+        return Ok(None);
     }
-    Some(Data {
+    Ok(Some(Data {
         bytes: pieces.join(&b'&'),
         json: false,
-    })
+    }))
 }
 
 /// One `--data-urlencode` piece: `content`, `=content`, `name=content`, `@file`,
 /// `name@file`.
-fn urlencoded_piece(ctx: &mut UtilCtx<'_>, v: &str, quiet: bool) -> Vec<u8> {
+fn urlencoded_piece(ctx: &mut UtilCtx<'_>, v: &str, quiet: bool) -> Result<Vec<u8>, NetError> {
     let eq = v.find('=');
     let at = v.find('@');
     match (eq, at) {
@@ -130,19 +150,19 @@ fn urlencoded_piece(ctx: &mut UtilCtx<'_>, v: &str, quiet: bool) -> Vec<u8> {
                 o.push(b'=');
             }
             o.extend(urlencode(content.get(1..).unwrap_or("").as_bytes()));
-            o
+            Ok(o)
         }
         (_, Some(a)) => {
             let (name, file) = v.split_at(a);
-            let content = read_or_warn(ctx, file.get(1..).unwrap_or(""), quiet);
+            let content = read_or_warn(ctx, file.get(1..).unwrap_or(""), quiet)?;
             let mut o = name.as_bytes().to_vec();
             if !name.is_empty() {
                 o.push(b'=');
             }
             o.extend(urlencode(&content));
-            o
+            Ok(o)
         }
-        _ => urlencode(v.as_bytes()),
+        _ => Ok(urlencode(v.as_bytes())),
     }
 }
 

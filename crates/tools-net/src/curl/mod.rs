@@ -116,7 +116,7 @@ fn prepare(ctx: &mut UtilCtx<'_>, p: &opts::Parsed) -> Result<Result<Prepared, i
         );
         return Ok(Err(2));
     }
-    let data = body::data(ctx, p, quiet);
+    let data = body::data(ctx, p, quiet)?;
     let form = body::form(ctx, p)?;
     let upload = match p.value("upload-file") {
         Some(f) => match body::read_source(ctx, f) {
