@@ -3,7 +3,6 @@
 //! live in the CLI suite, crates/safesh/tests/safesh/flow.rs).
 
 use safesh_core::{ExecOutcome, InputSource, Limits, OutputTarget, Session, SessionOptions};
-use safesh_label::Atom;
 use std::path::Path;
 
 const CONFIG: &str = r#"
