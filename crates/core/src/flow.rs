@@ -75,42 +75,6 @@ const INTERPRETERS: &[&str] = &[
 ];
 
 /// True when `program` (a name or path) is an interpreter (`python3.12` counts).
-/// The files an in-place `sed -i`/`perl -i` rewrites: the operands, without the
-/// values of `-e`/`-f` and without the script operand when no `-e`/`-f` gave it.
-fn in_place_files(args: &[Field]) -> Vec<&Field> {
-    let mut files = Vec::new();
-    let mut scripted = false;
-    let mut skip_value = false;
-    for f in args {
-        if skip_value {
-            skip_value = false;
-            continue;
-        }
-        match f.text.as_str() {
-            "-e" | "-f" | "--expression" | "--file" => {
-                scripted = true;
-                skip_value = true;
-            }
-            t if t.starts_with("--expression=") || t.starts_with("--file=") => scripted = true,
-            // `-pie 'code'`: the value follows the cluster.
-            t if t.starts_with('-')
-                && !t.starts_with("--")
-                && t.ends_with(['e', 'f'])
-                && t.len() > 2 =>
-            {
-                scripted = true;
-                skip_value = true;
-            }
-            t if t.starts_with('-') && t != "-" => {}
-            _ => files.push(f),
-        }
-    }
-    if !scripted && !files.is_empty() {
-        files.remove(0);
-    }
-    files
-}
-
 pub(crate) fn is_interpreter(program: &str) -> bool {
     let base = program.rsplit('/').next().unwrap_or(program);
     let stem = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
@@ -609,46 +573,19 @@ impl Shell {
         if !safesh_flow::trust::is_trusted(&first.label) {
             return self.commit_exec(safesh_flow::ExecKind::Eval, &first.label, argv);
         }
-        let base = first.text.rsplit('/').next().unwrap_or(&first.text);
-        let has_flag = |short: char, long: &str| {
-            argv[1..].iter().any(|f| {
-                f.text == long
-                    || f.text.starts_with(&format!("{long}="))
-                    || (f.text.starts_with('-')
-                        && !f.text.starts_with("--")
-                        && f.text[1..].starts_with(|c: char| c.is_ascii_alphabetic())
-                        && f.text[1..].contains(short))
-            })
+        let Some(d) = crate::destructive::Destructive::of(argv) else {
+            return Ok(());
         };
-        let op = match base {
-            "rm" | "rmdir" | "unlink" | "shred" => safesh_flow::DestructiveOp::RmR,
-            "mv" => safesh_flow::DestructiveOp::MvOver,
-            "cp" | "truncate" | "dd" | "tee" | "install" => safesh_flow::DestructiveOp::Overwrite,
-            "ln" if has_flag('f', "--force") => safesh_flow::DestructiveOp::Overwrite,
-            // In-place edits rewrite every file operand.
-            "sed" | "perl" if has_flag('i', "--in-place") => safesh_flow::DestructiveOp::Overwrite,
-            "find" if argv.iter().any(|f| f.text == "-delete") => safesh_flow::DestructiveOp::RmR,
-            _ => return Ok(()),
-        };
-        let operands: Vec<&Field> = argv[1..]
-            .iter()
-            .filter(|f| !f.text.starts_with('-') || f.text == "-")
-            .collect();
-        let targets: Vec<&Field> = match (base, op) {
-            // The start paths, before the expression.
-            ("find", _) => argv[1..]
-                .iter()
-                .take_while(|f| !f.text.starts_with(['-', '(', '!']))
-                .collect(),
-            // Every file operand; the script is the first operand unless given
-            // by -e/-f (then all are files).
-            ("sed" | "perl", _) => in_place_files(&argv[1..]),
-            (_, safesh_flow::DestructiveOp::RmR) => operands,
-            // The destination (the last operand) is what gets replaced.
-            _ => operands.last().copied().into_iter().collect(),
-        };
+        let (op, targets) = (d.op, &d.targets);
         let data = targets.iter().fold(Label::empty(), |l, f| l.join(&f.label));
         if targets.is_empty() || (safesh_flow::trust::is_trusted(&data) && self.pc_trusted()) {
+            return Ok(());
+        }
+        // An untrusted PC alone gates deletions and replacements only.
+        if safesh_flow::trust::is_trusted(&data)
+            && data.confidentiality.is_public()
+            && !d.gated_by_pc(&self.cwd)
+        {
             return Ok(());
         }
         let names: Vec<String> = targets.iter().map(|f| f.text.clone()).collect();
@@ -738,8 +675,10 @@ impl Shell {
 
     /// `> name` replacing an existing file whose name comes from untrusted data.
     pub(crate) fn commit_overwrite(&mut self, name: &str, target: &Label) -> Result<(), Refusal> {
+        // A name the agent wrote is the agent's choice whatever the PC: the written
+        // file carries the label (a redirection is a write, not a deletion).
         if self.shared.flow.is_none()
-            || (safesh_flow::trust::is_trusted(target) && self.pc_trusted())
+            || safesh_flow::trust::is_trusted(target)
             || !self.cwd.join(name).is_file()
         {
             return Ok(());

