@@ -114,6 +114,10 @@ pub struct ExecOutcome {
     pub truncated: bool,
     /// The join of the labels of all output.
     pub label: Label,
+    /// The label of the exit status: what it was derived from (`exit "$x"`, a
+    /// test on a secret). A face shows a secret-derived status as success or
+    /// failure only (see `safesh_server::shape::model_exit_code`).
+    pub status_label: Label,
     /// The refusal that stopped the script, if any.
     pub error: Option<Refusal>,
     /// Wall time.
@@ -499,7 +503,14 @@ impl Session {
                 let r = Refusal::from(e);
                 let text = format!("safesh: {}: {}\n", r.code, r.message);
                 let _ = err.write_chunk(text.as_bytes(), &Label::agent());
-                return finish(&out, &err, merged, r.status(), Some(r), started);
+                return finish(
+                    &out,
+                    &err,
+                    merged,
+                    (r.status(), Label::empty()),
+                    Some(r),
+                    started,
+                );
             }
         };
         self.interrupt
@@ -512,7 +523,14 @@ impl Session {
                 None => format!("safesh: {}: {}\n", r.code, r.message),
             };
             let _ = err.write_chunk(text.as_bytes(), &Label::agent());
-            return finish(&out, &err, merged, r.status(), Some(r), started);
+            return finish(
+                &out,
+                &err,
+                merged,
+                (r.status(), Label::empty()),
+                Some(r),
+                started,
+            );
         }
         self.shell.fds.insert(1, Fd::Out(out.clone()));
         self.shell.fds.insert(2, Fd::Out(err.clone()));
@@ -564,7 +582,12 @@ impl Session {
             .fds
             .insert(2, Fd::Out(Sink::new(SinkKind::Stderr)));
         self.shell.fds.insert(0, Fd::In(Source::empty()));
-        finish(&out, &err, merged, code, result, started)
+        let status_label = if result.is_some() {
+            Label::empty()
+        } else {
+            self.shell.status_label.join(&self.shell.pc)
+        };
+        finish(&out, &err, merged, (code, status_label), result, started)
     }
 }
 
@@ -600,7 +623,7 @@ fn finish(
     out: &crate::io::Output,
     err: &crate::io::Output,
     merged: bool,
-    exit_code: i32,
+    (exit_code, status_label): (i32, Label),
     error: Option<Refusal>,
     started: Instant,
 ) -> ExecOutcome {
@@ -625,6 +648,7 @@ fn finish(
         stdout_total: o.total,
         stderr_total: e.total,
         label,
+        status_label,
         error,
         duration_ms: started.elapsed().as_millis() as u64,
     }

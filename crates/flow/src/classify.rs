@@ -309,8 +309,30 @@ impl Classifier {
 
     /// `None` when output labeled `label` may be shown to the model; otherwise
     /// the placeholder to show instead (see [`crate::redact`]).
+    /// True for an origin that is itself a secret: a confidential file (by the
+    /// configured patterns) or a secret variable. The only file and variable
+    /// origins named to the model for hidden data — any other path in a secret
+    /// label may have been built from the secret.
+    pub fn is_secret_origin(&self, atom: &safesh_label::Atom) -> bool {
+        match atom {
+            safesh_label::Atom::File(p) => self.is_confidential_path(Path::new(&**p)),
+            safesh_label::Atom::Env(n) => self.env_label(n).is_some_and(|l| l.is_secret()),
+            _ => false,
+        }
+    }
+
+    /// The placeholder for hidden output (see [`redact::summary`]); `None` when
+    /// output labeled `label` may be shown to the model.
     pub fn redaction_summary(&self, label: &Label, lines: usize) -> Option<String> {
-        redact::summary(&self.hosts, label, lines, &self.base, self.home.as_deref())
+        let secret_origin = |a: &safesh_label::Atom| self.is_secret_origin(a);
+        redact::summary(
+            &self.hosts,
+            label,
+            lines,
+            &self.base,
+            self.home.as_deref(),
+            &secret_origin,
+        )
     }
 }
 

@@ -16,14 +16,18 @@ use std::path::Path;
 pub const MODEL: &str = "model";
 
 /// `None` when `label` may be shown to the model, else the placeholder for
-/// `lines` lines of it. File origins are shown relative to `base` (or `~`) when
-/// under it; variables as `$NAME`.
+/// `lines` lines of it. Only the origins `secret_origin` vouches for are named
+/// (the secret files and variables themselves — never every file joined in, and
+/// never a path built from data, which may be the secret): files relative to
+/// `base` (or `~`) when under it, variables as `$NAME`. The line count is rounded
+/// up to a power of two (the size of hidden output is a channel).
 pub fn summary(
     hosts: &HostPolicy,
     label: &Label,
     lines: usize,
     base: &Path,
     home: Option<&Path>,
+    secret_origin: &dyn Fn(&Atom) -> bool,
 ) -> Option<String> {
     if hosts.flows_to_host(label, MODEL).is_ok() {
         return None;
@@ -37,6 +41,7 @@ pub fn summary(
     let origins: Vec<String> = label
         .origins
         .iter()
+        .filter(|o| secret_origin(o))
         .filter_map(|o| match o {
             Atom::File(p) => Some(show_path(Path::new(&**p), base, home)),
             Atom::Env(n) => Some(format!("${n}")),
@@ -49,8 +54,11 @@ pub fn summary(
     } else {
         format!("{classes}({})", origins.join(", "))
     };
-    let unit = if lines == 1 { "line" } else { "lines" };
-    Some(format!("[redacted: {lines} {unit}, {what}]"))
+    let rounded = lines.max(1).next_power_of_two();
+    if rounded == 1 {
+        return Some(format!("[redacted: 1 line, {what}]"));
+    }
+    Some(format!("[redacted: up to {rounded} lines, {what}]"))
 }
 
 fn show_path(p: &Path, base: &Path, home: Option<&Path>) -> String {

@@ -235,11 +235,30 @@ pub fn main() -> i32 {
         Job::Argv(argv) => (quote_argv(&argv), "safesh".to_string(), Vec::new(), false),
         Job::Tool(..) => return 2,
     };
-    // Decided before the policy moves into the session; only `--json` uses it.
-    let redaction = cli
-        .json
-        .then(|| safesh_server::shape::Redaction::from_config(policy.config()))
-        .flatten();
+    // Decided before the policy moves into the session; only `--json` uses it:
+    // the same shaping as MCP and JSON-RPC (cap, spill file, true totals, labels
+    // per chunk, redaction of what the model may not see).
+    let capture = cli.json.then(|| {
+        let settings = safesh_server::settings::Settings::from_policy(policy.clone());
+        let mode = serde_json::from_value(serde_json::Value::String(cli.output_mode.clone()))
+            .unwrap_or(safesh_server::shape::OutputMode::Separate);
+        std::sync::Arc::new(
+            safesh_server::shape::Capture::new(
+                mode,
+                safesh_server::shape::ShapeConfig {
+                    cap: settings.cap,
+                    spill_dir: settings.spill_dir(),
+                    retention: settings.spill_retention,
+                },
+            )
+            .with_redaction(safesh_server::shape::Redaction::from_config(
+                policy.config(),
+            )),
+        )
+    });
+    let redaction = capture
+        .as_ref()
+        .and_then(|_| safesh_server::shape::Redaction::from_config(policy.config()));
     let mut session = Session::new(SessionOptions {
         limits,
         arg0,
@@ -261,20 +280,12 @@ pub fn main() -> i32 {
         None if stdin_is_script => InputSource::Empty,
         None => InputSource::Inherit,
     };
-    if cli.json {
-        let cap = 16 * 1024;
-        let target = match cli.output_mode.as_str() {
-            "merged" => OutputTarget::Merged {
-                cap: 64 * 1024 * 1024,
-            },
-            _ => OutputTarget::Separate {
-                cap: 64 * 1024 * 1024,
-            },
-        };
-        let outcome = session.exec(&text, input, target);
-        let value = crate::json::result(&outcome, &cli.output_mode, cap, redaction.as_ref());
+    if let Some(capture) = capture {
+        let outcome = session.exec(&text, input, OutputTarget::Stream(capture.clone()));
+        let value = capture.result(&outcome);
         let _ = writeln!(std::io::stdout(), "{value}");
-        return outcome.exit_code;
+        // The process status is model-facing too under --json.
+        return safesh_server::shape::model_exit_code(&outcome, redaction.as_ref()).0;
     }
     let outcome = session.exec(&text, input, OutputTarget::Inherit);
     let _ = std::io::stdout().flush();

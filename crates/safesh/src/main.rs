@@ -10,7 +10,6 @@
 //! ```
 
 mod cli;
-mod json;
 mod serve;
 mod tools;
 mod tty_approval;

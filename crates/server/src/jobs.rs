@@ -14,7 +14,7 @@
 
 use crate::error::ServerError;
 use crate::settings::{Settings, private_dir};
-use crate::shape::{Redaction, label_json, lock, render_range};
+use crate::shape::{Redaction, lock, render_range};
 use safesh_core::session::{BackgroundEnd, BackgroundHooks, BackgroundSink};
 use safesh_core::{InputSource, Interrupter, OutputTarget, Refusal, StreamConsumer, StreamKind};
 use safesh_label::Label;
@@ -381,7 +381,7 @@ impl Job {
         v["total_bytes"] = json!(len);
         v["total_lines"] = json!(lock(&self.ring).newlines);
         v["error"] = json!(st.error);
-        v["label"] = label_json(&st.label);
+        v["label"] = crate::shape::model_label_json(&st.label, self.redaction.as_ref());
         v["warnings"] = json!(warnings);
         v["duration_ms"] = v["runtime_ms"].clone();
         v

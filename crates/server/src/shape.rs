@@ -64,11 +64,27 @@ struct Stream {
     last: Option<u8>,
     spill: Option<(PathBuf, std::fs::File)>,
     spill_error: Option<String>,
-    /// The join of the labels of every chunk received (`None`: no chunk yet).
-    label: Option<Label>,
-    /// Set once the label may not flow to the model: no byte is kept or spilled
-    /// from then on, only counted.
-    redacted: bool,
+    /// The output the model may not see since the last shown byte: only counted,
+    /// never kept or spilled; shown as one placeholder where it was.
+    hidden: Option<HiddenRun>,
+    /// The last chunk label decided and whether it is hidden (the check is not free).
+    decided: Option<(Label, bool)>,
+}
+
+/// A run of consecutive chunks the model may not see.
+#[derive(Debug)]
+struct HiddenRun {
+    bytes: u64,
+    newlines: u64,
+    last: u8,
+    label: Label,
+}
+
+impl HiddenRun {
+    /// Its lines: newlines, plus one for an unterminated last line.
+    fn lines(&self) -> u64 {
+        self.newlines + u64::from(self.last != b'\n')
+    }
 }
 
 impl Stream {
@@ -81,22 +97,9 @@ impl Stream {
             last: None,
             spill: None,
             spill_error: None,
-            label: None,
-            redacted: false,
+            hidden: None,
+            decided: None,
         }
-    }
-
-    /// Switches to redacted: forgets the bytes kept and deletes the spill file, so
-    /// the secret is held nowhere the model can read.
-    fn redact(&mut self) {
-        self.redacted = true;
-        self.head = Vec::new();
-        self.tail = Vec::new();
-        if let Some((path, f)) = self.spill.take() {
-            drop(f);
-            let _ = std::fs::remove_file(&path);
-        }
-        self.spill_error = None;
     }
 
     fn lines(&self) -> u64 {
@@ -147,6 +150,14 @@ impl Redaction {
         self.classifier.redaction_summary(label, lines)
     }
 
+    /// True when output labeled `label` may not be shown to the model.
+    pub fn hides(&self, label: &Label) -> bool {
+        self.classifier
+            .hosts()
+            .flows_to_host(label, safesh_flow::redact::MODEL)
+            .is_err()
+    }
+
     /// `data` as the model may see it: `None` when it may be shown as is, else the
     /// placeholder. Empty output is never redacted (there is nothing to hide).
     pub fn redact_bytes(&self, label: &Label, data: &[u8]) -> Option<String> {
@@ -155,6 +166,28 @@ impl Redaction {
         }
         self.placeholder(label, count_lines(data))
     }
+}
+
+/// The exit status the model may see: a status derived from data the model may
+/// not see (`exit "$(printf %d "'${s:8:1}")"` would show a byte per call) is
+/// shown as success (0) or failure (1) only, with a warning saying so. A
+/// refusal's status is the refusal's, not the data's.
+pub fn model_exit_code(
+    outcome: &ExecOutcome,
+    redaction: Option<&Redaction>,
+) -> (i32, Option<String>) {
+    let code = outcome.exit_code;
+    if outcome.error.is_some()
+        || code == 0
+        || code == 1
+        || !redaction.is_some_and(|r| r.hides(&outcome.status_label))
+    {
+        return (code, None);
+    }
+    (
+        1,
+        Some("the exit status depends on data the model may not see: shown as 1 (failure)".into()),
+    )
 }
 
 /// Lines in `data`: newlines, plus one for an unterminated last line.
@@ -226,8 +259,9 @@ impl Capture {
         self.push_labeled(kind, data, &Label::empty());
     }
 
-    /// Adds bytes labeled `label` to a stream. Once the stream's label may not
-    /// flow to the model, its bytes are only counted (see [`Redaction`]).
+    /// Adds bytes labeled `label` to a stream. A chunk whose label may not flow to
+    /// the model is only counted (see [`Redaction`]); consecutive hidden chunks
+    /// become one placeholder in their place, and the rest is shown.
     pub fn push_labeled(&self, kind: StreamKind, data: &[u8], label: &Label) {
         if self.interrupted.load(std::sync::atomic::Ordering::SeqCst)
             && data.starts_with(CANCEL_MESSAGE)
@@ -242,29 +276,63 @@ impl Capture {
         let Some(s) = streams.get_mut(slot) else {
             return;
         };
+        let hide = match (&s.decided, &self.redaction) {
+            (_, None) => false,
+            (Some((l, h)), _) if l == label => *h,
+            (_, Some(r)) => {
+                let h = r.hides(label);
+                s.decided = Some((label.clone(), h));
+                h
+            }
+        };
+        if hide {
+            if let Some(&last) = data.last() {
+                let run = s.hidden.get_or_insert_with(|| HiddenRun {
+                    bytes: 0,
+                    newlines: 0,
+                    last,
+                    label: label.clone(),
+                });
+                run.bytes += data.len() as u64;
+                run.newlines += memchr_count(data);
+                run.last = last;
+                run.label.join_assign(label);
+            }
+            return;
+        }
+        self.close_hidden(s, true);
+        self.append(s, data);
+    }
+
+    /// Ends a run of hidden output: its placeholder takes its place in the stream
+    /// (followed by a line break when more output follows a complete line).
+    fn close_hidden(&self, s: &mut Stream, more: bool) {
+        let Some(run) = s.hidden.take() else {
+            return;
+        };
+        let text = self
+            .redaction
+            .as_ref()
+            .and_then(|r| r.placeholder(&run.label, run.lines()))
+            .unwrap_or_else(|| "[redacted]".to_string());
+        let mut text = text.into_bytes();
+        if more && run.last == b'\n' {
+            text.push(b'\n');
+        }
+        let (total, newlines) = (s.total, s.newlines);
+        self.append(s, &text);
+        // Sizes of hidden output are a channel: rounded up to a power of two.
+        s.total = total + run.bytes.next_power_of_two();
+        s.newlines = newlines + run.lines().next_power_of_two() - u64::from(run.last != b'\n');
+        s.last = Some(run.last);
+    }
+
+    /// Adds bytes the model may see: counted, kept (head, tail) and spilled.
+    fn append(&self, s: &mut Stream, data: &[u8]) {
         s.total += data.len() as u64;
         s.newlines += memchr_count(data);
         if let Some(b) = data.last() {
             s.last = Some(*b);
-        }
-        if !s.redacted {
-            let joined = match &s.label {
-                Some(l) => l.join(label),
-                None => label.clone(),
-            };
-            // Decide again only when the label changed (the check is not free).
-            let hide = s.label.as_ref() != Some(&joined)
-                && self
-                    .redaction
-                    .as_ref()
-                    .is_some_and(|r| r.placeholder(&joined, 1).is_some());
-            s.label = Some(joined);
-            if hide {
-                s.redact();
-            }
-        }
-        if s.redacted {
-            return;
         }
         let cap = self.config.cap;
         let room = cap.saturating_sub(s.head.len());
@@ -305,9 +373,10 @@ impl Capture {
         let mut streams = lock(&self.streams);
         let dropped = *lock(&self.dropped);
         let mut warnings: Vec<String> = Vec::new();
+        warnings.extend(model_exit_code(outcome, self.redaction.as_ref()).1);
         let mut v = json!({
             "schema_version": 1,
-            "exit_code": outcome.exit_code,
+            "exit_code": model_exit_code(outcome, self.redaction.as_ref()).0,
             "signal": Value::Null,
             "output_mode": self.mode.as_str(),
             "truncated": false,
@@ -315,7 +384,7 @@ impl Capture {
             "total_lines": 0,
             "log_path": Value::Null,
             "duration_ms": outcome.duration_ms,
-            "label": label_json(&outcome.label),
+            "label": model_label_json(&outcome.label, self.redaction.as_ref()),
             "warnings": [],
             "error": outcome.error,
         });
@@ -332,18 +401,7 @@ impl Capture {
             let Some(s) = streams.get_mut(i) else {
                 continue;
             };
-            if s.redacted {
-                let label = s.label.clone().unwrap_or_default();
-                let text = self
-                    .redaction
-                    .as_ref()
-                    .and_then(|r| r.placeholder(&label, s.lines()))
-                    .unwrap_or_else(|| format!("[redacted: {} lines]", s.lines()));
-                total_bytes += s.total;
-                total_lines += s.lines();
-                v[*name] = json!(text);
-                continue;
-            }
+            self.close_hidden(s, false);
             // Binary output is not shown: save it so the model can still get it.
             if s.spill.is_none()
                 && s.spill_error.is_none()
@@ -569,6 +627,37 @@ fn memchr_count(data: &[u8]) -> u64 {
 /// The label summary as JSON.
 pub fn label_json(label: &Label) -> Value {
     serde_json::to_value(LabelSummary::from(label)).unwrap_or(Value::Null)
+}
+
+/// The label summary shown to the model. For a label the model may not see,
+/// file and variable atoms are named only when they are secrets themselves
+/// ([`Classifier::is_secret_origin`]): a path read through a name built from the
+/// secret (`cat "$(cat .env)"`) would otherwise show the secret.
+pub fn model_label_json(label: &Label, redaction: Option<&Redaction>) -> Value {
+    let Some(r) = redaction.filter(|r| r.hides(label)) else {
+        return label_json(label);
+    };
+    let mut summary = LabelSummary::from(label);
+    let keep = |a: &safesh_label::Atom| match a {
+        safesh_label::Atom::File(_) | safesh_label::Atom::Env(_) => {
+            r.classifier.is_secret_origin(a)
+        }
+        _ => true,
+    };
+    summary.origins = label
+        .origins
+        .iter()
+        .filter(|a| keep(a))
+        .map(ToString::to_string)
+        .collect();
+    if let safesh_label::Integrity::Atoms(a) = &label.integrity {
+        summary.integrity = a
+            .iter()
+            .filter(|a| keep(a))
+            .map(ToString::to_string)
+            .collect();
+    }
+    serde_json::to_value(summary).unwrap_or(Value::Null)
 }
 
 /// Writes a new file readable only by this user.

@@ -27,7 +27,17 @@ may_flow_to = ["model"]
     let env = w.file(".env");
     assert_eq!(
         c.redaction_summary(&c.path_label(&env), 3).unwrap(),
-        "[redacted: 3 lines, secret(.env)]"
+        "[redacted: up to 4 lines, secret(.env)]"
+    );
+    // Only the secret origins are named: not the public file joined in, not a
+    // path built from data.
+    let joined = c
+        .path_label(&env)
+        .join(&c.path_label(&plain))
+        .join(&Label::from_file("/proj/API_KEY=sk-live-0123"));
+    assert_eq!(
+        c.redaction_summary(&joined, 1).unwrap(),
+        "[redacted: 1 line, secret(.env)]"
     );
     let key = w.home_file(".ssh/id_rsa");
     assert_eq!(
@@ -39,7 +49,7 @@ may_flow_to = ["model"]
     let tok = c.env_label("GITHUB_TOKEN").unwrap();
     assert_eq!(
         c.redaction_summary(&tok, 2).unwrap(),
-        "[redacted: 2 lines, github_token($GITHUB_TOKEN)]"
+        "[redacted: up to 2 lines, github_token($GITHUB_TOKEN)]"
     );
     let id = c.env_label("BUILD_ID").unwrap();
     assert_eq!(c.redaction_summary(&id, 2), None);

@@ -255,3 +255,62 @@ fn benign_writes_to_agent_named_paths_under_a_downloaded_condition() {
     let r = a.run("cat dl.txt");
     r.assert_ok_with("kept1.txt\nkept2.txt\n");
 }
+
+// ---- 9 and 10. residual channels, and redaction at the right grain -----------------
+
+#[test]
+fn a_secret_derived_exit_status_is_success_or_failure_only() {
+    let a = Arena::new();
+    // The 9th byte of the key as an exit status (`-` is 45).
+    let (r, v) = a.run_json(r#"s=$(cat .env); exit "$(printf %d "'${s:11:1}")""#);
+    assert_eq!(v["exit_code"], 1, "{}", r.dump());
+    assert_eq!(
+        r.status,
+        1,
+        "the process status is model-facing too:\n{}",
+        r.dump()
+    );
+    assert!(
+        v["warnings"]
+            .to_string()
+            .contains("exit status depends on data"),
+        "{}",
+        r.dump()
+    );
+    // Control: a status from public data is shown exactly.
+    let (r, v) = a.run_json(r#"s=$(cat public.txt); exit "$(printf %d "'${s:1:1}")""#);
+    assert_eq!(v["exit_code"], 101, "{}", r.dump());
+    // `test` on the secret: success/failure was always visible, and stays so.
+    let (_, v) = a.run_json(r#"s=$(cat .env); [ "${s:0:1}" = A ]"#);
+    assert_eq!(v["exit_code"], 0);
+}
+
+#[test]
+fn only_the_secret_part_of_the_output_is_hidden() {
+    let a = Arena::new();
+    let (r, v) = a.run_json("seq 3; cat .env; cat public.txt");
+    let out = v["stdout"].as_str().unwrap_or_default();
+    assert_eq!(
+        out,
+        "1\n2\n3\n[redacted: 1 line, secret(.env)]\nhello public world\n",
+        "{}",
+        r.dump()
+    );
+    assert!(!r.stdout.contains(crate::flow_support::SECRET_MARK));
+}
+
+#[test]
+fn the_placeholder_names_only_secret_files_never_a_path_made_of_the_secret() {
+    let a = Arena::new();
+    // A file named after the secret, holding the secret: the note must not
+    // repeat the name.
+    let (r, v) = a.run_json(r#"n=$(cat .env); cat .env > "$n"; cat "$n" public.txt"#);
+    assert!(
+        !r.stdout.contains(crate::flow_support::SECRET_MARK),
+        "{}",
+        r.dump()
+    );
+    let out = v["stdout"].as_str().unwrap_or_default();
+    assert!(out.contains("secret(.env)"), "{}", r.dump());
+    assert!(!out.contains("public.txt"), "{}", r.dump());
+}

@@ -26,6 +26,7 @@ fn outcome() -> safesh_core::ExecOutcome {
         stderr_total: 0,
         truncated: false,
         label: safesh_label::Label::empty(),
+        status_label: safesh_label::Label::empty(),
         error: None,
         duration_ms: 1,
     }
@@ -277,7 +278,7 @@ fn secret_file_output_is_replaced_by_a_placeholder() {
     let mut o = outcome();
     o.label = label;
     let v = c.result(&o);
-    assert_eq!(v["output"], "[redacted: 2 lines, secret(.env)]");
+    assert_eq!(v["output"], "[redacted: up to 2 lines, secret(.env)]");
     assert!(!v.to_string().contains(SECRET), "{v}");
     assert_eq!(v["total_lines"], 2);
     assert!(v["log_path"].is_null());
@@ -314,8 +315,19 @@ fn a_secret_past_the_cap_leaves_no_spill_file_in_clear() {
         &dotenv_label(&env),
     );
     let v = c.result(&outcome());
-    assert_eq!(v["output"], "[redacted: 550 lines, secret(.env)]");
-    assert!(v["log_path"].is_null(), "{v}");
+    // Only the secret chunk is hidden (50 lines, said as up to 64); the public
+    // lines before it stay, head and tail, with their spill file.
+    let out = v["output"].as_str().unwrap();
+    assert!(out.starts_with("line 1\n"), "{v}");
+    assert!(
+        out.ends_with("line 500\n[redacted: up to 64 lines, secret(.env)]"),
+        "{v}"
+    );
+    assert_eq!(v["total_lines"], 564, "{v}");
+    let log = v["log_path"]
+        .as_str()
+        .expect("the public part's spill file");
+    assert!(!std::fs::read_to_string(log).unwrap().contains(SECRET));
     assert!(!v.to_string().contains(SECRET));
     assert!(
         !all_files(&spill).contains(SECRET),
@@ -402,9 +414,18 @@ fn exec_and_jobs_redact_a_secret_file_end_to_end() {
     );
     assert_eq!(v["stdout"], "[redacted: 1 line, secret(.env)]", "{v}");
     assert_eq!(v["stderr"], "public\n", "{v}");
-    // A count core marks public passes.
+    // A count of a secret is as secret (it is a channel).
     let v = exec(&s, json!({"script": format!("wc -l < {dotenv}")}));
-    assert_eq!(v["output"], "1\n", "{v}");
+    assert_eq!(v["output"], "[redacted: 1 line, secret(.env)]", "{v}");
+    // Only the secret part of an output is hidden.
+    let v = exec(
+        &s,
+        json!({"script": format!("seq 3; cat {dotenv}; echo done")}),
+    );
+    assert_eq!(
+        v["output"], "1\n2\n3\n[redacted: 1 line, secret(.env)]\ndone\n",
+        "{v}"
+    );
     // A background job: output, final result and its log file.
     let started = s
         .job_start(JobStartParams {
@@ -421,12 +442,12 @@ fn exec_and_jobs_redact_a_secret_file_end_to_end() {
     };
     let done = s.job_follow(params(0)).unwrap();
     assert_eq!(
-        done["output"], "[redacted: 2 lines, secret(.env)]",
+        done["output"], "[redacted: up to 2 lines, secret(.env)]",
         "{done}"
     );
     let polled = s.job_output(params(0)).unwrap();
     assert_eq!(
-        polled["data"], "[redacted: 2 lines, secret(.env)]",
+        polled["data"], "[redacted: up to 2 lines, secret(.env)]",
         "{polled}"
     );
     let log = done["log_path"].as_str().unwrap();
