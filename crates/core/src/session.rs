@@ -118,6 +118,10 @@ pub struct ExecOutcome {
     /// test on a secret). A face shows a secret-derived status as success or
     /// failure only (see `safesh_server::shape::model_exit_code`).
     pub status_label: Label,
+    /// The label of the refusal's text: the words of the command it is about,
+    /// which its message and details may quote (`cd "$(cat .env)"`). A face
+    /// withholds the text when the model may not see it.
+    pub error_label: Label,
     /// The refusal that stopped the script, if any.
     pub error: Option<Refusal>,
     /// Wall time.
@@ -170,6 +174,8 @@ pub struct BackgroundEnd {
     pub error: Option<Refusal>,
     /// The join of the labels of its output.
     pub label: Label,
+    /// The label of the refusal's text (see [`ExecOutcome::error_label`]).
+    pub error_label: Label,
 }
 
 /// Removes a session's private temp dir once neither the session nor a job it
@@ -571,7 +577,7 @@ impl Session {
                 Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
                 None => format!("safesh: {}: {}\n", r.code, r.message),
             };
-            let _ = err.write_unmetered(text.as_bytes(), &Label::agent());
+            let _ = err.write_unmetered(text.as_bytes(), &self.shell.message_label());
         }
         let code = result.as_ref().map(|r| r.status()).unwrap_or(status);
         // Detach this request's sinks so captured data is not held by the session.
@@ -587,7 +593,14 @@ impl Session {
         } else {
             self.shell.status_label.join(&self.shell.pc)
         };
-        finish(&out, &err, merged, (code, status_label), result, started)
+        let error_label = if result.is_some() {
+            self.shell.message_label()
+        } else {
+            Label::empty()
+        };
+        let mut o = finish(&out, &err, merged, (code, status_label), result, started);
+        o.error_label = error_label;
+        o
     }
 }
 
@@ -649,6 +662,7 @@ fn finish(
         stderr_total: e.total,
         label,
         status_label,
+        error_label: Label::empty(),
         error,
         duration_ms: started.elapsed().as_millis() as u64,
     }

@@ -79,6 +79,7 @@ impl Drop for Finisher {
                     "the background job could not start",
                 )),
                 Label::empty(),
+                Label::empty(),
             )));
         }
     }
@@ -202,7 +203,8 @@ impl Job {
     }
 
     /// Records the end: `(exit code, error, label)`, or `None` when it never ran.
-    fn end(&self, outcome: Option<(i32, Option<Refusal>, Label)>) {
+    /// Records the end: `(exit code, error, output label, error label)`.
+    fn end(&self, outcome: Option<(i32, Option<Refusal>, Label, Label)>) {
         *lock(&self.log) = None;
         let mut st = lock(&self.state);
         if st.status != Status::Running {
@@ -216,8 +218,9 @@ impl Job {
             st.status = Status::Exited;
             st.exit_code = outcome.as_ref().map(|o| o.0);
         }
-        if let Some((_, error, label)) = outcome {
-            st.error = error;
+        if let Some((_, error, label, error_label)) = outcome {
+            st.error = error
+                .map(|e| crate::shape::model_refusal(e, &error_label, self.redaction.as_ref()));
             st.label = label;
         }
         self.changed.notify_all();
@@ -609,7 +612,7 @@ impl Jobs {
                     ))
                 };
                 drop(session);
-                j.end(outcome.map(|o| (o.exit_code, o.error, o.label)));
+                j.end(outcome.map(|o| (o.exit_code, o.error, o.label, o.error_label)));
             });
         if let Err(e) = spawned {
             job.end(Some((
@@ -618,6 +621,7 @@ impl Jobs {
                     safesh_core::ErrorCode::ExecutionError,
                     format!("cannot start the job: {e}"),
                 )),
+                Label::empty(),
                 Label::empty(),
             )));
             return Err(e.into());
@@ -649,7 +653,7 @@ impl Jobs {
             finished: Box::new(move |end: BackgroundEnd| {
                 let mut f = finisher;
                 if let Some(j) = f.0.take() {
-                    j.end(Some((end.exit_code, end.error, end.label)));
+                    j.end(Some((end.exit_code, end.error, end.label, end.error_label)));
                 }
             }),
         })

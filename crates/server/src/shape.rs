@@ -8,7 +8,7 @@
 //! stream, and once the cap is passed streams every byte to a spill file.
 
 use crate::settings::private_dir;
-use safesh_core::{ExecOutcome, StreamConsumer, StreamKind};
+use safesh_core::{ExecOutcome, Refusal, StreamConsumer, StreamKind};
 use safesh_flow::Classifier;
 use safesh_label::{Label, LabelSummary};
 use safesh_policy::config::Config;
@@ -188,6 +188,37 @@ pub fn model_exit_code(
         1,
         Some("the exit status depends on data the model may not see: shown as 1 (failure)".into()),
     )
+}
+
+/// The refusal as the model may see it (see [`model_refusal`]).
+pub fn model_error(outcome: &ExecOutcome, redaction: Option<&Redaction>) -> Value {
+    outcome
+        .error
+        .clone()
+        .map(|e| model_refusal(e, &outcome.error_label, redaction))
+        .map_or(Value::Null, |e| {
+            serde_json::to_value(e).unwrap_or(Value::Null)
+        })
+}
+
+/// A refusal as the model may see it: when its text may quote data the model may
+/// not see (`label`, the words of the command it is about), the message says what
+/// happened without the words and the details that name them are withheld; the
+/// code, rule, allowed list and suggestion stay.
+pub fn model_refusal(mut e: Refusal, label: &Label, redaction: Option<&Redaction>) -> Refusal {
+    if redaction.is_some_and(|r| r.hides(label)) {
+        e.message = format!(
+            "{} (the message is withheld: it quotes data the model may not see)",
+            e.code.as_str()
+        );
+        let d = &mut e.details;
+        for field in [&mut d.command, &mut d.flag, &mut d.path, &mut d.location] {
+            if field.is_some() {
+                *field = Some("[withheld]".to_string());
+            }
+        }
+    }
+    e
 }
 
 /// Lines in `data`: newlines, plus one for an unterminated last line.
@@ -386,7 +417,7 @@ impl Capture {
             "duration_ms": outcome.duration_ms,
             "label": model_label_json(&outcome.label, self.redaction.as_ref()),
             "warnings": [],
-            "error": outcome.error,
+            "error": model_error(outcome, self.redaction.as_ref()),
         });
         let names: &[&str] = match self.mode {
             OutputMode::Merged => &["output"],

@@ -138,11 +138,14 @@ pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
     // Code built from data runs with that data's label on the PC.
     let saved_pc = sh.pc.clone();
     sh.pc.join_assign(&label);
+    let saved_code = sh.code_label.clone();
+    sh.code_label.join_assign(&label);
     sh.call_depth += 1;
     sh.set_status(0);
     let r = sh.run_program(&script.program);
     sh.call_depth -= 1;
     sh.pc = saved_pc;
+    sh.code_label = saved_code;
     r
 }
 
@@ -215,6 +218,7 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     };
     let saved_pc = sh.pc.clone();
     sh.pc.join_assign(&label);
+    let saved_code = std::mem::replace(&mut sh.code_label, Label::agent().join(&code));
     sh.call_depth += 1;
     sh.source_depth += 1;
     sh.set_status(0);
@@ -222,6 +226,7 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     sh.source_depth -= 1;
     sh.call_depth -= 1;
     sh.pc = saved_pc;
+    sh.code_label = saved_code;
     if let Some(p) = saved_pos {
         sh.positional = p;
     }
@@ -277,9 +282,12 @@ pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
         };
         match &handler {
             Some(h) if !h.is_empty() || args.len() > 1 => {
+                let label = args_label(sh, argv).join(&sh.code_label);
+                sh.trap_labels.insert(name.clone(), label);
                 sh.traps.insert(name, h.clone());
             }
             _ => {
+                sh.trap_labels.remove(&name);
                 sh.traps.remove(&name);
             }
         }

@@ -47,7 +47,7 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
                     }
                     'p' => {
                         if let Some(p) = value() {
-                            let _ = sh.out_fd(2).write_chunk(p.as_bytes(), &Label::agent());
+                            let _ = sh.out_fd(2).write_chunk(p.as_bytes(), &sh.message_label());
                         }
                         break;
                     }

@@ -683,6 +683,7 @@ pub(super) fn let_(sh: &mut Shell, argv: &[Field]) -> Exec {
         return Ok(());
     }
     let mut last = 0;
+    sh.arith_label = safesh_label::Label::empty();
     for f in &argv[1..] {
         last = match sh.eval_arith_data(&f.text, &f.label) {
             Ok(v) => v,
@@ -694,5 +695,6 @@ pub(super) fn let_(sh: &mut Shell, argv: &[Field]) -> Exec {
         };
     }
     sh.set_status(if last != 0 { 0 } else { 1 });
+    sh.status_label = std::mem::take(&mut sh.arith_label);
     Ok(())
 }

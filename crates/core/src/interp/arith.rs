@@ -10,13 +10,31 @@ use safesh_label::Label;
 type R = Result<i64, Stop>;
 
 impl Shell {
-    /// Expands and evaluates arithmetic text.
+    /// Evaluates arithmetic text on its own and returns the value's label: the
+    /// code's, every variable it read and the text it expanded.
+    pub(crate) fn eval_arith_labeled(&mut self, text: &str) -> Result<(i64, Label), Stop> {
+        let outer = std::mem::take(&mut self.arith_label);
+        let r = self.eval_arith_text(text);
+        let label = std::mem::replace(&mut self.arith_label, outer);
+        // An enclosing evaluation read this one too.
+        self.arith_label.join_assign(&label);
+        Ok((r?, label))
+    }
+
+    /// Expands and evaluates arithmetic text; what it reads joins
+    /// [`Shell::arith_label`] (callers that need the value's label reset it first,
+    /// see [`Shell::eval_arith_labeled`]).
     pub(crate) fn eval_arith_text(&mut self, text: &str) -> R {
         let expanded = if text.contains(['$', '`']) {
-            self.expand_heredoc(text)?.text
+            let f = self.expand_heredoc(text)?;
+            self.arith_label.join_assign(&f.label);
+            f.text
         } else {
             text.to_string()
         };
+        // What it assigns under a condition depends on that condition (the PC).
+        let code = self.code_label.join(&self.pc);
+        self.arith_label.join_assign(&code);
         let t = expanded.trim();
         if t.is_empty() {
             return Ok(0);
@@ -43,6 +61,7 @@ impl Shell {
                 std::slice::from_ref(&as_code),
             )?;
         }
+        self.arith_label.join_assign(label);
         self.eval_arith_text(text)
     }
 
@@ -58,6 +77,9 @@ impl Shell {
             }
             _ => self.var_str(name),
         };
+        if let Some(l) = self.vars.get(name).map(|v| v.label.clone()) {
+            self.arith_label.join_assign(&l);
+        }
         if self.opts.nounset && self.vars.get(name).is_none() {
             self.diag(format!("{name}: unbound variable"));
             self.last_status = 127;
@@ -90,6 +112,9 @@ impl Shell {
                 if self.vars.get(n).is_some_and(super::Var::is_assoc) =>
             {
                 let key = assoc_key(idx);
+                if let Some(l) = self.vars.get(n).map(|v| v.label.clone()) {
+                    self.arith_label.join_assign(&l);
+                }
                 let s = match self.vars.get(n).map(|v| v.value.clone()) {
                     Some(super::Value::Assoc(a)) => a.get(&key).cloned().unwrap_or_default(),
                     _ => String::new(),
@@ -98,6 +123,9 @@ impl Shell {
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
                 let i = self.eval_arith(idx, depth)?;
+                if let Some(l) = self.vars.get(n).map(|v| v.label.clone()) {
+                    self.arith_label.join_assign(&l);
+                }
                 let s = match self.vars.get(n).map(|v| v.value.clone()) {
                     Some(super::Value::Array(a)) => a.get(&i).cloned().unwrap_or_default(),
                     Some(super::Value::Str(s)) if i == 0 => s,
@@ -110,19 +138,24 @@ impl Shell {
 
     fn target_set(&mut self, t: &ArithmeticTarget, v: i64, depth: u32) -> Result<(), Stop> {
         match t {
-            ArithmeticTarget::Variable(n) => self.assign_scalar(n, v.to_string(), Label::agent()),
+            ArithmeticTarget::Variable(n) => {
+                let label = self.arith_label.clone();
+                self.assign_scalar(n, v.to_string(), label)
+            }
             ArithmeticTarget::ArrayElement(n, idx)
                 if self.vars.get(n).is_some_and(super::Var::is_assoc) =>
             {
                 let key = assoc_key(idx);
+                let label = self.arith_label.clone();
                 self.vars
-                    .set_key(n, key, v.to_string(), Label::agent())
+                    .set_key(n, key, v.to_string(), label)
                     .map_err(|e| self.readonly_stop(&e.0))
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
                 let i = self.eval_arith(idx, depth)?;
+                let label = self.arith_label.clone();
                 self.vars
-                    .set_index(n, i, v.to_string(), Label::agent())
+                    .set_index(n, i, v.to_string(), label)
                     .map_err(|e| self.readonly_stop(&e.0))
             }
         }

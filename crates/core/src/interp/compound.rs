@@ -137,14 +137,16 @@ impl Shell {
                         Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
                         None => format!("safesh: {}: {}\n", r.code, r.message),
                     };
-                    let _ = err.write_unmetered(text.as_bytes(), &Label::agent());
+                    let _ = err.write_unmetered(text.as_bytes(), &sub.message_label());
                 }
                 let label = out.label().join(&err.label());
+                let message_label = sub.message_label();
                 drop(sub);
                 finished(crate::session::BackgroundEnd {
                     exit_code: status,
                     error,
                     label,
+                    error_label: message_label,
                 });
                 status
             });
@@ -223,7 +225,8 @@ impl Shell {
             {
                 let status = self.last_status;
                 self.in_trap = true;
-                let r = self.run_text(&handler);
+                let label = self.trap_labels.get("ERR").cloned();
+                let r = self.run_text_labeled(&handler, label);
                 self.in_trap = false;
                 r?;
                 self.last_status = status;
@@ -300,8 +303,9 @@ impl Shell {
                                 out.stop_refused();
                             }
                             let label = std::mem::take(&mut sub.status_label);
+                            let words = std::mem::take(&mut sub.diag_label);
                             drop(sub);
-                            (status, refusal, label)
+                            (status, refusal, label, words)
                         });
                 match spawned {
                     Ok(h) => handles.push(h),
@@ -353,6 +357,7 @@ impl Shell {
                 status_label = std::mem::take(&mut sub.status_label);
                 if let Err(Stop::Refused(r)) = r {
                     refusal = Some(*r);
+                    self.diag_label.join_assign(&sub.diag_label);
                 } else {
                     let _ = sub.run_exit_trap();
                 }
@@ -360,9 +365,12 @@ impl Shell {
             }
             for h in handles {
                 match h.join() {
-                    Ok((s, r, l)) => {
+                    Ok((s, r, l, words)) => {
                         statuses.push(s);
                         status_label.join_assign(&l);
+                        if r.is_some() {
+                            self.diag_label.join_assign(&words);
+                        }
                         if refusal.is_none() {
                             refusal = r;
                         }
@@ -390,6 +398,30 @@ impl Shell {
         Ok(())
     }
 
+    /// `for ((init; cond; update))`: the condition's label joins the PC of the body.
+    fn arith_for(&mut self, f: &ast::ArithmeticForClauseCommand) -> Exec {
+        if let Some(init) = &f.initializer {
+            self.eval_arith_labeled(&init.value)?;
+        }
+        self.set_status(0);
+        loop {
+            if let Some(cond) = &f.condition {
+                let (v, label) = self.eval_arith_labeled(&cond.value)?;
+                self.pc.join_assign(&label);
+                if v == 0 {
+                    break;
+                }
+            }
+            if let LoopCtl::Break = self.loop_body(&f.body.list)? {
+                break;
+            }
+            if let Some(upd) = &f.updater {
+                self.eval_arith_labeled(&upd.value)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Writes bash's `time` report for work started at `started` to fd 2 (only
     /// real time is known: in-process commands have no separate CPU accounting).
     pub(crate) fn report_time(&self, started: std::time::Instant) {
@@ -414,6 +446,8 @@ impl Shell {
             }
             Command::Function(f) => {
                 let name = f.fname.value.clone();
+                self.func_labels
+                    .insert(name.clone(), self.code_label.join(&self.pc));
                 self.funcs.insert(name, Arc::new(f.clone()));
                 self.set_status(0);
                 Ok(())
@@ -560,24 +594,11 @@ impl Shell {
                 Ok(())
             }
             CompoundCommand::ArithmeticForClause(f) => {
-                if let Some(init) = &f.initializer {
-                    self.eval_arith_text(&init.value)?;
-                }
-                self.set_status(0);
-                loop {
-                    if let Some(cond) = &f.condition
-                        && self.eval_arith_text(&cond.value)? == 0
-                    {
-                        break;
-                    }
-                    if let LoopCtl::Break = self.loop_body(&f.body.list)? {
-                        break;
-                    }
-                    if let Some(upd) = &f.updater {
-                        self.eval_arith_text(&upd.value)?;
-                    }
-                }
-                Ok(())
+                // How often the body runs depends on what the condition read.
+                let saved_pc = self.pc.clone();
+                let r = self.arith_for(f);
+                self.pc = saved_pc;
+                r
             }
             CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
                 let until = matches!(c, CompoundCommand::UntilClause(_));
@@ -608,7 +629,10 @@ impl Shell {
                         _ => Ok(()),
                     };
                 }
-                match self.eval_arith_text(&a.expr.value) {
+                self.arith_label = Label::empty();
+                let r = self.eval_arith_text(&a.expr.value);
+                self.status_label = std::mem::take(&mut self.arith_label);
+                match r {
                     Ok(v) => self.set_status(if v != 0 { 0 } else { 1 }),
                     // An arithmetic error fails `((…))` without leaving the shell.
                     Err(Stop::Exit | Stop::Abort) => self.set_status(1),

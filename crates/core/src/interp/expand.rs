@@ -394,7 +394,7 @@ impl Shell {
         acc: &mut Acc,
         heredoc: bool,
     ) -> Exec {
-        let agent = Label::agent();
+        let agent = self.code_label.clone();
         for p in pieces {
             match &p.piece {
                 WordPiece::Text(t) => {
@@ -488,11 +488,11 @@ impl Shell {
                     }
                 }
                 WordPiece::ArithmeticExpression(e) => {
-                    let v = self.eval_arith_text(&e.value)?;
+                    let (v, label) = self.eval_arith_labeled(&e.value)?;
                     if heredoc {
-                        acc.quoted(&v.to_string(), &agent)
+                        acc.quoted(&v.to_string(), &label)
                     } else {
-                        acc.unquoted(&v.to_string(), &agent)
+                        acc.unquoted(&v.to_string(), &label)
                     }
                 }
             }
@@ -502,7 +502,7 @@ impl Shell {
 
     /// Pieces inside double quotes: no splitting or globbing; "$@" still makes fields.
     fn expand_quoted(&mut self, pieces: &[WordPieceWithSource], acc: &mut Acc) -> Exec {
-        let agent = Label::agent();
+        let agent = self.code_label.clone();
         for p in pieces {
             match &p.piece {
                 WordPiece::Text(t) | WordPiece::SingleQuotedText(t) => acc.quoted(t, &agent),
@@ -564,8 +564,8 @@ impl Shell {
                     acc.quoted(&f.text, &f.label)
                 }
                 WordPiece::ArithmeticExpression(e) => {
-                    let v = self.eval_arith_text(&e.value)?;
-                    acc.quoted(&v.to_string(), &agent)
+                    let (v, label) = self.eval_arith_labeled(&e.value)?;
+                    acc.quoted(&v.to_string(), &label)
                 }
             }
         }
@@ -603,7 +603,11 @@ impl Shell {
         sub.fds.insert(1, super::Fd::Out(sink.clone()));
         let r = sub.run_program(&script.program);
         match r {
-            Err(Stop::Refused(r)) => return Err(Stop::Refused(r)),
+            Err(Stop::Refused(r)) => {
+                // The refusal may quote what the substitution read.
+                self.diag_label.join_assign(&sub.diag_label);
+                return Err(Stop::Refused(r));
+            }
             _ => {
                 sub.run_exit_trap()?;
                 sub.wait_all_keep_status();
@@ -646,6 +650,8 @@ impl Shell {
     /// The raw value of a parameter and its label.
     fn param_value(&mut self, p: &Parameter, indirect: bool) -> Result<(PV, Label), Stop> {
         let (pv, label) = self.param_value_direct(p)?;
+        // A message about this command may quote what it read.
+        self.diag_label.join_assign(&label);
         if !indirect {
             return Ok((pv, label));
         }
@@ -662,6 +668,7 @@ impl Shell {
                 ))
             })?;
         let (pv, l2) = self.param_value_direct(&param)?;
+        self.diag_label.join_assign(&l2);
         Ok((pv, label.join(&l2)))
     }
 

@@ -248,6 +248,10 @@ pub(crate) enum Fd {
 pub(crate) struct Shell {
     pub vars: Vars,
     pub funcs: FastMap<String, Arc<ast::FunctionDefinition>>,
+    /// The label of the text each function was defined in ([`Shell::code_label`]
+    /// and the PC then): a function defined by `eval "f(){ echo $x; }"` runs
+    /// with its literals labeled like `$x`.
+    pub func_labels: FastMap<String, Label>,
     pub positional: Vec<String>,
     pub positional_label: Label,
     pub arg0: String,
@@ -255,9 +259,22 @@ pub(crate) struct Shell {
     pub opts: Options,
     pub last_status: i32,
     pub status_label: Label,
+    /// Everything the current command's words were made of (variables read while
+    /// expanding them, the expanded words): what a diagnostic or a refusal about
+    /// it may quote, so its text carries this label (see [`Shell::diag`]).
+    pub diag_label: Label,
     pub pc: Label,
     pub fds: HashMap<i32, Fd>,
     pub traps: HashMap<String, String>,
+    /// The label of each trap's text (its words and the code that set it).
+    pub trap_labels: HashMap<String, Label>,
+    /// The label of the script text being run: the agent's for the script, the
+    /// text's own for `eval`, `source`, trap handlers and functions defined by
+    /// them. Literal words get it, so code made of data prints data's label.
+    pub code_label: Label,
+    /// What the arithmetic being evaluated read (variables, expanded text,
+    /// the code): the label of its value and of what it assigns.
+    pub arith_label: Label,
     pub shared: Arc<Shared>,
     pub cancel: Arc<Cancel>,
     /// The session's interrupt flag: every request's root scope watches it.
@@ -328,6 +345,7 @@ impl Shell {
         let mut sh = Shell {
             vars,
             funcs: FastMap::default(),
+            func_labels: FastMap::default(),
             positional: Vec::new(),
             positional_label: Label::agent(),
             arg0: "safesh".to_string(),
@@ -335,9 +353,13 @@ impl Shell {
             opts: Options::default(),
             last_status: 0,
             status_label: Label::empty(),
+            diag_label: Label::empty(),
             pc: Label::empty(),
             fds,
             traps: HashMap::new(),
+            trap_labels: HashMap::new(),
+            code_label: Label::agent(),
+            arith_label: Label::empty(),
             shared: Arc::new(Shared {
                 limits,
                 commands: AtomicU64::new(0),
@@ -564,7 +586,15 @@ impl Shell {
         } else {
             format!("safesh: {msg}\n")
         };
-        let _ = self.out_fd(2).write_chunk(text.as_bytes(), &Label::agent());
+        let _ = self
+            .out_fd(2)
+            .write_chunk(text.as_bytes(), &self.message_label());
+    }
+
+    /// The label of a message about the current command: the words it quotes
+    /// ([`Shell::diag_label`]) and the PC (that the message was written at all).
+    pub fn message_label(&self) -> Label {
+        Label::agent().join(&self.pc).join(&self.diag_label)
     }
 
     /// Reports an expansion or assignment error and abandons the current command
@@ -627,7 +657,8 @@ impl Shell {
         if let Some(handler) = self.traps.remove("EXIT") {
             let status = self.last_status;
             self.in_trap = true;
-            match self.run_text(&handler) {
+            let label = self.trap_labels.remove("EXIT");
+            match self.run_text_labeled(&handler, label) {
                 Err(Stop::Refused(r)) => return Err(*r),
                 Err(Stop::Exit) => {}
                 _ => self.last_status = status,
@@ -638,6 +669,17 @@ impl Shell {
     }
 
     /// Parses and runs `text` in this shell (eval, traps).
+    /// Runs `text` whose words are labeled `label` (`None`: the current code's).
+    pub fn run_text_labeled(&mut self, text: &str, label: Option<Label>) -> Exec {
+        let Some(label) = label else {
+            return self.run_text(text);
+        };
+        let saved = std::mem::replace(&mut self.code_label, label);
+        let r = self.run_text(text);
+        self.code_label = saved;
+        r
+    }
+
     pub fn run_text(&mut self, text: &str) -> Exec {
         let script = self.parse_cached(text)?;
         self.precheck(&script.program)?;

@@ -253,7 +253,7 @@ impl Shell {
                     let f = self.expand_heredoc(&doc.doc.value)?;
                     (f.text, f.label)
                 } else {
-                    (doc.doc.value.clone(), Label::agent())
+                    (doc.doc.value.clone(), self.code_label.clone())
                 };
                 self.fds.insert(
                     fd.unwrap_or(0),

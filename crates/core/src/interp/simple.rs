@@ -30,6 +30,7 @@ impl Shell {
     /// Runs one simple command.
     pub(crate) fn run_simple(&mut self, s: &ast::SimpleCommand) -> Exec {
         self.count_command()?;
+        self.diag_label = Label::empty();
         if let Some(line) = simple_line(s) {
             self.line = line;
         }
@@ -72,6 +73,9 @@ impl Shell {
                 }
                 WordItem::ProcSub(sub) => argv.push(self.process_substitution(sub)?),
             }
+        }
+        for f in &argv {
+            self.diag_label.join_assign(&f.label);
         }
         let r = self.run_expanded(argv, assigns, redirects);
         self.remove_temp_files(temps_before);
@@ -404,7 +408,15 @@ impl Shell {
             Label::agent(),
         );
         let redirects = f.body.1.as_ref().map(|r| r.0.clone()).unwrap_or_default();
+        // Its literals carry the label of the text that defined it.
+        let code = self
+            .func_labels
+            .get(&f.fname.value)
+            .cloned()
+            .unwrap_or_else(Label::agent);
+        let saved_code = std::mem::replace(&mut self.code_label, code);
         let r = self.with_redirects(&redirects, |sh| sh.run_compound_pub(&f.body.0));
+        self.code_label = saved_code;
         self.vars.pop_frame();
         self.positional = saved_pos;
         self.positional_label = saved_label;

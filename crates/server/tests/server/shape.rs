@@ -27,6 +27,7 @@ fn outcome() -> safesh_core::ExecOutcome {
         truncated: false,
         label: safesh_label::Label::empty(),
         status_label: safesh_label::Label::empty(),
+        error_label: safesh_label::Label::empty(),
         error: None,
         duration_ms: 1,
     }
