@@ -15,6 +15,7 @@ pub mod registry;
 pub mod session;
 
 mod external;
+mod fdpath;
 mod flow;
 mod host;
 mod interp;

@@ -88,13 +88,13 @@ impl Shell {
         append: bool,
         clobber: bool,
     ) -> Result<Result<Fd, RedirectFailed>, Stop> {
-        match name {
-            "/dev/null" => return Ok(Ok(Fd::Out(Sink::new(SinkKind::Null)))),
-            "/dev/stdout" => return Ok(Ok(Fd::Out(self.out_fd(1)))),
-            "/dev/stderr" => return Ok(Ok(Fd::Out(self.out_fd(2)))),
-            _ => {}
+        if name == "/dev/null" {
+            return Ok(Ok(Fd::Out(Sink::new(SinkKind::Null))));
         }
         let path = self.cwd.join(name);
+        if let Some(r) = self.open_descriptor(name, &path, true)? {
+            return Ok(r);
+        }
         if let Err(r) = self.check_write_path(&path) {
             return Err(r.into());
         }
@@ -124,12 +124,13 @@ impl Shell {
     }
 
     fn open_input(&mut self, name: &str) -> Result<Result<Fd, RedirectFailed>, Stop> {
-        match name {
-            "/dev/null" => return Ok(Ok(Fd::In(Source::empty()))),
-            "/dev/stdin" => return Ok(Ok(Fd::In(self.in_fd(0)))),
-            _ => {}
+        if name == "/dev/null" {
+            return Ok(Ok(Fd::In(Source::empty())));
         }
         let path = self.cwd.join(name);
+        if let Some(r) = self.open_descriptor(name, &path, false)? {
+            return Ok(r);
+        }
         let real = self.check_read_resolved(&path)?;
         match std::fs::File::open(&path) {
             Ok(f) => {
@@ -147,6 +148,31 @@ impl Shell {
                 self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
                 Ok(Err(RedirectFailed))
             }
+        }
+    }
+
+    /// `> /dev/stderr`, `< /dev/fd/3`, `> /proc/self/fd/1` (or a symlink to
+    /// one): the script's own descriptor, never the process's. `None` for an
+    /// ordinary path.
+    fn open_descriptor(
+        &mut self,
+        name: &str,
+        path: &std::path::Path,
+        output: bool,
+    ) -> Result<Option<Result<Fd, RedirectFailed>>, Stop> {
+        use safesh_policy::paths::ProcessPath;
+        match self.descriptor_path(path) {
+            None => Ok(None),
+            Some(ProcessPath::OwnProcess) => {
+                Err(crate::fdpath::own_process_refusal(std::path::Path::new(name)).into())
+            }
+            Some(ProcessPath::Descriptor(n)) => match self.script_fd(n, output) {
+                Ok(fd) => Ok(Some(Ok(fd))),
+                Err(e) => {
+                    self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
+                    Ok(Some(Err(RedirectFailed)))
+                }
+            },
         }
     }
 

@@ -493,6 +493,19 @@ impl RunState<'_> {
             return self.finish(r, &name, walk.silent);
         }
         let path = self.resolve(op);
+        // `/dev/fd/3`, `/proc/self/fd/0`: the script's stream, not the process's.
+        if let Some(f) = self.host.open_descriptor(&path, false) {
+            return match f {
+                Ok(mut f) => {
+                    let r = s.search(&mut f, op, out_file.unwrap_or(false), out, self.err);
+                    self.finish(r, op, walk.silent)
+                }
+                Err(e) => {
+                    self.warn(walk.silent, op, &e);
+                    Ok(())
+                }
+            };
+        }
         if let Err(e) = self.host.check_read(&path) {
             self.warn(walk.silent, op, &e);
             return Ok(());
