@@ -208,7 +208,7 @@ pub fn open_read(host: &dyn Host, path: &Path) -> io::Result<File> {
         return f;
     }
     host.check_read(path)?;
-    File::open(path)
+    crate::open::open_path(path, libc::O_RDONLY, 0)
 }
 
 /// Opens `path` (absolute) for writing through `host`: one of the script's
@@ -219,14 +219,14 @@ pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<F
         return f;
     }
     host.check_write(path)?;
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true);
-    match mode {
-        WriteMode::Truncate => o.create(true).truncate(true),
-        WriteMode::Append => o.create(true).append(true),
-        WriteMode::CreateNew => o.create_new(true),
-    };
-    o.open(path)
+    let flags = libc::O_WRONLY
+        | libc::O_CREAT
+        | match mode {
+            WriteMode::Truncate => libc::O_TRUNC,
+            WriteMode::Append => libc::O_APPEND,
+            WriteMode::CreateNew => libc::O_EXCL,
+        };
+    crate::open::open_path(path, flags, 0o666)
 }
 
 /// The C library's wording for an I/O error (`No such file or directory`), without

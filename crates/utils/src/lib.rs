@@ -16,6 +16,7 @@
 
 pub mod args;
 pub mod ctx;
+pub mod open;
 pub mod posix_regex;
 pub mod testing;
 

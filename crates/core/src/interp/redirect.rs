@@ -102,19 +102,21 @@ impl Shell {
             self.diag(format!("{name}: cannot overwrite existing file"));
             return Ok(Err(RedirectFailed));
         }
-        let mut o = std::fs::OpenOptions::new();
-        o.create(true);
-        if append {
-            o.append(true);
-        } else {
-            o.write(true).truncate(true);
-        }
+        let flags = libc::O_WRONLY
+            | libc::O_CREAT
+            | if append {
+                libc::O_APPEND
+            } else {
+                libc::O_TRUNC
+            };
         let record = self.shared.flow.clone().map(|flow| crate::io::FileRecord {
             path: crate::host::normalize(&path),
             append,
             flow,
         });
-        match o.open(&path) {
+        // Opened without following a magic link: a symlink flipped after the
+        // check cannot reach the process's own descriptors.
+        match safesh_utils::open::open_path(&path, flags, 0o666) {
             Ok(f) => Ok(Ok(Fd::Out(Sink::recorded_file(f, record)))),
             Err(e) => {
                 self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
@@ -132,7 +134,7 @@ impl Shell {
             return Ok(r);
         }
         let real = self.check_read_resolved(&path)?;
-        match std::fs::File::open(&path) {
+        match safesh_utils::open::open_path(&path, libc::O_RDONLY, 0) {
             Ok(f) => {
                 if f.metadata().is_ok_and(|m| m.is_dir()) {
                     self.diag(format!("{name}: Is a directory"));

@@ -247,7 +247,13 @@ fn truncating_every_fd_and_the_state_files_leaves_labels_and_audit_intact() {
     let r = arena.run(&format!("{OPEN_STATE}{WIPE}"));
     r.assert_ok_with("done\n");
     let state = arena.state.join("safesh");
-    for f in ["labels.db", "labels.db-wal", "labels.db-shm", "audit.jsonl", "trusted.json"] {
+    for f in [
+        "labels.db",
+        "labels.db-wal",
+        "labels.db-shm",
+        "audit.jsonl",
+        "trusted.json",
+    ] {
         let p = state.join(f);
         let r = arena.run(&format!(": > '{}'", p.display()));
         assert_eq!(r.status, 126, "{f}: not refused:\n{}", r.dump());
@@ -271,14 +277,18 @@ fn rpc_no_raw_key_and_no_forged_response_on_the_protocol_stream() {
         assert_redacted(&r, script);
         id += 1;
     }
-    let r = rpc.execute(id, r#"echo '{"jsonrpc":"2.0","id":99,"result":{}}' > /proc/self/fd/1"#);
+    let r = rpc.execute(
+        id,
+        r#"echo '{"jsonrpc":"2.0","id":99,"result":{}}' > /proc/self/fd/1"#,
+    );
     assert!(
         result_text(&r).contains("\"id\":99"),
         "the forged text is not in the result: {r}"
     );
     id += 1;
     // Writing "requests" into fd 0 (the script's input, not the protocol).
-    let injected = r#"{"jsonrpc":"2.0","id":98,"method":"execute","params":{"script":"touch pwned"}}"#;
+    let injected =
+        r#"{"jsonrpc":"2.0","id":98,"method":"execute","params":{"script":"touch pwned"}}"#;
     for target in ["/proc/self/fd/0", "/dev/stdin", "/dev/fd/0"] {
         let r = rpc.execute(id, &format!("echo '{injected}' > {target}"));
         assert_ne!(r["exit_code"], 0, "{target}: {r}");
@@ -368,7 +378,11 @@ fn state_dir_inside_the_project_cannot_be_read_or_written() {
     ] {
         let r = arena.run(script);
         assert_eq!(r.status, 126, "{script}: not refused:\n{}", r.dump());
-        assert!(r.stderr.contains("PATH_VIOLATION"), "{script}:\n{}", r.dump());
+        assert!(
+            r.stderr.contains("PATH_VIOLATION"),
+            "{script}:\n{}",
+            r.dump()
+        );
     }
     let (_, v) = arena.run_json("cat copy.txt");
     assert_redacted(&v, "a copy of .env");
@@ -381,7 +395,10 @@ fn benign_descriptor_names_work_as_in_bash() {
     let arena = Arena::new();
     let cases: &[(&str, &str)] = &[
         ("echo hi > /dev/stdout", "hi\n"),
-        ("exec 3>out.txt; echo x > /dev/fd/3; echo y > /proc/self/fd/3; exec 3>&-; cat out.txt", "x\ny\n"),
+        (
+            "exec 3>out.txt; echo x > /dev/fd/3; echo y > /proc/self/fd/3; exec 3>&-; cat out.txt",
+            "x\ny\n",
+        ),
         ("cat /dev/stdin <<< hi", "hi\n"),
         ("cat /dev/fd/0 <<< fd0", "fd0\n"),
         ("exec 4< public.txt; cat /dev/fd/4", "hello public world\n"),
@@ -394,7 +411,10 @@ fn benign_descriptor_names_work_as_in_bash() {
         ("echo teed | tee /dev/stderr 2>&1 > /dev/null", "teed\n"),
         ("source /dev/stdin <<< 'echo sourced'", "sourced\n"),
         ("{ echo to-err > /dev/stderr; } 2>&1", "to-err\n"),
-        ("ln -s /dev/stdout o.lnk; echo via-link > o.lnk", "via-link\n"),
+        (
+            "ln -s /dev/stdout o.lnk; echo via-link > o.lnk",
+            "via-link\n",
+        ),
     ];
     for (script, want) in cases {
         let r = arena.run(script);
@@ -406,4 +426,41 @@ fn benign_descriptor_names_work_as_in_bash() {
     let (r, v) = arena.run_json("echo hi > /dev/stderr; cat public.txt > /proc/self/fd/1");
     assert_eq!(v["stderr"], "hi\n", "{}", r.dump());
     assert_eq!(v["stdout"], "hello public world\n", "{}", r.dump());
+}
+
+#[test]
+fn a_symlink_flipped_to_proc_self_fd_between_check_and_open_reaches_nothing() {
+    // A bounded flipper (python3, in the background) makes `l` alternate between
+    // a project file and `/proc/self/fd/1` — which safesh resolves as ITS own
+    // stdout, here the `--json` document — while the script writes the key into
+    // `l`. Whenever the check saw the project file, the open must not follow the
+    // flipped link to the process's descriptor.
+    let arena = Arena::new();
+    arena.write("target.txt", "");
+    arena.write(
+        "flip.py",
+        "import os\nopen('started','w').close()\nfor i in range(5000):\n    \
+         os.symlink('/proc/self/fd/1','l.tmp'); os.replace('l.tmp','l')\n    \
+         os.symlink('target.txt','l.tmp'); os.replace('l.tmp','l')\n\
+         open('stopped','w').close()\n",
+    );
+    let (r, v) = arena.run_json(
+        "python3 flip.py &\n\
+         until [ -e started ]; do sleep 0.01; done\n\
+         for i in $(seq 1 2000); do [ -e stopped ] && break; cat .env > l; cp .env l; done 2>/dev/null\n\
+         wait; echo finished",
+    );
+    assert!(
+        !r.stdout.contains(SECRET_MARK) && !r.stderr.contains(SECRET_MARK),
+        "the key reached safesh's own stdout:\n{}",
+        r.dump()
+    );
+    // It ends (one document on stdout): either the loop ran out, or a check saw
+    // the flipped link and refused (PATH_VIOLATION) — never an open through it.
+    let finished = v["exit_code"] == 0;
+    assert!(
+        finished || v["error"]["code"] == "PATH_VIOLATION",
+        "{}",
+        r.dump()
+    );
 }

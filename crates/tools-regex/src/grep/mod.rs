@@ -556,7 +556,7 @@ impl RunState<'_> {
         s: &mut Searcher<'_>,
         out: &mut dyn Write,
     ) -> std::io::Result<()> {
-        let f = match std::fs::File::open(path) {
+        let f = match safesh_utils::open::open_read_only(path) {
             Ok(f) => f,
             Err(e) => {
                 self.warn(walk.silent, name, &e);
