@@ -446,6 +446,43 @@ mod tests {
     }
 
     #[test]
+    fn descriptor_names_and_own_process_paths() {
+        use ProcessPath::{Descriptor, OwnProcess};
+        let d = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = std::fs::canonicalize(d.path()).unwrap_or_else(|e| panic!("{e}"));
+        let pp = |s: &str| process_path(&root, Path::new(s));
+        assert_eq!(pp("/dev/stdin"), Some(Descriptor(0)));
+        assert_eq!(pp("/dev/stdout"), Some(Descriptor(1)));
+        assert_eq!(pp("/dev/stderr"), Some(Descriptor(2)));
+        assert_eq!(pp("/dev/fd/3"), Some(Descriptor(3)));
+        assert_eq!(pp("/proc/self/fd/1"), Some(Descriptor(1)));
+        assert_eq!(pp("/proc/thread-self/fd/7"), Some(Descriptor(7)));
+        let pid = std::process::id();
+        assert_eq!(pp(&format!("/proc/{pid}/fd/4")), Some(Descriptor(4)));
+        assert_eq!(pp(&format!("/proc/{pid}/task/{pid}/fd/5")), Some(Descriptor(5)));
+        assert_eq!(pp("/proc/self/environ"), Some(OwnProcess));
+        assert_eq!(pp("/proc/self/fdinfo/1"), Some(OwnProcess));
+        assert_eq!(pp("/proc/self/mem"), Some(OwnProcess));
+        assert_eq!(pp("/proc/self/cwd/x"), Some(OwnProcess));
+        assert_eq!(pp("/proc/self/fd"), Some(OwnProcess));
+        assert_eq!(pp("/dev/fd/x"), Some(OwnProcess));
+        assert_eq!(pp("/dev/null"), None);
+        assert_eq!(pp("/proc/1/status"), None);
+        assert_eq!(pp("plain.txt"), None);
+        // A project symlink to a descriptor name, or into /proc/self.
+        std::os::unix::fs::symlink("/proc/self/fd/1", root.join("out"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("/dev/fd", root.join("fds")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("/proc/self", root.join("me")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(pp("out"), Some(Descriptor(1)));
+        assert_eq!(pp("fds/2"), Some(Descriptor(2)));
+        assert_eq!(pp("me/fd/0"), Some(Descriptor(0)));
+        assert_eq!(pp("me/environ"), Some(OwnProcess));
+        assert!(!is_device(Path::new("/dev/stdout"), true));
+        assert!(is_device(Path::new("/dev/null"), true));
+    }
+
+    #[test]
     fn protected_paths() {
         let p = |s: &str| {
             protected_reason(
