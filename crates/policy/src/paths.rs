@@ -212,9 +212,9 @@ pub fn process_path_known(
     if let Ok(rest) = lexical.strip_prefix("/dev/fd") {
         return Some(descriptor_in(rest));
     }
-    // Only a path that goes through `/proc`, `/dev` or a symlink can end in
-    // the process: the common case (a plain project file) costs one resolution.
-    if !lexical.starts_with("/proc") && !lexical.starts_with("/dev") {
+    // Only a path under `/proc` or through a symlink can end in the process:
+    // one that resolves to itself (a plain file) costs one resolution.
+    if !lexical.starts_with("/proc") {
         let plain = match canonical {
             Some(real) => real == lexical,
             None => canonicalize(&joined).is_ok_and(|real| real == lexical),
@@ -459,7 +459,10 @@ mod tests {
         assert_eq!(pp("/proc/thread-self/fd/7"), Some(Descriptor(7)));
         let pid = std::process::id();
         assert_eq!(pp(&format!("/proc/{pid}/fd/4")), Some(Descriptor(4)));
-        assert_eq!(pp(&format!("/proc/{pid}/task/{pid}/fd/5")), Some(Descriptor(5)));
+        assert_eq!(
+            pp(&format!("/proc/{pid}/task/{pid}/fd/5")),
+            Some(Descriptor(5))
+        );
         assert_eq!(pp("/proc/self/environ"), Some(OwnProcess));
         assert_eq!(pp("/proc/self/fdinfo/1"), Some(OwnProcess));
         assert_eq!(pp("/proc/self/mem"), Some(OwnProcess));

@@ -170,7 +170,14 @@ fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label), SourceErro
         return Ok((String::from_utf8_lossy(&bytes).into_owned(), cell.get()));
     }
     sh.check_read_path(&path).map_err(SourceError::Refused)?;
-    let text = std::fs::read_to_string(&path).map_err(SourceError::Io)?;
+    // (Opened without following a magic link: a symlink flipped after the check
+    // cannot make `source` read safesh's own stdin.)
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut safesh_utils::open::open_read_only(&path).map_err(SourceError::Io)?,
+        &mut text,
+    )
+    .map_err(SourceError::Io)?;
     Ok((text, sh.file_label(&path)))
 }
 
