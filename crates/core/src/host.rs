@@ -237,11 +237,17 @@ impl Shell {
         &self,
         path: &Path,
     ) -> Result<Option<std::path::PathBuf>, Refusal> {
-        self.refuse_by_name(path)?;
-        match &self.shared.policy {
-            Some(p) => p.check_read_resolved(&self.cwd, path),
-            None => Ok(None),
+        let real = match &self.shared.policy {
+            Some(p) => p.check_read_resolved(&self.cwd, path)?,
+            None => None,
+        };
+        // The policy allows a descriptor name (as `None`, like a device or a
+        // missing file): an existing, resolved path is none, so only the rest
+        // pays for the second look.
+        if real.is_none() {
+            self.refuse_by_name(path)?;
         }
+        Ok(real)
     }
 
     /// Checks that a path may be changed: inside the policy's write roots and not
