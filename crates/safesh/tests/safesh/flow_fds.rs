@@ -147,6 +147,7 @@ const LEAKS: &[&str] = &[
     "cat .env > /dev/fd/2",
     "cat .env >> /proc/thread-self/fd/1",
     "cp .env /proc/self/fd/2",
+    "cat .env > /proc/$$/fd/1",
     "sed -n p .env > /dev/stdout",
     "ln -s /proc/self/fd/1 out.lnk; cat .env > out.lnk",
     "ln -s /dev/stderr err.lnk; tee err.lnk < .env",
@@ -206,6 +207,9 @@ fn paths_into_safesh_own_process_are_refused() {
         "cat /proc/self/cwd/.env",
         "ln -s /proc/self/environ env.lnk; cat env.lnk",
         "x=$(cat /proc/self/status)",
+        "cat /proc/$$/environ",
+        "echo x > /proc/$$/task/$$/fdinfo/1",
+        "cat /dev/tty",
     ] {
         let arena = Arena::new();
         arena.assert_blocked_json(script, "PATH_VIOLATION");
