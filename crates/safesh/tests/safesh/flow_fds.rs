@@ -361,6 +361,10 @@ fn mcp_stdio_no_raw_key_and_no_forged_response() {
         assert!(r.is_object(), "{script}: {r}");
         id += 1;
     }
+    // Benign: the script's own streams by name, in the result.
+    let r = mcp.mcp_exec(id, "echo hi > /dev/stderr; echo there > /proc/self/fd/1");
+    assert_eq!(r["output"], "hi\nthere\n", "{r}");
+    id += 1;
     let r = mcp.mcp_exec(id, "echo still here");
     assert_eq!(r["output"], "still here\n", "{r}");
     let rest = mcp.finish();
