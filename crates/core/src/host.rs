@@ -26,8 +26,24 @@ pub(crate) struct ShellHost<'a> {
     /// The utility's own words: an inner command name found among them is the
     /// script's; one built from input (`xargs -I{} {}`) is the input's.
     own_words: Vec<String>,
+<<<<<<< HEAD
     /// Set when the utility declares its stdout a count ([`Host::output_is_count`]).
     count: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+=======
+    /// Threads forwarding what the utility writes to the script's descriptors
+    /// (`cp f /dev/stdout`): joined when the utility is done.
+    pumps: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>>,
+}
+
+impl Drop for ShellHost<'_> {
+    fn drop(&mut self) {
+        // The utility has returned and closed its files: each pump reaches the
+        // end of its pipe, so its bytes are in the stream before the next command.
+        for h in std::mem::take(&mut *lock(&self.pumps)) {
+            let _ = h.join();
+        }
+    }
+>>>>>>> fdchan
 }
 
 impl<'a> ShellHost<'a> {
@@ -39,7 +55,11 @@ impl<'a> ShellHost<'a> {
             argv_label,
             changed: std::sync::Mutex::new(Vec::new()),
             own_words: Vec::new(),
+<<<<<<< HEAD
             count: None,
+=======
+            pumps: std::sync::Mutex::new(Vec::new()),
+>>>>>>> fdchan
         }
     }
 
@@ -127,6 +147,24 @@ impl Host for ShellHost<'_> {
         }
         lock(&self.changed).push(path.to_path_buf());
         Ok(())
+    }
+
+    fn open_descriptor(&self, path: &Path, write: bool) -> Option<io::Result<std::fs::File>> {
+        use safesh_policy::paths::ProcessPath;
+        let n = match self.shell.descriptor_path(path)? {
+            ProcessPath::Descriptor(n) => n,
+            ProcessPath::OwnProcess => {
+                return Some(Err(self.refuse(crate::fdpath::own_process_refusal(path))));
+            }
+        };
+        Some(match self.shell.script_fd(n, write) {
+            Ok(Fd::Out(sink)) => crate::fdpath::pump_out(sink, self.cell.clone()).map(|(f, h)| {
+                lock(&self.pumps).push(h);
+                f
+            }),
+            Ok(Fd::In(src)) => crate::fdpath::pump_in(src, self.cell.clone()),
+            Err(e) => Err(e),
+        })
     }
 
     fn run(
@@ -223,15 +261,23 @@ impl Shell {
         &self,
         path: &Path,
     ) -> Result<Option<std::path::PathBuf>, Refusal> {
-        match &self.shared.policy {
-            Some(p) => p.check_read_resolved(&self.cwd, path),
-            None => Ok(None),
+        let real = match &self.shared.policy {
+            Some(p) => p.check_read_resolved(&self.cwd, path)?,
+            None => None,
+        };
+        // The policy allows a descriptor name (as `None`, like a device or a
+        // missing file): an existing, resolved path is none, so only the rest
+        // pays for the second look.
+        if real.is_none() {
+            self.refuse_by_name(path)?;
         }
+        Ok(real)
     }
 
     /// Checks that a path may be changed: inside the policy's write roots and not
     /// protected (or inside `write_roots` for a library session without a policy).
     pub(crate) fn check_write_path(&self, path: &Path) -> Result<(), Refusal> {
+        self.refuse_by_name(path)?;
         if let Some(p) = &self.shared.policy {
             return p.check_write(&self.cwd, path);
         }
@@ -251,6 +297,19 @@ impl Shell {
         r.details.path = Some(path.display().to_string());
         r.details.allowed = roots.iter().map(|p| p.display().to_string()).collect();
         Err(r)
+    }
+
+    /// The path checks come right before an access by name, where the kernel
+    /// would give the process's own descriptors and `/proc/self`: a descriptor
+    /// name is served from the script's fd table by the callers that can
+    /// ([`Shell::descriptor_path`]), and refused to the rest.
+    fn refuse_by_name(&self, path: &Path) -> Result<(), Refusal> {
+        use safesh_policy::paths::ProcessPath;
+        match self.descriptor_path(path) {
+            None => Ok(()),
+            Some(ProcessPath::Descriptor(n)) => Err(crate::fdpath::by_name_refusal(path, n)),
+            Some(ProcessPath::OwnProcess) => Err(crate::fdpath::own_process_refusal(path)),
+        }
     }
 
     /// The label of bytes read from `path`.

@@ -81,6 +81,8 @@ pub struct Policy {
     read_roots: Vec<PathBuf>,
     write_roots: Vec<PathBuf>,
     self_exe: Option<PathBuf>,
+    /// The state dir, resolved (`None` without one).
+    state_real: Option<PathBuf>,
 }
 
 /// Inner commands nest at most this deep (`env env env …`).
@@ -106,11 +108,16 @@ impl Policy {
         let self_exe = std::env::current_exe()
             .ok()
             .and_then(|p| paths::canonicalize(&p).ok());
+        let state_real = config
+            .state_dir
+            .as_deref()
+            .map(|s| paths::resolve(Path::new("/"), s));
         Policy {
             config,
             read_roots,
             write_roots,
             self_exe,
+            state_real,
         }
     }
 
@@ -172,8 +179,14 @@ impl Policy {
             return Ok(None);
         }
         let (real, exists) = paths::resolve_known(cwd, path);
+        if let Some(p) = paths::process_path_known(cwd, path, exists.then_some(real.as_path())) {
+            return crate::own::process_path_verdict(path, p).map(|()| None);
+        }
         if paths::is_device(&real, false) {
             return Ok(None);
+        }
+        if let Some(r) = crate::own::state_read_refusal(self.state_real.as_deref(), path, &real) {
+            return Err(r);
         }
         if self.read_roots.iter().any(|r| real.starts_with(r)) {
             return Ok(exists.then_some(real));
@@ -187,16 +200,26 @@ impl Policy {
         if paths::is_device(&lexical, true) {
             return Ok(());
         }
+        if let Some(p) = paths::process_path(cwd, path) {
+            return crate::own::process_path_verdict(path, p);
+        }
         let real = paths::resolve(cwd, path);
         if paths::is_device(&real, true) {
             return Ok(());
         }
+        let state_real = self.state_real.as_deref().map(|s| (s, &real));
         for p in [&lexical, &real] {
             if let Some(why) = paths::protected_reason(
                 p,
                 self.config.home.as_deref(),
                 self.config.state_dir.as_deref(),
-            ) {
+            )
+            .or_else(|| {
+                // The state dir by its resolved path too (a symlinked HOME).
+                state_real
+                    .filter(|(s, real)| real.starts_with(s))
+                    .map(|_| crate::own::STATE_WHY)
+            }) {
                 let mut r = Refusal::new(
                     ErrorCode::PathViolation,
                     format!("{} is protected: {why}", path.display()),

@@ -19,6 +19,7 @@ mod git;
 pub mod init;
 mod nudge;
 pub mod operands;
+pub mod own;
 pub mod paths;
 pub mod profile;
 pub mod verdict;

@@ -143,23 +143,22 @@ pub fn normalize(p: &Path) -> PathBuf {
     out
 }
 
-/// Device files any command may read.
+/// Device files any command may read. `/dev/stdin`, `/dev/stdout`, `/dev/stderr`
+/// and `/dev/fd/N` are not devices: they name descriptors ([`process_path`]).
+/// `/dev/tty` is not here: a script has no terminal of its own, and the human's
+/// is where approvals are typed.
 const READABLE_DEVICES: &[&str] = &[
     "/dev/null",
     "/dev/zero",
     "/dev/random",
     "/dev/urandom",
     "/dev/full",
-    "/dev/stdin",
-    "/dev/stdout",
-    "/dev/stderr",
-    "/dev/tty",
 ];
 
 /// Device files any command may write.
-const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/full"];
+const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/full"];
 
-/// Whether `p` is a standard device any command may use (`/dev/fd/N` too).
+/// Whether `p` is a standard device any command may use.
 pub fn is_device(p: &Path, write: bool) -> bool {
     let list = if write {
         WRITABLE_DEVICES
@@ -167,10 +166,180 @@ pub fn is_device(p: &Path, write: bool) -> bool {
         READABLE_DEVICES
     };
     list.iter().any(|d| p == Path::new(d))
-        || p.strip_prefix("/dev/fd")
-            .is_ok_and(|r| r.components().count() == 1)
-        || p.strip_prefix("/proc/self/fd")
-            .is_ok_and(|r| r.components().count() == 1)
+}
+
+/// What a path names when it leads into the running process itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProcessPath {
+    /// Descriptor `N` (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`,
+    /// `/proc/<pid>/task/<tid>/fd/N`, or a symlink to one): in a script this is
+    /// the script's descriptor `N`, never the process's own.
+    Descriptor(i32),
+    /// Anything else under `/proc/self` (the process's memory, environment,
+    /// `fdinfo`, `cwd`, `root`, ...): never reachable from a script.
+    OwnProcess,
+}
+
+/// Whether `path` (relative to `cwd`) leads into this process: one of its
+/// descriptors, or another entry of its `/proc` directory. Symlinks are followed
+/// (`/dev/stdout` → `/proc/self/fd/1`, a project symlink to `/dev/fd/3`) except
+/// the kernel's magic links below `/proc/<pid>/` (`fd/N`, `cwd`, `root`, `exe`),
+/// whose targets are the process's own objects and are never opened by name.
+pub fn process_path(cwd: &Path, path: &Path) -> Option<ProcessPath> {
+    process_path_known(cwd, path, None)
+}
+
+/// [`process_path`] given `canonical`, the path's [`canonicalize`]d form when the
+/// caller has it already (it saves resolving the path twice).
+pub fn process_path_known(
+    cwd: &Path,
+    path: &Path,
+    canonical: Option<&Path>,
+) -> Option<ProcessPath> {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let lexical = normalize(&joined);
+    // The names bash itself emulates, whatever the system's `/dev` holds.
+    match lexical.to_str() {
+        Some("/dev/stdin") => return Some(ProcessPath::Descriptor(0)),
+        Some("/dev/stdout") => return Some(ProcessPath::Descriptor(1)),
+        Some("/dev/stderr") => return Some(ProcessPath::Descriptor(2)),
+        _ => {}
+    }
+    if let Ok(rest) = lexical.strip_prefix("/dev/fd") {
+        return Some(descriptor_in(rest));
+    }
+    // Only a path under `/proc` or through a symlink can end in the process:
+    // one that resolves to itself (a plain file) costs one resolution.
+    if !lexical.starts_with("/proc") {
+        let plain = match canonical {
+            Some(real) => real == lexical,
+            None => canonicalize(&joined).is_ok_and(|real| real == lexical),
+        };
+        if plain {
+            return None;
+        }
+    }
+    classify_proc(&resolve_no_magic(&joined))
+}
+
+/// `rest` of `/dev/fd/<rest>` or `/proc/<pid>/fd/<rest>`: a descriptor number,
+/// or (the directory itself, `fd/x/y`) the process.
+fn descriptor_in(rest: &Path) -> ProcessPath {
+    let mut comps = rest.components();
+    match (comps.next(), comps.next()) {
+        (Some(Component::Normal(n)), None) => n
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+            .filter(|n| *n >= 0)
+            .map_or(ProcessPath::OwnProcess, ProcessPath::Descriptor),
+        _ => ProcessPath::OwnProcess,
+    }
+}
+
+/// Classifies a path resolved by [`resolve_no_magic`].
+fn classify_proc(p: &Path) -> Option<ProcessPath> {
+    if let Ok(rest) = p.strip_prefix("/dev/fd") {
+        return Some(descriptor_in(rest));
+    }
+    let rest = p.strip_prefix("/proc").ok()?;
+    let mut comps = rest.components().filter_map(|c| match c {
+        Component::Normal(s) => s.to_str(),
+        _ => Some(""),
+    });
+    let first = comps.next()?;
+    if !is_own_process(first) {
+        return None;
+    }
+    let tail: Vec<&str> = comps.collect();
+    let fd_tail = match tail.as_slice() {
+        ["fd", rest @ ..] => Some(rest),
+        ["task", tid, "fd", rest @ ..] if is_own_thread(tid) => Some(rest),
+        _ => None,
+    };
+    match fd_tail {
+        Some([n]) => Some(
+            n.parse::<i32>()
+                .ok()
+                .filter(|n| *n >= 0)
+                .map_or(ProcessPath::OwnProcess, ProcessPath::Descriptor),
+        ),
+        _ => Some(ProcessPath::OwnProcess),
+    }
+}
+
+/// `/proc/<name>` is this process: `self`, `thread-self`, its pid or one of its
+/// threads' ids (reachable as `/proc/<tid>` though not listed).
+fn is_own_process(name: &str) -> bool {
+    if matches!(name, "self" | "thread-self") {
+        return true;
+    }
+    name.parse::<u32>().is_ok_and(|n| n == std::process::id()) || is_own_thread(name)
+}
+
+/// `name` is the id of one of this process's threads.
+fn is_own_thread(name: &str) -> bool {
+    name.parse::<u32>().is_ok()
+        && Path::new("/proc/self/task")
+            .join(name)
+            .symlink_metadata()
+            .is_ok()
+}
+
+/// Resolves `joined` (absolute) like [`resolve`], following ordinary symlinks
+/// (`/dev/stdout`, `/dev/fd`, `/proc/self`, a project's own) but not the magic
+/// links below `/proc/<pid>/`, which stay as written.
+fn resolve_no_magic(joined: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    let mut pending: Vec<std::ffi::OsString> = joined
+        .components()
+        .rev()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_os_string()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    let mut links = 0;
+    while let Some(c) = pending.pop() {
+        if c == ".." {
+            out.pop();
+            continue;
+        }
+        out.push(&c);
+        // `/proc/<x>/<y>…`: a magic link (or a plain entry) of a process.
+        if out.starts_with("/proc") && out.components().count() > 3 {
+            continue;
+        }
+        let Ok(m) = std::fs::symlink_metadata(&out) else {
+            continue;
+        };
+        if !m.file_type().is_symlink() {
+            continue;
+        }
+        links += 1;
+        if links > 40 {
+            break;
+        }
+        let Ok(target) = std::fs::read_link(&out) else {
+            continue;
+        };
+        out.pop();
+        if target.is_absolute() {
+            out = PathBuf::from("/");
+        }
+        for tc in target.components().rev() {
+            match tc {
+                Component::Normal(s) => pending.push(s.to_os_string()),
+                Component::ParentDir => pending.push("..".into()),
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// Shell start-up files: writing one plants code in the human's next shell.
@@ -274,6 +443,46 @@ mod tests {
             resolve(&root, Path::new("/etc/../etc/passwd")),
             PathBuf::from("/etc/passwd")
         );
+    }
+
+    #[test]
+    fn descriptor_names_and_own_process_paths() {
+        use ProcessPath::{Descriptor, OwnProcess};
+        let d = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = std::fs::canonicalize(d.path()).unwrap_or_else(|e| panic!("{e}"));
+        let pp = |s: &str| process_path(&root, Path::new(s));
+        assert_eq!(pp("/dev/stdin"), Some(Descriptor(0)));
+        assert_eq!(pp("/dev/stdout"), Some(Descriptor(1)));
+        assert_eq!(pp("/dev/stderr"), Some(Descriptor(2)));
+        assert_eq!(pp("/dev/fd/3"), Some(Descriptor(3)));
+        assert_eq!(pp("/proc/self/fd/1"), Some(Descriptor(1)));
+        assert_eq!(pp("/proc/thread-self/fd/7"), Some(Descriptor(7)));
+        let pid = std::process::id();
+        assert_eq!(pp(&format!("/proc/{pid}/fd/4")), Some(Descriptor(4)));
+        assert_eq!(
+            pp(&format!("/proc/{pid}/task/{pid}/fd/5")),
+            Some(Descriptor(5))
+        );
+        assert_eq!(pp("/proc/self/environ"), Some(OwnProcess));
+        assert_eq!(pp("/proc/self/fdinfo/1"), Some(OwnProcess));
+        assert_eq!(pp("/proc/self/mem"), Some(OwnProcess));
+        assert_eq!(pp("/proc/self/cwd/x"), Some(OwnProcess));
+        assert_eq!(pp("/proc/self/fd"), Some(OwnProcess));
+        assert_eq!(pp("/dev/fd/x"), Some(OwnProcess));
+        assert_eq!(pp("/dev/null"), None);
+        assert_eq!(pp("/proc/1/status"), None);
+        assert_eq!(pp("plain.txt"), None);
+        // A project symlink to a descriptor name, or into /proc/self.
+        std::os::unix::fs::symlink("/proc/self/fd/1", root.join("out"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("/dev/fd", root.join("fds")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("/proc/self", root.join("me")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(pp("out"), Some(Descriptor(1)));
+        assert_eq!(pp("fds/2"), Some(Descriptor(2)));
+        assert_eq!(pp("me/fd/0"), Some(Descriptor(0)));
+        assert_eq!(pp("me/environ"), Some(OwnProcess));
+        assert!(!is_device(Path::new("/dev/stdout"), true));
+        assert!(is_device(Path::new("/dev/null"), true));
     }
 
     #[test]

@@ -105,6 +105,19 @@ pub(crate) fn copy_one(
     }
     let ss = String::from_utf8_lossy(src).into_owned();
     let ds = String::from_utf8_lossy(dst).into_owned();
+    // `cp /dev/stdin f`: the script's stream (never the process's), copied as
+    // a file's contents.
+    if let Some(from) = ctx.host.open_descriptor(&ctx.resolve(bpath(src)), false) {
+        let r = from.and_then(|mut from| {
+            let mut to = ctx.create(bpath(dst), WriteMode::Truncate)?;
+            std::io::copy(&mut from, &mut to).map(|_| ())
+        });
+        if let Err(e) = r {
+            ctx.warn_io(format_args!("cannot copy {}", quote(&ss)), &e);
+            return Ok(false);
+        }
+        return Ok(true);
+    }
     let sfull = match ctx.check_read(bpath(src)) {
         Ok(f) => f,
         Err(e) => {

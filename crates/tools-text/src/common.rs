@@ -81,8 +81,7 @@ pub fn open_file(host: &dyn Host, cwd: &Path, name: &str) -> io::Result<File> {
     } else {
         cwd.join(p)
     };
-    host.check_read(&path)?;
-    File::open(&path)
+    safesh_utils::open_read(host, &path)
 }
 
 /// Creates (truncates) a file for writing relative to `cwd`, through the host's
@@ -94,8 +93,7 @@ pub fn create_file(host: &dyn Host, cwd: &Path, name: &str) -> io::Result<File> 
     } else {
         cwd.join(p)
     };
-    host.check_write(&path)?;
-    File::create(&path)
+    safesh_utils::open_write(host, &path, safesh_utils::WriteMode::Truncate)
 }
 
 /// Writes `name: msg` to `err`.

@@ -42,6 +42,16 @@ pub trait Host: Send + Sync {
     /// Called before any change to the filesystem at `path` (create, write, remove,
     /// rename, chmod, mkdir, touch). May refuse (`PermissionDenied`).
     fn check_write(&self, path: &Path) -> io::Result<()>;
+    /// Opens `path` (absolute) when it names one of the script's descriptors
+    /// (`/dev/stdout`, `/dev/fd/3`, `/proc/self/fd/1`, or a symlink to one): the
+    /// file given is a pipe to or from that stream of the script, never the
+    /// process's own descriptor. `None` for any other path, which is then checked
+    /// and opened by name. Every open of a utility goes through here first
+    /// ([`open_read`], [`open_write`]). The default knows no descriptors.
+    fn open_descriptor(&self, path: &Path, write: bool) -> Option<io::Result<File>> {
+        let _ = (path, write);
+        None
+    }
     /// Runs an inner command (from `xargs`, `find -exec`, ...) through the shell's
     /// dispatch: functions, builtins, utilities, and later the policy and sandbox.
     fn run(
@@ -139,9 +149,7 @@ impl UtilCtx<'_> {
 
     /// Opens a file for reading (relative to cwd), recording its label.
     pub fn open(&self, p: impl AsRef<Path>) -> io::Result<File> {
-        let path = self.resolve(p);
-        self.host.check_read(&path)?;
-        File::open(&path)
+        open_read(self.host, &self.resolve(p))
     }
 
     /// Reads a whole file (relative to cwd), recording its label.
@@ -154,16 +162,7 @@ impl UtilCtx<'_> {
 
     /// Opens a file for writing (relative to cwd) after the host allowed it.
     pub fn create(&self, p: impl AsRef<Path>, mode: WriteMode) -> io::Result<File> {
-        let path = self.resolve(p);
-        self.host.check_write(&path)?;
-        let mut o = std::fs::OpenOptions::new();
-        o.write(true);
-        match mode {
-            WriteMode::Truncate => o.create(true).truncate(true),
-            WriteMode::Append => o.create(true).append(true),
-            WriteMode::CreateNew => o.create_new(true),
-        };
-        o.open(&path)
+        open_write(self.host, &self.resolve(p), mode)
     }
 
     /// Checks read access to `p` (stat, readdir) and records its label; returns the resolved path.
@@ -204,6 +203,35 @@ impl UtilCtx<'_> {
             1
         }
     }
+}
+
+/// Opens `path` (absolute) for reading through `host`: one of the script's
+/// descriptors ([`Host::open_descriptor`]), or a file checked (and its label
+/// recorded) by [`Host::check_read`] and opened by name.
+pub fn open_read(host: &dyn Host, path: &Path) -> io::Result<File> {
+    if let Some(f) = host.open_descriptor(path, false) {
+        return f;
+    }
+    host.check_read(path)?;
+    crate::open::open_path(path, libc::O_RDONLY, 0)
+}
+
+/// Opens `path` (absolute) for writing through `host`: one of the script's
+/// descriptors ([`Host::open_descriptor`]; `mode` does not apply to a stream),
+/// or a file allowed by [`Host::check_write`] and opened by name.
+pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<File> {
+    if let Some(f) = host.open_descriptor(path, true) {
+        return f;
+    }
+    host.check_write(path)?;
+    let flags = libc::O_WRONLY
+        | libc::O_CREAT
+        | match mode {
+            WriteMode::Truncate => libc::O_TRUNC,
+            WriteMode::Append => libc::O_APPEND,
+            WriteMode::CreateNew => libc::O_EXCL,
+        };
+    crate::open::open_path(path, flags, 0o666)
 }
 
 /// The C library's wording for an I/O error (`No such file or directory`), without

@@ -16,11 +16,13 @@
 
 pub mod args;
 pub mod ctx;
+pub mod open;
 pub mod posix_regex;
 pub mod testing;
 
 pub use ctx::{
-    Egress, Host, Interrupt, ShellString, UtilCtx, UtilResult, WriteMode, io_error_text,
+    Egress, Host, Interrupt, ShellString, UtilCtx, UtilResult, WriteMode, io_error_text, open_read,
+    open_write,
 };
 
 /// The signature every in-process utility has.

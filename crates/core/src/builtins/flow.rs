@@ -158,18 +158,29 @@ enum SourceError {
 /// The text `source NAME` runs, with its label: the file's, or for `/dev/stdin`
 /// the shell's standard input (a pipe or redirection in safesh, not the process's).
 fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label), SourceError> {
-    if matches!(name, "/dev/stdin" | "/dev/fd/0") {
+    let path = sh.cwd.join(name);
+    // `/dev/stdin`, `/dev/fd/3`: the script's input, never the process's.
+    if let Some(input) = sh.descriptor_input(&path) {
         use std::io::Read;
+        let input = input
+            .map_err(SourceError::Refused)?
+            .map_err(SourceError::Io)?;
         let cell = crate::io::LabelCell::new(Label::empty());
         let mut bytes = Vec::new();
-        crate::io::StageReader::new(sh.in_fd(0), cell.clone())
+        crate::io::StageReader::new(input, cell.clone())
             .read_to_end(&mut bytes)
             .map_err(SourceError::Io)?;
         return Ok((String::from_utf8_lossy(&bytes).into_owned(), cell.get()));
     }
-    let path = sh.cwd.join(name);
     sh.check_read_path(&path).map_err(SourceError::Refused)?;
-    let text = std::fs::read_to_string(&path).map_err(SourceError::Io)?;
+    // (Opened without following a magic link: a symlink flipped after the check
+    // cannot make `source` read safesh's own stdin.)
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut safesh_utils::open::open_read_only(&path).map_err(SourceError::Io)?,
+        &mut text,
+    )
+    .map_err(SourceError::Io)?;
     Ok((text, sh.file_label(&path)))
 }
 

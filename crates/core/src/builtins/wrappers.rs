@@ -450,11 +450,11 @@ pub(super) fn flock(sh: &mut Shell, argv: &[Field]) -> Exec {
     };
     let path = sh.cwd.join(&file);
     sh.check_write_path(&path)?;
-    let lock = match std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-    {
+    let lock = match safesh_utils::open::open_path(
+        &path,
+        libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND,
+        0o666,
+    ) {
         Ok(f) => f,
         Err(e) => {
             sh.diag(format!(

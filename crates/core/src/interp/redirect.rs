@@ -88,13 +88,13 @@ impl Shell {
         append: bool,
         clobber: bool,
     ) -> Result<Result<Fd, RedirectFailed>, Stop> {
-        match name {
-            "/dev/null" => return Ok(Ok(Fd::Out(Sink::new(SinkKind::Null)))),
-            "/dev/stdout" => return Ok(Ok(Fd::Out(self.out_fd(1)))),
-            "/dev/stderr" => return Ok(Ok(Fd::Out(self.out_fd(2)))),
-            _ => {}
+        if name == "/dev/null" {
+            return Ok(Ok(Fd::Out(Sink::new(SinkKind::Null))));
         }
         let path = self.cwd.join(name);
+        if let Some(r) = self.open_descriptor(name, &path, true)? {
+            return Ok(r);
+        }
         if let Err(r) = self.check_write_path(&path) {
             return Err(r.into());
         }
@@ -102,19 +102,21 @@ impl Shell {
             self.diag(format!("{name}: cannot overwrite existing file"));
             return Ok(Err(RedirectFailed));
         }
-        let mut o = std::fs::OpenOptions::new();
-        o.create(true);
-        if append {
-            o.append(true);
-        } else {
-            o.write(true).truncate(true);
-        }
+        let flags = libc::O_WRONLY
+            | libc::O_CREAT
+            | if append {
+                libc::O_APPEND
+            } else {
+                libc::O_TRUNC
+            };
         let record = self.shared.flow.clone().map(|flow| crate::io::FileRecord {
             path: crate::host::normalize(&path),
             append,
             flow,
         });
-        match o.open(&path) {
+        // Opened without following a magic link: a symlink flipped after the
+        // check cannot reach the process's own descriptors.
+        match safesh_utils::open::open_path(&path, flags, 0o666) {
             Ok(f) => Ok(Ok(Fd::Out(Sink::recorded_file(f, record)))),
             Err(e) => {
                 self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
@@ -124,14 +126,15 @@ impl Shell {
     }
 
     fn open_input(&mut self, name: &str) -> Result<Result<Fd, RedirectFailed>, Stop> {
-        match name {
-            "/dev/null" => return Ok(Ok(Fd::In(Source::empty()))),
-            "/dev/stdin" => return Ok(Ok(Fd::In(self.in_fd(0)))),
-            _ => {}
+        if name == "/dev/null" {
+            return Ok(Ok(Fd::In(Source::empty())));
         }
         let path = self.cwd.join(name);
+        if let Some(r) = self.open_descriptor(name, &path, false)? {
+            return Ok(r);
+        }
         let real = self.check_read_resolved(&path)?;
-        match std::fs::File::open(&path) {
+        match safesh_utils::open::open_path(&path, libc::O_RDONLY, 0) {
             Ok(f) => {
                 if f.metadata().is_ok_and(|m| m.is_dir()) {
                     self.diag(format!("{name}: Is a directory"));
@@ -147,6 +150,31 @@ impl Shell {
                 self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
                 Ok(Err(RedirectFailed))
             }
+        }
+    }
+
+    /// `> /dev/stderr`, `< /dev/fd/3`, `> /proc/self/fd/1` (or a symlink to
+    /// one): the script's own descriptor, never the process's. `None` for an
+    /// ordinary path.
+    fn open_descriptor(
+        &mut self,
+        name: &str,
+        path: &std::path::Path,
+        output: bool,
+    ) -> Result<Option<Result<Fd, RedirectFailed>>, Stop> {
+        use safesh_policy::paths::ProcessPath;
+        match self.descriptor_path(path) {
+            None => Ok(None),
+            Some(ProcessPath::OwnProcess) => {
+                Err(crate::fdpath::own_process_refusal(std::path::Path::new(name)).into())
+            }
+            Some(ProcessPath::Descriptor(n)) => match self.script_fd(n, output) {
+                Ok(fd) => Ok(Some(Ok(fd))),
+                Err(e) => {
+                    self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
+                    Ok(Some(Err(RedirectFailed)))
+                }
+            },
         }
     }
 

@@ -498,6 +498,19 @@ impl RunState<'_> {
             return self.finish(r, &name, walk.silent);
         }
         let path = self.resolve(op);
+        // `/dev/fd/3`, `/proc/self/fd/0`: the script's stream, not the process's.
+        if let Some(f) = self.host.open_descriptor(&path, false) {
+            return match f {
+                Ok(mut f) => {
+                    let r = s.search(&mut f, op, out_file.unwrap_or(false), out, self.err);
+                    self.finish(r, op, walk.silent)
+                }
+                Err(e) => {
+                    self.warn(walk.silent, op, &e);
+                    Ok(())
+                }
+            };
+        }
         if let Err(e) = self.host.check_read(&path) {
             self.warn(walk.silent, op, &e);
             return Ok(());
@@ -548,7 +561,7 @@ impl RunState<'_> {
         s: &mut Searcher<'_>,
         out: &mut dyn Write,
     ) -> std::io::Result<()> {
-        let f = match std::fs::File::open(path) {
+        let f = match safesh_utils::open::open_read_only(path) {
             Ok(f) => f,
             Err(e) => {
                 self.warn(walk.silent, name, &e);

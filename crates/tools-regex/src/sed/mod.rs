@@ -109,8 +109,10 @@ impl FileAccess for HostFiles<'_> {
             return None;
         }
         let path = self.resolve(name);
-        self.host.check_read(&path).ok()?;
-        std::fs::read(&path).ok()
+        let mut f = safesh_utils::open_read(self.host, &path).ok()?;
+        let mut data = Vec::new();
+        f.read_to_end(&mut data).ok()?;
+        Some(data)
     }
 }
 
@@ -285,13 +287,7 @@ pub fn sed(ctx: &mut UtilCtx<'_>) -> UtilResult {
             continue;
         }
         let path = files.resolve(name);
-        let r = host.check_write(&path).and_then(|_| {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&path)
-        });
+        let r = safesh_utils::open_write(host, &path, safesh_utils::WriteMode::Truncate);
         match r {
             Ok(f) => wouts.push(Some(Out {
                 w: Box::new(BufWriter::new(f)),
@@ -309,12 +305,16 @@ pub fn sed(ctx: &mut UtilCtx<'_>) -> UtilResult {
     }
     let open = |name: &str| -> io::Result<Box<dyn Read>> {
         let path = files.resolve(name);
+        // `/dev/fd/3`, `/proc/self/fd/0`: the script's stream, not the process's.
+        if let Some(f) = host.open_descriptor(&path, false) {
+            return Ok(Box::new(f?));
+        }
         host.check_read(&path)?;
         let meta = std::fs::metadata(&path)?;
         if meta.is_dir() {
             return Err(io::Error::from_raw_os_error(libc_eisdir()));
         }
-        Ok(Box::new(std::fs::File::open(&path)?))
+        Ok(Box::new(safesh_utils::open::open_read_only(&path)?))
     };
     let mut input_err: Vec<u8> = Vec::new();
     let mut input = Input::new(
