@@ -26,10 +26,8 @@ pub(crate) struct ShellHost<'a> {
     /// The utility's own words: an inner command name found among them is the
     /// script's; one built from input (`xargs -I{} {}`) is the input's.
     own_words: Vec<String>,
-<<<<<<< HEAD
     /// Set when the utility declares its stdout a count ([`Host::output_is_count`]).
     count: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-=======
     /// Threads forwarding what the utility writes to the script's descriptors
     /// (`cp f /dev/stdout`): joined when the utility is done.
     pumps: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>>,
@@ -43,7 +41,6 @@ impl Drop for ShellHost<'_> {
             let _ = h.join();
         }
     }
->>>>>>> fdchan
 }
 
 impl<'a> ShellHost<'a> {
@@ -55,11 +52,8 @@ impl<'a> ShellHost<'a> {
             argv_label,
             changed: std::sync::Mutex::new(Vec::new()),
             own_words: Vec::new(),
-<<<<<<< HEAD
             count: None,
-=======
             pumps: std::sync::Mutex::new(Vec::new()),
->>>>>>> fdchan
         }
     }
 
