@@ -20,7 +20,7 @@ pub mod posix_regex;
 pub mod testing;
 
 pub use ctx::{
-    Egress, Host, Interrupt, ShellString, UtilCtx, UtilResult, WriteMode, io_error_text,
+    Egress, Env, Host, Interrupt, ShellString, UtilCtx, UtilResult, WriteMode, io_error_text,
 };
 
 /// The signature every in-process utility has.

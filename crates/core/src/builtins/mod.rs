@@ -84,10 +84,43 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 pub(crate) fn run(sh: &mut Shell, argv: &[Field]) -> Exec {
     let name = argv.first().map(|f| f.text.as_str()).unwrap_or("");
     match BUILTINS.binary_search_by(|(n, _)| n.cmp(&name)) {
-        Ok(i) => (BUILTINS[i].1)(sh, argv),
+        Ok(i) => {
+            let r = (BUILTINS[i].1)(sh, argv);
+            name_variables(sh, argv);
+            r
+        }
         Err(_) => {
             sh.set_status(127);
             Ok(())
+        }
+    }
+}
+
+/// Builtins that create or change variables named by their words (`read "$n"`,
+/// `printf -v "$n"`, `declare "$n=…"`): the word's label (and the PC) joins the
+/// name label of the variable it named, so that listings of names carry it.
+fn name_variables(sh: &mut Shell, argv: &[Field]) {
+    let name = argv.first().map(|f| f.text.as_str()).unwrap_or("");
+    let words: Vec<&Field> = match name {
+        "read" | "mapfile" | "readarray" | "getopts" | "declare" | "typeset" | "local"
+        | "export" | "readonly" => argv.iter().skip(1).collect(),
+        // printf: only the -v operand names a variable.
+        "printf" => argv
+            .windows(2)
+            .filter(|w| w[0].text == "-v")
+            .map(|w| &w[1])
+            .collect(),
+        _ => return,
+    };
+    for f in words {
+        if f.label.is_empty() && sh.pc.is_empty() {
+            continue;
+        }
+        let base = f.text.split(['=', '[']).next().unwrap_or("");
+        let base = base.strip_suffix('+').unwrap_or(base);
+        if sh.vars.get(base).is_some() {
+            let label = f.label.join(&sh.pc);
+            sh.vars.name_from(base, &label);
         }
     }
 }

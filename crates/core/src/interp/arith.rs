@@ -12,11 +12,11 @@ type R = Result<i64, Stop>;
 impl Shell {
     /// Expands and evaluates arithmetic text.
     pub(crate) fn eval_arith_text(&mut self, text: &str) -> R {
-        let expanded = if text.contains(['$', '`']) {
-            self.expand_heredoc(text)?.text
-        } else {
-            text.to_string()
-        };
+        Ok(self.eval_arith_labeled(text)?.0)
+    }
+
+    /// Evaluates arithmetic text already expanded.
+    fn eval_arith_expanded(&mut self, expanded: &str) -> R {
         let t = expanded.trim();
         if t.is_empty() {
             return Ok(0);
@@ -26,6 +26,25 @@ impl Shell {
             Ok(Ok(expr)) => self.eval_arith(&expr, 0),
             _ => Err(self.arith_fail(t, "syntax error in expression")),
         }
+    }
+
+    /// [`Shell::eval_arith_text`] with the label of the result: what the text
+    /// expanded (`a[$(cat f)]=1`) and every variable the expression read
+    /// (`$((x + 1))` of a secret `x` is secret).
+    pub(crate) fn eval_arith_labeled(&mut self, text: &str) -> Result<(i64, Label), Stop> {
+        let (expanded, label) = if text.contains(['$', '`']) {
+            let f = self.expand_heredoc(text)?;
+            (std::borrow::Cow::Owned(f.text), f.label)
+        } else {
+            (std::borrow::Cow::Borrowed(text), Label::empty())
+        };
+        // Variables read while evaluating join `arith_label` (an enclosing
+        // evaluation sees them too).
+        let outer = std::mem::replace(&mut self.arith_label, label);
+        let r = self.eval_arith_expanded(&expanded);
+        let read = std::mem::replace(&mut self.arith_label, outer);
+        self.arith_label.join_assign(&read);
+        Ok((r?, read))
     }
 
     /// Arithmetic on a value rather than script text (`let "$x"`, `declare -i`,
@@ -58,6 +77,9 @@ impl Shell {
             }
             _ => self.var_str(name),
         };
+        if let Some(v) = self.vars.get(self.vars.resolve(name)) {
+            self.arith_label.join_assign(&v.label);
+        }
         if self.opts.nounset && self.vars.get(name).is_none() {
             self.diag(format!("{name}: unbound variable"));
             self.last_status = 127;
@@ -90,6 +112,9 @@ impl Shell {
                 if self.vars.get(n).is_some_and(super::Var::is_assoc) =>
             {
                 let key = assoc_key(idx);
+                if let Some(v) = self.vars.get(n) {
+                    self.arith_label.join_assign(&v.label);
+                }
                 let s = match self.vars.get(n).map(|v| v.value.clone()) {
                     Some(super::Value::Assoc(a)) => a.get(&key).cloned().unwrap_or_default(),
                     _ => String::new(),
@@ -98,6 +123,9 @@ impl Shell {
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
                 let i = self.eval_arith(idx, depth)?;
+                if let Some(v) = self.vars.get(n) {
+                    self.arith_label.join_assign(&v.label);
+                }
                 let s = match self.vars.get(n).map(|v| v.value.clone()) {
                     Some(super::Value::Array(a)) => a.get(&i).cloned().unwrap_or_default(),
                     Some(super::Value::Str(s)) if i == 0 => s,
@@ -109,20 +137,22 @@ impl Shell {
     }
 
     fn target_set(&mut self, t: &ArithmeticTarget, v: i64, depth: u32) -> Result<(), Stop> {
+        // The value assigned depends on everything read so far (and the PC).
+        let label = Label::agent().join(&self.arith_label).join(&self.pc);
         match t {
-            ArithmeticTarget::Variable(n) => self.assign_scalar(n, v.to_string(), Label::agent()),
+            ArithmeticTarget::Variable(n) => self.assign_scalar(n, v.to_string(), label),
             ArithmeticTarget::ArrayElement(n, idx)
                 if self.vars.get(n).is_some_and(super::Var::is_assoc) =>
             {
                 let key = assoc_key(idx);
                 self.vars
-                    .set_key(n, key, v.to_string(), Label::agent())
+                    .set_key(n, key, v.to_string(), label)
                     .map_err(|e| self.readonly_stop(&e.0))
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
                 let i = self.eval_arith(idx, depth)?;
                 self.vars
-                    .set_index(n, i, v.to_string(), Label::agent())
+                    .set_index(n, i, v.to_string(), label)
                     .map_err(|e| self.readonly_stop(&e.0))
             }
         }

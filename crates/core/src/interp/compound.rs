@@ -410,6 +410,7 @@ impl Shell {
             }
             Command::Function(f) => {
                 let name = f.fname.value.clone();
+                self.func_labels.insert(name.clone(), self.pc.clone());
                 self.funcs.insert(name, Arc::new(f.clone()));
                 self.set_status(0);
                 Ok(())
@@ -604,8 +605,11 @@ impl Shell {
                         _ => Ok(()),
                     };
                 }
-                match self.eval_arith_text(&a.expr.value) {
-                    Ok(v) => self.set_status(if v != 0 { 0 } else { 1 }),
+                match self.eval_arith_labeled(&a.expr.value) {
+                    Ok((v, l)) => {
+                        self.status_label = l;
+                        self.set_status(if v != 0 { 0 } else { 1 });
+                    }
                     // An arithmetic error fails `((…))` without leaving the shell.
                     Err(Stop::Exit | Stop::Abort) => self.set_status(1),
                     Err(e) => return Err(e),

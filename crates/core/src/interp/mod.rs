@@ -248,6 +248,9 @@ pub(crate) enum Fd {
 pub(crate) struct Shell {
     pub vars: Vars,
     pub funcs: FastMap<String, Arc<ast::FunctionDefinition>>,
+    /// The label of each function's definition (the PC where it was defined, e.g.
+    /// under `eval` of secret text): its body runs and prints (`declare -f`) with it.
+    pub func_labels: FastMap<String, Label>,
     pub positional: Vec<String>,
     pub positional_label: Label,
     pub arg0: String,
@@ -256,6 +259,9 @@ pub(crate) struct Shell {
     pub last_status: i32,
     pub status_label: Label,
     pub pc: Label,
+    /// What the arithmetic being evaluated has read so far (variables, expanded
+    /// text): the label of its result.
+    pub arith_label: Label,
     pub fds: HashMap<i32, Fd>,
     pub traps: HashMap<String, String>,
     pub shared: Arc<Shared>,
@@ -328,6 +334,7 @@ impl Shell {
         let mut sh = Shell {
             vars,
             funcs: FastMap::default(),
+            func_labels: FastMap::default(),
             positional: Vec::new(),
             positional_label: Label::agent(),
             arg0: "safesh".to_string(),
@@ -336,6 +343,7 @@ impl Shell {
             last_status: 0,
             status_label: Label::empty(),
             pc: Label::empty(),
+            arith_label: Label::empty(),
             fds,
             traps: HashMap::new(),
             shared: Arc::new(Shared {

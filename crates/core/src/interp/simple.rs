@@ -385,6 +385,12 @@ impl Shell {
             .skip(1)
             .fold(Label::empty(), |l, a| l.join(&a.label));
         let saved_label = std::mem::replace(&mut self.positional_label, label);
+        // A body defined from labeled text (`eval "f(){ echo $x; }"`) runs with
+        // that label on the PC, like the `eval` that defined it.
+        let saved_pc = self.pc.clone();
+        if let Some(l) = self.func_labels.get(f.fname.value.as_str()) {
+            self.pc.join_assign(l);
+        }
         self.vars.push_frame();
         // FUNCNAME lists the active functions, innermost first.
         let name = f.fname.value.clone();
@@ -406,6 +412,7 @@ impl Shell {
         let redirects = f.body.1.as_ref().map(|r| r.0.clone()).unwrap_or_default();
         let r = self.with_redirects(&redirects, |sh| sh.run_compound_pub(&f.body.0));
         self.vars.pop_frame();
+        self.pc = saved_pc;
         self.positional = saved_pos;
         self.positional_label = saved_label;
         self.call_depth -= 1;
@@ -450,7 +457,7 @@ impl Shell {
             let mut ctx = safesh_utils::UtilCtx {
                 argv,
                 cwd: self.cwd.clone(),
-                env: &env,
+                env: safesh_utils::Env::new(&env, &host),
                 stdin: &mut stdin,
                 stdout: &mut stdout,
                 stderr: &mut stderr,
@@ -574,7 +581,7 @@ impl Shell {
                             let kf = self.expand_word_single(k)?;
                             let i = self.eval_arith_data(&kf.text, &kf.label)?;
                             let v = self.expand_word_single(value)?;
-                            label = label.join(&v.label);
+                            label = label.join(&v.label).join(&kf.label);
                             map.insert(i, v.text);
                             next = i + 1;
                         }
@@ -605,13 +612,16 @@ impl Shell {
         let resolved = self.vars.resolve(name).to_string();
         let name = resolved.as_str();
         if self.vars.get(name).is_some_and(super::Var::is_assoc) {
-            let key = self.expand_raw_single(idx)?.text;
+            // A key is shown by `${!a[@]}` and decides lookups: it labels the array.
+            let key = self.expand_raw_single(idx)?;
+            let label = label.join(&key.label);
             return self
                 .vars
-                .set_key(name, key, value, label)
+                .set_key(name, key.text, value, label)
                 .map_err(|e| self.readonly_stop(&e.0));
         }
-        let i = self.eval_arith_text(idx)?;
+        let (i, index_label) = self.eval_arith_labeled(idx)?;
+        let label = label.join(&index_label);
         let i = if i < 0 {
             let max = match self.vars.get(name).map(|v| &v.value) {
                 Some(super::Value::Array(m)) => m.keys().next_back().copied().unwrap_or(-1),
@@ -661,7 +671,11 @@ impl Shell {
             let v = self.expand_word_single(value)?;
             label = label.join(&v.label);
             let k = match key {
-                Some(k) => self.expand_word_single(k)?.text,
+                Some(k) => {
+                    let k = self.expand_word_single(k)?;
+                    label = label.join(&k.label);
+                    k.text
+                }
                 None => {
                     self.diag(format!(
                         "{name}: {}: must use subscript when assigning associative array",
