@@ -35,6 +35,8 @@ mod fixture;
 mod flow;
 #[path = "safesh/flow_cli.rs"]
 mod flow_cli;
+#[path = "safesh/flow_reflect.rs"]
+mod flow_reflect;
 #[path = "safesh/flow_support.rs"]
 mod flow_support;
 #[path = "safesh/policy_attacks.rs"]

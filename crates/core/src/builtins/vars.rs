@@ -37,9 +37,20 @@ fn declare_one(sh: &mut Shell, f: &Field, builtin: &str) -> Result<bool, Stop> {
     if let Some(v) = value {
         let label = f.label.join(&sh.pc);
         if let Some(inner) = v.strip_prefix('(').and_then(|v| v.strip_suffix(')')) {
-            // `declare -a a=(x y)`: parse the list as words.
+            // `declare -a a=(x y)`: the expanded list is parsed again as words, so
+            // it is code built from data, like `eval`: it must be trusted, and what
+            // it assigns (values, keys) carries its label through the PC.
             let script = format!("{base}=({inner})");
-            return sh.run_text(&script).map(|_| true);
+            sh.commit_exec(
+                safesh_flow::ExecKind::Eval,
+                &f.label,
+                std::slice::from_ref(f),
+            )?;
+            let saved_pc = sh.pc.clone();
+            sh.pc.join_assign(&f.label);
+            let r = sh.run_text(&script);
+            sh.pc = saved_pc;
+            return r.map(|_| true);
         }
         match index {
             Some(idx) => sh.assign_element(base, idx, v.to_string(), label)?,
