@@ -238,9 +238,9 @@ pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
         names.sort();
         let label = args_label(sh, argv);
         for n in names {
-            if let Some(h) = sh.traps.get(&n) {
+            if let Some((h, l)) = sh.traps.get(&n) {
                 let line = format!("trap -- {} {n}\n", crate::interp::expand::shell_quote(h));
-                out(sh, &line, &label);
+                out(sh, &line, &label.join(l));
             }
         }
         sh.set_status(0);
@@ -277,7 +277,9 @@ pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
         };
         match &handler {
             Some(h) if !h.is_empty() || args.len() > 1 => {
-                sh.traps.insert(name, h.clone());
+                // The handler runs later with the label of the text it came from.
+                let label = argv[1].label.join(&sh.pc);
+                sh.traps.insert(name, (h.clone(), label));
             }
             _ => {
                 sh.traps.remove(&name);

@@ -46,11 +46,7 @@ fn declare_one(sh: &mut Shell, f: &Field, builtin: &str) -> Result<bool, Stop> {
                 &f.label,
                 std::slice::from_ref(f),
             )?;
-            let saved_pc = sh.pc.clone();
-            sh.pc.join_assign(&f.label);
-            let r = sh.run_text(&script);
-            sh.pc = saved_pc;
-            return r.map(|_| true);
+            return sh.run_text_labeled(&script, &f.label).map(|_| true);
         }
         match index {
             Some(idx) => sh.assign_element(base, idx, v.to_string(), label)?,
@@ -391,7 +387,10 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             } else {
                 sh.eval_arith_text(idx)?
             };
+            let pc = sh.pc.clone();
             if let Some(v) = sh.vars.get_mut(name) {
+                // Which key is gone depends on the word that named it.
+                v.label = v.label.join(&f.label).join(&pc);
                 match &mut v.value {
                     Value::Array(a) => {
                         a.remove(&i);

@@ -219,11 +219,11 @@ impl Shell {
         self.run_pipeline(p)?;
         if self.last_status != 0 && !p.bang && self.errexit_suppressed == 0 && may_exit {
             if !self.in_trap
-                && let Some(handler) = self.traps.get("ERR").cloned()
+                && let Some((handler, label)) = self.traps.get("ERR").cloned()
             {
                 let status = self.last_status;
                 self.in_trap = true;
-                let r = self.run_text(&handler);
+                let r = self.run_text_labeled(&handler, &label);
                 self.in_trap = false;
                 r?;
                 self.last_status = status;

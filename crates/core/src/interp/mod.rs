@@ -263,7 +263,7 @@ pub(crate) struct Shell {
     /// text): the label of its result.
     pub arith_label: Label,
     pub fds: HashMap<i32, Fd>,
-    pub traps: HashMap<String, String>,
+    pub traps: HashMap<String, (String, Label)>,
     pub shared: Arc<Shared>,
     pub cancel: Arc<Cancel>,
     /// The session's interrupt flag: every request's root scope watches it.
@@ -632,10 +632,10 @@ impl Shell {
 
     /// Runs the EXIT trap, once.
     pub fn run_exit_trap(&mut self) -> Result<(), Refusal> {
-        if let Some(handler) = self.traps.remove("EXIT") {
+        if let Some((handler, label)) = self.traps.remove("EXIT") {
             let status = self.last_status;
             self.in_trap = true;
-            match self.run_text(&handler) {
+            match self.run_text_labeled(&handler, &label) {
                 Err(Stop::Refused(r)) => return Err(*r),
                 Err(Stop::Exit) => {}
                 _ => self.last_status = status,
@@ -643,6 +643,16 @@ impl Shell {
             self.in_trap = false;
         }
         Ok(())
+    }
+
+    /// Runs `text` built from data labeled `label` (a trap handler, a `declare`
+    /// list parsed again): what it does and prints carries the label through the PC.
+    pub(crate) fn run_text_labeled(&mut self, text: &str, label: &Label) -> Exec {
+        let saved_pc = self.pc.clone();
+        self.pc.join_assign(label);
+        let r = self.run_text(text);
+        self.pc = saved_pc;
+        r
     }
 
     /// Parses and runs `text` in this shell (eval, traps).
