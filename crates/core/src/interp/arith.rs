@@ -32,11 +32,17 @@ impl Shell {
     /// expanded (`a[$(cat f)]=1`) and every variable the expression read
     /// (`$((x + 1))` of a secret `x` is secret).
     pub(crate) fn eval_arith_labeled(&mut self, text: &str) -> Result<(i64, Label), Stop> {
+        self.eval_arith_seeded(text, Label::empty())
+    }
+
+    /// [`Shell::eval_arith_labeled`] of text that itself carries `seed` (a value,
+    /// not script text: `let "$n=1"` names its variable with data).
+    fn eval_arith_seeded(&mut self, text: &str, seed: Label) -> Result<(i64, Label), Stop> {
         let (expanded, label) = if text.contains(['$', '`']) {
             let f = self.expand_heredoc(text)?;
-            (std::borrow::Cow::Owned(f.text), f.label)
+            (std::borrow::Cow::Owned(f.text), f.label.join(&seed))
         } else {
-            (std::borrow::Cow::Borrowed(text), Label::empty())
+            (std::borrow::Cow::Borrowed(text), seed)
         };
         // Variables read while evaluating join `arith_label` (an enclosing
         // evaluation sees them too).
@@ -62,7 +68,7 @@ impl Shell {
                 std::slice::from_ref(&as_code),
             )?;
         }
-        self.eval_arith_text(text)
+        Ok(self.eval_arith_seeded(text, label.clone())?.0)
     }
 
     fn arith_fail(&mut self, text: &str, what: &str) -> Stop {

@@ -773,7 +773,8 @@ impl Shell {
     }
 
     fn named_value(&mut self, name: &str) -> (PV, Label) {
-        let resolved = self.vars.resolve(name).to_string();
+        let (resolved, via) = self.vars.resolve_labeled(name);
+        let (resolved, via) = (resolved.to_string(), via);
         let name = resolved.as_str();
         match name {
             "RANDOM" => {
@@ -791,8 +792,8 @@ impl Shell {
             _ => {}
         }
         match self.vars.get(name) {
-            Some(v) => (PV::One(v.as_str().to_string()), v.label.clone()),
-            None => (PV::Unset, Label::empty()),
+            Some(v) => (PV::One(v.as_str().to_string()), v.label.join(&via)),
+            None => (PV::Unset, via),
         }
     }
 

@@ -609,7 +609,11 @@ impl Shell {
         value: String,
         label: Label,
     ) -> Exec {
-        let resolved = self.vars.resolve(name).to_string();
+        let (resolved, via) = self.vars.resolve_labeled(name);
+        let (resolved, label) = (resolved.to_string(), label.join(&via));
+        if !via.is_empty() {
+            self.vars.name_from(&resolved, &via);
+        }
         let name = resolved.as_str();
         if self.vars.get(name).is_some_and(super::Var::is_assoc) {
             // A key is shown by `${!a[@]}` and decides lookups: it labels the array.
@@ -700,7 +704,9 @@ impl Shell {
     /// Sets a scalar variable (or reports a readonly one).
     pub(crate) fn assign_scalar(&mut self, name: &str, value: String, label: Label) -> Exec {
         self.check_size(value.len())?;
-        let resolved = self.vars.resolve(name).to_string();
+        // Through `declare -n` references: the references chose the variable.
+        let (resolved, via) = self.vars.resolve_labeled(name);
+        let (resolved, label) = (resolved.to_string(), label.join(&via));
         let name = resolved.as_str();
         self.commit_env(name, &label)?;
         let attrs = self.vars.get(name).map(|v| v.attrs).unwrap_or_default();
@@ -718,7 +724,11 @@ impl Shell {
         }
         self.vars
             .set(name, value, label)
-            .map_err(|e| self.readonly_stop(&e.0))
+            .map_err(|e| self.readonly_stop(&e.0))?;
+        if !via.is_empty() {
+            self.vars.name_from(name, &via);
+        }
+        Ok(())
     }
 
     /// The error for writing a readonly variable: bash reports it and the command fails.

@@ -125,6 +125,23 @@ impl Vars {
         cur
     }
 
+    /// [`Vars::resolve`], with the labels of the references followed: which
+    /// variable is read or written depends on their values.
+    pub fn resolve_labeled<'a>(&'a self, name: &'a str) -> (&'a str, Label) {
+        let mut cur = name;
+        let mut label = Label::empty();
+        for _ in 0..8 {
+            match self.map.get(cur) {
+                Some(v) if v.attrs.nameref && !v.as_str().is_empty() => {
+                    label.join_assign(&v.label);
+                    cur = v.as_str();
+                }
+                _ => break,
+            }
+        }
+        (cur, label)
+    }
+
     /// Mutable access.
     pub fn get_mut(&mut self, name: &str) -> Option<&mut Var> {
         self.map.get_mut(name)

