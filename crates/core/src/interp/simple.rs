@@ -504,6 +504,19 @@ impl Shell {
 
     /// Performs one assignment in this shell.
     pub(crate) fn assign(&mut self, a: &ast::Assignment) -> Exec {
+        let (ast::AssignmentName::VariableName(name)
+        | ast::AssignmentName::ArrayElementName(name, _)) = &a.name;
+        let created = self.vars.get(name).is_none();
+        self.assign_value(a)?;
+        // A variable this assignment created is named by the script text: its
+        // name says only that this code ran (the PC), whatever the value holds.
+        if created && let Some(v) = self.vars.get_mut(name) {
+            v.name_label = Label::agent().join(&self.pc);
+        }
+        Ok(())
+    }
+
+    fn assign_value(&mut self, a: &ast::Assignment) -> Exec {
         match (&a.name, &a.value) {
             (ast::AssignmentName::VariableName(name), ast::AssignmentValue::Scalar(w)) => {
                 let f = self.expand_word_single(w)?;
