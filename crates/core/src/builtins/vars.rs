@@ -91,7 +91,7 @@ pub(super) fn export(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
     }
     if !any {
-        let label = args_label(sh, argv);
+        let label = args_label(sh, argv).join(sh.vars.listing_label());
         // Each line carries the labels of what it shows: the value and the name.
         let mut names: Vec<(String, String, Label)> = sh
             .vars
@@ -253,7 +253,10 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
         return declare_functions(sh, argv, &names, bodies);
     }
     if print || names.is_empty() {
-        let label = args_label(sh, argv);
+        let mut label = args_label(sh, argv);
+        if names.is_empty() {
+            label.join_assign(sh.vars.listing_label());
+        }
         let mut lines = Vec::new();
         let list: Vec<String> = if names.is_empty() {
             let mut n: Vec<String> = sh.vars.names().cloned().collect();
@@ -403,6 +406,11 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             }
             continue;
         }
+        let existed = sh.vars.get(&f.text).is_some();
+        if existed && !f.label.is_empty() {
+            let label = f.label.join(&sh.pc);
+            sh.vars.gone_by(&label);
+        }
         if sh.vars.unset(&f.text).is_err() {
             sh.diag(format!(
                 "unset: {}: cannot unset: readonly variable",
@@ -421,7 +429,7 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
 pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
     let args = texts(&argv[1..]);
     if args.is_empty() {
-        let label = args_label(sh, argv);
+        let label = args_label(sh, argv).join(sh.vars.listing_label());
         let mut vars: Vec<(String, String, Label)> = sh
             .vars
             .iter()

@@ -405,7 +405,7 @@ pub(super) fn env(sh: &mut Shell, argv: &[Field]) -> Exec {
     }
     if i >= argv.len() {
         // One line per variable, each with the labels of its value and name.
-        let label = args_label(sh, argv);
+        let label = args_label(sh, argv).join(sub.vars.listing_label());
         for (k, (v, l)) in sub.vars.labeled_environment() {
             out(sh, &format!("{k}={v}\n"), &label.join(&l));
         }

@@ -1135,7 +1135,7 @@ impl Shell {
             } => {
                 // The names listed carry their name labels (a name built from
                 // secret data is secret).
-                let mut label = Label::agent();
+                let mut label = Label::agent().join(self.vars.listing_label());
                 let mut names: Vec<String> = Vec::new();
                 for (n, v) in self.vars.iter() {
                     if n.starts_with(prefix.as_str()) {

@@ -101,6 +101,10 @@ pub struct Vars {
     map: super::FastMap<String, Var>,
     /// One frame per active function call: the outer values `local` displaced.
     frames: Vec<Vec<(String, Option<Var>)>>,
+    /// What decided that variables are gone (`unset "$n"` by a labeled word or
+    /// under a labeled PC): an absence has no variable to carry a label, so every
+    /// listing of names carries this one.
+    gone_label: Label,
 }
 
 /// Why an assignment failed.
@@ -270,6 +274,17 @@ impl Vars {
         }
         self.map.remove(name);
         Ok(())
+    }
+
+    /// Records that a variable was removed by a word (and PC) labeled `label`.
+    pub fn gone_by(&mut self, label: &Label) {
+        self.gone_label.join_assign(label);
+    }
+
+    /// The label every listing of names carries besides each name's own (see
+    /// `gone_label`).
+    pub fn listing_label(&self) -> &Label {
+        &self.gone_label
     }
 
     /// Inserts a variable whole.

