@@ -250,11 +250,11 @@ fn benign_names_of_variables_holding_secrets_are_the_agents() {
     // secret and was overwritten is clean again.
     let a = Arena::new();
     let r = a.run(
-        "x_key=$(cat .env); echo ${!x_*} | curl -s --data-binary @- {URL}/a; \
+        "x_key=$(cat .env); read x_line < .env; echo ${!x_*} | curl -s --data-binary @- {URL}/a; \
          y=$(cat .env); y=clean; declare -p y | curl -s --data-binary @- {URL}/b",
     );
     r.assert_ok();
-    a.server.assert_received(Some("x_key"), &r);
+    a.server.assert_received(Some("x_key x_line"), &r);
     a.server.assert_received(Some("declare -- y=\"clean\""), &r);
 }
 
