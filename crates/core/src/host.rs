@@ -229,6 +229,13 @@ impl Host for ShellHost<'_> {
             .map_err(|r| Interrupt(Box::new(r)))
     }
 
+    fn env_read(&self, name: &str) {
+        // The utility's environment is this shell's exported variables.
+        if let Some(v) = self.shell.vars.get(name) {
+            self.cell.join(&v.shown_label());
+        }
+    }
+
     fn received_from(&self, host: &str) {
         self.cell.join(&Label::from_network(host));
     }

@@ -35,6 +35,8 @@ mod fixture;
 mod flow;
 #[path = "safesh/flow_cli.rs"]
 mod flow_cli;
+#[path = "safesh/flow_reflect.rs"]
+mod flow_reflect;
 #[path = "safesh/flow_fds.rs"]
 mod flow_fds;
 #[path = "safesh/flow_sound.rs"]

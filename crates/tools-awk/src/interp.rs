@@ -159,8 +159,13 @@ fn arith(op: BinOp, a: f64, b: f64) -> f64 {
 }
 
 impl<'c, 'u> Interp<'c, 'u> {
-    /// Sets up an interpreter for `prog` over `ctx`.
-    pub fn new(ctx: &'c mut UtilCtx<'u>, prog: Program) -> Result<Self, String> {
+    /// Sets up an interpreter for `prog` over `ctx`; `environ`: the variables
+    /// ENVIRON holds (`None`: all of them; each one read is labeled).
+    pub fn new(
+        ctx: &'c mut UtilCtx<'u>,
+        prog: Program,
+        environ: Option<Vec<String>>,
+    ) -> Result<Self, String> {
         let mut regexes = Vec::new();
         for r in &prog.regexes {
             regexes.push(Rc::new(compile_regex(r)?));
@@ -178,8 +183,19 @@ impl<'c, 'u> Interp<'c, 'u> {
         globals[slot::CONVFMT] = s(b"%.6g");
         globals[slot::OFMT] = s(b"%.6g");
         let mut env = Array::default();
-        for (k, v) in ctx.env.iter() {
-            env.set(Rc::from(k.as_bytes()), Value::strnum(v.as_bytes()));
+        match environ {
+            None => {
+                for (k, v) in ctx.env.iter() {
+                    env.set(Rc::from(k.as_bytes()), Value::strnum(v.as_bytes()));
+                }
+            }
+            Some(names) => {
+                for k in names {
+                    if let Some(v) = ctx.env.get(&k) {
+                        env.set(Rc::from(k.as_bytes()), Value::strnum(v.as_bytes()));
+                    }
+                }
+            }
         }
         globals[slot::ENVIRON] = Cell::Arr(Rc::new(RefCell::new(env)));
         globals[slot::ARGV] = Cell::Arr(Rc::new(RefCell::new(Array::default())));

@@ -183,7 +183,11 @@ fn awk_main(ctx: &mut UtilCtx<'_>) -> UtilResult {
     };
     let mut argv = vec!["awk".to_string()];
     argv.extend(args[i..].iter().cloned());
-    let mut it = match interp::Interp::new(ctx, prog) {
+    // ENVIRON holds only what the program can read: reading a variable joins its
+    // label into the output (a secret stays secret, and `ENVIRON["HOME"]` does not
+    // take the label of every exported secret).
+    let environ = environ_names(&src);
+    let mut it = match interp::Interp::new(ctx, prog, environ) {
         Ok(it) => it,
         Err(m) => {
             let _ = writeln!(ctx.stderr, "awk: {m}");
@@ -242,5 +246,52 @@ pub fn shell_escape(args: &[String]) -> Option<String> {
     match parser::parse(args.get(i)?.as_bytes()) {
         Err(parser::ParseError::Refused(m)) => Some(format!("awk: {m}")),
         _ => None,
+    }
+}
+
+/// The environment variables awk program `src` can read: `Some(names)` when every
+/// mention of `ENVIRON` is a lookup with a literal name (`ENVIRON["HOME"]`; none
+/// at all for most programs), `None` when it may read any (`for (k in ENVIRON)`).
+fn environ_names(src: &[u8]) -> Option<Vec<String>> {
+    const WORD: &[u8] = b"ENVIRON";
+    let mut names = Vec::new();
+    let mut i = 0;
+    while i + WORD.len() <= src.len() {
+        if &src[i..i + WORD.len()] != WORD {
+            i += 1;
+            continue;
+        }
+        let rest = &src[i + WORD.len()..];
+        let lit = rest.strip_prefix(b"[\"").and_then(|r| {
+            let end = r.iter().position(|&c| c == b'"')?;
+            let name = &r[..end];
+            let plain = name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+            (plain && r.get(end + 1) == Some(&b']')).then_some((name, end + 3))
+        });
+        let (name, used) = lit?;
+        names.push(String::from_utf8_lossy(name).into_owned());
+        i += WORD.len() + used;
+    }
+    Some(names)
+}
+
+#[cfg(test)]
+mod environ_tests {
+    use super::environ_names;
+
+    #[test]
+    fn literal_lookups_read_only_those() {
+        assert_eq!(environ_names(b"{print $1}"), Some(vec![]));
+        assert_eq!(
+            environ_names(b"BEGIN{print ENVIRON[\"HOME\"] ENVIRON[\"X_1\"]}"),
+            Some(vec!["HOME".to_string(), "X_1".to_string()])
+        );
+    }
+
+    #[test]
+    fn anything_else_reads_all() {
+        assert_eq!(environ_names(b"BEGIN{for(k in ENVIRON) print k}"), None);
+        assert_eq!(environ_names(b"BEGIN{print ENVIRON[k]}"), None);
+        assert_eq!(environ_names(b"BEGIN{print ENVIRON[\"A\" k]}"), None);
     }
 }

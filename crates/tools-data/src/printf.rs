@@ -78,7 +78,7 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
         next: 0,
         status: 0,
         warnings: Vec::new(),
-        tz: crate::tz::local(ctx.env),
+        tz: crate::tz::local(ctx.env.get("TZ")),
     };
     let mut out = Out::new(ctx);
     let mut buf = Vec::new();

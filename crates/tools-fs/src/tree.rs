@@ -70,7 +70,7 @@ pub fn tree(ctx: &mut UtilCtx<'_>) -> UtilResult {
             // Like tree: Unicode lines only when the locale's codeset is UTF-8.
             let loc = ["LC_ALL", "LC_CTYPE", "LANG"]
                 .iter()
-                .find_map(|k| ctx.env.get(*k).filter(|v| !v.is_empty()))
+                .find_map(|k| ctx.env.get(k).filter(|v| !v.is_empty()))
                 .map(|v| v.to_ascii_lowercase())
                 .unwrap_or_default();
             loc.contains("utf-8") || loc.contains("utf8")

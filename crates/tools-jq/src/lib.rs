@@ -7,6 +7,7 @@
 
 mod cli;
 mod engine;
+mod envuse;
 mod errors;
 mod natives;
 mod read;
@@ -163,12 +164,21 @@ pub fn jq(ctx: &mut UtilCtx<'_>) -> UtilResult {
             return Ok(3);
         }
     };
-    let env_val = Val::obj(
-        ctx.env
-            .iter()
-            .map(|(k, v)| (Val::from(k.clone()), Val::from(v.clone())))
-            .collect(),
-    );
+    // Only the variables the program can read are read (and labeled).
+    let env_val = match envuse::env_names(&program) {
+        None => Val::obj(
+            ctx.env
+                .iter()
+                .map(|(k, v)| (Val::from(k.clone()), Val::from(v.clone())))
+                .collect(),
+        ),
+        Some(names) => Val::obj(
+            names
+                .iter()
+                .filter_map(|k| Some((Val::from(k.clone()), Val::from(ctx.env.get(k)?.clone()))))
+                .collect(),
+        ),
+    };
     let mut loc = val::Map::default();
     loc.insert(
         Val::from("file".to_string()),

@@ -84,6 +84,13 @@ pub trait Host: Send + Sync {
     /// directory walk): text whose bytes the input cannot choose. The host may then
     /// vouch for the output's integrity; its confidentiality stays that of the data.
     fn output_is_count(&self) {}
+    /// Called when a utility reads exported variable `name` (through [`Env`]): its
+    /// label (value and name) joins the utility's output, so that `printenv`,
+    /// awk's `ENVIRON` or jq's `env` never show a secret as public. The default
+    /// records nothing (a host without labels).
+    fn env_read(&self, name: &str) {
+        let _ = name;
+    }
     /// Called when a network utility receives a response from `host`: what it
     /// prints or writes from then on is labeled with that origin (low integrity).
     fn received_from(&self, host: &str) {
@@ -108,14 +115,46 @@ pub struct Egress<'a> {
     pub method: &'a str,
 }
 
+/// The exported environment as a utility sees it. Every variable a utility
+/// actually reads ([`Env::get`], or each one [`Env::iter`] yields) is reported to
+/// [`Host::env_read`], which joins its label into the utility's output; a utility
+/// that never reads the environment costs nothing.
+#[derive(Clone, Copy)]
+pub struct Env<'a> {
+    vars: &'a BTreeMap<String, String>,
+    host: &'a dyn Host,
+}
+
+impl<'a> Env<'a> {
+    /// The environment `vars`, whose reads are reported to `host`.
+    pub fn new(vars: &'a BTreeMap<String, String>, host: &'a dyn Host) -> Self {
+        Env { vars, host }
+    }
+
+    /// The value of `name`, if exported (recording the read).
+    pub fn get(&self, name: &str) -> Option<&'a String> {
+        let v = self.vars.get(name);
+        if v.is_some() {
+            self.host.env_read(name);
+        }
+        v
+    }
+
+    /// Every exported variable in name order (recording each one yielded).
+    pub fn iter(&self) -> impl Iterator<Item = (&'a String, &'a String)> + 'a {
+        let host = self.host;
+        self.vars.iter().inspect(move |(k, _)| host.env_read(k))
+    }
+}
+
 /// Everything a utility needs to run.
 pub struct UtilCtx<'a> {
     /// The full argv; `argv[0]` is the name the utility was called by.
     pub argv: Vec<String>,
     /// The working directory (absolute).
     pub cwd: PathBuf,
-    /// The exported environment.
-    pub env: &'a BTreeMap<String, String>,
+    /// The exported environment (reads are labeled through the host).
+    pub env: Env<'a>,
     /// Standard input.
     pub stdin: &'a mut dyn Read,
     /// Standard output.

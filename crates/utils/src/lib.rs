@@ -21,8 +21,8 @@ pub mod posix_regex;
 pub mod testing;
 
 pub use ctx::{
-    Egress, Host, Interrupt, ShellString, UtilCtx, UtilResult, WriteMode, io_error_text, open_read,
-    open_write,
+    Egress, Env, Host, Interrupt, ShellString, UtilCtx, UtilResult, WriteMode, io_error_text,
+    open_read, open_write,
 };
 
 /// The signature every in-process utility has.

@@ -39,7 +39,7 @@ impl Host for TestHost {
         let mut ctx = UtilCtx {
             argv: argv.to_vec(),
             cwd: cwd.to_path_buf(),
-            env: &self.env,
+            env: crate::Env::new(&self.env, self),
             stdin,
             stdout,
             stderr,
@@ -195,7 +195,7 @@ pub fn run_util_on(
         let mut ctx = UtilCtx {
             argv: argv.iter().map(|s| s.to_string()).collect(),
             cwd: cwd.to_path_buf(),
-            env: &env,
+            env: crate::Env::new(&env, host),
             stdin: &mut input,
             stdout: &mut stdout,
             stderr: &mut stderr,
@@ -251,7 +251,7 @@ pub fn run_util(
         let mut ctx = UtilCtx {
             argv: argv.iter().map(|s| s.to_string()).collect(),
             cwd: cwd.to_path_buf(),
-            env: &host.env,
+            env: crate::Env::new(&host.env, &host),
             stdin: &mut input,
             stdout: &mut stdout,
             stderr: &mut stderr,

@@ -254,9 +254,9 @@ pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
         names.sort();
         let label = args_label(sh, argv);
         for n in names {
-            if let Some(h) = sh.traps.get(&n) {
+            if let Some((h, l)) = sh.traps.get(&n) {
                 let line = format!("trap -- {} {n}\n", crate::interp::expand::shell_quote(h));
-                out(sh, &line, &label);
+                out(sh, &line, &label.join(l));
             }
         }
         sh.set_status(0);
@@ -293,12 +293,11 @@ pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
         };
         match &handler {
             Some(h) if !h.is_empty() || args.len() > 1 => {
-                let label = args_label(sh, argv).join(&sh.code_label);
-                sh.trap_labels.insert(name.clone(), label);
-                sh.traps.insert(name, h.clone());
+                // The handler runs later with the label of the text it came from.
+                let label = argv[1].label.join(&sh.pc);
+                sh.traps.insert(name, (h.clone(), label));
             }
             _ => {
-                sh.trap_labels.remove(&name);
                 sh.traps.remove(&name);
             }
         }

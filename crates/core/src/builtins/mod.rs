@@ -84,10 +84,67 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 pub(crate) fn run(sh: &mut Shell, argv: &[Field]) -> Exec {
     let name = argv.first().map(|f| f.text.as_str()).unwrap_or("");
     match BUILTINS.binary_search_by(|(n, _)| n.cmp(&name)) {
-        Ok(i) => (BUILTINS[i].1)(sh, argv),
+        Ok(i) => {
+            let named = naming_words(sh, argv);
+            let r = (BUILTINS[i].1)(sh, argv);
+            label_names(sh, named);
+            r
+        }
         Err(_) => {
             sh.set_status(127);
             Ok(())
+        }
+    }
+}
+
+/// A variable a builtin's word names: its name, the word's label ⊔ PC, and
+/// whether it existed before the builtin ran.
+struct Named {
+    name: String,
+    label: Label,
+    existed: bool,
+}
+
+/// The words of builtins that create or change variables named by them (`read
+/// "$n"`, `printf -v "$n"`, `declare "$n=…"`).
+fn naming_words(sh: &Shell, argv: &[Field]) -> Vec<Named> {
+    let name = argv.first().map(|f| f.text.as_str()).unwrap_or("");
+    let words: Vec<&Field> = match name {
+        "read" | "mapfile" | "readarray" | "getopts" | "declare" | "typeset" | "local"
+        | "export" | "readonly" => argv.iter().skip(1).collect(),
+        // printf: only the -v operand names a variable.
+        "printf" => argv
+            .windows(2)
+            .filter(|w| w[0].text == "-v")
+            .map(|w| &w[1])
+            .collect(),
+        _ => return Vec::new(),
+    };
+    words
+        .into_iter()
+        .filter(|f| !f.text.starts_with('-'))
+        .map(|f| {
+            let base = f.text.split(['=', '[']).next().unwrap_or("");
+            let base = base.strip_suffix('+').unwrap_or(base);
+            Named {
+                name: base.to_string(),
+                label: f.label.join(&sh.pc),
+                existed: sh.vars.get(base).is_some(),
+            }
+        })
+        .collect()
+}
+
+/// After the builtin ran: the name of each variable its words named carries the
+/// word's label. A variable it created is named by that word alone (and the
+/// PC), not by the value it got (`read x < .env`: the name `x` is the agent's);
+/// a `declare x=$(…)` word holds both, so there the value's label stays.
+fn label_names(sh: &mut Shell, named: Vec<Named>) {
+    for n in named {
+        match sh.vars.get_mut(&n.name) {
+            Some(v) if !n.existed => v.name_label = Label::agent().join(&n.label),
+            Some(v) => v.name_label.join_assign(&n.label),
+            None => {}
         }
     }
 }

@@ -47,7 +47,9 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
                     }
                     'p' => {
                         if let Some(p) = value() {
-                            let _ = sh.out_fd(2).write_chunk(p.as_bytes(), &sh.message_label());
+                            // The prompt is one of the words: it carries their label.
+                            let label = args_label(sh, argv);
+                            let _ = sh.out_fd(2).write_chunk(p.as_bytes(), &label);
                         }
                         break;
                     }

@@ -37,9 +37,16 @@ fn declare_one(sh: &mut Shell, f: &Field, builtin: &str) -> Result<bool, Stop> {
     if let Some(v) = value {
         let label = f.label.join(&sh.pc);
         if let Some(inner) = v.strip_prefix('(').and_then(|v| v.strip_suffix(')')) {
-            // `declare -a a=(x y)`: parse the list as words.
+            // `declare -a a=(x y)`: the expanded list is parsed again as words, so
+            // it is code built from data, like `eval`: it must be trusted, and what
+            // it assigns (values, keys) carries its label through the PC.
             let script = format!("{base}=({inner})");
-            return sh.run_text(&script).map(|_| true);
+            sh.commit_exec(
+                safesh_flow::ExecKind::Eval,
+                &f.label,
+                std::slice::from_ref(f),
+            )?;
+            return sh.run_text_labeled(&script, &f.label).map(|_| true);
         }
         match index {
             Some(idx) => sh.assign_element(base, idx, v.to_string(), label)?,
@@ -84,19 +91,20 @@ pub(super) fn export(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
     }
     if !any {
-        let label = args_label(sh, argv);
-        let mut names: Vec<(String, String)> = sh
+        let label = args_label(sh, argv).join(sh.vars.listing_label());
+        // Each line carries the labels of what it shows: the value and the name.
+        let mut names: Vec<(String, String, Label)> = sh
             .vars
             .iter()
             .filter(|(_, v)| v.exported)
-            .map(|(k, v)| (k.clone(), v.as_str().to_string()))
+            .map(|(k, v)| (k.clone(), v.as_str().to_string(), v.shown_label()))
             .collect();
-        names.sort();
-        for (k, v) in names {
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        for (k, v, l) in names {
             out(
                 sh,
                 &format!("declare -x {k}=\"{}\"\n", escape_dq(&v)),
-                &label,
+                &label.join(&l),
             );
         }
     }
@@ -172,7 +180,7 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
 /// their names; a name that is not a function makes the status 1 (silently, as
 /// in bash).
 fn declare_functions(sh: &mut Shell, argv: &[Field], names: &[Field], bodies: bool) -> Exec {
-    let label = args_label(sh, argv);
+    let args = args_label(sh, argv);
     let listed: Vec<String> = if names.is_empty() {
         let mut all: Vec<String> = sh.funcs.keys().cloned().collect();
         all.sort();
@@ -182,7 +190,15 @@ fn declare_functions(sh: &mut Shell, argv: &[Field], names: &[Field], bodies: bo
     };
     let mut status = 0;
     let mut text = String::new();
+    // The output carries the label of each definition shown (its body and name
+    // came from where it was defined: `eval` of secret text makes both secret).
+    let mut label = args;
     for name in listed {
+        if sh.funcs.contains_key(&name)
+            && let Some(l) = sh.func_labels.get(&name)
+        {
+            label.join_assign(l);
+        }
         match sh.funcs.get(&name) {
             Some(def) if bodies => {
                 text.push_str(&def.to_string());
@@ -237,7 +253,10 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
         return declare_functions(sh, argv, &names, bodies);
     }
     if print || names.is_empty() {
-        let label = args_label(sh, argv);
+        let mut label = args_label(sh, argv);
+        if names.is_empty() {
+            label.join_assign(sh.vars.listing_label());
+        }
         let mut lines = Vec::new();
         let list: Vec<String> = if names.is_empty() {
             let mut n: Vec<String> = sh.vars.names().cloned().collect();
@@ -249,6 +268,7 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
         for n in list {
             match sh.vars.get(&n) {
                 Some(v) => {
+                    let shown = v.shown_label();
                     let mut flags = String::new();
                     if matches!(v.value, Value::Array(_)) {
                         flags.push('a');
@@ -283,7 +303,7 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                         flags = flags.replace('-', "");
                         flags.insert(0, 'A');
                     }
-                    lines.push(format!("declare -{flags} {n}={body}\n"));
+                    lines.push((format!("declare -{flags} {n}={body}\n"), shown));
                 }
                 None => {
                     sh.diag(format!("declare: {n}: not found"));
@@ -291,8 +311,8 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                 }
             }
         }
-        for l in lines {
-            out(sh, &l, &label);
+        for (l, shown) in lines {
+            out(sh, &l, &label.join(&shown));
         }
         sh.set_status(status);
         return Ok(());
@@ -308,7 +328,7 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
             sh.vars.make_local(&base);
         }
         if assoc {
-            sh.vars.declare_assoc(&base);
+            sh.vars.declare_assoc(&base, f.label.join(&sh.pc));
         }
         if attrs != crate::interp::vars::Attrs::default() {
             if sh.vars.get(&base).is_none() {
@@ -360,6 +380,7 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
         if functions {
             sh.funcs.remove(&f.text);
+            sh.func_labels.remove(&f.text);
             continue;
         }
         if let Some((name, idx)) = f.text.strip_suffix(']').and_then(|t| t.split_once('[')) {
@@ -369,7 +390,10 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             } else {
                 sh.eval_arith_text(idx)?
             };
+            let pc = sh.pc.clone();
             if let Some(v) = sh.vars.get_mut(name) {
+                // Which key is gone depends on the word that named it.
+                v.label = v.label.join(&f.label).join(&pc);
                 match &mut v.value {
                     Value::Array(a) => {
                         a.remove(&i);
@@ -382,6 +406,11 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             }
             continue;
         }
+        let existed = sh.vars.get(&f.text).is_some();
+        if existed && !f.label.is_empty() {
+            let label = f.label.join(&sh.pc);
+            sh.vars.gone_by(&label);
+        }
         if sh.vars.unset(&f.text).is_err() {
             sh.diag(format!(
                 "unset: {}: cannot unset: readonly variable",
@@ -389,7 +418,8 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             ));
             status = 1;
         } else if sh.vars.get(&f.text).is_none() {
-            sh.funcs.remove(&f.text).map(|_| ()).unwrap_or(());
+            sh.funcs.remove(&f.text);
+            sh.func_labels.remove(&f.text);
         }
     }
     sh.set_status(status);
@@ -399,15 +429,15 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
 pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
     let args = texts(&argv[1..]);
     if args.is_empty() {
-        let label = args_label(sh, argv);
-        let mut vars: Vec<(String, String)> = sh
+        let label = args_label(sh, argv).join(sh.vars.listing_label());
+        let mut vars: Vec<(String, String, Label)> = sh
             .vars
             .iter()
             .filter(|(_, v)| matches!(v.value, Value::Str(_)))
-            .map(|(k, v)| (k.clone(), v.as_str().to_string()))
+            .map(|(k, v)| (k.clone(), v.as_str().to_string(), v.shown_label()))
             .collect();
-        vars.sort();
-        for (k, v) in vars {
+        vars.sort_by(|a, b| a.0.cmp(&b.0));
+        for (k, v, l) in vars {
             let shown = if v
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_-./:,@%+=".contains(c))
@@ -417,7 +447,7 @@ pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
             } else {
                 shell_quote(&v)
             };
-            out(sh, &format!("{k}={shown}\n"), &label);
+            out(sh, &format!("{k}={shown}\n"), &label.join(&l));
         }
         sh.set_status(0);
         return Ok(());

@@ -394,6 +394,7 @@ pub(super) fn env(sh: &mut Shell, argv: &[Field]) -> Exec {
         match f.text.split_once('=') {
             Some((k, v)) if !k.is_empty() => {
                 let _ = sub.vars.set(k, v.to_string(), f.label.clone());
+                sub.vars.name_from(k, &f.label);
                 if let Some(var) = sub.vars.get_mut(k) {
                     var.exported = true;
                 }
@@ -403,13 +404,11 @@ pub(super) fn env(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
     }
     if i >= argv.len() {
-        let env = sub.vars.environment();
-        let label = args_label(sh, argv);
-        let mut text = String::new();
-        for (k, v) in env {
-            text.push_str(&format!("{k}={v}\n"));
+        // One line per variable, each with the labels of its value and name.
+        let label = args_label(sh, argv).join(sub.vars.listing_label());
+        for (k, (v, l)) in sub.vars.labeled_environment() {
+            out(sh, &format!("{k}={v}\n"), &label.join(&l));
         }
-        out(sh, &text, &label);
         sh.set_status(0);
         return Ok(());
     }

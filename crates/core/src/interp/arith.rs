@@ -10,31 +10,13 @@ use safesh_label::Label;
 type R = Result<i64, Stop>;
 
 impl Shell {
-    /// Evaluates arithmetic text on its own and returns the value's label: the
-    /// code's, every variable it read and the text it expanded.
-    pub(crate) fn eval_arith_labeled(&mut self, text: &str) -> Result<(i64, Label), Stop> {
-        let outer = std::mem::take(&mut self.arith_label);
-        let r = self.eval_arith_text(text);
-        let label = std::mem::replace(&mut self.arith_label, outer);
-        // An enclosing evaluation read this one too.
-        self.arith_label.join_assign(&label);
-        Ok((r?, label))
+    /// Expands and evaluates arithmetic text.
+    pub(crate) fn eval_arith_text(&mut self, text: &str) -> R {
+        Ok(self.eval_arith_labeled(text)?.0)
     }
 
-    /// Expands and evaluates arithmetic text; what it reads joins
-    /// [`Shell::arith_label`] (callers that need the value's label reset it first,
-    /// see [`Shell::eval_arith_labeled`]).
-    pub(crate) fn eval_arith_text(&mut self, text: &str) -> R {
-        let expanded = if text.contains(['$', '`']) {
-            let f = self.expand_heredoc(text)?;
-            self.arith_label.join_assign(&f.label);
-            f.text
-        } else {
-            text.to_string()
-        };
-        // What it assigns under a condition depends on that condition (the PC).
-        let code = self.code_label.join(&self.pc);
-        self.arith_label.join_assign(&code);
+    /// Evaluates arithmetic text already expanded.
+    fn eval_arith_expanded(&mut self, expanded: &str) -> R {
         let t = expanded.trim();
         if t.is_empty() {
             return Ok(0);
@@ -44,6 +26,31 @@ impl Shell {
             Ok(Ok(expr)) => self.eval_arith(&expr, 0),
             _ => Err(self.arith_fail(t, "syntax error in expression")),
         }
+    }
+
+    /// [`Shell::eval_arith_text`] with the label of the result: what the text
+    /// expanded (`a[$(cat f)]=1`) and every variable the expression read
+    /// (`$((x + 1))` of a secret `x` is secret).
+    pub(crate) fn eval_arith_labeled(&mut self, text: &str) -> Result<(i64, Label), Stop> {
+        self.eval_arith_seeded(text, Label::empty())
+    }
+
+    /// [`Shell::eval_arith_labeled`] of text that itself carries `seed` (a value,
+    /// not script text: `let "$n=1"` names its variable with data).
+    fn eval_arith_seeded(&mut self, text: &str, seed: Label) -> Result<(i64, Label), Stop> {
+        let (expanded, label) = if text.contains(['$', '`']) {
+            let f = self.expand_heredoc(text)?;
+            (std::borrow::Cow::Owned(f.text), f.label.join(&seed))
+        } else {
+            (std::borrow::Cow::Borrowed(text), seed)
+        };
+        // Variables read while evaluating join `arith_label` (an enclosing
+        // evaluation sees them too).
+        let outer = std::mem::replace(&mut self.arith_label, label);
+        let r = self.eval_arith_expanded(&expanded);
+        let read = std::mem::replace(&mut self.arith_label, outer);
+        self.arith_label.join_assign(&read);
+        Ok((r?, read))
     }
 
     /// Arithmetic on a value rather than script text (`let "$x"`, `declare -i`,
@@ -61,8 +68,7 @@ impl Shell {
                 std::slice::from_ref(&as_code),
             )?;
         }
-        self.arith_label.join_assign(label);
-        self.eval_arith_text(text)
+        Ok(self.eval_arith_seeded(text, label.clone())?.0)
     }
 
     fn arith_fail(&mut self, text: &str, what: &str) -> Stop {
@@ -77,8 +83,8 @@ impl Shell {
             }
             _ => self.var_str(name),
         };
-        if let Some(l) = self.vars.get(name).map(|v| v.label.clone()) {
-            self.arith_label.join_assign(&l);
+        if let Some(v) = self.vars.get(self.vars.resolve(name)) {
+            self.arith_label.join_assign(&v.label);
         }
         if self.opts.nounset && self.vars.get(name).is_none() {
             self.diag(format!("{name}: unbound variable"));
@@ -112,8 +118,8 @@ impl Shell {
                 if self.vars.get(n).is_some_and(super::Var::is_assoc) =>
             {
                 let key = assoc_key(idx);
-                if let Some(l) = self.vars.get(n).map(|v| v.label.clone()) {
-                    self.arith_label.join_assign(&l);
+                if let Some(v) = self.vars.get(n) {
+                    self.arith_label.join_assign(&v.label);
                 }
                 let s = match self.vars.get(n).map(|v| v.value.clone()) {
                     Some(super::Value::Assoc(a)) => a.get(&key).cloned().unwrap_or_default(),
@@ -123,8 +129,8 @@ impl Shell {
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
                 let i = self.eval_arith(idx, depth)?;
-                if let Some(l) = self.vars.get(n).map(|v| v.label.clone()) {
-                    self.arith_label.join_assign(&l);
+                if let Some(v) = self.vars.get(n) {
+                    self.arith_label.join_assign(&v.label);
                 }
                 let s = match self.vars.get(n).map(|v| v.value.clone()) {
                     Some(super::Value::Array(a)) => a.get(&i).cloned().unwrap_or_default(),
@@ -137,23 +143,20 @@ impl Shell {
     }
 
     fn target_set(&mut self, t: &ArithmeticTarget, v: i64, depth: u32) -> Result<(), Stop> {
+        // The value assigned depends on everything read so far (and the PC).
+        let label = Label::agent().join(&self.arith_label).join(&self.pc);
         match t {
-            ArithmeticTarget::Variable(n) => {
-                let label = self.arith_label.clone();
-                self.assign_scalar(n, v.to_string(), label)
-            }
+            ArithmeticTarget::Variable(n) => self.assign_scalar(n, v.to_string(), label),
             ArithmeticTarget::ArrayElement(n, idx)
                 if self.vars.get(n).is_some_and(super::Var::is_assoc) =>
             {
                 let key = assoc_key(idx);
-                let label = self.arith_label.clone();
                 self.vars
                     .set_key(n, key, v.to_string(), label)
                     .map_err(|e| self.readonly_stop(&e.0))
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
                 let i = self.eval_arith(idx, depth)?;
-                let label = self.arith_label.clone();
                 self.vars
                     .set_index(n, i, v.to_string(), label)
                     .map_err(|e| self.readonly_stop(&e.0))

@@ -221,12 +221,11 @@ impl Shell {
         self.run_pipeline(p)?;
         if self.last_status != 0 && !p.bang && self.errexit_suppressed == 0 && may_exit {
             if !self.in_trap
-                && let Some(handler) = self.traps.get("ERR").cloned()
+                && let Some((handler, label)) = self.traps.get("ERR").cloned()
             {
                 let status = self.last_status;
                 self.in_trap = true;
-                let label = self.trap_labels.get("ERR").cloned();
-                let r = self.run_text_labeled(&handler, label);
+                let r = self.run_text_labeled(&handler, &label);
                 self.in_trap = false;
                 r?;
                 self.last_status = status;
@@ -629,11 +628,11 @@ impl Shell {
                         _ => Ok(()),
                     };
                 }
-                self.arith_label = Label::empty();
-                let r = self.eval_arith_text(&a.expr.value);
-                self.status_label = std::mem::take(&mut self.arith_label);
-                match r {
-                    Ok(v) => self.set_status(if v != 0 { 0 } else { 1 }),
+                match self.eval_arith_labeled(&a.expr.value) {
+                    Ok((v, l)) => {
+                        self.status_label = l;
+                        self.set_status(if v != 0 { 0 } else { 1 });
+                    }
                     // An arithmetic error fails `((…))` without leaving the shell.
                     Err(Stop::Exit | Stop::Abort) => self.set_status(1),
                     Err(e) => return Err(e),

@@ -488,11 +488,12 @@ impl Shell {
                     }
                 }
                 WordPiece::ArithmeticExpression(e) => {
-                    let (v, label) = self.eval_arith_labeled(&e.value)?;
+                    let (v, l) = self.eval_arith_labeled(&e.value)?;
+                    let l = agent.join(&l);
                     if heredoc {
-                        acc.quoted(&v.to_string(), &label)
+                        acc.quoted(&v.to_string(), &l)
                     } else {
-                        acc.unquoted(&v.to_string(), &label)
+                        acc.unquoted(&v.to_string(), &l)
                     }
                 }
             }
@@ -564,8 +565,8 @@ impl Shell {
                     acc.quoted(&f.text, &f.label)
                 }
                 WordPiece::ArithmeticExpression(e) => {
-                    let (v, label) = self.eval_arith_labeled(&e.value)?;
-                    acc.quoted(&v.to_string(), &label)
+                    let (v, l) = self.eval_arith_labeled(&e.value)?;
+                    acc.quoted(&v.to_string(), &agent.join(&l))
                 }
             }
         }
@@ -725,7 +726,8 @@ impl Shell {
             Parameter::Named(name) => self.named_value(name),
             Parameter::NamedWithIndex { name, index } => {
                 let name = &self.vars.resolve(name).to_string();
-                let label;
+                // The element chosen depends on the index: its label joins.
+                let mut label;
                 let value = match self.vars.get(name) {
                     None => {
                         label = Label::empty();
@@ -735,11 +737,13 @@ impl Shell {
                         label = v.label.clone();
                         match v.value.clone() {
                             Value::Str(s) => {
-                                let i = self.eval_arith_text(index)?;
+                                let (i, l) = self.eval_arith_labeled(index)?;
+                                label.join_assign(&l);
                                 (i == 0).then_some(s)
                             }
                             Value::Array(a) => {
-                                let mut i = self.eval_arith_text(index)?;
+                                let (mut i, l) = self.eval_arith_labeled(index)?;
+                                label.join_assign(&l);
                                 if i < 0 {
                                     let max = a.keys().next_back().copied().unwrap_or(-1);
                                     i += max + 1;
@@ -747,8 +751,9 @@ impl Shell {
                                 a.get(&i).cloned()
                             }
                             Value::Assoc(a) => {
-                                let key = self.expand_raw_single(index)?.text;
-                                a.get(&key).cloned()
+                                let key = self.expand_raw_single(index)?;
+                                label.join_assign(&key.label);
+                                a.get(&key.text).cloned()
                             }
                         }
                     }
@@ -775,7 +780,8 @@ impl Shell {
     }
 
     fn named_value(&mut self, name: &str) -> (PV, Label) {
-        let resolved = self.vars.resolve(name).to_string();
+        let (resolved, via) = self.vars.resolve_labeled(name);
+        let (resolved, via) = (resolved.to_string(), via);
         let name = resolved.as_str();
         match name {
             "RANDOM" => {
@@ -793,8 +799,8 @@ impl Shell {
             _ => {}
         }
         match self.vars.get(name) {
-            Some(v) => (PV::One(v.as_str().to_string()), v.label.clone()),
-            None => (PV::Unset, Label::empty()),
+            Some(v) => (PV::One(v.as_str().to_string()), v.label.join(&via)),
+            None => (PV::Unset, via),
         }
     }
 
@@ -972,9 +978,15 @@ impl Shell {
                 if offset.value.trim().is_empty() {
                     return Err(self.abort(format!("${{{parameter}:}}: bad substitution")));
                 }
-                let off = self.eval_arith_text(&offset.value)?;
+                // Which part is taken depends on the offset and length.
+                let (off, off_label) = self.eval_arith_labeled(&offset.value)?;
+                let mut label = label.join(&off_label);
                 let len = match length {
-                    Some(l) => Some(self.eval_arith_text(&l.value)?),
+                    Some(l) => {
+                        let (n, l) = self.eval_arith_labeled(&l.value)?;
+                        label.join_assign(&l);
+                        Some(n)
+                    }
                     None => None,
                 };
                 match pv {
@@ -1128,28 +1140,36 @@ impl Shell {
                 prefix,
                 concatenate,
             } => {
-                let mut names: Vec<String> = self
-                    .vars
-                    .names()
-                    .filter(|n| n.starts_with(prefix.as_str()))
-                    .cloned()
-                    .collect();
+                // The names listed carry their name labels (a name built from
+                // secret data is secret).
+                let mut label = Label::agent().join(self.vars.listing_label());
+                let mut names: Vec<String> = Vec::new();
+                for (n, v) in self.vars.iter() {
+                    if n.starts_with(prefix.as_str()) {
+                        label.join_assign(&v.name_label);
+                        names.push(n.clone());
+                    }
+                }
                 names.sort();
-                Ok((PV::Many(names, *concatenate), Label::agent()))
+                Ok((PV::Many(names, *concatenate), label))
             }
             P::MemberKeys {
                 variable_name,
                 concatenate,
             } => {
-                let keys = match self.vars.get(variable_name) {
-                    None => Vec::new(),
-                    Some(v) => match &v.value {
-                        Value::Str(_) => vec!["0".to_string()],
-                        Value::Array(a) => a.keys().map(|k| k.to_string()).collect(),
-                        Value::Assoc(a) => a.keys().cloned().collect(),
-                    },
+                // An array's label covers its keys (see `Var::label`).
+                let (keys, label) = match self.vars.get(variable_name) {
+                    None => (Vec::new(), Label::agent()),
+                    Some(v) => (
+                        match &v.value {
+                            Value::Str(_) => vec!["0".to_string()],
+                            Value::Array(a) => a.keys().map(|k| k.to_string()).collect(),
+                            Value::Assoc(a) => a.keys().cloned().collect(),
+                        },
+                        v.label.join(&Label::agent()),
+                    ),
                 };
-                Ok((PV::Many(keys, *concatenate), Label::agent()))
+                Ok((PV::Many(keys, *concatenate), label))
             }
         }
     }

@@ -248,9 +248,8 @@ pub(crate) enum Fd {
 pub(crate) struct Shell {
     pub vars: Vars,
     pub funcs: FastMap<String, Arc<ast::FunctionDefinition>>,
-    /// The label of the text each function was defined in ([`Shell::code_label`]
-    /// and the PC then): a function defined by `eval "f(){ echo $x; }"` runs
-    /// with its literals labeled like `$x`.
+    /// The label of each function's definition (the PC where it was defined, e.g.
+    /// under `eval` of secret text): its body runs and prints (`declare -f`) with it.
     pub func_labels: FastMap<String, Label>,
     pub positional: Vec<String>,
     pub positional_label: Label,
@@ -264,17 +263,15 @@ pub(crate) struct Shell {
     /// it may quote, so its text carries this label (see [`Shell::diag`]).
     pub diag_label: Label,
     pub pc: Label,
+    /// What the arithmetic being evaluated has read so far (variables, expanded
+    /// text): the label of its result.
+    pub arith_label: Label,
     pub fds: HashMap<i32, Fd>,
-    pub traps: HashMap<String, String>,
-    /// The label of each trap's text (its words and the code that set it).
-    pub trap_labels: HashMap<String, Label>,
+    pub traps: HashMap<String, (String, Label)>,
     /// The label of the script text being run: the agent's for the script, the
     /// text's own for `eval`, `source`, trap handlers and functions defined by
     /// them. Literal words get it, so code made of data prints data's label.
     pub code_label: Label,
-    /// What the arithmetic being evaluated read (variables, expanded text,
-    /// the code): the label of its value and of what it assigns.
-    pub arith_label: Label,
     pub shared: Arc<Shared>,
     pub cancel: Arc<Cancel>,
     /// The session's interrupt flag: every request's root scope watches it.
@@ -355,11 +352,10 @@ impl Shell {
             status_label: Label::empty(),
             diag_label: Label::empty(),
             pc: Label::empty(),
+            arith_label: Label::empty(),
             fds,
             traps: HashMap::new(),
-            trap_labels: HashMap::new(),
             code_label: Label::agent(),
-            arith_label: Label::empty(),
             shared: Arc::new(Shared {
                 limits,
                 commands: AtomicU64::new(0),
@@ -654,11 +650,10 @@ impl Shell {
 
     /// Runs the EXIT trap, once.
     pub fn run_exit_trap(&mut self) -> Result<(), Refusal> {
-        if let Some(handler) = self.traps.remove("EXIT") {
+        if let Some((handler, label)) = self.traps.remove("EXIT") {
             let status = self.last_status;
             self.in_trap = true;
-            let label = self.trap_labels.remove("EXIT");
-            match self.run_text_labeled(&handler, label) {
+            match self.run_text_labeled(&handler, &label) {
                 Err(Stop::Refused(r)) => return Err(*r),
                 Err(Stop::Exit) => {}
                 _ => self.last_status = status,
@@ -668,18 +663,21 @@ impl Shell {
         Ok(())
     }
 
-    /// Parses and runs `text` in this shell (eval, traps).
-    /// Runs `text` whose words are labeled `label` (`None`: the current code's).
-    pub fn run_text_labeled(&mut self, text: &str, label: Option<Label>) -> Exec {
-        let Some(label) = label else {
-            return self.run_text(text);
-        };
-        let saved = std::mem::replace(&mut self.code_label, label);
+    /// Runs `text` built from data labeled `label` (a trap handler, a `declare`
+    /// list parsed again): what it does and prints carries the label through the
+    /// PC, and its literal words carry it too ([`Shell::code_label`]).
+    pub(crate) fn run_text_labeled(&mut self, text: &str, label: &Label) -> Exec {
+        let saved_pc = self.pc.clone();
+        self.pc.join_assign(label);
+        let saved_code = self.code_label.clone();
+        self.code_label.join_assign(label);
         let r = self.run_text(text);
-        self.code_label = saved;
+        self.pc = saved_pc;
+        self.code_label = saved_code;
         r
     }
 
+    /// Parses and runs `text` in this shell (eval, traps).
     pub fn run_text(&mut self, text: &str) -> Exec {
         let script = self.parse_cached(text)?;
         self.precheck(&script.program)?;

@@ -389,6 +389,12 @@ impl Shell {
             .skip(1)
             .fold(Label::empty(), |l, a| l.join(&a.label));
         let saved_label = std::mem::replace(&mut self.positional_label, label);
+        // A body defined from labeled text (`eval "f(){ echo $x; }"`) runs with
+        // that label on the PC, like the `eval` that defined it.
+        let saved_pc = self.pc.clone();
+        if let Some(l) = self.func_labels.get(f.fname.value.as_str()) {
+            self.pc.join_assign(l);
+        }
         self.vars.push_frame();
         // FUNCNAME lists the active functions, innermost first.
         let name = f.fname.value.clone();
@@ -418,6 +424,7 @@ impl Shell {
         let r = self.with_redirects(&redirects, |sh| sh.run_compound_pub(&f.body.0));
         self.code_label = saved_code;
         self.vars.pop_frame();
+        self.pc = saved_pc;
         self.positional = saved_pos;
         self.positional_label = saved_label;
         self.call_depth -= 1;
@@ -464,7 +471,7 @@ impl Shell {
             let mut ctx = safesh_utils::UtilCtx {
                 argv,
                 cwd: self.cwd.clone(),
-                env: &env,
+                env: safesh_utils::Env::new(&env, &host),
                 stdin: &mut stdin,
                 stdout: &mut stdout,
                 stderr: &mut stderr,
@@ -511,6 +518,19 @@ impl Shell {
 
     /// Performs one assignment in this shell.
     pub(crate) fn assign(&mut self, a: &ast::Assignment) -> Exec {
+        let (ast::AssignmentName::VariableName(name)
+        | ast::AssignmentName::ArrayElementName(name, _)) = &a.name;
+        let created = self.vars.get(name).is_none();
+        self.assign_value(a)?;
+        // A variable this assignment created is named by the script text: its
+        // name says only that this code ran (the PC), whatever the value holds.
+        if created && let Some(v) = self.vars.get_mut(name) {
+            v.name_label = Label::agent().join(&self.pc);
+        }
+        Ok(())
+    }
+
+    fn assign_value(&mut self, a: &ast::Assignment) -> Exec {
         match (&a.name, &a.value) {
             (ast::AssignmentName::VariableName(name), ast::AssignmentValue::Scalar(w)) => {
                 let f = self.expand_word_single(w)?;
@@ -588,7 +608,7 @@ impl Shell {
                             let kf = self.expand_word_single(k)?;
                             let i = self.eval_arith_data(&kf.text, &kf.label)?;
                             let v = self.expand_word_single(value)?;
-                            label = label.join(&v.label);
+                            label = label.join(&v.label).join(&kf.label);
                             map.insert(i, v.text);
                             next = i + 1;
                         }
@@ -616,16 +636,23 @@ impl Shell {
         value: String,
         label: Label,
     ) -> Exec {
-        let resolved = self.vars.resolve(name).to_string();
+        let (resolved, via) = self.vars.resolve_labeled(name);
+        let (resolved, label) = (resolved.to_string(), label.join(&via));
+        if !via.is_empty() {
+            self.vars.name_from(&resolved, &via);
+        }
         let name = resolved.as_str();
         if self.vars.get(name).is_some_and(super::Var::is_assoc) {
-            let key = self.expand_raw_single(idx)?.text;
+            // A key is shown by `${!a[@]}` and decides lookups: it labels the array.
+            let key = self.expand_raw_single(idx)?;
+            let label = label.join(&key.label);
             return self
                 .vars
-                .set_key(name, key, value, label)
+                .set_key(name, key.text, value, label)
                 .map_err(|e| self.readonly_stop(&e.0));
         }
-        let i = self.eval_arith_text(idx)?;
+        let (i, index_label) = self.eval_arith_labeled(idx)?;
+        let label = label.join(&index_label);
         let i = if i < 0 {
             let max = match self.vars.get(name).map(|v| &v.value) {
                 Some(super::Value::Array(m)) => m.keys().next_back().copied().unwrap_or(-1),
@@ -675,7 +702,11 @@ impl Shell {
             let v = self.expand_word_single(value)?;
             label = label.join(&v.label);
             let k = match key {
-                Some(k) => self.expand_word_single(k)?.text,
+                Some(k) => {
+                    let k = self.expand_word_single(k)?;
+                    label = label.join(&k.label);
+                    k.text
+                }
                 None => {
                     self.diag(format!(
                         "{name}: {}: must use subscript when assigning associative array",
@@ -700,7 +731,9 @@ impl Shell {
     /// Sets a scalar variable (or reports a readonly one).
     pub(crate) fn assign_scalar(&mut self, name: &str, value: String, label: Label) -> Exec {
         self.check_size(value.len())?;
-        let resolved = self.vars.resolve(name).to_string();
+        // Through `declare -n` references: the references chose the variable.
+        let (resolved, via) = self.vars.resolve_labeled(name);
+        let (resolved, label) = (resolved.to_string(), label.join(&via));
         let name = resolved.as_str();
         self.commit_env(name, &label)?;
         let attrs = self.vars.get(name).map(|v| v.attrs).unwrap_or_default();
@@ -718,7 +751,11 @@ impl Shell {
         }
         self.vars
             .set(name, value, label)
-            .map_err(|e| self.readonly_stop(&e.0))
+            .map_err(|e| self.readonly_stop(&e.0))?;
+        if !via.is_empty() {
+            self.vars.name_from(name, &via);
+        }
+        Ok(())
     }
 
     /// The error for writing a readonly variable: bash reports it and the command fails.

@@ -20,8 +20,13 @@ pub enum Value {
 pub struct Var {
     /// Its value.
     pub value: Value,
-    /// The label of its value.
+    /// The label of its value (for arrays: every element and every key or index,
+    /// since a lookup by key reveals the keys).
     pub label: Label,
+    /// The label of its name: what decided that this variable exists (the PC and
+    /// the word that named it when it was created). Listings of names (`${!p*}`,
+    /// `declare -p`, `env`) carry it.
+    pub name_label: Label,
     /// Passed to commands' environment.
     pub exported: bool,
     /// Cannot be changed or unset.
@@ -48,6 +53,7 @@ impl Var {
     pub fn scalar(s: String, label: Label) -> Self {
         Var {
             value: Value::Str(s),
+            name_label: label.clone(),
             label,
             exported: false,
             readonly: false,
@@ -64,6 +70,25 @@ impl Var {
         }
     }
 
+    /// The label of everything a listing of this variable shows (`name=value`).
+    pub fn shown_label(&self) -> Label {
+        self.label.join(&self.name_label)
+    }
+
+    /// A new variable holding `value`. Its name is labeled like its first value
+    /// (value ⊔ PC, which covers a name built from the same data): callers that
+    /// know the name came from script text alone can lower it.
+    fn new(value: Value, label: Label) -> Self {
+        Var {
+            value,
+            name_label: label.clone(),
+            label,
+            exported: false,
+            readonly: false,
+            attrs: Attrs::default(),
+        }
+    }
+
     /// True for `declare -A` arrays.
     pub fn is_assoc(&self) -> bool {
         matches!(self.value, Value::Assoc(_))
@@ -76,6 +101,10 @@ pub struct Vars {
     map: super::FastMap<String, Var>,
     /// One frame per active function call: the outer values `local` displaced.
     frames: Vec<Vec<(String, Option<Var>)>>,
+    /// What decided that variables are gone (`unset "$n"` by a labeled word or
+    /// under a labeled PC): an absence has no variable to carry a label, so every
+    /// listing of names carries this one.
+    gone_label: Label,
 }
 
 /// Why an assignment failed.
@@ -98,6 +127,23 @@ impl Vars {
             }
         }
         cur
+    }
+
+    /// [`Vars::resolve`], with the labels of the references followed: which
+    /// variable is read or written depends on their values.
+    pub fn resolve_labeled<'a>(&'a self, name: &'a str) -> (&'a str, Label) {
+        let mut cur = name;
+        let mut label = Label::empty();
+        for _ in 0..8 {
+            match self.map.get(cur) {
+                Some(v) if v.attrs.nameref && !v.as_str().is_empty() => {
+                    label.join_assign(&v.label);
+                    cur = v.as_str();
+                }
+                _ => break,
+            }
+        }
+        (cur, label)
     }
 
     /// Mutable access.
@@ -141,13 +187,10 @@ impl Vars {
         value: String,
         label: Label,
     ) -> Result<(), ReadonlyError> {
-        let v = self.map.entry(name.to_string()).or_insert_with(|| Var {
-            value: Value::Array(BTreeMap::new()),
-            label: Label::empty(),
-            exported: false,
-            readonly: false,
-            attrs: Attrs::default(),
-        });
+        let v = self
+            .map
+            .entry(name.to_string())
+            .or_insert_with(|| Var::new(Value::Array(BTreeMap::new()), label.clone()));
         if v.readonly {
             return Err(ReadonlyError(name.to_string()));
         }
@@ -177,13 +220,10 @@ impl Vars {
         value: String,
         label: Label,
     ) -> Result<(), ReadonlyError> {
-        let v = self.map.entry(name.to_string()).or_insert_with(|| Var {
-            value: Value::Assoc(BTreeMap::new()),
-            label: Label::empty(),
-            exported: false,
-            readonly: false,
-            attrs: Attrs::default(),
-        });
+        let v = self
+            .map
+            .entry(name.to_string())
+            .or_insert_with(|| Var::new(Value::Assoc(BTreeMap::new()), label.clone()));
         if v.readonly {
             return Err(ReadonlyError(name.to_string()));
         }
@@ -194,21 +234,15 @@ impl Vars {
         Ok(())
     }
 
-    /// Makes `name` an empty associative array (unless it already is one).
-    pub fn declare_assoc(&mut self, name: &str) {
+    /// Makes `name` an empty associative array (unless it already is one);
+    /// `label` is what named it (the PC and the declaring word).
+    pub fn declare_assoc(&mut self, name: &str, label: Label) {
         if self.map.get(name).is_some_and(Var::is_assoc) {
             return;
         }
-        self.map.insert(
-            name.to_string(),
-            Var {
-                value: Value::Assoc(BTreeMap::new()),
-                label: Label::empty(),
-                exported: false,
-                readonly: false,
-                attrs: Attrs::default(),
-            },
-        );
+        let mut var = Var::new(Value::Assoc(BTreeMap::new()), Label::empty());
+        var.name_label = label;
+        self.map.insert(name.to_string(), var);
     }
 
     /// Replaces a variable's value with a whole array.
@@ -226,16 +260,8 @@ impl Vars {
                 Ok(())
             }
             None => {
-                self.map.insert(
-                    name.to_string(),
-                    Var {
-                        value: Value::Array(items),
-                        label,
-                        exported: false,
-                        readonly: false,
-                        attrs: Attrs::default(),
-                    },
-                );
+                self.map
+                    .insert(name.to_string(), Var::new(Value::Array(items), label));
                 Ok(())
             }
         }
@@ -248,6 +274,17 @@ impl Vars {
         }
         self.map.remove(name);
         Ok(())
+    }
+
+    /// Records that a variable was removed by a word (and PC) labeled `label`.
+    pub fn gone_by(&mut self, label: &Label) {
+        self.gone_label.join_assign(label);
+    }
+
+    /// The label every listing of names carries besides each name's own (see
+    /// `gone_label`).
+    pub fn listing_label(&self) -> &Label {
+        &self.gone_label
     }
 
     /// Inserts a variable whole.
@@ -301,9 +338,28 @@ impl Vars {
             .collect()
     }
 
-    /// All variable names.
+    /// All variable names (unlabeled: for the shell's own bookkeeping; a listing
+    /// shown to anyone uses [`Vars::iter`] and each variable's `name_label`).
     pub fn names(&self) -> impl Iterator<Item = &String> {
         self.map.keys()
+    }
+
+    /// Joins `label` into the name label of `name` (when it exists): the name was
+    /// given by a word carrying `label` (`declare "$n=…"`, `read "$n"`).
+    pub fn name_from(&mut self, name: &str, label: &Label) {
+        if let Some(v) = self.map.get_mut(name) {
+            v.name_label.join_assign(label);
+        }
+    }
+
+    /// The exported variables with the label of each (`name_label ⊔ label`), for
+    /// in-process utilities that read the environment.
+    pub fn labeled_environment(&self) -> BTreeMap<String, (String, Label)> {
+        self.map
+            .iter()
+            .filter(|(_, v)| v.exported)
+            .map(|(k, v)| (k.clone(), (v.as_str().to_string(), v.shown_label())))
+            .collect()
     }
 
     /// All variables.

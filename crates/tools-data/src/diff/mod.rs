@@ -178,7 +178,7 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
     }
     let (a, b) = (p.operands[0].clone(), p.operands[1].clone());
     // Time stamps are shown in the script's TZ when it sets one.
-    let tz = crate::tz::local(ctx.env);
+    let tz = crate::tz::local(ctx.env.get("TZ"));
     let mut run = Run {
         opts,
         tz,

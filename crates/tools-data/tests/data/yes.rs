@@ -38,7 +38,7 @@ fn ours(argv: &[&str], limit: usize) -> (Vec<u8>, i32) {
     let mut ctx = UtilCtx {
         argv: argv.iter().map(|s| s.to_string()).collect(),
         cwd: d.path().to_path_buf(),
-        env: &host.env,
+        env: safesh_utils::Env::new(&host.env, &host),
         stdin: &mut input,
         stdout: &mut out,
         stderr: &mut err,

@@ -108,7 +108,7 @@ fn tree_utf8_locale() {
     let mut ctx = UtilCtx {
         argv: vec!["tree".into(), "sub".into()],
         cwd: t.path().to_path_buf(),
-        env: &host.env,
+        env: safesh_utils::Env::new(&host.env, &host),
         stdin: &mut input,
         stdout: &mut out,
         stderr: &mut err,

@@ -109,7 +109,7 @@ fn date_tz_from_env() {
     let mut ctx = UtilCtx {
         argv: vec!["date".into(), "-d".into(), "@1700000000".into()],
         cwd: t.path().to_path_buf(),
-        env: &host.env,
+        env: safesh_utils::Env::new(&host.env, &host),
         stdin: &mut input,
         stdout: &mut out,
         stderr: &mut err,

@@ -48,7 +48,7 @@ fn run(argv: &[&str], dir: &Path, stdin: &[u8]) -> (UtilResult, String) {
         let mut ctx = UtilCtx {
             argv: argv.iter().map(|s| s.to_string()).collect(),
             cwd: dir.to_path_buf(),
-            env: &env,
+            env: safesh_utils::Env::new(&env, &Guard),
             stdin: &mut input,
             stdout: &mut out,
             stderr: &mut err,

@@ -269,7 +269,7 @@ fn endless_loops_stop_when_cancelled() {
         let mut ctx = safesh_utils::UtilCtx {
             argv: vec!["jq".into(), "-n".into(), prog.into()],
             cwd: std::env::temp_dir(),
-            env: &env,
+            env: safesh_utils::Env::new(&env, &Cancelled),
             stdin: &mut stdin,
             stdout: &mut out,
             stderr: &mut err,
