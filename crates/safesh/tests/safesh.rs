@@ -35,10 +35,10 @@ mod fixture;
 mod flow;
 #[path = "safesh/flow_cli.rs"]
 mod flow_cli;
-#[path = "safesh/flow_reflect.rs"]
-mod flow_reflect;
 #[path = "safesh/flow_fds.rs"]
 mod flow_fds;
+#[path = "safesh/flow_reflect.rs"]
+mod flow_reflect;
 #[path = "safesh/flow_sound.rs"]
 mod flow_sound;
 #[path = "safesh/flow_support.rs"]
