@@ -322,6 +322,36 @@ impl Flow {
         })
     }
 
+    /// Records a refusal of the policy (the first wall) as a decision: the
+    /// command (its secret words withheld by the caller), what it aimed at, and
+    /// the rule. Best effort: the refusal stands whether or not it is recorded.
+    pub(crate) fn record_refusal(&self, command: String, r: &Refusal) {
+        let target = r
+            .details
+            .path
+            .clone()
+            .or_else(|| r.details.flag.clone())
+            .or_else(|| r.details.command.clone())
+            .unwrap_or_default();
+        let rule = r
+            .details
+            .rule
+            .clone()
+            .unwrap_or_else(|| r.code.as_str().to_string());
+        let entry = safesh_store::Entry::new(
+            self.session.clone(),
+            safesh_store::CommitPoint::Policy,
+            safesh_store::Verdict::Block,
+        )
+        .with_command(command)
+        .with_target(target)
+        .with_labels(&Label::empty(), &Label::empty())
+        .with_rule(format!("{rule} ({})", r.code.as_str()));
+        if let Ok(log) = self.audit() {
+            let _ = log.append(&entry);
+        }
+    }
+
     /// Decides one commit point: `Ok(Some(warning))` for a rule that warns, a
     /// refusal for block and for an approval not (yet) granted. With an `asker`
     /// (a channel to the human), an approval is asked for and waited on.
@@ -535,6 +565,13 @@ impl Shell {
             stop: &stop,
         });
         flow.decide(req, target, asker.as_ref())
+    }
+
+    /// Records a policy refusal in the audit log (see [`Flow::record_refusal`]).
+    pub(crate) fn audit_refusal(&self, command: String, r: &Refusal) {
+        if let Some(flow) = &self.shared.flow {
+            flow.record_refusal(command, r);
+        }
     }
 
     /// Text about to run as code (`eval`, `source`, an interpreter's code).

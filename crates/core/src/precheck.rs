@@ -53,7 +53,11 @@ impl Shell {
             Verdict::Refuse(r) => Some(r),
             _ => None,
         }) {
-            Some(r) => Err(r),
+            Some(r) => {
+                // Decided from the text before anything ran: the agent's words.
+                self.audit_refusal(r.details.command.clone().unwrap_or_default(), &r);
+                Err(r)
+            }
             None => Ok(()),
         }
     }

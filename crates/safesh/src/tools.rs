@@ -355,7 +355,7 @@ fn fail1(msg: impl std::fmt::Display) -> i32 {
     1
 }
 
-const AUDIT_USAGE: &str = "usage: safesh audit [--session S] [--verdict allow|warn|block|request-approval|approved] [--commit-point network|exec|destructive|env] [--rule R] [--since TIME] [--last N] [--json]
+const AUDIT_USAGE: &str = "usage: safesh audit [--session S] [--verdict allow|warn|block|request-approval|approved] [--commit-point network|exec|destructive|env|policy] [--rule R] [--since TIME] [--last N] [--json]
   TIME: RFC 3339 (2026-11-22T08:00:00Z), a date (2026-11-22, UTC), or an age (30s, 10m, 2h, 7d)";
 
 /// `safesh audit …`: the commit-point decisions of the audit log, filtered.

@@ -33,6 +33,9 @@ pub enum CommitPoint {
     Destructive,
     /// A value goes into an exported environment variable.
     Env,
+    /// The policy (the first wall) refused a command before it ran: blocklist,
+    /// allowlist, flags, paths, nudges.
+    Policy,
 }
 
 /// What the policy decided.
@@ -61,6 +64,7 @@ impl CommitPoint {
             CommitPoint::Exec => "exec",
             CommitPoint::Destructive => "destructive",
             CommitPoint::Env => "env",
+            CommitPoint::Policy => "policy",
         }
     }
 }

@@ -264,7 +264,9 @@ impl Shell {
                 .decide(&policy, &argv, &resolved)
                 .map_err(|e| match e {
                     Stop::Refused(r) => {
-                        Stop::Refused(Box::new(crate::flow::withhold_secrets(*r, &argv)))
+                        let r = crate::flow::withhold_secrets(*r, &argv);
+                        self.audit_refusal(crate::flow::command_text(&argv), &r);
+                        Stop::Refused(Box::new(r))
                     }
                     other => other,
                 })?
