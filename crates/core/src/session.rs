@@ -37,7 +37,16 @@ impl Default for SessionOptions {
     fn default() -> Self {
         SessionOptions {
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-            env: std::env::vars().collect(),
+            // OS strings: a variable that is not UTF-8 must not panic (its
+            // invalid bytes become U+FFFD).
+            env: std::env::vars_os()
+                .map(|(k, v)| {
+                    (
+                        k.to_string_lossy().into_owned(),
+                        v.to_string_lossy().into_owned(),
+                    )
+                })
+                .collect(),
             limits: Limits::default(),
             arg0: "safesh".into(),
             args: Vec::new(),

@@ -201,7 +201,22 @@ fn quote_argv(argv: &[String]) -> String {
 
 /// Runs the command line; returns the exit status.
 pub fn main() -> i32 {
-    let cli = match parse_args(std::env::args().skip(1).collect()) {
+    // Arguments are OS strings: a byte that is not UTF-8 must not panic. The
+    // interpreter works on text, so such bytes become U+FFFD (said on stderr).
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| match a.into_string() {
+            Ok(s) => s,
+            Err(raw) => {
+                let s = raw.to_string_lossy().into_owned();
+                eprintln!(
+                    "safesh: warning: an argument is not valid UTF-8; its invalid bytes were replaced with U+FFFD"
+                );
+                s
+            }
+        })
+        .collect();
+    let cli = match parse_args(args) {
         Ok(c) => c,
         Err(msg) => {
             let _ = writeln!(std::io::stderr(), "safesh: {msg}");

@@ -1351,8 +1351,11 @@ fn brace_product(
                             end,
                             increment,
                         } => {
-                            let count =
-                                (end - start).unsigned_abs() / increment.unsigned_abs().max(1) + 1;
+                            // In i128: the distance between two i64 can pass i64::MAX.
+                            let count = (i128::from(*end) - i128::from(*start)).unsigned_abs()
+                                / u128::from(increment.unsigned_abs().max(1))
+                                + 1;
+                            let count = u64::try_from(count).unwrap_or(u64::MAX);
                             if count > limit {
                                 return Err(Refusal::limit(
                                     "a brace expansion's size",
@@ -1447,16 +1450,15 @@ fn number_sequence(start: i64, end: i64, inc: i64, width: &Option<usize>) -> Vec
             Some(w) => format!("{v:0w$}", w = *w),
             None => v.to_string(),
         });
-        if start <= end {
-            v += step;
-            if v > end {
-                break;
-            }
+        // Checked: a range ending near i64::MAX must stop, not wrap around.
+        let next = if start <= end {
+            v.checked_add(step).filter(|n| *n <= end)
         } else {
-            v -= step;
-            if v < end {
-                break;
-            }
+            v.checked_sub(step).filter(|n| *n >= end)
+        };
+        match next {
+            Some(n) => v = n,
+            None => break,
         }
     }
     out
