@@ -13,7 +13,8 @@ use safesh_label::Label;
 use safesh_policy::Policy;
 use safesh_policy::config::Network;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Streams a sandboxed program's output into the shell's stdout and stderr.
@@ -123,6 +124,8 @@ impl Shell {
         let timeout = Duration::from_millis(profile.timeout_ms);
         let hide = self.secrets_to_hide(&profile.write, &texts);
         let hidden = HiddenFiles::note(&hide);
+        // What it reads by itself joins `cell` as it happens (external_reads.rs).
+        let reads = self.read_labels(program, argv, &profile, &tmp_dir, &cell, &hide);
         let spec = safesh_sandbox::Spec {
             program: program.to_path_buf(),
             argv: texts.clone(),
@@ -150,6 +153,9 @@ impl Shell {
             stdin,
             allow_weaker: profile.allow_weaker,
             on_start: self.on_start.clone(),
+            observer: reads
+                .clone()
+                .map(|r| r as Arc<dyn safesh_sandbox::Observer>),
         };
         let mut output = ShellOutput {
             out: StageWriter::new(self.out_fd(1), cell.clone()),
@@ -197,6 +203,12 @@ impl Shell {
         }
         self.record_external_writes(&write_roots, started, &wrote);
         self.follow_moved_secrets(&hidden, &write_roots, &texts[0]);
+        // It tried to execute a file it may not run: the exec failed (EACCES) and
+        // the script stops here.
+        if let Some(r) = reads.as_ref().and_then(|r| r.refusal()) {
+            self.status_label = wrote;
+            return Err(r.into());
+        }
         // Its exit status says as much as the files it wrote: what it was given (and
         // what it fetched), not merely that it ran sandboxed — `cargo build &&
         // ./target/debug/app` stays under a clean PC.
@@ -249,6 +261,12 @@ impl Shell {
             self.set_status(141);
             return Ok(());
         }
+        if let safesh_sandbox::Observed::Incomplete(why) = &outcome.observed {
+            self.diag(format!(
+                "{}: warning: {why}; its output counts as having read every labelled file it could see",
+                texts[0]
+            ));
+        }
         for w in &outcome.warnings {
             self.diag(format!("{}: sandbox: {w}", texts[0]));
         }
@@ -263,6 +281,40 @@ impl Shell {
 }
 
 impl Shell {
+    /// The observer of what the program reads by itself (`None` without flow
+    /// control, or with label tracking compiled out).
+    fn read_labels(
+        &self,
+        program: &Path,
+        argv: &[Field],
+        profile: &safesh_policy::profile::Profile,
+        tmp_dir: &Path,
+        cell: &LabelCell,
+        hide: &[PathBuf],
+    ) -> Option<Arc<crate::external_reads::ReadLabels>> {
+        let flow = self.shared.flow.clone()?;
+        if cfg!(feature = "untracked") {
+            return None;
+        }
+        let mut roots = vec![self.cwd.clone(), tmp_dir.to_path_buf()];
+        roots.extend(profile.read.iter().chain(&profile.write).map(|r| self.cwd.join(r)));
+        let gate = crate::external_reads::ExecGate {
+            pc: self.pc.clone(),
+            command: crate::flow::command_text(argv),
+            program: std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf()),
+            approver: self.approver.clone(),
+            cancel: self.cancel.clone(),
+            refused: Arc::new(std::sync::Mutex::new(None)),
+        };
+        Some(Arc::new(crate::external_reads::ReadLabels::new(
+            flow,
+            &roots,
+            cell.clone(),
+            hide,
+            gate,
+        )))
+    }
+
     /// Confidential files the program was not given: hidden from it (`/dev/null`
     /// inside the sandbox). Looked for at any depth under the working directory and
     /// the write roots — by the classification (`.env`, keys) and by the labels
@@ -305,10 +357,12 @@ impl Shell {
 const WRITE_SCAN_LIMIT: usize = 20_000;
 
 impl Shell {
-    /// After an external program given secret or untrusted data ran: every file it
-    /// changed in the write roots carries what it was given (its stdin included).
-    /// Programs given only clean data are not scanned (builds stay fast and their
-    /// outputs stay runnable).
+    /// After an external program given or reading secret or untrusted data ran:
+    /// every file it changed in the write roots carries what it was given (its
+    /// stdin included) and what it read. Changed = modified or its inode changed
+    /// (ctime): a file it renamed or linked keeps its mtime but is a new name for
+    /// the bytes. Programs that touched only clean data are not scanned (builds
+    /// stay fast and their outputs stay runnable).
     fn record_external_writes(
         &self,
         roots: &[std::path::PathBuf],
@@ -322,11 +376,7 @@ impl Shell {
             return;
         }
         self.walk_write_roots(roots, |e, ft| {
-            if ft.is_file()
-                && e.metadata()
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|m| m >= since)
-            {
+            if ft.is_file() && e.metadata().is_ok_and(|m| changed_since(&m, since)) {
                 flow.record_write(&e.path(), wrote, true);
             }
             true
@@ -454,4 +504,17 @@ fn strip_sandboxed(l: &Label) -> Label {
         .cloned()
         .collect();
     Label::new(l.confidentiality.clone(), l.integrity.clone(), origins)
+}
+
+/// Modified, or its inode changed (renamed, linked, chmod), at or after `since`.
+fn changed_since(m: &std::fs::Metadata, since: std::time::SystemTime) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if m.modified().is_ok_and(|t| t >= since) {
+        return true;
+    }
+    let since = since
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let ctime = std::time::Duration::new(m.ctime().max(0) as u64, m.ctime_nsec().clamp(0, 999_999_999) as u32);
+    ctime >= since
 }

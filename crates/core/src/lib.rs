@@ -15,6 +15,7 @@ pub mod registry;
 pub mod session;
 
 mod external;
+mod external_reads;
 mod flow;
 mod host;
 mod interp;
