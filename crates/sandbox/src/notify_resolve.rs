@@ -53,6 +53,9 @@ pub(crate) struct Resolver {
     pub(crate) roots: Vec<PathBuf>,
     /// The private `/tmp`.
     pub(crate) tmp: TmpMap,
+    /// The program's root, opened once: every process of the sandbox shares it
+    /// (`chroot`, `pivot_root`, `unshare` and `setns` are refused by seccomp).
+    pub(crate) root: std::cell::OnceCell<OwnedFd>,
 }
 
 /// Reads `buf.len()` bytes at `addr` of process `pid`.
@@ -205,6 +208,11 @@ impl Resolver {
                 Err(_) => Resolved::Unknown,
             };
         }
+        if t.path[0] != b'/'
+            && let Some(r) = self.beneath(t)
+        {
+            return r;
+        }
         let abs: Vec<u8> = if t.path[0] == b'/' {
             t.path.to_vec()
         } else {
@@ -239,20 +247,23 @@ impl Resolver {
                 Err(_) => Resolved::Unknown,
             };
         }
-        let root = match open_path(
-            libc::AT_FDCWD,
-            format!("/proc/{tid}/root").as_bytes(),
-            libc::O_PATH | libc::O_DIRECTORY,
-        ) {
-            Ok(r) => r,
-            Err(_) => return Resolved::Unknown,
+        let root = match self.root.get() {
+            Some(r) => r,
+            None => match open_path(
+                libc::AT_FDCWD,
+                format!("/proc/{tid}/root").as_bytes(),
+                libc::O_PATH | libc::O_DIRECTORY,
+            ) {
+                Ok(r) => self.root.get_or_init(|| r),
+                Err(_) => return Resolved::Unknown,
+            },
         };
-        match openat2_in_root(&root, &abs, t.nofollow) {
+        match openat2_in_root(root, &abs, t.nofollow) {
             Ok(fd) => self.classify(&fd),
             Err(libc::ENOENT) if t.creat => {
                 // A new file holds nothing yet, unless the name is a link this view
                 // cannot follow (then the program may reach something else).
-                match openat2_in_root(&root, &abs, true) {
+                match openat2_in_root(root, &abs, true) {
                     Err(libc::ENOENT) => Resolved::Nothing,
                     _ => Resolved::Unknown,
                 }
@@ -260,6 +271,49 @@ impl Resolver {
             Err(e @ (libc::ENOENT | libc::ENOTDIR)) if !t.creat => Resolved::Fails(e),
             Err(_) => Resolved::Unknown,
         }
+    }
+
+    /// The common case, cheaply: a relative path that stays beneath its start
+    /// directory (`RESOLVE_BENEATH`: no absolute symlink, no `..` above it) resolves
+    /// from the program's own cwd or dirfd, in its mount namespace, exactly as the
+    /// kernel will. `None`: anything else (then the full resolution decides).
+    fn beneath(&self, t: &Target<'_>) -> Option<Resolved> {
+        let base = if t.dirfd == libc::AT_FDCWD as i64 {
+            format!("/proc/{}/cwd", t.tid)
+        } else {
+            format!("/proc/{}/fd/{}", t.tid, t.dirfd)
+        };
+        let dir = open_path(
+            libc::AT_FDCWD,
+            base.as_bytes(),
+            libc::O_PATH | libc::O_DIRECTORY,
+        )
+        .ok()?;
+        let c = CString::new(t.path).ok()?;
+        let mut flags = libc::O_PATH | libc::O_CLOEXEC;
+        if t.nofollow {
+            flags |= libc::O_NOFOLLOW;
+        }
+        // SAFETY: open_how is plain data.
+        let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+        how.flags = flags as u64;
+        how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS;
+        // SAFETY: a valid dirfd, C string and open_how of the size we pass.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_openat2,
+                dir.as_raw_fd(),
+                c.as_ptr(),
+                &how as *const libc::open_how,
+                std::mem::size_of::<libc::open_how>(),
+            )
+        };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: a new fd nobody else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) };
+        Some(self.classify(&fd))
     }
 
     /// A resolved descriptor: its host path when it is a regular file.
@@ -309,6 +363,7 @@ mod tests {
                 private: None,
                 bound: vec![],
             },
+            root: std::cell::OnceCell::new(),
         };
         assert!(r.skipped(b"/usr/lib/x.so"));
         assert!(!r.skipped(b"/usr/local/proj/x"));

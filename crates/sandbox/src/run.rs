@@ -631,6 +631,7 @@ pub fn run(
                     private: private_tmp.then(|| canon(&spec.tmp_dir)),
                     bound: tmp_roots.clone(),
                 },
+                root: std::cell::OnceCell::new(),
             };
             Some((parent, child, obs.clone(), resolver))
         }

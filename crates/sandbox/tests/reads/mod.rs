@@ -211,13 +211,40 @@ fn a_refused_exec_does_not_run() {
 fn hidden_files_report_nothing() {
     let w = World::new();
     std::fs::write(w.root.join(".env"), "K=v").unwrap();
-    let mut spec = w.spec(PY, &["-c", "print(repr(open('.env').read()))"]);
+    std::os::unix::fs::symlink(".env", w.root.join("rel")).unwrap();
+    std::os::unix::fs::symlink(w.root.join(".env"), w.root.join("abs")).unwrap();
+    let code = "for p in ['.env', 'rel', 'abs', '../project/.env']:\n print(repr(open(p).read()))";
+    let mut spec = w.spec(PY, &["-c", code]);
     spec.hide = vec![w.root.join(".env")];
     let rec = Arc::new(Recorder::default());
     spec.observer = Some(rec.clone());
     let r = crate::common::go(spec);
-    assert_eq!(r.out, "''\n");
+    assert_eq!(r.out, "''\n''\n''\n''\n");
     assert!(reads(&rec).is_empty(), "{:?}", rec.seen);
+}
+
+#[test]
+fn relative_paths_that_leave_their_directory_are_resolved_exactly() {
+    let w = World::new();
+    std::fs::create_dir(w.root.join("sub")).unwrap();
+    std::fs::write(w.root.join("dl.sh"), "D").unwrap();
+    std::os::unix::fs::symlink(w.root.join("dl.sh"), w.root.join("sub/abs")).unwrap();
+    let mut spec = w.spec(
+        PY,
+        &[
+            "-c",
+            "import os\nos.chdir('sub')\nprint(open('../dl.sh').read() + open('abs').read())",
+        ],
+    );
+    let rec = Arc::new(Recorder::default());
+    spec.observer = Some(rec.clone());
+    let r = crate::common::go(spec);
+    assert_eq!(r.out, "DD\n");
+    let n = reads(&rec)
+        .iter()
+        .filter(|p| **p == canon(&w.root.join("dl.sh")))
+        .count();
+    assert_eq!(n, 2, "{:?}", rec.seen);
 }
 
 #[test]
