@@ -297,7 +297,13 @@ impl Shell {
             return None;
         }
         let mut roots = vec![self.cwd.clone(), tmp_dir.to_path_buf()];
-        roots.extend(profile.read.iter().chain(&profile.write).map(|r| self.cwd.join(r)));
+        roots.extend(
+            profile
+                .read
+                .iter()
+                .chain(&profile.write)
+                .map(|r| self.cwd.join(r)),
+        );
         let gate = crate::external_reads::ExecGate {
             pc: self.pc.clone(),
             command: crate::flow::command_text(argv),
@@ -515,6 +521,9 @@ fn changed_since(m: &std::fs::Metadata, since: std::time::SystemTime) -> bool {
     let since = since
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    let ctime = std::time::Duration::new(m.ctime().max(0) as u64, m.ctime_nsec().clamp(0, 999_999_999) as u32);
+    let ctime = std::time::Duration::new(
+        m.ctime().max(0) as u64,
+        m.ctime_nsec().clamp(0, 999_999_999) as u32,
+    );
     ctime >= since
 }

