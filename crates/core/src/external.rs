@@ -308,6 +308,11 @@ impl Shell {
             pc: self.pc.clone(),
             command: crate::flow::command_text(argv),
             program: std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf()),
+            hosts: match &profile.network {
+                Network::Off => Vec::new(),
+                Network::On => vec!["*".to_string()],
+                Network::Hosts(h) => h.clone(),
+            },
             approver: self.approver.clone(),
             cancel: self.cancel.clone(),
             refused: Arc::new(std::sync::Mutex::new(None)),

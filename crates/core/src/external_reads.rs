@@ -59,6 +59,8 @@ pub(crate) struct ExecGate {
     pub(crate) command: String,
     /// The program itself (canonical): its exec was decided before it started.
     pub(crate) program: PathBuf,
+    /// The hosts it can reach (`*`: any); empty: none.
+    pub(crate) hosts: Vec<String>,
     pub(crate) approver: Option<Arc<dyn ApprovalChannel>>,
     pub(crate) cancel: Arc<crate::interp::Cancel>,
     /// The first refusal, raised once the program is done.
@@ -108,7 +110,8 @@ impl ReadLabels {
     }
 
     /// The label of the file at `path` (canonical): the store knows files by the
-    /// name the shell used, which may go through a symlinked root.
+    /// name the shell used, which may go through a symlinked root. `None` outside
+    /// every root: no label can exist there (system files).
     fn lookup(&self, path: &Path) -> Option<Label> {
         let (canon, named) = self.roots.iter().find(|(c, _)| path.starts_with(c))?;
         let mut l = self.flow.file_label(path, Some(path));
@@ -138,6 +141,49 @@ impl ReadLabels {
             .clone()
     }
 
+    /// A program that can reach the network opens a confidential file: the
+    /// network commit point for each host, before it holds a byte (refused: the
+    /// open fails with `EACCES`).
+    fn send_refused(&self, path: &Path, label: &Label) -> bool {
+        use safesh_flow::{CommitPoint, CommitRequest};
+        if label.confidentiality.is_public() {
+            return false;
+        }
+        for host in &self.gate.hosts {
+            let req = CommitRequest {
+                point: CommitPoint::Network { host: host.clone() },
+                data: label.clone(),
+                pc: self.gate.pc.clone(),
+                command: self.gate.command.clone(),
+            };
+            if let Err(r) = self.decide(req, &format!("{host} ({})", path.display())) {
+                self.refuse(r);
+                return true;
+            }
+        }
+        false
+    }
+
+    fn decide(
+        &self,
+        req: safesh_flow::CommitRequest,
+        target: &str,
+    ) -> Result<Option<String>, Refusal> {
+        let stop = || self.gate.cancel.is_cancelled();
+        let asker = self.gate.approver.as_deref().map(|channel| Asker {
+            channel,
+            stop: &stop,
+        });
+        self.flow.decide(req, target, asker.as_ref())
+    }
+
+    fn refuse(&self, r: Refusal) {
+        let mut slot = lock(&self.gate.refused);
+        if slot.is_none() {
+            *slot = Some(r);
+        }
+    }
+
     fn exec_refused(&self, path: &Path, label: &Label) -> bool {
         use safesh_flow::{CommitPoint, CommitRequest, ExecKind};
         if safesh_flow::trust::is_trusted(label) || path == self.gate.program {
@@ -151,21 +197,10 @@ impl ReadLabels {
             pc: self.gate.pc.clone(),
             command: self.gate.command.clone(),
         };
-        let stop = || self.gate.cancel.is_cancelled();
-        let asker = self.gate.approver.as_deref().map(|channel| Asker {
-            channel,
-            stop: &stop,
-        });
-        match self
-            .flow
-            .decide(req, &path.display().to_string(), asker.as_ref())
-        {
+        match self.decide(req, &path.display().to_string()) {
             Ok(_) => false,
             Err(r) => {
-                let mut slot = lock(&self.gate.refused);
-                if slot.is_none() {
-                    *slot = Some(r);
-                }
+                self.refuse(r);
                 true
             }
         }
@@ -192,8 +227,12 @@ impl safesh_sandbox::Observer for ReadLabels {
         let label = match cached {
             Some(l) => l,
             None => {
-                // Outside every root no label can exist (system files).
                 let l = self.lookup(path).unwrap_or_default();
+                // Decided before it is read (once per file: a refusal stops the
+                // script anyway).
+                if self.send_refused(path, &l) {
+                    return false;
+                }
                 let mut st = lock(&self.state);
                 if says_something(&l) {
                     st.read.join_assign(&l);
