@@ -2,7 +2,8 @@
 //! seccomp user notification.
 //!
 //! The program installs one more filter right before `execve` (after Landlock and the
-//! other filters): `open`/`openat` unless write-only, `openat2`, `execve`/`execveat`,
+//! other filters): `open`/`openat` unless write-only or `O_DIRECTORY`, `openat2`,
+//! `execve`/`execveat`,
 //! and the rename/link family return `SECCOMP_RET_USER_NOTIF`. The filter's listener
 //! fd travels to the parent over a socketpair (`SCM_RIGHTS`), and the program closes
 //! its copy before `execve`, so nothing inside can answer for itself. A parent thread
@@ -96,6 +97,7 @@ pub fn available() -> bool {
 const BPF_LD_W_ABS: u16 = 0x20;
 const BPF_JEQ_K: u16 = 0x15;
 const BPF_JA: u16 = 0x05;
+const BPF_JSET_K: u16 = 0x45;
 const BPF_AND_K: u16 = 0x54;
 const BPF_RET_K: u16 = 0x06;
 const RET_ALLOW: u32 = 0x7fff_0000;
@@ -139,11 +141,14 @@ enum Op {
     /// `if A == k next else goto label`.
     JneTo(u32, usize),
     Goto(usize),
+    /// `if A & k goto label` (else next).
+    JsetTo(u32, usize),
     Label(usize),
 }
 
 /// The notify filter: reads, executions, renames and links are reported; write-only
-/// opens (not `O_PATH`) and everything else are allowed without a round trip. A
+/// opens (not `O_PATH`), directory opens and everything else are allowed without a
+/// round trip. A
 /// foreign architecture is left to the main filter (which kills it).
 pub(crate) fn filter() -> BpfProgram {
     const ALLOW: usize = 0;
@@ -173,6 +178,8 @@ pub(crate) fn filter() -> BpfProgram {
         ops.push(Op::Stmt(BPF_LD_W_ABS, arg_lo(1)));
     }
     ops.push(Op::Label(CHECK));
+    // A directory (`O_DIRECTORY` fails on anything else) holds no bytes to read.
+    ops.push(Op::JsetTo(libc::O_DIRECTORY as u32, ALLOW));
     ops.push(Op::Stmt(BPF_AND_K, (libc::O_ACCMODE | libc::O_PATH) as u32));
     ops.push(Op::JneTo(libc::O_WRONLY as u32, NOTIFY));
     ops.push(Op::Label(ALLOW));
@@ -204,6 +211,7 @@ fn assemble(ops: &[Op]) -> BpfProgram {
             Op::JeqTo(k, l) => out.push(ins(BPF_JEQ_K, off(l) as u8, 0, *k)),
             Op::JneTo(k, l) => out.push(ins(BPF_JEQ_K, 0, off(l) as u8, *k)),
             Op::Goto(l) => out.push(ins(BPF_JA, 0, 0, off(l))),
+            Op::JsetTo(k, l) => out.push(ins(BPF_JSET_K, off(l) as u8, 0, *k)),
             Op::Label(_) => {}
         }
     }
@@ -723,7 +731,7 @@ mod tests {
     fn filter_jumps_stay_inside() {
         let f = filter();
         for (i, ins) in f.iter().enumerate() {
-            if ins.code == BPF_JEQ_K {
+            if ins.code == BPF_JEQ_K || ins.code == BPF_JSET_K {
                 assert!(i + 1 + (ins.jt as usize) < f.len());
                 assert!(i + 1 + (ins.jf as usize) < f.len());
             }
