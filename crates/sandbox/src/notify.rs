@@ -3,8 +3,8 @@
 //!
 //! The program installs one more filter right before `execve` (after Landlock and the
 //! other filters): `open`/`openat` unless write-only or `O_DIRECTORY`, `openat2`,
-//! `execve`/`execveat`,
-//! and the rename/link family return `SECCOMP_RET_USER_NOTIF`. The filter's listener
+//! `execve`/`execveat` and the rename/link family return `SECCOMP_RET_USER_NOTIF`.
+//! The filter's listener
 //! fd travels to the parent over a socketpair (`SCM_RIGHTS`), and the program closes
 //! its copy before `execve`, so nothing inside can answer for itself. A parent thread
 //! receives each notification, reads the path from the program's memory
