@@ -319,6 +319,7 @@ impl Shell {
         };
         Some(Arc::new(crate::external_reads::ReadLabels::new(
             flow,
+            self.shared.clone(),
             &roots,
             cell.clone(),
             hide,

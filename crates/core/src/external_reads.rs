@@ -29,6 +29,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// The run's record of what it read, and the gate for what it executes.
 pub(crate) struct ReadLabels {
     flow: Arc<Flow>,
+    /// The shell's shared state: labels of its own temp files (`<(…)`).
+    shared: Arc<crate::interp::Shared>,
     /// `(canonical, as the shell names it)` for each root where labels can exist.
     roots: Vec<(PathBuf, PathBuf)>,
     /// The label of the program's output, joined as reads are reported.
@@ -72,6 +74,7 @@ impl ReadLabels {
     /// roots, the temp dir), `cell` the output label.
     pub(crate) fn new(
         flow: Arc<Flow>,
+        shared: Arc<crate::interp::Shared>,
         roots: &[PathBuf],
         cell: LabelCell,
         hidden: &[PathBuf],
@@ -94,6 +97,7 @@ impl ReadLabels {
             .collect();
         ReadLabels {
             flow,
+            shared,
             roots: pairs,
             cell,
             state: Mutex::new(State::default()),
@@ -115,6 +119,9 @@ impl ReadLabels {
     fn lookup(&self, path: &Path) -> Option<Label> {
         let (canon, named) = self.roots.iter().find(|(c, _)| path.starts_with(c))?;
         let mut l = self.flow.file_label(path, Some(path));
+        if let Some(t) = lock(&self.shared.temp_labels).get(path) {
+            l = l.join(t);
+        }
         if canon != named
             && let Ok(rest) = path.strip_prefix(canon)
         {
