@@ -201,7 +201,8 @@ impl Shell {
         if fetched && !endorsed_network {
             wrote = wrote.join(&Label::from_network("network"));
         }
-        self.record_external_writes(&write_roots, started, &wrote);
+        let moved_dirs = reads.as_ref().is_some_and(|r| r.moved_dirs());
+        self.record_external_writes(&write_roots, started, &wrote, moved_dirs);
         self.follow_moved_secrets(&hidden, &write_roots, &texts[0]);
         // It tried to execute a file it may not run: the exec failed (EACCES) and
         // the script stops here.
@@ -374,12 +375,15 @@ impl Shell {
     /// stdin included) and what it read. Changed = modified or its inode changed
     /// (ctime): a file it renamed or linked keeps its mtime but is a new name for
     /// the bytes. Programs that touched only clean data are not scanned (builds
-    /// stay fast and their outputs stay runnable).
+    /// stay fast and their outputs stay runnable). When it renamed a directory
+    /// (`moved_dirs`), every file beneath a directory changed since is a new name
+    /// too (a file's own ctime does not move with its directory).
     fn record_external_writes(
         &self,
         roots: &[std::path::PathBuf],
         since: std::time::SystemTime,
         wrote: &Label,
+        moved_dirs: bool,
     ) {
         let Some(flow) = &self.shared.flow else {
             return;
@@ -387,16 +391,26 @@ impl Shell {
         if wrote.confidentiality.is_public() && safesh_flow::trust::is_trusted(wrote) {
             return;
         }
+        let mut changed_dirs: Vec<std::path::PathBuf> = Vec::new();
         self.walk_write_roots(roots, |e, ft| {
-            if ft.is_file() && e.metadata().is_ok_and(|m| changed_since(&m, since)) {
-                flow.record_write(&e.path(), wrote, true);
+            let path = e.path();
+            if ft.is_dir() {
+                if moved_dirs && e.metadata().is_ok_and(|m| changed_since(&m, since)) {
+                    changed_dirs.push(path);
+                }
+                return true;
+            }
+            let moved = changed_dirs.iter().any(|d| path.starts_with(d));
+            if ft.is_file() && (moved || e.metadata().is_ok_and(|m| changed_since(&m, since))) {
+                flow.record_write(&path, wrote, true);
             }
             true
         });
     }
 
-    /// Visits the entries that are not directories under `roots` and the cwd, at any
-    /// depth, at most [`WRITE_SCAN_LIMIT`] entries, until `visit` returns false.
+    /// Visits the entries under `roots` and the cwd, at any depth (a directory
+    /// before what it holds), at most [`WRITE_SCAN_LIMIT`] entries, until `visit`
+    /// returns false.
     fn walk_write_roots(
         &self,
         roots: &[std::path::PathBuf],
@@ -417,10 +431,11 @@ impl Shell {
                     return;
                 }
                 let Ok(ft) = e.file_type() else { continue };
+                if !visit(&e, ft) {
+                    return;
+                }
                 if ft.is_dir() {
                     stack.push(e.path());
-                } else if !visit(&e, ft) {
-                    return;
                 }
             }
         }
@@ -478,7 +493,10 @@ impl Shell {
         if moved.is_empty() {
             return;
         }
-        self.walk_write_roots(roots, |e, _| {
+        self.walk_write_roots(roots, |e, ft| {
+            if ft.is_dir() {
+                return true;
+            }
             // The inode comes with the directory entry; the device only on a hit.
             let ino = e.ino();
             if let Some(i) = moved.iter().position(|(_, _, i)| *i == ino)

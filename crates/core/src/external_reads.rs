@@ -53,7 +53,12 @@ struct State {
     read: Label,
     /// A read could not be observed.
     unknown: bool,
+    /// It renamed a directory (its files got new names: see `record_external_writes`).
+    moved_dirs: bool,
 }
+
+/// Most entries looked at beneath a renamed directory (past it: conservative taint).
+const MOVED_DIR_LIMIT: usize = 10_000;
 
 /// What is needed to decide an exec commit point off the shell's thread.
 pub(crate) struct ExecGate {
@@ -106,6 +111,41 @@ impl ReadLabels {
             gate,
             started: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Whether it renamed a directory holding files.
+    pub(crate) fn moved_dirs(&self) -> bool {
+        lock(&self.state).moved_dirs
+    }
+
+    /// A directory about to be renamed: the labels of every file beneath it
+    /// (their bytes get new names), bounded.
+    fn moving(&self, dir: &Path) -> Label {
+        let mut label = Label::empty();
+        let mut stack = vec![dir.to_path_buf()];
+        let mut seen = 0usize;
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                seen += 1;
+                if seen > MOVED_DIR_LIMIT {
+                    return label.join(&self.conservative());
+                }
+                match e.file_type() {
+                    Ok(t) if t.is_dir() => stack.push(e.path()),
+                    Ok(t) if t.is_file() => {
+                        let l = self.lookup(&e.path()).unwrap_or_default();
+                        if says_something(&l) {
+                            label.join_assign(&l);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        label
     }
 
     /// The refusal of an exec it attempted, if any.
@@ -230,6 +270,15 @@ impl safesh_sandbox::Observer for ReadLabels {
             self.cell.join(&taint);
             return true;
         };
+        if a.kind == safesh_sandbox::AccessKind::MoveDir {
+            let l = self.moving(path);
+            let mut st = lock(&self.state);
+            st.moved_dirs = true;
+            st.read.join_assign(&l);
+            drop(st);
+            self.cell.join(&l);
+            return true;
+        }
         let cached = lock(&self.state).seen.get(path).cloned();
         let label = match cached {
             Some(l) => l,

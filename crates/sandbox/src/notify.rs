@@ -39,6 +39,9 @@ pub enum AccessKind {
     Read,
     /// Executes it (`execve` / `execveat`).
     Exec,
+    /// Renames a directory: every file beneath it gets a new name (`path` is the
+    /// directory).
+    MoveDir,
 }
 
 /// One access, reported before the kernel performs it.
@@ -550,6 +553,8 @@ struct Call {
     empty_path: bool,
     /// `openat2` with `RESOLVE_IN_ROOT`: resolved in a way we do not replay.
     foreign: bool,
+    /// A rename: a directory source is reported too.
+    moves: bool,
 }
 
 fn decode(req: &libc::seccomp_notif, pid: u32) -> Option<Call> {
@@ -563,6 +568,7 @@ fn decode(req: &libc::seccomp_notif, pid: u32) -> Option<Call> {
         nofollow: false,
         empty_path: false,
         foreign: false,
+        moves: false,
     };
     let open_flags = |c: &mut Call, flags: u64| {
         c.creat = flags & (libc::O_CREAT as u64) != 0;
@@ -578,6 +584,7 @@ fn decode(req: &libc::seccomp_notif, pid: u32) -> Option<Call> {
         if nr == libc::SYS_rename || nr == libc::SYS_link {
             let mut c = at(AccessKind::Read, libc::AT_FDCWD as u64, a[0]);
             c.nofollow = true;
+            c.moves = nr == libc::SYS_rename;
             return Some(c);
         }
     }
@@ -610,6 +617,7 @@ fn decode(req: &libc::seccomp_notif, pid: u32) -> Option<Call> {
     } else if nr == libc::SYS_renameat || nr == libc::SYS_renameat2 {
         let mut c = at(AccessKind::Read, a[0], a[1]);
         c.nofollow = true;
+        c.moves = true;
         Some(c)
     } else if nr == libc::SYS_linkat {
         let mut c = at(AccessKind::Read, a[0], a[1]);
@@ -657,6 +665,7 @@ fn handle(
             nofollow: call.nofollow,
             empty_path: call.empty_path,
             exec: call.kind == AccessKind::Exec,
+            dirs: call.moves,
         }),
         _ => Resolved::Unknown,
     };
@@ -681,9 +690,9 @@ fn handle(
         }
         cwd = resolver.cwd(tid);
     }
-    let report = |p: Option<&Path>| {
+    let report = |p: Option<&Path>, kind: AccessKind| {
         if observer.access(Access {
-            kind: call.kind,
+            kind,
             path: p,
             argv: &argv,
             cwd: cwd.as_deref(),
@@ -694,10 +703,11 @@ fn handle(
         }
     };
     match resolved {
-        Resolved::File(p) => report(Some(&p)),
+        Resolved::File(p) => report(Some(&p), call.kind),
+        Resolved::Dir(p) => report(Some(&p), AccessKind::MoveDir),
         Resolved::Nothing => Answer::Continue,
         Resolved::Fails(e) => Answer::Fail(e),
-        Resolved::Unknown => report(None),
+        Resolved::Unknown => report(None, call.kind),
     }
 }
 

@@ -29,6 +29,8 @@ pub(crate) struct Target<'a> {
     pub(crate) empty_path: bool,
     /// An exec: always resolved (the observer looks at what starts, wherever).
     pub(crate) exec: bool,
+    /// A rename: a directory is reported as [`Resolved::Dir`].
+    pub(crate) dirs: bool,
 }
 
 /// What a path reaches.
@@ -36,6 +38,8 @@ pub(crate) struct Target<'a> {
 pub(crate) enum Resolved {
     /// A regular file (host path).
     File(PathBuf),
+    /// A directory being renamed (host path).
+    Dir(PathBuf),
     /// Nothing with content: a directory, device, pipe, socket, symlink itself, a new
     /// file, or a system file no label can exist on.
     Nothing,
@@ -245,7 +249,7 @@ impl Resolver {
             }
             let fd = format!("/proc/{tid}/fd/{}", t.dirfd);
             return match open_path(libc::AT_FDCWD, fd.as_bytes(), libc::O_PATH) {
-                Ok(fd) => self.classify(&fd),
+                Ok(fd) => self.classify(&fd, t.dirs),
                 Err(_) => Resolved::Unknown,
             };
         }
@@ -281,7 +285,7 @@ impl Resolver {
                 flags |= libc::O_NOFOLLOW;
             }
             return match open_path(libc::AT_FDCWD, &host, flags) {
-                Ok(fd) => self.classify(&fd),
+                Ok(fd) => self.classify(&fd, t.dirs),
                 Err(e) if matches!(e, libc::ENOENT | libc::ENOTDIR) && !t.creat => {
                     Resolved::Fails(e)
                 }
@@ -300,7 +304,7 @@ impl Resolver {
             },
         };
         match openat2_in_root(root, &abs, t.nofollow) {
-            Ok(fd) => self.classify(&fd),
+            Ok(fd) => self.classify(&fd, t.dirs),
             Err(libc::ENOENT) if t.creat => {
                 // A new file holds nothing yet, unless the name is a link this view
                 // cannot follow (then the program may reach something else).
@@ -354,18 +358,19 @@ impl Resolver {
         }
         // SAFETY: a new fd nobody else owns.
         let fd = unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) };
-        Some(self.classify(&fd))
+        Some(self.classify(&fd, t.dirs))
     }
 
     /// A resolved descriptor: its host path when it is a regular file.
-    fn classify(&self, fd: &OwnedFd) -> Resolved {
+    fn classify(&self, fd: &OwnedFd, dirs: bool) -> Resolved {
         // SAFETY: fstat into a zeroed buffer on our own fd.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: as above.
         if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } < 0 {
             return Resolved::Unknown;
         }
-        if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        let dir = dirs && st.st_mode & libc::S_IFMT == libc::S_IFDIR;
+        if st.st_mode & libc::S_IFMT != libc::S_IFREG && !dir {
             return Resolved::Nothing;
         }
         let Some(inside) = readlink(&format!("/proc/self/fd/{}", fd.as_raw_fd())) else {
@@ -374,7 +379,12 @@ impl Resolver {
         if inside.first() != Some(&b'/') || inside.ends_with(b" (deleted)") {
             return Resolved::Unknown;
         }
-        Resolved::File(self.tmp.host(Path::new(OsStr::from_bytes(&inside))))
+        let host = self.tmp.host(Path::new(OsStr::from_bytes(&inside)));
+        if dir {
+            Resolved::Dir(host)
+        } else {
+            Resolved::File(host)
+        }
     }
 }
 

