@@ -13,7 +13,8 @@ use safesh_label::Label;
 use safesh_policy::Policy;
 use safesh_policy::config::Network;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Streams a sandboxed program's output into the shell's stdout and stderr.
@@ -131,6 +132,8 @@ impl Shell {
         let timeout = Duration::from_millis(profile.timeout_ms);
         let hide = self.secrets_to_hide(&profile.write, &texts);
         let hidden = HiddenFiles::note(&hide);
+        // What it reads by itself joins `cell` as it happens (external_reads.rs).
+        let reads = self.read_labels(program, argv, &profile, &tmp_dir, &cell, &hide);
         let spec = safesh_sandbox::Spec {
             program: program.to_path_buf(),
             argv: texts.clone(),
@@ -158,6 +161,9 @@ impl Shell {
             stdin,
             allow_weaker: profile.allow_weaker,
             on_start: self.on_start.clone(),
+            observer: reads
+                .clone()
+                .map(|r| r as Arc<dyn safesh_sandbox::Observer>),
         };
         let mut output = ShellOutput {
             out: StageWriter::new(self.out_fd(1), cell.clone()),
@@ -203,8 +209,15 @@ impl Shell {
         if fetched && !endorsed_network {
             wrote = wrote.join(&Label::from_network("network"));
         }
-        self.record_external_writes(&write_roots, started, &wrote);
+        let moved_dirs = reads.as_ref().is_some_and(|r| r.moved_dirs());
+        self.record_external_writes(&write_roots, started, &wrote, moved_dirs);
         self.follow_moved_secrets(&hidden, &write_roots, &texts[0]);
+        // It tried to execute a file it may not run: the exec failed (EACCES) and
+        // the script stops here.
+        if let Some(r) = reads.as_ref().and_then(|r| r.refusal()) {
+            self.status_label = wrote;
+            return Err(r.into());
+        }
         // Its exit status says as much as the files it wrote: what it was given (and
         // what it fetched), not merely that it ran sandboxed — `cargo build &&
         // ./target/debug/app` stays under a clean PC.
@@ -257,6 +270,12 @@ impl Shell {
             self.set_status(141);
             return Ok(());
         }
+        if let safesh_sandbox::Observed::Incomplete(why) = &outcome.observed {
+            self.diag(format!(
+                "{}: warning: {why}; its output counts as having read every labelled file it could see",
+                texts[0]
+            ));
+        }
         for w in &outcome.warnings {
             self.diag(format!("{}: sandbox: {w}", texts[0]));
         }
@@ -271,6 +290,52 @@ impl Shell {
 }
 
 impl Shell {
+    /// The observer of what the program reads by itself (`None` without flow
+    /// control, or with label tracking compiled out).
+    fn read_labels(
+        &self,
+        program: &Path,
+        argv: &[Field],
+        profile: &safesh_policy::profile::Profile,
+        tmp_dir: &Path,
+        cell: &LabelCell,
+        hide: &[PathBuf],
+    ) -> Option<Arc<crate::external_reads::ReadLabels>> {
+        let flow = self.shared.flow.clone()?;
+        if cfg!(feature = "untracked") {
+            return None;
+        }
+        let mut roots = vec![self.cwd.clone(), tmp_dir.to_path_buf()];
+        roots.extend(
+            profile
+                .read
+                .iter()
+                .chain(&profile.write)
+                .map(|r| self.cwd.join(r)),
+        );
+        let gate = crate::external_reads::ExecGate {
+            pc: self.pc.clone(),
+            command: crate::flow::command_text(argv),
+            program: std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf()),
+            hosts: match &profile.network {
+                Network::Off => Vec::new(),
+                Network::On => vec!["*".to_string()],
+                Network::Hosts(h) => h.clone(),
+            },
+            approver: self.approver.clone(),
+            cancel: self.cancel.clone(),
+            refused: Arc::new(std::sync::Mutex::new(None)),
+        };
+        Some(Arc::new(crate::external_reads::ReadLabels::new(
+            flow,
+            self.shared.clone(),
+            &roots,
+            cell.clone(),
+            hide,
+            gate,
+        )))
+    }
+
     /// Confidential files the program was not given: hidden from it (`/dev/null`
     /// inside the sandbox). Looked for at any depth under the working directory and
     /// the write roots — by the classification (`.env`, keys) and by the labels
@@ -313,15 +378,20 @@ impl Shell {
 const WRITE_SCAN_LIMIT: usize = 20_000;
 
 impl Shell {
-    /// After an external program given secret or untrusted data ran: every file it
-    /// changed in the write roots carries what it was given (its stdin included).
-    /// Programs given only clean data are not scanned (builds stay fast and their
-    /// outputs stay runnable).
+    /// After an external program given or reading secret or untrusted data ran:
+    /// every file it changed in the write roots carries what it was given (its
+    /// stdin included) and what it read. Changed = modified or its inode changed
+    /// (ctime): a file it renamed or linked keeps its mtime but is a new name for
+    /// the bytes. Programs that touched only clean data are not scanned (builds
+    /// stay fast and their outputs stay runnable). When it renamed a directory
+    /// (`moved_dirs`), every file beneath a directory changed since is a new name
+    /// too (a file's own ctime does not move with its directory).
     fn record_external_writes(
         &self,
         roots: &[std::path::PathBuf],
         since: std::time::SystemTime,
         wrote: &Label,
+        moved_dirs: bool,
     ) {
         let Some(flow) = &self.shared.flow else {
             return;
@@ -329,20 +399,26 @@ impl Shell {
         if wrote.confidentiality.is_public() && safesh_flow::trust::is_trusted(wrote) {
             return;
         }
+        let mut changed_dirs: Vec<std::path::PathBuf> = Vec::new();
         self.walk_write_roots(roots, |e, ft| {
-            if ft.is_file()
-                && e.metadata()
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|m| m >= since)
-            {
-                flow.record_write(&e.path(), wrote, true);
+            let path = e.path();
+            if ft.is_dir() {
+                if moved_dirs && e.metadata().is_ok_and(|m| changed_since(&m, since)) {
+                    changed_dirs.push(path);
+                }
+                return true;
+            }
+            let moved = changed_dirs.iter().any(|d| path.starts_with(d));
+            if ft.is_file() && (moved || e.metadata().is_ok_and(|m| changed_since(&m, since))) {
+                flow.record_write(&path, wrote, true);
             }
             true
         });
     }
 
-    /// Visits the entries that are not directories under `roots` and the cwd, at any
-    /// depth, at most [`WRITE_SCAN_LIMIT`] entries, until `visit` returns false.
+    /// Visits the entries under `roots` and the cwd, at any depth (a directory
+    /// before what it holds), at most [`WRITE_SCAN_LIMIT`] entries, until `visit`
+    /// returns false.
     fn walk_write_roots(
         &self,
         roots: &[std::path::PathBuf],
@@ -363,10 +439,11 @@ impl Shell {
                     return;
                 }
                 let Ok(ft) = e.file_type() else { continue };
+                if !visit(&e, ft) {
+                    return;
+                }
                 if ft.is_dir() {
                     stack.push(e.path());
-                } else if !visit(&e, ft) {
-                    return;
                 }
             }
         }
@@ -424,7 +501,10 @@ impl Shell {
         if moved.is_empty() {
             return;
         }
-        self.walk_write_roots(roots, |e, _| {
+        self.walk_write_roots(roots, |e, ft| {
+            if ft.is_dir() {
+                return true;
+            }
             // The inode comes with the directory entry; the device only on a hit.
             let ino = e.ino();
             if let Some(i) = moved.iter().position(|(_, _, i)| *i == ino)
@@ -462,4 +542,20 @@ fn strip_sandboxed(l: &Label) -> Label {
         .cloned()
         .collect();
     Label::new(l.confidentiality.clone(), l.integrity.clone(), origins)
+}
+
+/// Modified, or its inode changed (renamed, linked, chmod), at or after `since`.
+fn changed_since(m: &std::fs::Metadata, since: std::time::SystemTime) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if m.modified().is_ok_and(|t| t >= since) {
+        return true;
+    }
+    let since = since
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let ctime = std::time::Duration::new(
+        m.ctime().max(0) as u64,
+        m.ctime_nsec().clamp(0, 999_999_999) as u32,
+    );
+    ctime >= since
 }

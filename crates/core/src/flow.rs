@@ -204,14 +204,30 @@ impl Flow {
             return Label::empty();
         }
         let mut l = self.classifier.path_label_resolved(path, real);
-        if let Some(w) = lock(&self.written).get(path) {
-            l = l.join(w);
-        } else if let Some(store) = self.store(false)
-            && let Ok(Some(stored)) = store.lookup(path)
-        {
-            l = l.join(&stored.label);
+        l = l.join(&self.recorded(path));
+        // Through a symlink (`ln -s dl.sh ok.sh`, or one a program made), the bytes
+        // are those of the file it points to: its recorded label too.
+        let target = match real {
+            Some(r) => Some(r.to_path_buf()),
+            None => std::fs::canonicalize(path).ok(),
+        };
+        if let Some(t) = target.filter(|t| t != path) {
+            l = l.join(&self.recorded(&t));
         }
         l
+    }
+
+    /// What safesh recorded when it wrote `path` (this process, then the store).
+    fn recorded(&self, path: &Path) -> Label {
+        if let Some(w) = lock(&self.written).get(path) {
+            return w.clone();
+        }
+        if let Some(store) = self.store(false)
+            && let Ok(Some(stored)) = store.lookup(path)
+        {
+            return stored.label;
+        }
+        Label::empty()
     }
 
     /// Records that safesh wrote `label`ed data to `path` (`append`: joined with

@@ -16,6 +16,7 @@ pub mod session;
 
 mod destructive;
 mod external;
+mod external_reads;
 mod fdpath;
 mod flow;
 mod host;

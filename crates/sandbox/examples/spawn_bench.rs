@@ -85,6 +85,7 @@ fn main() {
             stdin: Stdin::Null,
             allow_weaker: false,
             on_start: None,
+            observer: None,
         };
         let o = run(spec, &mut Sink, &|| false).unwrap();
         assert_eq!(o.status, Some(0));

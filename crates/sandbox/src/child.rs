@@ -93,6 +93,9 @@ pub(crate) struct Plan {
     pub(crate) landlock: bool,
     pub(crate) child_rules: Vec<(CString, u64)>,
     pub(crate) filters: Vec<seccompiler::BpfProgram>,
+    /// The read-observing filter, installed last with a listener sent to the parent
+    /// over [`crate::notify::FD_NOTIFY`] (none: reads are not observed).
+    pub(crate) notify: Option<seccompiler::BpfProgram>,
     pub(crate) cap_last: c_int,
     /// `(path, content)` for setgroups, uid_map, gid_map when a user namespace is used.
     pub(crate) userns_maps: Vec<(CString, Vec<u8>)>,
@@ -111,6 +114,8 @@ pub(crate) struct ChildFds {
     pub(crate) err_w: c_int,
     /// -1 when Landlock is not used.
     pub(crate) ruleset: c_int,
+    /// The socket to hand the notify listener over; -1 when reads are not observed.
+    pub(crate) notify: c_int,
 }
 
 fn errno() -> i32 {
@@ -158,7 +163,7 @@ extern "C" fn forward_term(_sig: c_int) {
     }
 }
 
-/// Moves the fds to 0..=6 and closes every other fd.
+/// Moves the fds to 0..=7 and closes every other fd.
 ///
 /// # Safety
 /// Only in the forked child.
@@ -171,14 +176,15 @@ unsafe fn remap(fds: &ChildFds) -> Result<(), i32> {
         fds.status_w,
         fds.err_w,
         fds.ruleset,
+        fds.notify,
     ];
-    let mut tmp = [-1 as c_int; 7];
+    let mut tmp = [-1 as c_int; 8];
     for (i, &fd) in src.iter().enumerate() {
         if fd < 0 {
             continue;
         }
-        // SAFETY: duplicating an fd we inherited, to a number >= 7.
-        let t = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 7) };
+        // SAFETY: duplicating an fd we inherited, to a number >= 8.
+        let t = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 8) };
         if t < 0 {
             return Err(errno());
         }
@@ -189,15 +195,15 @@ unsafe fn remap(fds: &ChildFds) -> Result<(), i32> {
             continue;
         }
         let flags = if i < 3 { 0 } else { libc::O_CLOEXEC };
-        // SAFETY: t >= 7 differs from i.
+        // SAFETY: t >= 8 differs from i.
         if unsafe { libc::dup3(t, i as c_int, flags) } < 0 {
             return Err(errno());
         }
     }
-    // SAFETY: closes every fd from 7 up (the temporaries and everything inherited).
-    if unsafe { libc::syscall(libc::SYS_close_range, 7u32, u32::MAX, 0u32) } < 0 {
+    // SAFETY: closes every fd from 8 up (the temporaries and everything inherited).
+    if unsafe { libc::syscall(libc::SYS_close_range, 8u32, u32::MAX, 0u32) } < 0 {
         // Old kernels: close one by one.
-        for fd in 7..4096 {
+        for fd in 8..4096 {
             // SAFETY: closing fds we own (or EBADF).
             unsafe { libc::close(fd) };
         }
@@ -269,7 +275,15 @@ pub(crate) unsafe fn pid1(plan: &Plan, fds: &ChildFds) -> ! {
             fail(Stage::Fork, errno(), 0);
         }
         // Only the program holds the stdio pipes and the error pipe now.
-        for fd in [0, 1, 2, FD_ERR, FD_SYNC, FD_RULESET] {
+        for fd in [
+            0,
+            1,
+            2,
+            FD_ERR,
+            FD_SYNC,
+            FD_RULESET,
+            crate::notify::FD_NOTIFY,
+        ] {
             libc::close(fd);
         }
         let mut status: c_int = 0;
@@ -495,6 +509,11 @@ unsafe fn program(plan: &Plan) -> ! {
             if e != 0 {
                 fail(Stage::Seccomp, e, i as u32);
             }
+        }
+        // Last: from here on every open, exec, rename and link is reported to the
+        // parent (the execve below included) before the kernel performs it.
+        if let Some(f) = &plan.notify {
+            crate::notify::child_setup(f);
         }
         libc::execve(
             plan.program.as_ptr(),

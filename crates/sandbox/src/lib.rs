@@ -69,6 +69,8 @@ mod child;
 mod exec;
 mod landlock;
 mod net;
+mod notify;
+mod notify_resolve;
 mod placeholder;
 mod probe;
 mod realpath;
@@ -78,6 +80,7 @@ mod seccomp;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use notify::{Access, AccessKind, Observed, Observer, available as reads_observable};
 pub use probe::{Capabilities, Feature, probe};
 pub use realpath::canonicalize;
 pub use run::run;
@@ -117,6 +120,10 @@ pub struct Spec {
     /// Told the host pid of the sandbox's pid 1 once it exists (jobs report it; a
     /// signal to it reaches the whole tree, since pid 1 forwards TERM/INT).
     pub on_start: Option<StartHook>,
+    /// Told of every file the program's tree opens for reading, renames, links or
+    /// executes, before the kernel does it (seccomp user notification, see
+    /// `notify.rs`); `None`: not observed (no notify filter at all).
+    pub observer: Option<std::sync::Arc<dyn Observer>>,
 }
 
 /// A callback given the host pid of a run's pid 1 as soon as it is started.
@@ -219,6 +226,8 @@ pub struct Outcome {
     pub output_closed: bool,
     /// Protections that were weaker than asked for on this run (fallbacks).
     pub warnings: Vec<String>,
+    /// How completely the program's reads were reported to `Spec::observer`.
+    pub observed: Observed,
 }
 
 /// Why a run could not happen.

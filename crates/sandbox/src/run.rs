@@ -144,6 +144,24 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
+fn socketpair() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as c_int; 2];
+    // SAFETY: fds is a valid 2-int buffer.
+    if unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    } < 0
+    {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both fds are new and owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
 /// Whether a root (canonical) lies strictly under the host's `/tmp`, outside the
 /// private temp dir.
 /// The roots (and cwd, program) that live under the host's `/tmp`, outermost only,
@@ -588,6 +606,52 @@ pub fn run(
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(40);
 
+    // Observing reads: a socketpair for the notify listener, and how to resolve
+    // paths as the program sees them.
+    let mut observed_upfront = None;
+    let notify = match &spec.observer {
+        Some(obs) if crate::notify::available() => {
+            let (parent, child) = socketpair()?;
+            let canon = |p: &Path| {
+                crate::realpath::canonicalize(abs(p, &spec.cwd))
+                    .unwrap_or_else(|_| abs(p, &spec.cwd))
+            };
+            let roots: Vec<PathBuf> = spec
+                .read
+                .iter()
+                .chain(&spec.write)
+                .chain(&spec.exec)
+                .chain([&spec.cwd, &spec.tmp_dir])
+                .map(|p| canon(p))
+                .collect();
+            let resolver = crate::notify_resolve::Resolver {
+                system: SYSTEM_READ.iter().map(PathBuf::from).collect(),
+                roots,
+                tmp: crate::notify::TmpMap {
+                    private: private_tmp.then(|| canon(&spec.tmp_dir)),
+                    bound: tmp_roots.clone(),
+                },
+                root: std::cell::OnceCell::new(),
+            };
+            Some((parent, child, obs.clone(), resolver))
+        }
+        Some(obs) => {
+            // Unobservable here: the observer hears of an unknown read before the
+            // program exists.
+            obs.access(crate::Access {
+                kind: crate::AccessKind::Read,
+                path: None,
+                argv: &[],
+                cwd: None,
+            });
+            observed_upfront = Some(crate::Observed::Incomplete(
+                "seccomp user notification needs Linux 5.6".into(),
+            ));
+            None
+        }
+        None => None,
+    };
+
     let plan = Plan {
         program: cstr(&spec.program)?,
         argv,
@@ -599,6 +663,7 @@ pub fn run(
         landlock: rules.is_some(),
         child_rules,
         filters: filters.programs,
+        notify: notify.as_ref().map(|_| crate::notify::filter()),
         cap_last,
         userns_maps,
         stack: Box::new_uninit_slice(256 * 1024),
@@ -627,6 +692,7 @@ pub fn run(
         status_w: status_w.as_raw_fd(),
         err_w: fail_w.as_raw_fd(),
         ruleset: rules.as_ref().map(|r| r.raw()).unwrap_or(-1),
+        notify: notify.as_ref().map(|n| n.1.as_raw_fd()).unwrap_or(-1),
     };
 
     let mut flags =
@@ -666,6 +732,13 @@ pub fn run(
     let pid = pid as libc::pid_t;
     drop((stdin_r, out_w, err_w, sync_r, status_w, fail_w));
     drop(rules);
+    let notifier = match notify {
+        Some((parent, child, obs, resolver)) => {
+            drop(child);
+            Some(crate::notify::Notifier::start(parent, obs, resolver)?)
+        }
+        None => None,
+    };
 
     let mut tree = Tree { pid, reaped: None };
     if let Some(hook) = &spec.on_start {
@@ -726,6 +799,11 @@ pub fn run(
         &mut outcome,
     );
     outcome.duration = start.elapsed();
+    outcome.observed = match (notifier, observed_upfront) {
+        (Some(n), _) => n.finish(),
+        (None, Some(o)) => o,
+        (None, None) => crate::Observed::Off,
+    };
     if let Some(eg) = egress.take() {
         outcome.proxy_log = eg.finish();
     }

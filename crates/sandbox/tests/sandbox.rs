@@ -4,4 +4,5 @@
 mod benign;
 mod common;
 mod escape;
+mod reads;
 mod timing;

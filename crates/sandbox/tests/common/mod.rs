@@ -85,6 +85,7 @@ impl World {
             stdin: Stdin::Null,
             allow_weaker: false,
             on_start: None,
+            observer: None,
         }
     }
 
