@@ -129,6 +129,10 @@ impl Host for ShellHost<'_> {
         Ok(())
     }
 
+    fn max_field_bytes(&self) -> usize {
+        usize::try_from(self.shell.shared.limits.string_bytes).unwrap_or(usize::MAX)
+    }
+
     fn output_is_count(&self) {
         if let Some(f) = &self.count {
             f.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -37,14 +37,16 @@ mod flow;
 mod flow_cli;
 #[path = "safesh/flow_fds.rs"]
 mod flow_fds;
+#[path = "safesh/flow_reads.rs"]
+mod flow_reads;
 #[path = "safesh/flow_reflect.rs"]
 mod flow_reflect;
 #[path = "safesh/flow_sound.rs"]
 mod flow_sound;
-#[path = "safesh/flow_reads.rs"]
-mod flow_reads;
 #[path = "safesh/flow_support.rs"]
 mod flow_support;
+#[path = "safesh/hardening.rs"]
+mod hardening;
 #[path = "safesh/policy_attacks.rs"]
 mod policy_attacks;
 #[path = "safesh/policy_benign.rs"]

@@ -377,9 +377,9 @@ fn arith_text(text: &str, loc: Option<&brush_parser::SourceSpan>) -> Result {
         )
     });
     if !has_expansion && !text.trim().is_empty() {
-        brush_parser::arithmetic::parse(text.trim()).map_err(|_| ParseError::Syntax {
+        crate::arith::parse(text).map_err(|message| ParseError::Syntax {
             position: base,
-            message: format!("invalid arithmetic expression `{}`", text.trim()),
+            message,
         })?;
     }
     Ok(())

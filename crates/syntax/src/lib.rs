@@ -5,6 +5,7 @@
 //! ([`check`]), so a syntax error anywhere — or a construct safesh does not
 //! implement — is reported up front with its line and column, and nothing runs.
 
+pub mod arith;
 mod check;
 mod nesting;
 pub use check::unescape_backquoted;

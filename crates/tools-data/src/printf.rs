@@ -17,6 +17,9 @@ struct Run<'x> {
     status: i32,
     warnings: Vec<String>,
     tz: jiff::tz::TimeZone,
+    /// The widest field (`Host::max_field_bytes`): wider widths and precisions
+    /// are an error, never an allocation.
+    max_field: usize,
 }
 
 impl Run<'_> {
@@ -79,6 +82,7 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
         status: 0,
         warnings: Vec::new(),
         tz: crate::tz::local(ctx.env.get("TZ")),
+        max_field: ctx.host.max_field_bytes(),
     };
     let mut out = Out::new(ctx);
     let mut buf = Vec::new();
@@ -104,6 +108,13 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
     }
     let status = run.status;
     Ok(out.finish_with(status))
+}
+
+/// The error for a width or precision past [`Run::max_field`].
+fn over_limit(what: &str, n: usize, max: usize) -> String {
+    format!(
+        "{n}: {what} is over the limit of {max} bytes ([limits] string_bytes): nothing printed for it"
+    )
 }
 
 enum Pass {
@@ -162,31 +173,42 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             if w < 0 {
                 c.minus = true;
             }
-            c.width = Some(w.unsigned_abs().min(1 << 20) as usize);
+            c.width = Some(usize::try_from(w.unsigned_abs()).unwrap_or(usize::MAX));
         } else {
             let n = fmt[i..].iter().take_while(|d| d.is_ascii_digit()).count();
             if n > 0 {
-                c.width = std::str::from_utf8(&fmt[i..i + n])
-                    .ok()
-                    .and_then(|s| s.parse().ok());
+                c.width = Some(
+                    std::str::from_utf8(&fmt[i..i + n])
+                        .ok()
+                        .and_then(|s| s.parse().ok())
+                        .unwrap_or(usize::MAX),
+                );
                 i += n;
             }
+        }
+        if let Some(w) = c.width.filter(|w| *w > run.max_field) {
+            return Pass::Fatal(over_limit("field width", w, run.max_field));
         }
         if fmt.get(i) == Some(&b'.') {
             i += 1;
             if fmt.get(i) == Some(&b'*') {
                 i += 1;
                 let p = run.int_arg();
-                c.prec = (p >= 0).then_some(p.min(1 << 20) as usize);
+                c.prec = (p >= 0).then(|| usize::try_from(p).unwrap_or(usize::MAX));
             } else {
                 let n = fmt[i..].iter().take_while(|d| d.is_ascii_digit()).count();
-                c.prec = Some(
+                c.prec = Some(if n == 0 {
+                    0
+                } else {
                     std::str::from_utf8(&fmt[i..i + n])
                         .ok()
                         .and_then(|s| s.parse().ok())
-                        .unwrap_or(0),
-                );
+                        .unwrap_or(usize::MAX)
+                });
                 i += n;
+            }
+            if let Some(p) = c.prec.filter(|p| *p > run.max_field) {
+                return Pass::Fatal(over_limit("precision", p, run.max_field));
             }
         }
         if fmt.get(i) == Some(&b'(') {

@@ -443,6 +443,16 @@ pub fn date(ctx: &mut UtilCtx<'_>) -> UtilResult {
             return Ok(usage(ctx, &format!("invalid date {}", quote(op)), 1));
         }
     }
+    if let Some(f) = &fmt {
+        let max = ctx.host.max_field_bytes();
+        if strftime::widest_field(f) > max {
+            ctx.warn(format_args!(
+                "{}: a field width is over the limit of {max} bytes ([limits] string_bytes)",
+                quote(f)
+            ));
+            return Ok(1);
+        }
+    }
     let mut times = Vec::new();
     if let Some(d) = p.value("d") {
         match parse_date(d, &tz, now) {

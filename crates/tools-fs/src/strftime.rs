@@ -63,6 +63,34 @@ fn week_number(z: &Zoned, first: i32) -> i32 {
     (yday + 7 - (wday - first).rem_euclid(7)) / 7
 }
 
+/// The widest field width `fmt` asks for (`%999Y` → 999): the caller refuses a
+/// format wider than its limit before formatting anything.
+pub fn widest_field(fmt: &str) -> usize {
+    let b = fmt.as_bytes();
+    let mut widest = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'%' {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        while i < b.len() && matches!(b[i], b'-' | b'_' | b'0' | b'+' | b'^' | b'#') {
+            i += 1;
+        }
+        let mut w = 0usize;
+        while i < b.len() && b[i].is_ascii_digit() {
+            w = w
+                .saturating_mul(10)
+                .saturating_add(usize::from(b[i] - b'0'));
+            i += 1;
+        }
+        widest = widest.max(w);
+        i += 1;
+    }
+    widest
+}
+
 /// Formats `z` according to `fmt`.
 pub fn format(fmt: &str, z: &Zoned) -> Vec<u8> {
     let mut out = Vec::new();
@@ -94,7 +122,12 @@ pub fn format(fmt: &str, z: &Zoned) -> Vec<u8> {
             if !d.is_ascii_digit() {
                 break;
             }
-            width = Some(width.unwrap_or(0) * 10 + usize::from(d - b'0'));
+            width = Some(
+                width
+                    .unwrap_or(0)
+                    .saturating_mul(10)
+                    .saturating_add(usize::from(d - b'0')),
+            );
             i += 1;
         }
         let mut colons = 0;

@@ -130,6 +130,13 @@ pub fn nl(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 }
             }
             "w" => match v.parse::<usize>() {
+                Ok(w) if w > ctx.host.max_field_bytes() => {
+                    let msg = format!(
+                        "invalid line number field width: {v}: over the limit of {} bytes ([limits] string_bytes)",
+                        ctx.host.max_field_bytes()
+                    );
+                    return Ok(usage(ctx, &msg, 1));
+                }
                 Ok(w) if w > 0 => o.width = w,
                 _ => return Ok(usage(ctx, &bad("line number field width"), 1)),
             },

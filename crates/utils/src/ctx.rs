@@ -32,6 +32,9 @@ pub enum WriteMode {
     CreateNew,
 }
 
+/// [`Host::max_field_bytes`] of a host without limits of its own.
+pub const DEFAULT_MAX_FIELD_BYTES: usize = 64 << 20;
+
 /// What the interpreter provides to utilities. Implementations record labels for
 /// every file read, check paths against the roots, and route inner commands through
 /// the same dispatch (and policy) as any command in the script.
@@ -90,6 +93,13 @@ pub trait Host: Send + Sync {
     /// records nothing (a host without labels).
     fn env_read(&self, name: &str) {
         let _ = name;
+    }
+    /// The widest field a utility may pad or format to (a printf width or
+    /// precision, `nl -w`, a strftime width): `[limits] string_bytes`. Wider ones
+    /// are refused with a clear error, never allocated (an allocation failure
+    /// aborts the whole process, server included).
+    fn max_field_bytes(&self) -> usize {
+        DEFAULT_MAX_FIELD_BYTES
     }
     /// Called when a network utility receives a response from `host`: what it
     /// prints or writes from then on is labeled with that origin (low integrity).

@@ -21,10 +21,43 @@ impl Shell {
         if t.is_empty() {
             return Ok(0);
         }
-        let parsed = safesh_syntax::catch_quietly(|| brush_parser::arithmetic::parse(t));
+        let t = self.flatten_subscripts(t, 0)?;
+        let parsed = safesh_syntax::catch_quietly(|| brush_parser::arithmetic::parse(&t));
         match parsed {
             Ok(Ok(expr)) => self.eval_arith(&expr, 0),
-            _ => Err(self.arith_fail(t, "syntax error in expression")),
+            _ => Err(self.arith_fail(&t, "syntax error in expression")),
+        }
+    }
+
+    /// Evaluates subscripted references nested in other subscripts first,
+    /// innermost out, and puts their values in their place: the arithmetic
+    /// grammar backtracks exponentially on nesting (see `safesh_syntax::arith`).
+    fn flatten_subscripts<'t>(
+        &mut self,
+        t: &'t str,
+        depth: u32,
+    ) -> Result<std::borrow::Cow<'t, str>, Stop> {
+        let Some(mut r) = safesh_syntax::arith::nested_subscript(t) else {
+            return Ok(std::borrow::Cow::Borrowed(t));
+        };
+        let mut t = t.to_string();
+        loop {
+            self.check_cancel()?;
+            // One level: `name[expr]` with no bracket in `expr`.
+            let reference = t[r.clone()].to_string();
+            let expr = match safesh_syntax::catch_quietly(|| {
+                brush_parser::arithmetic::parse(&reference)
+            }) {
+                Ok(Ok(e)) => e,
+                _ => return Err(self.arith_fail(&reference, "syntax error in expression")),
+            };
+            let v = self.eval_arith(&expr, depth)?;
+            // Parenthesized: a negative value stays one operand.
+            t.replace_range(r, &format!("({v})"));
+            match safesh_syntax::arith::nested_subscript(&t) {
+                Some(next) => r = next,
+                None => return Ok(std::borrow::Cow::Owned(t)),
+            }
         }
     }
 
@@ -105,9 +138,10 @@ impl Shell {
         if depth > 64 {
             return Err(self.arith_fail(t, "expression recursion level exceeded"));
         }
-        match safesh_syntax::catch_quietly(|| brush_parser::arithmetic::parse(t)) {
+        let t = self.flatten_subscripts(t, depth + 1)?;
+        match safesh_syntax::catch_quietly(|| brush_parser::arithmetic::parse(&t)) {
             Ok(Ok(expr)) => self.eval_arith(&expr, depth + 1),
-            _ => Err(self.arith_fail(t, "syntax error: operand expected")),
+            _ => Err(self.arith_fail(&t, "syntax error: operand expected")),
         }
     }
 

@@ -692,8 +692,7 @@ impl Shell {
             return None;
         }
         let t = text.trim();
-        let parsed = safesh_syntax::catch_quietly(|| brush_parser::arithmetic::parse(t));
-        if matches!(parsed, Ok(Ok(_))) {
+        if safesh_syntax::arith::parse(t).is_ok() {
             return None;
         }
         self.parse_cached(t).ok()

@@ -10,13 +10,13 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A project dir with its own HOME and state dir, so no user config applies.
-struct Home {
+pub(crate) struct Home {
     _tmp: tempfile::TempDir,
     root: PathBuf,
 }
 
 impl Home {
-    fn new() -> Home {
+    pub(crate) fn new() -> Home {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().canonicalize().unwrap();
         std::fs::create_dir_all(root.join("proj")).unwrap();
@@ -29,7 +29,7 @@ impl Home {
         self.root.join("proj")
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_safesh"));
         c.args(args)
             .current_dir(self.proj())
@@ -43,14 +43,14 @@ impl Home {
 }
 
 /// A running `safesh rpc` with line-oriented pipes.
-struct RpcProc {
+pub(crate) struct RpcProc {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: Option<BufReader<ChildStdout>>,
 }
 
 impl RpcProc {
-    fn start(home: &Home) -> RpcProc {
+    pub(crate) fn start(home: &Home) -> RpcProc {
         let mut child = home
             .command(&["rpc"])
             .stdin(Stdio::piped())
@@ -80,7 +80,7 @@ impl RpcProc {
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("bad response {line:?}: {e}"))
     }
 
-    fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+    pub(crate) fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(
             &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
         );

@@ -1,0 +1,141 @@
+//! Issue 15: no crash or hang from a short input. Each input once aborted or hung
+//! the process (and with it `safesh rpc`/`safesh mcp`); now it fails with a clear
+//! error, bash's answer where bash has one, and the server answers the next
+//! request. Run: `cargo test -p safesh --test safesh hardening`.
+
+use crate::faces::{Home, RpcProc};
+use serde_json::json;
+
+/// Runs `script` with `safesh -c` and returns (status, stdout, stderr).
+fn run(home: &Home, args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let out = home.command(&[]).args(args).output().expect("safesh runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run_c(home: &Home, script: &str) -> (i32, String, String) {
+    run(home, &["-c".as_ref(), script.as_ref()])
+}
+
+#[test]
+fn huge_widths_are_refused_with_a_clear_error_and_the_server_goes_on() {
+    let home = Home::new();
+    let mut rpc = RpcProc::start(&home);
+    let inputs = [
+        (
+            "printf '%999999999999d\\n' 1",
+            "field width is over the limit",
+        ),
+        (
+            "printf '%-999999999999s\\n' x",
+            "field width is over the limit",
+        ),
+        (
+            "printf '%.999999999999f\\n' 1",
+            "precision is over the limit",
+        ),
+        (
+            "printf '%*d' 999999999999 1",
+            "field width is over the limit",
+        ),
+        ("nl -w 999999999999 /dev/null", "over the limit"),
+        ("date +%999999999999Y", "over the limit"),
+    ];
+    for (id, (script, want)) in (1u64..).zip(inputs) {
+        let r = rpc.call(id, "execute", json!({"script": script}));
+        let out = r["result"]["output"].as_str().unwrap_or_default();
+        assert!(out.contains(want), "{script}: {r}");
+        assert_ne!(r["result"]["exit_code"], 0, "{script}: {r}");
+        // The server is alive and answers the next request.
+        let r = rpc.call(id + 100, "execute", json!({"script": "echo alive"}));
+        assert_eq!(r["result"]["output"], "alive\n", "after {script}: {r}");
+    }
+    // Widths within the limit still work.
+    let (status, out, _) = run_c(
+        &home,
+        "printf '%5d|%.3f|%-3s|\\n' 42 3.14159 a; date -d @0 -u +%6Y",
+    );
+    assert_eq!(status, 0);
+    assert_eq!(out, "   42|3.142|a  |\n001970\n");
+}
+
+#[test]
+fn a_brace_range_at_the_end_of_i64_stops_like_bash() {
+    let home = Home::new();
+    let (status, out, err) = run_c(&home, "echo {9223372036854775806..9223372036854775807}");
+    assert_eq!(
+        (status, out.as_str()),
+        (0, "9223372036854775806 9223372036854775807\n"),
+        "{err}"
+    );
+    let (status, out, _) = run_c(
+        &home,
+        "echo {9223372036854775807..9223372036854775806} {-9223372036854775806..-9223372036854775807} x",
+    );
+    assert_eq!(status, 0);
+    assert_eq!(
+        out,
+        "9223372036854775807 9223372036854775806 -9223372036854775806 -9223372036854775807 x\n"
+    );
+    // Past the brace limit: a limit refusal, not a hang.
+    let (status, _, err) = run_c(&home, "echo {-9223372036854775807..9223372036854775807}");
+    assert_eq!(status, 125, "{err}");
+    assert!(err.contains("LIMIT_EXCEEDED"), "{err}");
+}
+
+#[test]
+fn nested_subscripts_evaluate_in_linear_time_like_bash() {
+    let home = Home::new();
+    let mut deep = "1".to_string();
+    for _ in 0..40 {
+        deep = format!("a[{deep}]");
+    }
+    for script in [
+        format!("echo $(({deep}))"),
+        format!("if false; then echo $(({deep})); fi; echo ok"),
+        format!("x='{deep}'; echo $((x))"),
+        "a=(5 6 7); i=1; echo $((a[a[i-1]-4])) $((a[1]+a[a[0]-5]))".to_string(),
+        "a=(1 2 3); ((a[a[0]]+=5)); echo ${a[@]}".to_string(),
+        "a=(3 -1 2); echo $((a[1+a[2]-1] * 2))".to_string(),
+    ] {
+        let want = std::process::Command::new("bash")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        let (status, out, err) = run_c(&home, &script);
+        assert_eq!(
+            out,
+            String::from_utf8_lossy(&want.stdout),
+            "{script}: {err}"
+        );
+        assert_eq!(Some(status), want.status.code(), "{script}: {err}");
+    }
+}
+
+#[test]
+fn bytes_that_are_not_utf8_in_arguments_and_environment_do_not_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let home = Home::new();
+    let script = std::ffi::OsStr::from_bytes(b"echo \xff; echo after");
+    let (status, out, err) = run(&home, &["-c".as_ref(), script]);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.ends_with("after\n"), "{out}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("not valid UTF-8"), "{err}");
+    // A variable in safesh's own environment.
+    let out = home
+        .command(&["-c", "echo \"[$FOO]\"; echo ok"])
+        .env("FOO", std::ffi::OsStr::from_bytes(b"a\xffb"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("ok\n"));
+}

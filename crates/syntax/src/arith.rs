@@ -1,0 +1,76 @@
+//! Arithmetic text, parsed in time linear in its nesting.
+//!
+//! brush-parser's arithmetic grammar backtracks on nested subscripts: each level
+//! of `a[a[a[…]]]` multiplies the parse time (six levels took seconds, ten never
+//! ended), so a short input could hang a server. Subscripts nested inside
+//! another subscript are parsed (and, at run time, evaluated) on their own, from
+//! the innermost out, and replaced by their value: the grammar then only ever
+//! sees one level.
+
+/// The byte range of an innermost subscripted reference that sits inside
+/// another subscript, name included (`a[b[1]]` → the range of `b[1]`), if any.
+pub fn nested_subscript(text: &str) -> Option<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut open: Vec<usize> = Vec::new();
+    for (i, b) in bytes.iter().enumerate() {
+        match b {
+            b'[' => open.push(i),
+            b']' => {
+                let start = open.pop()?;
+                // Innermost (nothing opened after it is still open) and nested.
+                if !open.is_empty() && !text[start + 1..i].contains('[') {
+                    let name = bytes[..start]
+                        .iter()
+                        .rev()
+                        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                        .count();
+                    return Some(start - name..i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Parses arithmetic text: nested subscripted references are checked on their
+/// own and stand for `0` in the enclosing expression.
+pub fn parse(text: &str) -> Result<brush_parser::ast::ArithmeticExpr, String> {
+    let mut t = text.trim().to_string();
+    while let Some(r) = nested_subscript(&t) {
+        parse_one(&t[r.clone()])?;
+        t.replace_range(r, "0");
+    }
+    parse_one(&t)
+}
+
+fn parse_one(t: &str) -> Result<brush_parser::ast::ArithmeticExpr, String> {
+    match crate::catch_quietly(|| brush_parser::arithmetic::parse(t)) {
+        Ok(Ok(e)) => Ok(e),
+        _ => Err(format!("invalid arithmetic expression `{t}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_innermost_nested_subscript() {
+        assert_eq!(nested_subscript("a[1]"), None);
+        assert_eq!(nested_subscript("a[b[1]] + c[2]"), Some(2..6));
+        let deep = "a[a[a[a[a[a[a[a[a[a[1]]]]]]]]]]";
+        let r = nested_subscript(deep).unwrap();
+        assert_eq!(&deep[r], "a[1]");
+    }
+
+    #[test]
+    fn deep_nesting_parses_quickly() {
+        let mut e = "1".to_string();
+        for _ in 0..200 {
+            e = format!("a[{e}]");
+        }
+        assert!(parse(&e).is_ok());
+        assert!(parse("a[b[1 +]]").is_err());
+    }
+}
