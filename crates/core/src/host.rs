@@ -129,6 +129,31 @@ impl Host for ShellHost<'_> {
         Ok(())
     }
 
+    fn may_read(&self, path: &Path) -> bool {
+        // The trusted PATH (`[sandbox] path`) is where allowed programs come
+        // from: looking a program up there (`which python3`) reads no data.
+        if let Some(policy) = &self.shell.shared.policy
+            && path.parent().is_some_and(|dir| {
+                policy
+                    .config()
+                    .sandbox
+                    .path
+                    .iter()
+                    .any(|p| p.path.as_path() == dir)
+            })
+        {
+            return true;
+        }
+        match self.shell.check_read_resolved(path) {
+            Ok(real) => {
+                self.cell
+                    .join(&self.shell.file_label_resolved(path, real.as_deref()));
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     fn max_field_bytes(&self) -> usize {
         usize::try_from(self.shell.shared.limits.string_bytes).unwrap_or(usize::MAX)
     }

@@ -14,6 +14,8 @@ enum Job {
     Argv(Vec<String>),
     /// A human-only tool: `check`, `config`, `audit`, `approve`, … (see `tools`).
     Tool(String, Vec<String>),
+    /// `--help` / `--version`: text for stdout, status 0.
+    Info(String),
 }
 
 struct Cli {
@@ -86,8 +88,22 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                         .map_err(|_| format!("invalid --timeout-ms: {v}"))?,
                 );
             }
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            "--version" => return Err(format!("safesh {}", env!("CARGO_PKG_VERSION"))),
+            "-h" | "--help" | "--version" => {
+                let text = if a == "--version" {
+                    format!("safesh {}", env!("CARGO_PKG_VERSION"))
+                } else {
+                    USAGE.to_string()
+                };
+                return Ok(Cli {
+                    json,
+                    output_mode,
+                    timeout_ms,
+                    config,
+                    force,
+                    input,
+                    job: Job::Info(text),
+                });
+            }
             "-c" => {
                 let text = args
                     .get(i + 1)
@@ -223,6 +239,10 @@ pub fn main() -> i32 {
             return 2;
         }
     };
+    if let Job::Info(text) = &cli.job {
+        let _ = writeln!(std::io::stdout(), "{}", text.trim_end());
+        return 0;
+    }
     if let Job::Tool(name, args) = &cli.job {
         return crate::tools::run(name, args, cli.config.as_deref(), cli.json);
     }
@@ -248,7 +268,7 @@ pub fn main() -> i32 {
         } => (text, arg0, args, stdin_is_script),
         // An argv is run as one simple command: each element is one word, quoted.
         Job::Argv(argv) => (quote_argv(&argv), "safesh".to_string(), Vec::new(), false),
-        Job::Tool(..) => return 2,
+        Job::Tool(..) | Job::Info(_) => return 2,
     };
     // Decided before the policy moves into the session; only `--json` uses it:
     // the same shaping as MCP and JSON-RPC (cap, spill file, true totals, labels

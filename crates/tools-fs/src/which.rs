@@ -5,7 +5,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 fn executable(ctx: &UtilCtx<'_>, p: &Path) -> bool {
-    if ctx.check_read(p).is_err() {
+    // A PATH entry outside the roots is skipped, not a reason to stop the script.
+    if !ctx.host.may_read(&ctx.resolve(p)) {
         return false;
     }
     match std::fs::metadata(ctx.resolve(p)) {

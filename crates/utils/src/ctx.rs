@@ -42,6 +42,12 @@ pub trait Host: Send + Sync {
     /// Called before a file is read or a directory listed; joins the file's label
     /// into the utility's output label. May refuse (`PermissionDenied`).
     fn check_read(&self, path: &Path) -> io::Result<()>;
+    /// Like [`Host::check_read`] for a probe that may fail quietly (`which`
+    /// looking along `PATH`): `false` when the path may not be read, without
+    /// stopping the script.
+    fn may_read(&self, path: &Path) -> bool {
+        self.check_read(path).is_ok()
+    }
     /// Called before any change to the filesystem at `path` (create, write, remove,
     /// rename, chmod, mkdir, touch). May refuse (`PermissionDenied`).
     fn check_write(&self, path: &Path) -> io::Result<()>;

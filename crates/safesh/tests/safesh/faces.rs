@@ -25,7 +25,7 @@ impl Home {
         Home { _tmp: tmp, root }
     }
 
-    fn proj(&self) -> PathBuf {
+    pub(crate) fn proj(&self) -> PathBuf {
         self.root.join("proj")
     }
 

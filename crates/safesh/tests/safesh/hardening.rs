@@ -139,3 +139,32 @@ fn bytes_that_are_not_utf8_in_arguments_and_environment_do_not_panic() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).ends_with("ok\n"));
 }
+
+#[test]
+fn rough_edges_help_version_ls_dotdot_which() {
+    let home = Home::new();
+    for flag in ["--help", "--version"] {
+        let out = home.command(&[flag]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{flag}");
+        assert!(!out.stdout.is_empty(), "{flag}: printed on stdout");
+    }
+    // `..` of the project root is listed, not a PATH_VIOLATION.
+    std::fs::write(home.proj().join("f.txt"), "x").unwrap();
+    let (status, out, err) = run_c(&home, "ls -a; ls -la | wc -l");
+    assert_eq!(status, 0, "{err}");
+    assert!(out.starts_with(".\n..\nf.txt\n"), "{out}");
+    // `which` looks along PATH; entries outside the roots are skipped, the
+    // trusted PATH ([sandbox] path) is searched.
+    let out = home
+        .command(&["-c", "which cat; which no-such-program-x; echo rc=$?"])
+        .env("PATH", "/nonexistent/bin:/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text,
+        "/usr/bin/cat\nrc=1\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -416,7 +416,21 @@ fn list_dir(
     let mut entries = Vec::new();
     if o.all {
         for n in [&b"."[..], &b".."[..]] {
-            if let Ok(e) = stat_entry(ctx, n.to_vec(), join_bytes(dir, n), false, o.deref) {
+            let path = join_bytes(dir, n);
+            // `..` of a listed root is outside the roots: listed by name with
+            // its metadata (as GNU shows it), never a reason to stop the script.
+            let e = if ctx.host.may_read(&ctx.resolve(bpath(&path))) {
+                stat_entry(ctx, n.to_vec(), path, false, o.deref)
+            } else {
+                std::fs::symlink_metadata(ctx.resolve(bpath(&path))).map(|m| Entry {
+                    name: n.to_vec(),
+                    path,
+                    meta: Some(m),
+                    target: None,
+                    target_meta: None,
+                })
+            };
+            if let Ok(e) = e {
                 entries.push(e);
             }
         }
