@@ -30,13 +30,18 @@ pub struct ApprovalQuestion {
 
 impl ApprovalQuestion {
     /// The question as a human reads it (several lines, no trailing newline).
+    /// The command and target come from the script and may come from downloaded
+    /// data: control characters and bidirectional overrides are shown escaped, so
+    /// a name with backspaces cannot make the prompt show another command.
     pub fn text(&self) -> String {
         let mut s = format!(
             "safesh: approval needed at the {} commit point: {}\n  command: {}",
-            self.commit_point, self.reason, self.action
+            self.commit_point,
+            visible(&self.reason),
+            visible(&self.action)
         );
         if !self.target.is_empty() {
-            s.push_str(&format!("\n  target:  {}", self.target));
+            s.push_str(&format!("\n  target:  {}", visible(&self.target)));
         }
         s.push_str(&format!(
             "\n  rule:    {}\n  id:      {} (single use)",
@@ -44,6 +49,32 @@ impl ApprovalQuestion {
         ));
         s
     }
+}
+
+/// `s` with every character a terminal would act on instead of showing (C0 and
+/// C1 controls, DEL, bidirectional overrides and isolates) written as an escape
+/// (`\x08`, `\u{202e}`); a backslash is doubled so an escape cannot be faked.
+pub fn visible(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if (0x80..0xa0).contains(&(c as u32))
+                || ('\u{202a}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c)
+                || c == '\u{200e}'
+                || c == '\u{200f}' =>
+            {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The human's answer.
@@ -70,6 +101,27 @@ pub trait ApprovalChannel: Send + Sync {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_in_the_question_are_shown_escaped() {
+        let q = ApprovalQuestion {
+            id: "abcd2345".into(),
+            commit_point: "destructive".into(),
+            action: "rm victim.txt\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08build/o.log".into(),
+            target: "a\u{202e}gol.o\x1b[2K".into(),
+            reason: "the targets come from untrusted data".into(),
+            rule: "r".into(),
+            expires: SystemTime::UNIX_EPOCH,
+        };
+        let t = q.text();
+        assert!(t.contains("rm victim.txt\\x08"), "{t}");
+        assert!(t.contains("a\\u{202e}gol.o\\x1b[2K"), "{t}");
+        assert!(
+            !t.chars()
+                .any(|c| c == '\x08' || c == '\x1b' || c == '\u{202e}')
+        );
+        assert_eq!(visible("a\\x08"), "a\\\\x08");
+    }
 
     #[test]
     fn the_question_names_the_command_target_rule_and_id() {
