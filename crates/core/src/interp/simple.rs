@@ -79,6 +79,12 @@ impl Shell {
         }
         let r = self.run_expanded(argv, assigns, redirects);
         self.remove_temp_files(temps_before);
+        // A command that stopped early because the request's time ran out (an
+        // in-process utility sees the deadline and returns) ends the script with
+        // TIMEOUT on every face, not with the utility's own status.
+        if r.is_ok() && self.cancel.is_cancelled() {
+            return Err(self.timeout_refusal().into());
+        }
         r
     }
 

@@ -168,3 +168,30 @@ fn rough_edges_help_version_ls_dotdot_which() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn in_process_work_stopped_by_the_timeout_reports_timeout() {
+    let home = Home::new();
+    for script in [
+        "yes | wc -l",
+        "cat /dev/zero > /dev/null",
+        "awk 'BEGIN { while (1) {} }'",
+        "seq 1 100000000000 | sort -n | tail -1",
+    ] {
+        let (status, _, err) = run(
+            &home,
+            &[
+                "--timeout-ms".as_ref(),
+                "500".as_ref(),
+                "-c".as_ref(),
+                script.as_ref(),
+            ],
+        );
+        assert_eq!(status, 124, "{script}: {err}");
+        assert!(err.contains("safesh: TIMEOUT:"), "{script}: {err}");
+        let mut rpc = RpcProc::start(&home);
+        let r = rpc.call(1, "execute", json!({"script": script, "timeout_ms": 500}));
+        assert_eq!(r["result"]["exit_code"], 124, "{script}: {r}");
+        assert_eq!(r["result"]["error"]["code"], "TIMEOUT", "{script}: {r}");
+    }
+}
