@@ -54,6 +54,10 @@ pub fn summary(
     } else {
         format!("{classes}({})", origins.join(", "))
     };
+    if lines == 0 {
+        // No count (a stream whose hidden runs are not counted, e.g. a job log).
+        return Some(format!("[redacted: {what}]"));
+    }
     let rounded = lines.max(1).next_power_of_two();
     if rounded == 1 {
         return Some(format!("[redacted: 1 line, {what}]"));

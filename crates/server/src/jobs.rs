@@ -95,10 +95,9 @@ struct Ring {
     newlines: u64,
     /// The join of the labels of the output so far.
     label: Label,
-    /// Set once that label may not flow to the model: from then on bytes are
-    /// only counted, and the ring and the log file (which the model can read) are
-    /// emptied, so the secret is held nowhere in clear.
-    redacted: bool,
+    /// The last bytes written were hidden: the placeholder standing for them is
+    /// in the log, and further hidden bytes join it (one marker per run).
+    hidden_run: bool,
 }
 
 impl Ring {
@@ -142,33 +141,40 @@ impl StreamConsumer for JobSink {
         }
         {
             let mut r = lock(&job.ring);
-            if !r.redacted {
-                let joined = r.label.join(label);
-                let hide = joined != r.label
-                    && job
-                        .redaction
-                        .as_ref()
-                        .is_some_and(|x| x.placeholder(&joined, 1).is_some());
-                r.label = joined;
-                if hide {
-                    r.redacted = true;
-                    let total = r.total();
-                    r.buf = VecDeque::new();
-                    r.start = total;
-                    // The ring lock is held: no other write reaches the log now.
-                    if let Some(f) = lock(&job.log).as_mut() {
-                        f.set_len(0)?;
-                    }
+            r.label = r.label.join(label);
+            // Only the chunks the model may not see are hidden, each run of them
+            // by one marker in place (no sizes: they are a channel).
+            let marker = job
+                .redaction
+                .as_ref()
+                .filter(|x| x.hides(label))
+                .and_then(|x| x.placeholder(label, 0));
+            if let Some(marker) = marker {
+                if !r.hidden_run {
+                    r.hidden_run = true;
+                    let mut text = marker.into_bytes();
+                    text.push(b'\n');
+                    drop(r);
+                    return self.append(&text);
                 }
-            }
-            if r.redacted {
-                r.start += data.len() as u64;
-                r.newlines += data.iter().filter(|b| **b == b'\n').count() as u64;
                 drop(r);
                 let _guard = lock(&job.state);
                 job.changed.notify_all();
                 return Ok(());
             }
+            r.hidden_run = false;
+            drop(r);
+            self.append(data)
+        }
+    }
+}
+
+impl JobSink {
+    /// Appends bytes the model may see to the log and the ring.
+    fn append(&self, data: &[u8]) -> std::io::Result<()> {
+        let job = &self.0;
+        {
+            let mut r = lock(&job.ring);
             if let Some(f) = lock(&job.log).as_mut() {
                 f.write_all(data)?;
             }
@@ -268,16 +274,6 @@ impl Job {
     /// New output since byte `since`, at most `max` bytes:
     /// `{data, since, next_offset, total_bytes, status, exit_code, …}`.
     pub fn output(&self, since: u64, max: usize) -> Value {
-        if let Some((placeholder, total)) = self.redacted() {
-            let mut v = self.info();
-            v["data"] = json!(placeholder);
-            v["since"] = json!(since.min(total));
-            v["next_offset"] = json!(total);
-            v["total_bytes"] = json!(total);
-            v["more"] = json!(false);
-            v["warnings"] = json!([]);
-            return v;
-        }
         let total = lock(&self.ring).total();
         let from = since.min(total);
         let mut to = total.min(from.saturating_add(max as u64));
@@ -364,9 +360,7 @@ impl Job {
         let from = since.min(total);
         let len = total - from;
         let mut warnings = Vec::new();
-        let (text, truncated) = if let Some((placeholder, _)) = self.redacted() {
-            (placeholder, false)
-        } else if len <= cap as u64 {
+        let (text, truncated) = if len <= cap as u64 {
             let d = self.read_range(from, total);
             render_range(&d, &[], len, cap, &self.log_path, &mut warnings)
         } else {
@@ -388,21 +382,6 @@ impl Job {
         v["warnings"] = json!(warnings);
         v["duration_ms"] = v["runtime_ms"].clone();
         v
-    }
-
-    /// When the output may not be shown to the model: its placeholder and the
-    /// byte count.
-    fn redacted(&self) -> Option<(String, u64)> {
-        let r = lock(&self.ring);
-        if !r.redacted {
-            return None;
-        }
-        let placeholder = self
-            .redaction
-            .as_ref()
-            .and_then(|x| x.placeholder(&r.label, r.newlines))
-            .unwrap_or_else(|| format!("[redacted: {} lines]", r.newlines));
-        Some((placeholder, r.total()))
     }
 
     fn info_locked(&self, st: &State, total: u64) -> Value {
@@ -551,7 +530,7 @@ impl Jobs {
                 cap: self.settings.job_ring.max(1),
                 newlines: 0,
                 label: Label::empty(),
-                redacted: false,
+                hidden_run: false,
             }),
             log: Mutex::new(Some(file)),
             changed: Condvar::new(),

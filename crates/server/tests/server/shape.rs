@@ -441,14 +441,15 @@ fn exec_and_jobs_redact_a_secret_file_end_to_end() {
         max_bytes: None,
         timeout_ms: None,
     };
+    // Only the secret part is hidden, by one marker in place (no size).
     let done = s.job_follow(params(0)).unwrap();
     assert_eq!(
-        done["output"], "[redacted: up to 2 lines, secret(.env)]",
+        done["output"], "before\n[redacted: secret(.env)]\n",
         "{done}"
     );
     let polled = s.job_output(params(0)).unwrap();
     assert_eq!(
-        polled["data"], "[redacted: up to 2 lines, secret(.env)]",
+        polled["data"], "before\n[redacted: secret(.env)]\n",
         "{polled}"
     );
     let log = done["log_path"].as_str().unwrap();
