@@ -71,16 +71,36 @@ pub fn origin_is_local(origin: &str) -> bool {
         .strip_prefix("http://")
         .or_else(|| origin.strip_prefix("https://"));
     let Some(rest) = rest else { return false };
-    let rest = rest.trim_end_matches('/');
-    let host = if let Some(v6) = rest.strip_prefix('[') {
+    // The authority ends at the path; user info (`127.0.0.1@evil.com`) is not local.
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return false;
+    }
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
         match v6.split_once(']') {
-            Some((h, _)) => h,
+            Some((h, p)) => (h, p),
             None => return false,
         }
     } else {
-        rest.split(':').next().unwrap_or("")
+        match authority.split_once(':') {
+            Some((h, p)) => (h, &authority[h.len()..][..1 + p.len()]),
+            None => (authority, ""),
+        }
     };
-    host.eq_ignore_ascii_case("localhost") || host == "::1" || host.starts_with("127.")
+    // Nothing but `:digits` may follow the host.
+    let port_ok = port.is_empty()
+        || port
+            .strip_prefix(':')
+            .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    // Hosts compared exactly (`127.0.0.1.evil.com` is a name under evil.com).
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|a| a.is_loopback())
+        || host
+            .parse::<std::net::Ipv6Addr>()
+            .is_ok_and(|a| a.is_loopback());
+    port_ok && loopback
 }
 
 fn deny(status: StatusCode, msg: &str) -> Response {

@@ -240,7 +240,9 @@ fn http_helpers() {
         "http://localhost",
         "http://localhost:3000",
         "https://127.0.0.1:8443",
+        "http://127.1.2.3",
         "http://[::1]:80",
+        "http://localhost/",
     ] {
         assert!(origin_is_local(ok), "{ok}");
     }
@@ -250,6 +252,12 @@ fn http_helpers() {
         "null",
         "file://",
         "http://10.0.0.1",
+        "http://127.0.0.1.evil.com",
+        "http://127.evil.com",
+        "http://127.0.0.1@evil.com",
+        "http://localhost:80@evil.com",
+        "http://127.0.0.1:80x",
+        "http://[::1].evil.com",
     ] {
         assert!(!origin_is_local(bad), "{bad}");
     }
