@@ -100,9 +100,12 @@ fn write_record(state_dir: &Path, map: &BTreeMap<String, String>) -> io::Result<
         .unwrap_or(0);
     let tmp = state_dir.join(format!(".{TRUST_FILE}.{}.{nanos}.tmp", std::process::id()));
     let result = (|| {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Only the user reads which configs they trusted.
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(0o600)
             .open(&tmp)?;
         f.write_all(&json)?;
         f.write_all(b"\n")?;

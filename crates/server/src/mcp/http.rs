@@ -33,6 +33,9 @@ pub fn parse_addr(s: &str) -> Result<SocketAddr, String> {
         .map_err(|e| format!("bad address {s:?} ({e}); use 127.0.0.1:PORT"))
 }
 
+/// The shortest bearer token accepted from a token file.
+pub const MIN_TOKEN_LEN: usize = 16;
+
 /// The bearer token: read from `file` (created with a new token, mode 0600, when
 /// missing), else a new random one. Returns `(token, where it came from)`.
 pub fn load_token(file: Option<&Path>) -> std::io::Result<(String, Option<std::path::PathBuf>)> {
@@ -40,7 +43,28 @@ pub fn load_token(file: Option<&Path>) -> std::io::Result<(String, Option<std::p
         return Ok((crate::ids::random_hex(24), None));
     };
     match std::fs::read_to_string(f) {
-        Ok(t) if !t.trim().is_empty() => Ok((t.trim().to_string(), Some(f.to_path_buf()))),
+        Ok(t) if !t.trim().is_empty() => {
+            use std::os::unix::fs::PermissionsExt;
+            // A token others can read, or one short enough to guess, is no lock.
+            let mode = std::fs::metadata(f)?.permissions().mode();
+            if mode & 0o077 != 0 {
+                return Err(std::io::Error::other(format!(
+                    "{}: the token file is readable by other users (mode {:o}); run `chmod 600 {}`",
+                    f.display(),
+                    mode & 0o777,
+                    f.display()
+                )));
+            }
+            let t = t.trim();
+            if t.len() < MIN_TOKEN_LEN {
+                return Err(std::io::Error::other(format!(
+                    "{}: the token is {} characters; use at least {MIN_TOKEN_LEN} (or delete the file and safesh writes a new one)",
+                    f.display(),
+                    t.len()
+                )));
+            }
+            Ok((t.to_string(), Some(f.to_path_buf())))
+        }
         Ok(_) | Err(_) if !f.exists() || std::fs::metadata(f).is_ok_and(|m| m.len() == 0) => {
             use std::io::Write;
             use std::os::unix::fs::OpenOptionsExt;

@@ -275,6 +275,14 @@ fn http_helpers() {
     assert_eq!(t1, t2, "the token file is read back");
     let (t3, from) = load_token(None).unwrap();
     assert!(from.is_none() && t3 != t1);
+    // A token file others can read, or a short token, is refused with a reason.
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let e = load_token(Some(&f)).unwrap_err().to_string();
+    assert!(e.contains("readable by other users"), "{e}");
+    std::fs::write(&f, "x\n").unwrap();
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let e = load_token(Some(&f)).unwrap_err().to_string();
+    assert!(e.contains("at least 16"), "{e}");
 }
 
 /// An MCP client whose human answers every approval form: ticks the box
