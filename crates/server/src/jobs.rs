@@ -106,6 +106,15 @@ impl Ring {
     }
 }
 
+/// How a job started with `job_start` runs.
+#[derive(Default)]
+pub struct JobOptions {
+    /// A channel to the human for the job's approvals.
+    pub approver: Option<Arc<dyn safesh_core::ApprovalChannel>>,
+    /// Overrides nudges (advisories only), as `force` does for `exec`.
+    pub force: bool,
+}
+
 /// One background job.
 pub struct Job {
     /// Its id.
@@ -564,8 +573,9 @@ impl Jobs {
         session: Option<String>,
         cwd: Option<PathBuf>,
         env: Vec<(String, String)>,
-        approver: Option<Arc<dyn safesh_core::ApprovalChannel>>,
+        options: JobOptions,
     ) -> Result<Arc<Job>, ServerError> {
+        let JobOptions { approver, force } = options;
         let job = self.create(command, session)?;
         let settings = self.settings.clone();
         let j = job.clone();
@@ -578,6 +588,7 @@ impl Jobs {
                 *lock(&j.interrupter) = Some(session.interrupter());
                 session.set_on_start(Some(j.pid_hook()));
                 session.set_approval_channel(approver);
+                session.set_force(force);
                 // No time limit of its own: a job runs until it ends or is killed.
                 session.set_script_timeout_ms(Some(0));
                 let killed_early = lock(&j.state).kill_requested;

@@ -120,7 +120,8 @@ pub fn job_start_input() -> Value {
             "script": {"type": "string", "description": "A bash script to run in the background."},
             "command": {"type": "string", "description": "Or a program, run from argv (with args)."},
             "args": {"type": "array", "items": {"type": "string"}},
-            "session": {"type": "string", "description": "Copy cwd and env from this session; the job is killed when the session ends."}
+            "session": {"type": "string", "description": "Copy cwd and env from this session; the job is killed when the session ends."},
+            "force": {"type": "boolean", "description": "Run despite a nudge (advisory refusals only; never the blocklist or the policy)."}
         }
     })
 }

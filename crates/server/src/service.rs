@@ -67,6 +67,9 @@ pub struct JobStartParams {
     /// Copy cwd and env from this session (the job is killed when it ends).
     #[serde(default, alias = "session_id")]
     pub session: Option<String>,
+    /// Run despite a nudge (advisories only, as for `exec`).
+    #[serde(default)]
+    pub force: Option<bool>,
 }
 
 /// `job_output` / `job_follow` parameters.
@@ -291,9 +294,17 @@ impl Server {
             }
             None => (None, Vec::new()),
         };
-        let job = self
-            .jobs
-            .start(script, shown, p.session.clone(), cwd, env, approver)?;
+        let job = self.jobs.start(
+            script,
+            shown,
+            p.session.clone(),
+            cwd,
+            env,
+            crate::jobs::JobOptions {
+                approver,
+                force: p.force.unwrap_or(false),
+            },
+        )?;
         Ok(job.info())
     }
 

@@ -299,3 +299,42 @@ fn a_job_running_an_external_reports_its_pid_and_kill_ends_it() {
     let j = job_of(&s, "/usr/bin/sleep 30 &");
     assert_pid_then_gone(&s, j["job_id"].as_str().unwrap());
 }
+
+#[test]
+fn force_overrides_a_nudge_in_job_start_as_in_exec() {
+    let env = Env::new();
+    let s = env.server();
+    // `sleep 300` is nudged toward job_start itself; force runs it anyway.
+    let nudged = s
+        .job_start(JobStartParams {
+            script: Some("sleep 300".into()),
+            ..JobStartParams::default()
+        })
+        .unwrap();
+    let id = nudged["job_id"].as_str().unwrap().to_string();
+    let v = s.job_follow(out(&id, 0, None)).unwrap();
+    assert_eq!(v["error"]["code"], "NUDGE", "{v}");
+    let forced = s
+        .job_start(JobStartParams {
+            script: Some("sleep 300".into()),
+            force: Some(true),
+            ..JobStartParams::default()
+        })
+        .unwrap();
+    let id = forced["job_id"].as_str().unwrap().to_string();
+    std::thread::sleep(Duration::from_millis(300));
+    let listed = s.job_list();
+    let job = listed["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["job_id"] == id.as_str())
+        .cloned()
+        .unwrap();
+    assert_eq!(job["status"], "running", "{listed}");
+    s.job_kill(JobKillParams {
+        job_id: id,
+        signal: None,
+    })
+    .unwrap();
+}
