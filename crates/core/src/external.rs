@@ -86,6 +86,7 @@ impl Shell {
         let started = std::time::SystemTime::now();
         let write_roots = profile.write.clone();
         let network_on = matches!(profile.network, Network::On);
+        let network_off = matches!(profile.network, Network::Off);
         // A command whose own rule names its hosts (`[commands.cargo] network =
         // ["index.crates.io"]`) fetches from sources the human chose for it: what it
         // builds from them is not treated as downloaded text.
@@ -129,7 +130,7 @@ impl Shell {
         };
         let remaining = self.cancel.remaining();
         let timeout = Duration::from_millis(profile.timeout_ms);
-        let hide = self.secrets_to_hide(&profile.write, &texts);
+        let hide = self.secrets_to_hide(&profile.write, &texts)?;
         let hidden = HiddenFiles::note(&hide);
         let spec = safesh_sandbox::Spec {
             program: program.to_path_buf(),
@@ -168,6 +169,19 @@ impl Shell {
         let _ = output.out.flush();
         let _ = output.err.flush();
         self.status_label = cell.get();
+        // Files it wrote: what it was given, its stdin, and the network if it used it
+        // (a proxied run that reached no host fetched nothing) — however the run
+        // ended: a program killed mid-write (timeout, cancel, refused stdin, a
+        // sandbox error after it started) leaves its files labeled too.
+        let mut wrote = given.join(&strip_sandboxed(&cell.get()));
+        let fetched = match &result {
+            Ok(o) => network_on || o.proxy_log.iter().any(|l| l.starts_with("allow ")),
+            Err(_) => !network_off,
+        };
+        if fetched && !endorsed_network {
+            wrote = wrote.join(&Label::from_network("network"));
+        }
+        self.record_external_writes(&write_roots, started, &wrote)?;
         // Its stdin carried what it may not receive: it got none of it, and the
         // script stops here.
         if let Some(slot) = refused
@@ -196,15 +210,7 @@ impl Shell {
                 .into());
             }
         };
-        // Files it wrote: what it was given, its stdin, and the network if it used it
-        // (a proxied run that reached no host fetched nothing).
-        let mut wrote = given.join(&strip_sandboxed(&cell.get()));
-        let fetched = network_on || outcome.proxy_log.iter().any(|l| l.starts_with("allow "));
-        if fetched && !endorsed_network {
-            wrote = wrote.join(&Label::from_network("network"));
-        }
-        self.record_external_writes(&write_roots, started, &wrote);
-        self.follow_moved_secrets(&hidden, &write_roots, &texts[0]);
+        self.follow_moved_secrets(&hidden, &write_roots, &texts[0])?;
         // Its exit status says as much as the files it wrote: what it was given (and
         // what it fetched), not merely that it ran sandboxed — `cargo build &&
         // ./target/debug/app` stays under a clean PC.
@@ -280,9 +286,9 @@ impl Shell {
         &self,
         write: &[std::path::PathBuf],
         argv: &[String],
-    ) -> Vec<std::path::PathBuf> {
+    ) -> Result<Vec<std::path::PathBuf>, Refusal> {
         let Some(flow) = &self.shared.flow else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         let resolve = |p: std::path::PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
         let named: Vec<std::path::PathBuf> = argv
@@ -294,7 +300,7 @@ impl Shell {
         roots.extend(write.iter().filter(|w| w.is_dir()).cloned().map(resolve));
         roots.sort();
         roots.dedup();
-        let (mut hide, complete) = flow.confidential_files(&roots);
+        let (mut hide, complete) = flow.confidential_files(&roots)?;
         if !complete {
             // Said, not silent: what lies past the limit is not hidden.
             self.diag(format!(
@@ -305,7 +311,7 @@ impl Shell {
             ));
         }
         hide.retain(|p| !named.contains(p));
-        hide
+        Ok(hide)
     }
 }
 
@@ -322,23 +328,27 @@ impl Shell {
         roots: &[std::path::PathBuf],
         since: std::time::SystemTime,
         wrote: &Label,
-    ) {
+    ) -> Result<(), Refusal> {
         let Some(flow) = &self.shared.flow else {
-            return;
+            return Ok(());
         };
         if wrote.confidentiality.is_public() && safesh_flow::trust::is_trusted(wrote) {
-            return;
+            return Ok(());
         }
+        let mut failed = None;
         self.walk_write_roots(roots, |e, ft| {
             if ft.is_file()
                 && e.metadata()
                     .and_then(|m| m.modified())
                     .is_ok_and(|m| m >= since)
+                && let Err(r) = flow.record_write(&e.path(), wrote, true)
             {
-                flow.record_write(&e.path(), wrote, true);
+                failed = Some(r);
+                return false;
             }
             true
         });
+        failed.map_or(Ok(()), Err)
     }
 
     /// Visits the entries that are not directories under `roots` and the cwd, at any
@@ -415,15 +425,16 @@ impl Shell {
         hidden: &HiddenFiles,
         roots: &[std::path::PathBuf],
         program: &str,
-    ) {
+    ) -> Result<(), Refusal> {
         use std::os::unix::fs::{DirEntryExt, MetadataExt};
         let Some(flow) = &self.shared.flow else {
-            return;
+            return Ok(());
         };
         let mut moved = hidden.moved();
         if moved.is_empty() {
-            return;
+            return Ok(());
         }
+        let mut failed = None;
         self.walk_write_roots(roots, |e, _| {
             // The inode comes with the directory entry; the device only on a hit.
             let ino = e.ino();
@@ -432,10 +443,16 @@ impl Shell {
             {
                 let (old, _, _) = moved.swap_remove(i);
                 let label = flow.file_label(old, None);
-                flow.record_write(&e.path(), &label, true);
+                if let Err(r) = flow.record_write(&e.path(), &label, true) {
+                    failed = Some(r);
+                    return false;
+                }
             }
             !moved.is_empty()
         });
+        if let Some(r) = failed {
+            return Err(r);
+        }
         for (old, _, _) in moved {
             // Deleted, or moved where the walk does not reach.
             if std::fs::symlink_metadata(old).is_err() {
@@ -446,6 +463,7 @@ impl Shell {
                 ));
             }
         }
+        Ok(())
     }
 }
 

@@ -41,6 +41,8 @@ mod flow_fds;
 mod flow_reflect;
 #[path = "safesh/flow_sound.rs"]
 mod flow_sound;
+#[path = "safesh/flow_store.rs"]
+mod flow_store;
 #[path = "safesh/flow_support.rs"]
 mod flow_support;
 #[path = "safesh/policy_attacks.rs"]
