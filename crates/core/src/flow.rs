@@ -307,8 +307,15 @@ impl Flow {
             return Ok(());
         }
         {
+            // This process's view never falls below what the store holds (reads
+            // prefer the map): a first entry starts from the stored label.
             let mut written = lock(&self.written);
-            let new = written.get(path).map_or(label.clone(), |o| o.join(label));
+            let new = match written.get(path) {
+                Some(old) => old.join(label),
+                None => self
+                    .stored_label(path)?
+                    .map_or(label.clone(), |o| o.join(label)),
+            };
             written.insert(path.to_path_buf(), new);
         }
         if let Some(store) = self.store(true)? {

@@ -53,7 +53,8 @@ impl<'a> ShellHost<'a> {
         if let Some(flow) = shell.shared.flow.clone() {
             let (writing, shared) = (writing.clone(), shell.shared.clone());
             cell.on_raise(Box::new(move |label: &Label| {
-                for p in lock(&writing).iter() {
+                // (A directory it made holds files, recorded on their own.)
+                for p in lock(&writing).iter().filter(|p| !p.is_dir()) {
                     if let Err(r) = flow.prepare_write(p, label) {
                         let msg = r.message.clone();
                         let mut slot = lock(&shared.refusal);
@@ -168,12 +169,14 @@ impl Host for ShellHost<'_> {
         // already): a utility killed mid-write leaves the file labeled.
         if let Some(flow) = &self.shell.shared.flow {
             let p = normalize(&self.shell.cwd.join(path));
-            if !p.is_dir() {
-                if let Err(r) = flow.prepare_write(&p, &self.cell.get()) {
-                    return Err(self.refuse(r));
-                }
-                lock(&self.writing).push(p);
+            let label = self.cell.get();
+            if crate::flow::worth_storing(&label)
+                && !p.is_dir()
+                && let Err(r) = flow.prepare_write(&p, &label)
+            {
+                return Err(self.refuse(r));
             }
+            lock(&self.writing).push(p);
         }
         lock(&self.changed).push(path.to_path_buf());
         Ok(())
