@@ -49,24 +49,7 @@ impl Drop for ShellHost<'_> {
 impl<'a> ShellHost<'a> {
     pub(crate) fn new(shell: &'a Shell, cell: LabelCell) -> Self {
         let argv_label = cell.get();
-        let writing = std::sync::Arc::new(std::sync::Mutex::new(Vec::<std::path::PathBuf>::new()));
-        if let Some(flow) = shell.shared.flow.clone() {
-            let (writing, shared) = (writing.clone(), shell.shared.clone());
-            cell.on_raise(Box::new(move |label: &Label| {
-                // (A directory it made holds files, recorded on their own.)
-                for p in lock(&writing).iter().filter(|p| !p.is_dir()) {
-                    if let Err(r) = flow.prepare_write(p, label) {
-                        let msg = r.message.clone();
-                        let mut slot = lock(&shared.refusal);
-                        if slot.is_none() {
-                            *slot = Some(r);
-                        }
-                        return Err(io::Error::new(io::ErrorKind::PermissionDenied, msg));
-                    }
-                }
-                Ok(())
-            }));
-        }
+        let writing = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         ShellHost {
             shell,
             cell,
@@ -92,6 +75,35 @@ impl<'a> ShellHost<'a> {
     pub(crate) fn with_own_words(mut self, argv: &[String]) -> Self {
         self.own_words = argv.to_vec();
         self
+    }
+
+    /// From the first file the utility may write on: data it reads that raises
+    /// its label raises the recorded label of every such file first (`tee f`
+    /// opens `f` before the secret arrives on its stdin). Read-only utilities
+    /// never pay for it.
+    fn follow_reads(&self, flow: &std::sync::Arc<crate::flow::Flow>) {
+        if self.cell.has_raise_hook() {
+            return;
+        }
+        let (writing, shared, flow) = (
+            self.writing.clone(),
+            self.shell.shared.clone(),
+            flow.clone(),
+        );
+        self.cell.on_raise(Box::new(move |label: &Label| {
+            // (A directory it made holds files, recorded on their own.)
+            for p in lock(&writing).iter().filter(|p| !p.is_dir()) {
+                if let Err(r) = flow.prepare_write(p, label) {
+                    let msg = r.message.clone();
+                    let mut slot = lock(&shared.refusal);
+                    if slot.is_none() {
+                        *slot = Some(r);
+                    }
+                    return Err(io::Error::new(io::ErrorKind::PermissionDenied, msg));
+                }
+            }
+            Ok(())
+        }));
     }
 
     /// The paths the utility changed (created, wrote, removed, renamed).
@@ -176,6 +188,7 @@ impl Host for ShellHost<'_> {
             {
                 return Err(self.refuse(r));
             }
+            self.follow_reads(flow);
             lock(&self.writing).push(p);
         }
         lock(&self.changed).push(path.to_path_buf());

@@ -69,6 +69,10 @@ impl LabelCell {
         *cur = new;
         Ok(())
     }
+    /// True once a raise hook is set.
+    pub(crate) fn has_raise_hook(&self) -> bool {
+        self.0.on_raise.get().is_some()
+    }
     /// Sets the hook run when read data raises the label (once per cell).
     pub(crate) fn on_raise(&self, hook: RaiseHook) {
         let _ = self.0.on_raise.set(hook);
