@@ -87,6 +87,7 @@ impl Shell {
         let started = std::time::SystemTime::now();
         let write_roots = profile.write.clone();
         let network_on = matches!(profile.network, Network::On);
+        let network_off = matches!(profile.network, Network::Off);
         // A command whose own rule names its hosts (`[commands.cargo] network =
         // ["index.crates.io"]`) fetches from sources the human chose for it: what it
         // builds from them is not treated as downloaded text.
@@ -130,7 +131,7 @@ impl Shell {
         };
         let remaining = self.cancel.remaining();
         let timeout = Duration::from_millis(profile.timeout_ms);
-        let hide = self.secrets_to_hide(&profile.write, &texts);
+        let hide = self.secrets_to_hide(&profile.write, &texts)?;
         let hidden = HiddenFiles::note(&hide);
         // What it reads by itself joins `cell` as it happens (external_reads.rs).
         let reads = self.read_labels(program, argv, &profile, &tmp_dir, &cell, &hide);
@@ -174,6 +175,20 @@ impl Shell {
         let _ = output.out.flush();
         let _ = output.err.flush();
         self.status_label = cell.get();
+        // Files it wrote: what it was given, its stdin, and the network if it used it
+        // (a proxied run that reached no host fetched nothing) — however the run
+        // ended: a program killed mid-write (timeout, cancel, refused stdin, a
+        // sandbox error after it started) leaves its files labeled too.
+        let mut wrote = given.join(&strip_sandboxed(&cell.get()));
+        let fetched = match &result {
+            Ok(o) => network_on || o.proxy_log.iter().any(|l| l.starts_with("allow ")),
+            Err(_) => !network_off,
+        };
+        if fetched && !endorsed_network {
+            wrote = wrote.join(&Label::from_network("network"));
+        }
+        let moved_dirs = reads.as_ref().is_some_and(|r| r.moved_dirs());
+        self.record_external_writes(&write_roots, started, &wrote, moved_dirs)?;
         // Its stdin carried what it may not receive: it got none of it, and the
         // script stops here.
         if let Some(slot) = refused
@@ -202,16 +217,7 @@ impl Shell {
                 .into());
             }
         };
-        // Files it wrote: what it was given, its stdin, and the network if it used it
-        // (a proxied run that reached no host fetched nothing).
-        let mut wrote = given.join(&strip_sandboxed(&cell.get()));
-        let fetched = network_on || outcome.proxy_log.iter().any(|l| l.starts_with("allow "));
-        if fetched && !endorsed_network {
-            wrote = wrote.join(&Label::from_network("network"));
-        }
-        let moved_dirs = reads.as_ref().is_some_and(|r| r.moved_dirs());
-        self.record_external_writes(&write_roots, started, &wrote, moved_dirs);
-        self.follow_moved_secrets(&hidden, &write_roots, &texts[0]);
+        self.follow_moved_secrets(&hidden, &write_roots, &texts[0])?;
         // It tried to execute a file it may not run: the exec failed (EACCES) and
         // the script stops here.
         if let Some(r) = reads.as_ref().and_then(|r| r.refusal()) {
@@ -345,9 +351,9 @@ impl Shell {
         &self,
         write: &[std::path::PathBuf],
         argv: &[String],
-    ) -> Vec<std::path::PathBuf> {
+    ) -> Result<Vec<std::path::PathBuf>, Refusal> {
         let Some(flow) = &self.shared.flow else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         let resolve = |p: std::path::PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
         let named: Vec<std::path::PathBuf> = argv
@@ -359,7 +365,7 @@ impl Shell {
         roots.extend(write.iter().filter(|w| w.is_dir()).cloned().map(resolve));
         roots.sort();
         roots.dedup();
-        let (mut hide, complete) = flow.confidential_files(&roots);
+        let (mut hide, complete) = flow.confidential_files(&roots)?;
         if !complete {
             // Said, not silent: what lies past the limit is not hidden.
             self.diag(format!(
@@ -370,7 +376,7 @@ impl Shell {
             ));
         }
         hide.retain(|p| !named.contains(p));
-        hide
+        Ok(hide)
     }
 }
 
@@ -392,14 +398,15 @@ impl Shell {
         since: std::time::SystemTime,
         wrote: &Label,
         moved_dirs: bool,
-    ) {
+    ) -> Result<(), Refusal> {
         let Some(flow) = &self.shared.flow else {
-            return;
+            return Ok(());
         };
         if wrote.confidentiality.is_public() && safesh_flow::trust::is_trusted(wrote) {
-            return;
+            return Ok(());
         }
         let mut changed_dirs: Vec<std::path::PathBuf> = Vec::new();
+        let mut failed = None;
         self.walk_write_roots(roots, |e, ft| {
             let path = e.path();
             if ft.is_dir() {
@@ -409,11 +416,16 @@ impl Shell {
                 return true;
             }
             let moved = changed_dirs.iter().any(|d| path.starts_with(d));
-            if ft.is_file() && (moved || e.metadata().is_ok_and(|m| changed_since(&m, since))) {
-                flow.record_write(&path, wrote, true);
+            if ft.is_file()
+                && (moved || e.metadata().is_ok_and(|m| changed_since(&m, since)))
+                && let Err(r) = flow.record_write(&path, wrote, true)
+            {
+                failed = Some(r);
+                return false;
             }
             true
         });
+        failed.map_or(Ok(()), Err)
     }
 
     /// Visits the entries under `roots` and the cwd, at any depth (a directory
@@ -492,15 +504,16 @@ impl Shell {
         hidden: &HiddenFiles,
         roots: &[std::path::PathBuf],
         program: &str,
-    ) {
+    ) -> Result<(), Refusal> {
         use std::os::unix::fs::{DirEntryExt, MetadataExt};
         let Some(flow) = &self.shared.flow else {
-            return;
+            return Ok(());
         };
         let mut moved = hidden.moved();
         if moved.is_empty() {
-            return;
+            return Ok(());
         }
+        let mut failed = None;
         self.walk_write_roots(roots, |e, ft| {
             if ft.is_dir() {
                 return true;
@@ -512,10 +525,16 @@ impl Shell {
             {
                 let (old, _, _) = moved.swap_remove(i);
                 let label = flow.file_label(old, None);
-                flow.record_write(&e.path(), &label, true);
+                if let Err(r) = flow.record_write(&e.path(), &label, true) {
+                    failed = Some(r);
+                    return false;
+                }
             }
             !moved.is_empty()
         });
+        if let Some(r) = failed {
+            return Err(r);
+        }
         for (old, _, _) in moved {
             // Deleted, or moved where the walk does not reach.
             if std::fs::symlink_metadata(old).is_err() {
@@ -526,6 +545,7 @@ impl Shell {
                 ));
             }
         }
+        Ok(())
     }
 }
 

@@ -177,11 +177,15 @@ impl ReadLabels {
         self.conservative
             .get_or_init(|| {
                 let roots: Vec<PathBuf> = self.roots.iter().map(|(c, _)| c.clone()).collect();
-                let (files, _) = self.flow.confidential_files(&roots);
+                let unobserved = Label::from_network("an unobserved read");
+                // The store cannot say which files are confidential: any may be.
+                let Ok((files, _)) = self.flow.confidential_files(&roots) else {
+                    return unobserved.join(&Label::secret("secret"));
+                };
                 files
                     .iter()
                     .filter(|f| !self.hidden.contains(f))
-                    .fold(Label::from_network("an unobserved read"), |l, f| {
+                    .fold(unobserved, |l, f| {
                         l.join(&self.flow.file_label(f, None))
                     })
             })

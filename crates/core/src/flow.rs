@@ -94,7 +94,8 @@ pub(crate) struct Flow {
     approvals: Arc<Approvals>,
     state_dir: Option<PathBuf>,
     audit: OnceLock<Option<AuditLog>>,
-    store: OnceLock<Option<LabelStore>>,
+    /// The label store, or why it cannot be used (`Err`: the text of the refusal).
+    store: OnceLock<Result<LabelStore, String>>,
     /// The store did not exist when this request first looked (see [`Flow::store`]).
     /// When it was last found absent (ms since `created`, +1; 0: not known absent).
     store_absent: AtomicU64,
@@ -128,9 +129,39 @@ fn shared_scan(config: &safesh_policy::config::Config) -> Arc<Mutex<safesh_flow:
     lock(&SCANS).entry(key).or_default().clone()
 }
 
+/// The secret class of a file whose label could not be asked of the label store.
+pub(crate) const STORE_UNAVAILABLE: &str = "label-store-unavailable";
+
+/// The label of a file whose record could not be asked of the label store:
+/// secret, never public.
+pub(crate) fn unavailable_label(path: &Path) -> Label {
+    Label::secret(STORE_UNAVAILABLE).join(&Label::from_file(path.to_string_lossy()))
+}
+
 /// Worth remembering across processes: secret, or not to be trusted.
-fn worth_storing(l: &Label) -> bool {
+pub(crate) fn worth_storing(l: &Label) -> bool {
     !l.confidentiality.is_public() || !safesh_flow::trust::is_trusted(l)
+}
+
+/// The refusal when the label store at `db` cannot be used (`why`: the OS or
+/// SQLite error): labeled data is neither read nor written without it.
+pub(crate) fn store_refusal(db: &Path, why: &str) -> Refusal {
+    let mut r = Refusal::new(
+        ErrorCode::ExecutionError,
+        format!(
+            "the label store {} cannot be used ({why}): files safesh labeled cannot be read, \
+             and labeled data cannot be written, without it",
+            db.display()
+        ),
+    )
+    .rule("labels.store")
+    .suggest(format!(
+        "ask the human to repair safesh's state directory: make {} a writable SQLite file \
+         (or move a corrupt one aside), free disk space, or end the process that holds it locked",
+        db.display()
+    ));
+    r.details.path = Some(db.display().to_string());
+    r
 }
 
 impl Flow {
@@ -166,29 +197,62 @@ impl Flow {
     }
 
     /// The label store, opened once it exists (`create`: or to record a write).
+    /// `Ok(None)`: there is no store (no state dir configured, or none created
+    /// yet), so no file has a recorded label. `Err`: a store exists or is needed
+    /// but cannot be used (locked, corrupt, unreadable, a directory in its place):
+    /// the caller fails closed (see [`store_refusal`]).
     ///
     /// Its absence is remembered until the next request or for
     /// [`STORE_RECHECK_MS`], whichever comes first (a file read must not pay a
     /// `stat` each): another process may create the store meanwhile, and a request
     /// (or a long job) sees its labels soon after. Once the store exists every
     /// read looks it up.
-    fn store(&self, create: bool) -> Option<&LabelStore> {
+    fn store(&self, create: bool) -> Result<Option<&LabelStore>, Refusal> {
         if let Some(s) = self.store.get() {
-            return s.as_ref();
+            return self.opened(s);
         }
         let now = self.created.elapsed().as_millis() as u64 + 1;
         let absent_at = self.store_absent.load(Ordering::Relaxed);
         if !create && absent_at != 0 && now.saturating_sub(absent_at) < STORE_RECHECK_MS {
-            return None;
+            return Ok(None);
         }
-        let dir = self.state_dir.as_ref()?;
-        if !create && !dir.join(safesh_store::LABELS_DB).exists() {
-            self.store_absent.store(now, Ordering::Relaxed);
-            return None;
+        let Some(dir) = self.state_dir.as_ref() else {
+            return Ok(None);
+        };
+        let db = dir.join(safesh_store::LABELS_DB);
+        if !create {
+            // Only a store that is certainly absent is skipped: one that cannot
+            // even be looked at (an unreadable state dir) may hold labels.
+            match std::fs::symlink_metadata(&db) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    self.store_absent.store(now, Ordering::Relaxed);
+                    return Ok(None);
+                }
+                Err(e) => return Err(store_refusal(&db, &e.to_string())),
+                Ok(_) => {}
+            }
         }
-        self.store
-            .get_or_init(|| LabelStore::open(dir).ok())
-            .as_ref()
+        let s = self
+            .store
+            .get_or_init(|| LabelStore::open(dir).map_err(|e| e.to_string()));
+        self.opened(s)
+    }
+
+    fn opened<'a>(
+        &self,
+        s: &'a Result<LabelStore, String>,
+    ) -> Result<Option<&'a LabelStore>, Refusal> {
+        match s {
+            Ok(store) => Ok(Some(store)),
+            Err(e) => {
+                let db = self
+                    .state_dir
+                    .as_ref()
+                    .map(|d| d.join(safesh_store::LABELS_DB))
+                    .unwrap_or_default();
+                Err(store_refusal(&db, e))
+            }
+        }
     }
 
     /// A new request starts: look for the label store again (another process may
@@ -199,12 +263,28 @@ impl Flow {
 
     /// The label of bytes read from `path` (already normalized, absolute);
     /// `real`: its canonical form when the caller resolved it already.
+    ///
+    /// When the label store cannot be asked, the file is never taken as public:
+    /// its label is secret ([`STORE_UNAVAILABLE`]). Reads that can stop use
+    /// [`Flow::file_label_checked`] and refuse instead.
     pub(crate) fn file_label(&self, path: &Path, real: Option<&Path>) -> Label {
+        self.file_label_checked(path, real)
+            .unwrap_or_else(|_| unavailable_label(path))
+    }
+
+    /// [`Flow::file_label`], or the refusal to read when the label store that
+    /// may hold the file's label cannot be asked (fail closed: a copy of a secret
+    /// must not read as public because its record is out of reach).
+    pub(crate) fn file_label_checked(
+        &self,
+        path: &Path,
+        real: Option<&Path>,
+    ) -> Result<Label, Refusal> {
         if cfg!(feature = "untracked") {
-            return Label::empty();
+            return Ok(Label::empty());
         }
         let mut l = self.classifier.path_label_resolved(path, real);
-        l = l.join(&self.recorded(path));
+        l = l.join(&self.recorded(path)?);
         // Through a symlink (`ln -s dl.sh ok.sh`, or one a program made), the bytes
         // are those of the file it points to: its recorded label too.
         let target = match real {
@@ -212,32 +292,72 @@ impl Flow {
             None => std::fs::canonicalize(path).ok(),
         };
         if let Some(t) = target.filter(|t| t != path) {
-            l = l.join(&self.recorded(&t));
+            l = l.join(&self.recorded(&t)?);
         }
-        l
+        Ok(l)
+    }
+
+    /// Raises the recorded label of `path` to include `label` BEFORE data so
+    /// labeled is written to it (at open, and again when a chunk with a higher
+    /// label arrives): a writer killed at any point leaves the file labeled at
+    /// least as high as the bytes in it. A label not worth remembering (public,
+    /// trusted) costs nothing. An error is a refusal: the bytes must not be
+    /// written.
+    pub(crate) fn prepare_write(&self, path: &Path, label: &Label) -> Result<(), Refusal> {
+        if cfg!(feature = "untracked") || !worth_storing(label) {
+            return Ok(());
+        }
+        {
+            // This process's view never falls below what the store holds (reads
+            // prefer the map): a first entry starts from the stored label.
+            let mut written = lock(&self.written);
+            let new = match written.get(path) {
+                Some(old) => old.join(label),
+                None => self
+                    .stored_label(path)?
+                    .map_or(label.clone(), |o| o.join(label)),
+            };
+            written.insert(path.to_path_buf(), new);
+        }
+        if let Some(store) = self.store(true)? {
+            store
+                .prepare_write(path, label)
+                .map_err(|e| store_refusal(store.path(), &e.to_string()))?;
+        }
+        Ok(())
     }
 
     /// What safesh recorded when it wrote `path` (this process, then the store).
-    fn recorded(&self, path: &Path) -> Label {
+    /// What safesh recorded for `path`: in this process, else in the store (a
+    /// store that cannot be asked is a refusal, never "nothing recorded").
+    fn recorded(&self, path: &Path) -> Result<Label, Refusal> {
         if let Some(w) = lock(&self.written).get(path) {
-            return w.clone();
+            return Ok(w.clone());
         }
-        if let Some(store) = self.store(false)
-            && let Ok(Some(stored)) = store.lookup(path)
-        {
-            return stored.label;
+        if let Some(store) = self.store(false)? {
+            return match store.lookup(path) {
+                Ok(Some(stored)) => Ok(stored.label),
+                Ok(None) => Ok(Label::empty()),
+                Err(e) => Err(store_refusal(store.path(), &e.to_string())),
+            };
         }
-        Label::empty()
+        Ok(Label::empty())
     }
 
     /// Records that safesh wrote `label`ed data to `path` (`append`: joined with
-    /// what was there). A file's label only goes up.
-    pub(crate) fn record_write(&self, path: &Path, label: &Label, append: bool) {
+    /// what was there). A file's label only goes up. An error is a refusal: the
+    /// label could not be kept.
+    pub(crate) fn record_write(
+        &self,
+        path: &Path,
+        label: &Label,
+        append: bool,
+    ) -> Result<(), Refusal> {
         let mut written = lock(&self.written);
         let new = match written.get(path) {
             Some(old) => old.join(label),
             None if append => self
-                .stored_label(path)
+                .stored_label(path)?
                 .map_or(label.clone(), |o| o.join(label)),
             None => label.clone(),
         };
@@ -246,26 +366,40 @@ impl Flow {
             written.insert(path.to_path_buf(), new.clone());
         }
         drop(written);
-        if keep && let Some(store) = self.store(true) {
+        if keep && let Some(store) = self.store(true)? {
             let mode = if append {
                 WriteMode::Append { before: None }
             } else {
                 WriteMode::Truncate
             };
-            let _ = store.record_write(path, &new, mode);
+            match store.record_write(path, &new, mode) {
+                // Gone meanwhile (`> f; rm f`): no bytes left to label.
+                Ok(_) | Err(safesh_store::StoreError::NotFound(_)) => {}
+                Err(e) => return Err(store_refusal(store.path(), &e.to_string())),
+            }
         }
+        Ok(())
     }
 
-    fn stored_label(&self, path: &Path) -> Option<Label> {
-        let store = self.store(false)?;
-        store.lookup(path).ok().flatten().map(|s| s.label)
+    fn stored_label(&self, path: &Path) -> Result<Option<Label>, Refusal> {
+        let Some(store) = self.store(false)? else {
+            return Ok(None);
+        };
+        store
+            .lookup(path)
+            .map(|s| s.map(|s| s.label))
+            .map_err(|e| store_refusal(store.path(), &e.to_string()))
     }
 
     /// The files under `roots` (resolved directories), at any depth, whose bytes
     /// are confidential: by the classification, or by what safesh recorded when it
     /// wrote them (a copy of `.env` under another name). `false` with them when the
     /// classification walk stopped at [`safesh_flow::scan::MAX_DIRS`] directories.
-    pub(crate) fn confidential_files(&self, roots: &[PathBuf]) -> (Vec<PathBuf>, bool) {
+    /// A store that cannot be asked is a refusal: what it would hide is unknown.
+    pub(crate) fn confidential_files(
+        &self,
+        roots: &[PathBuf],
+    ) -> Result<(Vec<PathBuf>, bool), Refusal> {
         let scanned = lock(&self.scan).scan(&self.classifier, roots);
         let mut out = scanned.secrets;
         let under = |p: &Path| roots.iter().any(|r| p.starts_with(r));
@@ -275,15 +409,18 @@ impl Flow {
                 .filter(|(p, l)| !l.confidentiality.is_public() && under(p))
                 .map(|(p, _)| p.clone()),
         );
-        if let Some(store) = self.store(false) {
+        if let Some(store) = self.store(false)? {
             for r in roots {
-                out.extend(store.confidential_under(r).unwrap_or_default());
+                let under = store
+                    .confidential_under(r)
+                    .map_err(|e| store_refusal(store.path(), &e.to_string()))?;
+                out.extend(under);
             }
         }
         out.retain(|p| p.symlink_metadata().is_ok());
         out.sort();
         out.dedup();
-        (out, scanned.complete)
+        Ok((out, scanned.complete))
     }
 
     /// The label of an environment variable's value, if the config classifies it.

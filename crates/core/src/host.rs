@@ -23,6 +23,9 @@ pub(crate) struct ShellHost<'a> {
     argv_label: Label,
     /// Paths the utility asked to change, to record their labels afterwards.
     changed: std::sync::Mutex<Vec<std::path::PathBuf>>,
+    /// Files the utility may be writing: their recorded label follows the cell up
+    /// before the utility gets the data that raised it.
+    writing: std::sync::Arc<std::sync::Mutex<Vec<std::path::PathBuf>>>,
     /// The utility's own words: an inner command name found among them is the
     /// script's; one built from input (`xargs -I{} {}`) is the input's.
     own_words: Vec<String>,
@@ -46,11 +49,13 @@ impl Drop for ShellHost<'_> {
 impl<'a> ShellHost<'a> {
     pub(crate) fn new(shell: &'a Shell, cell: LabelCell) -> Self {
         let argv_label = cell.get();
+        let writing = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         ShellHost {
             shell,
             cell,
             argv_label,
             changed: std::sync::Mutex::new(Vec::new()),
+            writing,
             own_words: Vec::new(),
             count: None,
             pumps: std::sync::Mutex::new(Vec::new()),
@@ -70,6 +75,35 @@ impl<'a> ShellHost<'a> {
     pub(crate) fn with_own_words(mut self, argv: &[String]) -> Self {
         self.own_words = argv.to_vec();
         self
+    }
+
+    /// From the first file the utility may write on: data it reads that raises
+    /// its label raises the recorded label of every such file first (`tee f`
+    /// opens `f` before the secret arrives on its stdin). Read-only utilities
+    /// never pay for it.
+    fn follow_reads(&self, flow: &std::sync::Arc<crate::flow::Flow>) {
+        if self.cell.has_raise_hook() {
+            return;
+        }
+        let (writing, shared, flow) = (
+            self.writing.clone(),
+            self.shell.shared.clone(),
+            flow.clone(),
+        );
+        self.cell.on_raise(Box::new(move |label: &Label| {
+            // (A directory it made holds files, recorded on their own.)
+            for p in lock(&writing).iter().filter(|p| !p.is_dir()) {
+                if let Err(r) = flow.prepare_write(p, label) {
+                    let msg = r.message.clone();
+                    let mut slot = lock(&shared.refusal);
+                    if slot.is_none() {
+                        *slot = Some(r);
+                    }
+                    return Err(io::Error::new(io::ErrorKind::PermissionDenied, msg));
+                }
+            }
+            Ok(())
+        }));
     }
 
     /// The paths the utility changed (created, wrote, removed, renamed).
@@ -124,9 +158,13 @@ impl Host for ShellHost<'_> {
             Ok(real) => real,
             Err(r) => return Err(self.refuse(r)),
         };
-        self.cell
-            .join(&self.shell.file_label_resolved(path, real.as_deref()));
-        Ok(())
+        // Fail closed: a file whose recorded label cannot be asked is not read.
+        let label = match self.shell.file_label_checked(path, real.as_deref()) {
+            Ok(l) => l,
+            Err(r) => return Err(self.refuse(r)),
+        };
+        // (A file it writes already records what it reads from here on.)
+        self.cell.join_checked(&label)
     }
 
     fn may_read(&self, path: &Path) -> bool {
@@ -167,6 +205,20 @@ impl Host for ShellHost<'_> {
     fn check_write(&self, path: &Path) -> io::Result<()> {
         if let Err(r) = self.shell.check_write_path(path) {
             return Err(self.refuse(r));
+        }
+        // Recorded before the utility writes (`cp .env copy` has read `.env`
+        // already): a utility killed mid-write leaves the file labeled.
+        if let Some(flow) = &self.shell.shared.flow {
+            let p = normalize(&self.shell.cwd.join(path));
+            let label = self.cell.get();
+            if crate::flow::worth_storing(&label)
+                && !p.is_dir()
+                && let Err(r) = flow.prepare_write(&p, &label)
+            {
+                return Err(self.refuse(r));
+            }
+            self.follow_reads(flow);
+            lock(&self.writing).push(p);
         }
         lock(&self.changed).push(path.to_path_buf());
         Ok(())
@@ -253,6 +305,12 @@ impl Host for ShellHost<'_> {
     }
 
     fn egress(&self, request: &safesh_utils::Egress<'_>) -> Result<(), Interrupt> {
+        // A utility refused anything on the way (a file it may not read, a label
+        // store that cannot be asked) does not connect with what it has left
+        // (`curl -d @refused-file` would send an empty body).
+        if let Some(r) = lock(&self.shell.shared.refusal).clone() {
+            return Err(Interrupt(Box::new(r)));
+        }
         self.shell
             .egress(request, &self.cell.get())
             .map_err(|r| Interrupt(Box::new(r)))
@@ -352,6 +410,17 @@ impl Shell {
     /// resolve the path a second time. It is used only when resolving the
     /// normalized path would give the same (see [`resolves_as_normalized`]).
     pub(crate) fn file_label_resolved(&self, path: &Path, real: Option<&Path>) -> Label {
+        self.file_label_checked(path, real)
+            .unwrap_or_else(|_| crate::flow::unavailable_label(path))
+    }
+
+    /// [`Shell::file_label_resolved`], or the label store's refusal when the
+    /// store that may hold the file's label cannot be asked.
+    pub(crate) fn file_label_checked(
+        &self,
+        path: &Path,
+        real: Option<&Path>,
+    ) -> Result<Label, Refusal> {
         // (A normalized absolute path resolves as written: one scan, not two.)
         let (path, real) = if safesh_policy::paths::is_normalized_absolute(path) {
             (Cow::Borrowed(path), real)
@@ -364,12 +433,12 @@ impl Shell {
         if !temp.is_empty()
             && let Some(l) = temp.get(path.as_ref())
         {
-            return l.clone();
+            return Ok(l.clone());
         }
         drop(temp);
         match &self.shared.flow {
-            Some(flow) => flow.file_label(&path, real),
-            None => Label::from_file(path.to_string_lossy()),
+            Some(flow) => flow.file_label_checked(&path, real),
+            None => Ok(Label::from_file(path.to_string_lossy())),
         }
     }
 }

@@ -22,21 +22,64 @@ pub struct Chunk {
 }
 
 /// The label a command accumulates: its PC label, its arguments, and everything it read.
-#[derive(Debug, Clone, Default)]
-pub struct LabelCell(Arc<Mutex<Label>>);
+#[derive(Clone, Default)]
+pub struct LabelCell(Arc<CellInner>);
+
+/// Called with the cell's new label when data read raises it, BEFORE the reader
+/// gets the bytes (a utility's files record it first); an error fails the read.
+pub(crate) type RaiseHook = Box<dyn Fn(&Label) -> io::Result<()> + Send + Sync>;
+
+#[derive(Default)]
+struct CellInner {
+    label: Mutex<Label>,
+    on_raise: std::sync::OnceLock<RaiseHook>,
+}
+
+impl std::fmt::Debug for LabelCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("LabelCell").field(&self.get()).finish()
+    }
+}
 
 impl LabelCell {
     /// A cell starting at `l`.
     pub fn new(l: Label) -> Self {
-        LabelCell(Arc::new(Mutex::new(l)))
+        LabelCell(Arc::new(CellInner {
+            label: Mutex::new(l),
+            on_raise: std::sync::OnceLock::new(),
+        }))
     }
     /// Joins `l` into the cell.
     pub fn join(&self, l: &Label) {
-        lock(&self.0).join_assign(l);
+        lock(&self.0.label).join_assign(l);
+    }
+    /// Joins `l` into the cell for data about to be handed to the command: when
+    /// it raises the label, the cell's hook (if any) runs first.
+    pub fn join_checked(&self, l: &Label) -> io::Result<()> {
+        let Some(hook) = self.0.on_raise.get() else {
+            self.join(l);
+            return Ok(());
+        };
+        let mut cur = lock(&self.0.label);
+        let raised = !l.flows_to(&cur);
+        let new = cur.join(l);
+        if raised {
+            hook(&new)?;
+        }
+        *cur = new;
+        Ok(())
+    }
+    /// True once a raise hook is set.
+    pub(crate) fn has_raise_hook(&self) -> bool {
+        self.0.on_raise.get().is_some()
+    }
+    /// Sets the hook run when read data raises the label (once per cell).
+    pub(crate) fn on_raise(&self, hook: RaiseHook) {
+        let _ = self.0.on_raise.set(hook);
     }
     /// The current label.
     pub fn get(&self) -> Label {
-        lock(&self.0).clone()
+        lock(&self.0.label).clone()
     }
 }
 
@@ -97,22 +140,79 @@ pub struct Sink {
     kind: SinkKind,
     label: Mutex<Label>,
     budget: Option<Arc<OutputBudget>>,
-    /// A redirected file whose label is recorded when the last fd closes it.
+    /// A redirected file whose label is recorded before each byte that raises it
+    /// is written, and again when the last fd closes it.
     record: Option<FileRecord>,
 }
 
-/// Where a file sink's label goes when it is closed.
+/// Where a file sink's label goes: into the label store BEFORE bytes with a
+/// higher label than recorded so far are written (a writer killed mid-write
+/// leaves the file labeled at least as high as its bytes), and once more when it
+/// is closed (with the final fingerprint).
 pub(crate) struct FileRecord {
-    pub(crate) path: std::path::PathBuf,
-    pub(crate) append: bool,
-    pub(crate) flow: Arc<crate::flow::Flow>,
+    path: std::path::PathBuf,
+    append: bool,
+    flow: Arc<crate::flow::Flow>,
+    /// The label already recorded for the bytes to come (the PC at open, then
+    /// raised by each chunk that carried more).
+    prepared: Mutex<Label>,
+    /// Where a store failure goes, for the interpreter to stop the script with.
+    shared: Arc<crate::interp::Shared>,
+}
+
+impl FileRecord {
+    /// Records `opened` (the writer's label at open: at least its PC) for `path`
+    /// before the file is opened; a refusal when the label store cannot keep it.
+    pub(crate) fn open(
+        path: std::path::PathBuf,
+        append: bool,
+        flow: Arc<crate::flow::Flow>,
+        shared: Arc<crate::interp::Shared>,
+        opened: &Label,
+    ) -> Result<FileRecord, crate::error::Refusal> {
+        flow.prepare_write(&path, opened)?;
+        Ok(FileRecord {
+            path,
+            append,
+            flow,
+            prepared: Mutex::new(opened.clone()),
+            shared,
+        })
+    }
+
+    /// Before a chunk labeled `label` is written: raise the recorded label when
+    /// the chunk carries more than it (one comparison otherwise).
+    fn before_write(&self, label: &Label) -> io::Result<()> {
+        let mut prepared = lock(&self.prepared);
+        if label.flows_to(&prepared) {
+            return Ok(());
+        }
+        let new = prepared.join(label);
+        if let Err(r) = self.flow.prepare_write(&self.path, &new) {
+            let msg = r.message.clone();
+            self.raise(r);
+            return Err(io::Error::new(io::ErrorKind::PermissionDenied, msg));
+        }
+        *prepared = new;
+        Ok(())
+    }
+
+    /// Keeps the first refusal for the interpreter to raise.
+    fn raise(&self, r: crate::error::Refusal) {
+        let mut slot = lock(&self.shared.refusal);
+        if slot.is_none() {
+            *slot = Some(r);
+        }
+    }
 }
 
 impl Drop for Sink {
     fn drop(&mut self) {
         if let Some(r) = self.record.take() {
             let label = lock(&self.label).clone();
-            r.flow.record_write(&r.path, &label, r.append);
+            if let Err(e) = r.flow.record_write(&r.path, &label, r.append) {
+                r.raise(e);
+            }
         }
     }
 }
@@ -227,7 +327,12 @@ impl Sink {
                 out.flush()
             }
             SinkKind::Stderr => io::stderr().lock().write_all(data),
-            SinkKind::File(f) => lock(f).write_all(data),
+            SinkKind::File(f) => {
+                if let Some(r) = &self.record {
+                    r.before_write(label)?;
+                }
+                lock(f).write_all(data)
+            }
             // An empty chunk is the stop mark (`Sink::stop_refused`), never data.
             SinkKind::Pipe(_) if data.is_empty() => Ok(()),
             SinkKind::Pipe(tx) => send(tx, data.to_vec(), label),
@@ -541,7 +646,7 @@ impl Read for StageReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let (n, l) = self.src.read_labeled(buf)?;
         if n > 0 {
-            self.cell.join(&l);
+            self.cell.join_checked(&l)?;
         }
         Ok(n)
     }

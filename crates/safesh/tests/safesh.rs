@@ -43,6 +43,8 @@ mod flow_reads;
 mod flow_reflect;
 #[path = "safesh/flow_sound.rs"]
 mod flow_sound;
+#[path = "safesh/flow_store.rs"]
+mod flow_store;
 #[path = "safesh/flow_support.rs"]
 mod flow_support;
 #[path = "safesh/hardening.rs"]

@@ -8,6 +8,8 @@
 mod audit;
 #[path = "store/common.rs"]
 mod common;
+#[path = "store/failclosed.rs"]
+mod failclosed;
 #[path = "store/labels.rs"]
 mod labels;
 #[path = "store/procs.rs"]

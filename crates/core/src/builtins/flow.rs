@@ -173,6 +173,10 @@ fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label), SourceErro
         return Ok((String::from_utf8_lossy(&bytes).into_owned(), cell.get()));
     }
     sh.check_read_path(&path).map_err(SourceError::Refused)?;
+    // Fail closed: a file whose recorded label cannot be asked is not read.
+    let label = sh
+        .file_label_checked(&path, None)
+        .map_err(SourceError::Refused)?;
     // (Opened without following a magic link: a symlink flipped after the check
     // cannot make `source` read safesh's own stdin.)
     let mut text = String::new();
@@ -181,7 +185,7 @@ fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label), SourceErro
         &mut text,
     )
     .map_err(SourceError::Io)?;
-    Ok((text, sh.file_label(&path)))
+    Ok((text, label))
 }
 
 pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {

@@ -49,7 +49,24 @@ impl Shell {
         } else {
             self.fds = saved;
         }
+        // A redirected file whose label the store could not keep: the bytes were
+        // not written, and the script stops here with the store's refusal.
+        if r.is_ok()
+            && let Some(refusal) = self.take_store_refusal()
+        {
+            return Err(refusal.into());
+        }
         r
+    }
+
+    /// The label store's refusal raised by a file sink, if any.
+    fn take_store_refusal(&self) -> Option<crate::error::Refusal> {
+        let mut slot = crate::io::lock(&self.shared.refusal);
+        if slot.as_ref()?.details.rule.as_deref() == Some("labels.store") {
+            slot.take()
+        } else {
+            None
+        }
     }
 
     /// Applies redirections permanently (`exec >file`), or to a command about to run.
@@ -109,11 +126,18 @@ impl Shell {
             } else {
                 libc::O_TRUNC
             };
-        let record = self.shared.flow.clone().map(|flow| crate::io::FileRecord {
-            path: crate::host::normalize(&path),
-            append,
-            flow,
-        });
+        // The label is recorded before the file is opened (and raised before each
+        // chunk that carries more): a kill mid-write never leaves it unlabeled.
+        let record = match self.shared.flow.clone() {
+            Some(flow) => Some(crate::io::FileRecord::open(
+                crate::host::normalize(&path),
+                append,
+                flow,
+                self.shared.clone(),
+                &self.pc,
+            )?),
+            None => None,
+        };
         // Opened without following a magic link: a symlink flipped after the
         // check cannot reach the process's own descriptors.
         match safesh_utils::open::open_path(&path, flags, 0o666) {
@@ -140,7 +164,8 @@ impl Shell {
                     self.diag(format!("{name}: Is a directory"));
                     return Ok(Err(RedirectFailed));
                 }
-                let label = self.file_label_resolved(&path, real.as_deref());
+                // Fail closed: a file whose recorded label cannot be asked is not read.
+                let label = self.file_label_checked(&path, real.as_deref())?;
                 Ok(Ok(Fd::In(Source::new(
                     SourceKind::Reader(Box::new(f)),
                     label,

@@ -492,7 +492,9 @@ impl Shell {
             *changed = host.take_changed();
             r
         };
-        self.record_changed(&changed, &cell.get());
+        if let Err(r) = self.record_changed(&changed, &cell.get()) {
+            return Err(r.into());
+        }
         match status {
             Ok(s) => {
                 self.status_label = cell.get();
@@ -512,16 +514,21 @@ impl Shell {
 
     /// After a utility ran: every regular file it changed now holds data labeled
     /// at most `label` (a file's label only goes up).
-    fn record_changed(&self, changed: &[std::path::PathBuf], label: &Label) {
+    fn record_changed(
+        &self,
+        changed: &[std::path::PathBuf],
+        label: &Label,
+    ) -> Result<(), crate::error::Refusal> {
         let Some(flow) = &self.shared.flow else {
-            return;
+            return Ok(());
         };
         for p in changed {
             let p = crate::host::normalize(&self.cwd.join(p));
             if p.is_file() {
-                flow.record_write(&p, label, true);
+                flow.record_write(&p, label, true)?;
             }
         }
+        Ok(())
     }
 
     /// Performs one assignment in this shell.
