@@ -185,9 +185,7 @@ impl ReadLabels {
                 files
                     .iter()
                     .filter(|f| !self.hidden.contains(f))
-                    .fold(unobserved, |l, f| {
-                        l.join(&self.flow.file_label(f, None))
-                    })
+                    .fold(unobserved, |l, f| l.join(&self.flow.file_label(f, None)))
             })
             .clone()
     }

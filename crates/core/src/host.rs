@@ -29,6 +29,8 @@ pub(crate) struct ShellHost<'a> {
     /// The utility's own words: an inner command name found among them is the
     /// script's; one built from input (`xargs -I{} {}`) is the input's.
     own_words: Vec<String>,
+    /// The utility only removes files (`rm`, `rmdir`, `unlink`, `shred`).
+    removes: bool,
     /// Set when the utility declares its stdout a count ([`Host::output_is_count`]).
     count: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Threads forwarding what the utility writes to the script's descriptors
@@ -57,9 +59,16 @@ impl<'a> ShellHost<'a> {
             changed: std::sync::Mutex::new(Vec::new()),
             writing,
             own_words: Vec::new(),
+            removes: false,
             count: None,
             pumps: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// Marks a utility that only removes files.
+    pub(crate) fn removing(mut self, removes: bool) -> Self {
+        self.removes = removes;
+        self
     }
 
     /// Lets the utility declare its stdout a count, which sets `flag`.
@@ -211,7 +220,10 @@ impl Host for ShellHost<'_> {
         if let Some(flow) = &self.shell.shared.flow {
             let p = normalize(&self.shell.cwd.join(path));
             let label = self.cell.get();
+            // A removal writes no data: nothing to label (and a name that does
+            // not exist is not put in the store).
             if crate::flow::worth_storing(&label)
+                && !self.removes
                 && !p.is_dir()
                 && let Err(r) = flow.prepare_write(&p, &label)
             {

@@ -471,7 +471,12 @@ impl Shell {
                     words: cell.get(),
                 });
             let mut stderr = StageWriter::unbuffered(self.out_fd(2), cell.clone());
-            let mut host = crate::host::ShellHost::new(self, cell.clone()).with_count_flag(count);
+            let mut host = crate::host::ShellHost::new(self, cell.clone())
+                .with_count_flag(count)
+                .removing(matches!(
+                    argv.first().map(String::as_str),
+                    Some("rm" | "rmdir" | "unlink" | "shred")
+                ));
             if matches!(argv.first().map(String::as_str), Some("xargs" | "find")) {
                 host = host.with_own_words(&argv);
             }
