@@ -330,12 +330,25 @@ impl Shell {
             return;
         }
         self.walk_write_roots(roots, |e, ft| {
+            let meta = e.metadata();
             if ft.is_file()
-                && e.metadata()
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|m| m >= since)
+                && meta
+                    .as_ref()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .is_some_and(|m| m >= since)
             {
                 flow.record_write(&e.path(), wrote, true);
+            }
+            // A file it created may be named from what it was given: the name
+            // carries that too (birth time where the filesystem keeps one).
+            if meta
+                .as_ref()
+                .ok()
+                .and_then(|m| m.created().or_else(|_| m.modified()).ok())
+                .is_some_and(|c| c >= since)
+            {
+                flow.record_name(&e.path(), wrote);
             }
             true
         });

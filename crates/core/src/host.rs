@@ -23,6 +23,10 @@ pub(crate) struct ShellHost<'a> {
     argv_label: Label,
     /// Paths the utility asked to change, to record their labels afterwards.
     changed: std::sync::Mutex<Vec<std::path::PathBuf>>,
+    /// Paths that did not exist when the utility asked to write them: those it
+    /// created are named by its words (`touch "$n"`), whose label becomes their
+    /// name label once it returns.
+    created: std::sync::Mutex<Vec<std::path::PathBuf>>,
     /// The utility's own words: an inner command name found among them is the
     /// script's; one built from input (`xargs -I{} {}`) is the input's.
     own_words: Vec<String>,
@@ -40,6 +44,12 @@ impl Drop for ShellHost<'_> {
         for h in std::mem::take(&mut *lock(&self.pumps)) {
             let _ = h.join();
         }
+        // The names it created come from its words (and the PC): `cp a "$n"`,
+        // `mkdir -p "$n"/x`. (All of its words: which one named which path is the
+        // utility's business; an over-label, never a loss.)
+        for p in std::mem::take(&mut *lock(&self.created)) {
+            self.shell.record_name(&p, &self.argv_label);
+        }
     }
 }
 
@@ -51,6 +61,7 @@ impl<'a> ShellHost<'a> {
             cell,
             argv_label,
             changed: std::sync::Mutex::new(Vec::new()),
+            created: std::sync::Mutex::new(Vec::new()),
             own_words: Vec::new(),
             count: None,
             pumps: std::sync::Mutex::new(Vec::new()),
@@ -75,6 +86,17 @@ impl<'a> ShellHost<'a> {
     /// The paths the utility changed (created, wrote, removed, renamed).
     pub(crate) fn take_changed(&self) -> Vec<std::path::PathBuf> {
         std::mem::take(&mut *lock(&self.changed))
+    }
+
+    /// Joins the name label of the entry at `path` and, with `entries`, of the
+    /// entries of the directory there.
+    fn join_names(&self, names: &crate::names::NameMap, path: &Path, entries: bool) {
+        if let Some(l) = crate::names::entry_label(names, path) {
+            self.cell.join(&l);
+        }
+        if entries && path.is_dir() {
+            self.cell.join(&crate::names::dir_entries_label(names, path));
+        }
     }
 
     /// Records a refusal for the interpreter to raise once the utility returns.
@@ -126,6 +148,30 @@ impl Host for ShellHost<'_> {
         };
         self.cell
             .join(&self.shell.file_label_resolved(path, real.as_deref()));
+        // What reads a directory sees its entries' names (`grep -r`, `grep -l`).
+        if let Some(names) = self.shell.names() {
+            self.join_names(&names, path, true);
+        }
+        Ok(())
+    }
+
+    fn check_stat(&self, path: &Path) -> io::Result<()> {
+        if let Err(r) = self.shell.check_read_resolved(path) {
+            return Err(self.refuse(r));
+        }
+        if let Some(names) = self.shell.names() {
+            self.join_names(&names, path, false);
+        }
+        Ok(())
+    }
+
+    fn list_dir(&self, dir: &Path) -> io::Result<()> {
+        if let Err(r) = self.shell.check_read_resolved(dir) {
+            return Err(self.refuse(r));
+        }
+        if let Some(names) = self.shell.names() {
+            self.join_names(&names, dir, true);
+        }
         Ok(())
     }
 
@@ -140,6 +186,11 @@ impl Host for ShellHost<'_> {
             return Err(self.refuse(r));
         }
         lock(&self.changed).push(path.to_path_buf());
+        if !crate::names::worth_labeling(&self.argv_label) {
+            return Ok(());
+        }
+        let missing = crate::names::missing_components(path);
+        lock(&self.created).extend(missing);
         Ok(())
     }
 

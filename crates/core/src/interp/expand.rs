@@ -257,11 +257,16 @@ impl Shell {
                         continue;
                     }
                     if !matches.is_empty() {
+                        // A match is names read from the disk: each carries the
+                        // labels of the names it is made of (`touch "$(cat .env)"`
+                        // then `echo *`). Looked up only when some name is labeled.
+                        let names = self.names();
                         for m in matches {
-                            out.push(Field {
-                                text: m,
-                                label: f.label.clone(),
-                            });
+                            let label = match &names {
+                                Some(n) => f.label.join(&self.match_names_label(n, &m)),
+                                None => f.label.clone(),
+                            };
+                            out.push(Field { text: m, label });
                         }
                         continue;
                     }
@@ -273,6 +278,17 @@ impl Shell {
             }
         }
         Ok(out)
+    }
+
+    /// The join of the name labels of the components of the glob match `m`
+    /// (relative to the cwd or absolute), from the names the directory holds.
+    fn match_names_label(&self, names: &crate::names::NameMap, m: &str) -> Label {
+        let full = self.cwd.join(m);
+        let depth = std::path::Path::new(m).components().count();
+        full.ancestors()
+            .take(depth)
+            .filter_map(|p| crate::names::entry_label(names, p))
+            .fold(Label::empty(), |a, l| a.join(&l))
     }
 
     /// Expands a word to exactly one string (no brace expansion, splitting or globbing):
