@@ -74,6 +74,11 @@ impl Shell {
         let mut label = argv.iter().fold(self.pc.clone(), |l, a| l.join(&a.label));
         // Its environment is given to it too (`export LANG="$(cat .env)"`).
         label = label.join(&env_label);
+        // And its working directory (`os.getcwd()` after `cd "$n"`): the words
+        // that chose it and the labels of the names along its path.
+        label = label
+            .join(&self.cwd_label)
+            .join(&self.path_names_label(&self.cwd));
         for a in &texts[1..] {
             let p = self.cwd.join(a);
             if p.is_file() {
@@ -354,7 +359,7 @@ impl Shell {
         });
     }
 
-    /// Visits the entries that are not directories under `roots` and the cwd, at any
+    /// Visits the entries (directories too) under `roots` and the cwd, at any
     /// depth, at most [`WRITE_SCAN_LIMIT`] entries, until `visit` returns false.
     fn walk_write_roots(
         &self,
@@ -378,7 +383,8 @@ impl Shell {
                 let Ok(ft) = e.file_type() else { continue };
                 if ft.is_dir() {
                     stack.push(e.path());
-                } else if !visit(&e, ft) {
+                }
+                if !visit(&e, ft) {
                     return;
                 }
             }

@@ -443,8 +443,8 @@ impl Shell {
                     self.expand_quoted(inner, acc)?;
                 }
                 WordPiece::TildeExpansion(t) => {
-                    let s = self.tilde(t);
-                    acc.quoted(&s, &agent);
+                    let (s, l) = self.tilde(t);
+                    acc.quoted(&s, &l);
                 }
                 WordPiece::ParameterExpansion(e) => {
                     let (pv, label) = self.param_expr(e, heredoc)?;
@@ -540,8 +540,8 @@ impl Shell {
                     self.expand_quoted(inner, acc)?
                 }
                 WordPiece::TildeExpansion(t) => {
-                    let s = self.tilde(t);
-                    acc.quoted(&s, &agent)
+                    let (s, l) = self.tilde(t);
+                    acc.quoted(&s, &l)
                 }
                 WordPiece::ParameterExpansion(e) => {
                     let (pv, label) = self.param_expr(e, false)?;
@@ -589,13 +589,20 @@ impl Shell {
         Ok(())
     }
 
-    fn tilde(&self, t: &TildeExpr) -> String {
+    /// A tilde prefix's text, with the label of the variable it reads (`~+` after
+    /// `cd` into a directory named from a secret is `$PWD`, and as secret).
+    fn tilde(&self, t: &TildeExpr) -> (String, Label) {
+        let code = &self.code_label;
+        let var = |name: &str| match self.vars.get(name) {
+            Some(v) => (v.as_str().to_string(), code.join(&v.label)),
+            None => (String::new(), code.clone()),
+        };
         match t {
-            TildeExpr::Home => self.var_str("HOME"),
-            TildeExpr::WorkingDir => self.var_str("PWD"),
-            TildeExpr::OldWorkingDir => self.var_str("OLDPWD"),
-            TildeExpr::UserHome(u) => home_of(u).unwrap_or_else(|| format!("~{u}")),
-            _ => "~".to_string(),
+            TildeExpr::Home => var("HOME"),
+            TildeExpr::WorkingDir => var("PWD"),
+            TildeExpr::OldWorkingDir => var("OLDPWD"),
+            TildeExpr::UserHome(u) => (home_of(u).unwrap_or_else(|| format!("~{u}")), code.clone()),
+            _ => ("~".to_string(), code.clone()),
         }
     }
 

