@@ -27,6 +27,10 @@ pub(crate) struct ShellHost<'a> {
     /// created are named by its words (`touch "$n"`), whose label becomes their
     /// name label once it returns.
     created: std::sync::Mutex<Vec<std::path::PathBuf>>,
+    /// The labels of the names the utility read from the disk (listings, stats):
+    /// names it creates may be copies of them (`cp -r d e`). Not the contents'
+    /// labels: `cp .env vault/notes.txt` names `notes.txt` by the agent's word.
+    names_seen: std::sync::Mutex<Label>,
     /// The utility's own words: an inner command name found among them is the
     /// script's; one built from input (`xargs -I{} {}`) is the input's.
     own_words: Vec<String>,
@@ -47,8 +51,12 @@ impl Drop for ShellHost<'_> {
         // The names it created come from its words (and the PC): `cp a "$n"`,
         // `mkdir -p "$n"/x`. (All of its words: which one named which path is the
         // utility's business; an over-label, never a loss.)
-        for p in std::mem::take(&mut *lock(&self.created)) {
-            self.shell.record_name(&p, &self.argv_label);
+        let created = std::mem::take(&mut *lock(&self.created));
+        if !created.is_empty() {
+            let label = self.argv_label.join(&lock(&self.names_seen));
+            for p in created {
+                self.shell.record_name(&p, &label);
+            }
         }
     }
 }
@@ -62,6 +70,7 @@ impl<'a> ShellHost<'a> {
             argv_label,
             changed: std::sync::Mutex::new(Vec::new()),
             created: std::sync::Mutex::new(Vec::new()),
+            names_seen: std::sync::Mutex::new(Label::empty()),
             own_words: Vec::new(),
             count: None,
             pumps: std::sync::Mutex::new(Vec::new()),
@@ -91,12 +100,14 @@ impl<'a> ShellHost<'a> {
     /// Joins the name label of the entry at `path` and, with `entries`, of the
     /// entries of the directory there.
     fn join_names(&self, names: &crate::names::NameMap, path: &Path, entries: bool) {
-        if let Some(l) = crate::names::entry_label(names, path) {
-            self.cell.join(&l);
-        }
+        let mut seen = crate::names::entry_label(names, path).unwrap_or_else(Label::empty);
         if entries && path.is_dir() {
-            self.cell
-                .join(&crate::names::dir_entries_label(names, path));
+            seen = seen.join(&crate::names::dir_entries_label(names, path));
+        }
+        if !seen.is_empty() {
+            self.cell.join(&seen);
+            let mut all = lock(&self.names_seen);
+            *all = all.join(&seen);
         }
     }
 
@@ -187,7 +198,9 @@ impl Host for ShellHost<'_> {
             return Err(self.refuse(r));
         }
         lock(&self.changed).push(path.to_path_buf());
-        if !crate::names::worth_labeling(&self.argv_label) {
+        if !crate::names::worth_labeling(&self.argv_label)
+            && !crate::names::worth_labeling(&lock(&self.names_seen))
+        {
             return Ok(());
         }
         let missing = crate::names::missing_components(path);

