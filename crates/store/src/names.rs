@@ -99,7 +99,9 @@ impl LabelStore {
     /// current while it stays the same (SQLite's `PRAGMA data_version`).
     pub fn data_version(&self) -> Result<i64, StoreError> {
         let conn = self.conn();
-        conn.pragma_query_value(None, "data_version", |r| r.get(0))
+        // A cached statement: this is asked before every lookup of names.
+        conn.prepare_cached("PRAGMA data_version")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
             .map_err(|e| sql_err(self.path(), e))
     }
 }
