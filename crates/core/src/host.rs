@@ -31,6 +31,8 @@ pub(crate) struct ShellHost<'a> {
     /// names it creates may be copies of them (`cp -r d e`). Not the contents'
     /// labels: `cp .env vault/notes.txt` names `notes.txt` by the agent's word.
     names_seen: std::sync::Mutex<Label>,
+    /// The name labels, looked up once per utility run (not once per file).
+    names: std::sync::OnceLock<Option<std::sync::Arc<crate::names::NameMap>>>,
     /// The utility's own words: an inner command name found among them is the
     /// script's; one built from input (`xargs -I{} {}`) is the input's.
     own_words: Vec<String>,
@@ -71,6 +73,7 @@ impl<'a> ShellHost<'a> {
             changed: std::sync::Mutex::new(Vec::new()),
             created: std::sync::Mutex::new(Vec::new()),
             names_seen: std::sync::Mutex::new(Label::empty()),
+            names: std::sync::OnceLock::new(),
             own_words: Vec::new(),
             count: None,
             pumps: std::sync::Mutex::new(Vec::new()),
@@ -95,6 +98,11 @@ impl<'a> ShellHost<'a> {
     /// The paths the utility changed (created, wrote, removed, renamed).
     pub(crate) fn take_changed(&self) -> Vec<std::path::PathBuf> {
         std::mem::take(&mut *lock(&self.changed))
+    }
+
+    /// The name labels (see [`Shell::names`]), once per utility run.
+    fn names(&self) -> Option<std::sync::Arc<crate::names::NameMap>> {
+        self.names.get_or_init(|| self.shell.names()).clone()
     }
 
     /// Joins the name label of the entry at `path` and, with `entries`, of the
@@ -161,7 +169,7 @@ impl Host for ShellHost<'_> {
         self.cell
             .join(&self.shell.file_label_resolved(path, real.as_deref()));
         // What reads a directory sees its entries' names (`grep -r`, `grep -l`).
-        if let Some(names) = self.shell.names() {
+        if let Some(names) = self.names() {
             self.join_names(&names, path, true);
         }
         Ok(())
@@ -171,7 +179,7 @@ impl Host for ShellHost<'_> {
         if let Err(r) = self.shell.check_read_resolved(path) {
             return Err(self.refuse(r));
         }
-        if let Some(names) = self.shell.names() {
+        if let Some(names) = self.names() {
             self.join_names(&names, path, false);
         }
         Ok(())
@@ -181,7 +189,7 @@ impl Host for ShellHost<'_> {
         if let Err(r) = self.shell.check_read_resolved(dir) {
             return Err(self.refuse(r));
         }
-        if let Some(names) = self.shell.names() {
+        if let Some(names) = self.names() {
             self.join_names(&names, dir, true);
         }
         Ok(())
