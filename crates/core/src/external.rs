@@ -75,6 +75,11 @@ impl Shell {
         let mut label = argv.iter().fold(self.pc.clone(), |l, a| l.join(&a.label));
         // Its environment is given to it too (`export LANG="$(cat .env)"`).
         label = label.join(&env_label);
+        // And its working directory (`os.getcwd()` after `cd "$n"`): the words
+        // that chose it and the labels of the names along its path.
+        label = label
+            .join(&self.cwd_label)
+            .join(&self.path_names_label(&self.cwd));
         for a in &texts[1..] {
             let p = self.cwd.join(a);
             if p.is_file() {
@@ -409,15 +414,26 @@ impl Shell {
         let mut failed = None;
         self.walk_write_roots(roots, |e, ft| {
             let path = e.path();
+            let meta = e.metadata();
+            // A file or directory it created may be named from what it was given:
+            // the name carries that too (birth time where the filesystem keeps one).
+            if meta
+                .as_ref()
+                .ok()
+                .and_then(|m| m.created().or_else(|_| m.modified()).ok())
+                .is_some_and(|c| c >= since)
+            {
+                flow.record_name(&path, wrote);
+            }
             if ft.is_dir() {
-                if moved_dirs && e.metadata().is_ok_and(|m| changed_since(&m, since)) {
+                if moved_dirs && meta.as_ref().is_ok_and(|m| changed_since(m, since)) {
                     changed_dirs.push(path);
                 }
                 return true;
             }
             let moved = changed_dirs.iter().any(|d| path.starts_with(d));
             if ft.is_file()
-                && (moved || e.metadata().is_ok_and(|m| changed_since(&m, since)))
+                && (moved || meta.as_ref().is_ok_and(|m| changed_since(m, since)))
                 && let Err(r) = flow.record_write(&path, wrote, true)
             {
                 failed = Some(r);
@@ -428,9 +444,9 @@ impl Shell {
         failed.map_or(Ok(()), Err)
     }
 
-    /// Visits the entries under `roots` and the cwd, at any depth (a directory
-    /// before what it holds), at most [`WRITE_SCAN_LIMIT`] entries, until `visit`
-    /// returns false.
+    /// Visits the entries (directories too) under `roots` and the cwd, at any
+    /// depth (a directory before what it holds), at most [`WRITE_SCAN_LIMIT`]
+    /// entries, until `visit` returns false.
     fn walk_write_roots(
         &self,
         roots: &[std::path::PathBuf],

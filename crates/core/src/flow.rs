@@ -104,6 +104,8 @@ pub(crate) struct Flow {
     control: OnceLock<Option<safesh_flow::ControlServer>>,
     /// Labels of files this process wrote (exact, even without the store).
     written: Mutex<HashMap<PathBuf, Label>>,
+    /// Labels of names (entries created by secret or untrusted words): `names.rs`.
+    pub(crate) names: Mutex<crate::names::NameCache>,
     /// Directory listings for finding the secret files to hide from externals,
     /// shared by every session of the process with the same classification.
     scan: Arc<Mutex<safesh_flow::SecretScan>>,
@@ -191,6 +193,7 @@ impl Flow {
             created: std::time::Instant::now(),
             control: OnceLock::new(),
             written: Mutex::new(HashMap::new()),
+            names: Mutex::new(Default::default()),
             scan: shared_scan(config),
             session,
         }
@@ -253,6 +256,12 @@ impl Flow {
                 Err(store_refusal(&db, e))
             }
         }
+    }
+
+    /// The label store for name labels (`names.rs`). Name labels are best
+    /// effort: a store that cannot be used is already refused for contents.
+    pub(crate) fn store_for_names(&self, create: bool) -> Option<&LabelStore> {
+        self.store(create).ok().flatten()
     }
 
     /// A new request starts: look for the label store again (another process may

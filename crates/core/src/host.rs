@@ -26,6 +26,16 @@ pub(crate) struct ShellHost<'a> {
     /// Files the utility may be writing: their recorded label follows the cell up
     /// before the utility gets the data that raised it.
     writing: std::sync::Arc<std::sync::Mutex<Vec<std::path::PathBuf>>>,
+    /// Paths that did not exist when the utility asked to write them: those it
+    /// created are named by its words (`touch "$n"`), whose label becomes their
+    /// name label once it returns.
+    created: std::sync::Mutex<Vec<std::path::PathBuf>>,
+    /// The labels of the names the utility read from the disk (listings, stats):
+    /// names it creates may be copies of them (`cp -r d e`). Not the contents'
+    /// labels: `cp .env vault/notes.txt` names `notes.txt` by the agent's word.
+    names_seen: std::sync::Mutex<Label>,
+    /// The name labels, looked up once per utility run (not once per file).
+    names: std::sync::OnceLock<Option<std::sync::Arc<crate::names::NameMap>>>,
     /// The utility's own words: an inner command name found among them is the
     /// script's; one built from input (`xargs -I{} {}`) is the input's.
     own_words: Vec<String>,
@@ -45,6 +55,16 @@ impl Drop for ShellHost<'_> {
         for h in std::mem::take(&mut *lock(&self.pumps)) {
             let _ = h.join();
         }
+        // The names it created come from its words (and the PC): `cp a "$n"`,
+        // `mkdir -p "$n"/x`. (All of its words: which one named which path is the
+        // utility's business; an over-label, never a loss.)
+        let created = std::mem::take(&mut *lock(&self.created));
+        if !created.is_empty() {
+            let label = self.argv_label.join(&lock(&self.names_seen));
+            for p in created {
+                self.shell.record_name(&p, &label);
+            }
+        }
     }
 }
 
@@ -58,6 +78,9 @@ impl<'a> ShellHost<'a> {
             argv_label,
             changed: std::sync::Mutex::new(Vec::new()),
             writing,
+            created: std::sync::Mutex::new(Vec::new()),
+            names_seen: std::sync::Mutex::new(Label::empty()),
+            names: std::sync::OnceLock::new(),
             own_words: Vec::new(),
             removes: false,
             count: None,
@@ -120,6 +143,25 @@ impl<'a> ShellHost<'a> {
         std::mem::take(&mut *lock(&self.changed))
     }
 
+    /// The name labels (see [`Shell::names`]), once per utility run.
+    fn names(&self) -> Option<std::sync::Arc<crate::names::NameMap>> {
+        self.names.get_or_init(|| self.shell.names()).clone()
+    }
+
+    /// Joins the name label of the entry at `path` and, with `entries`, of the
+    /// entries of the directory there.
+    fn join_names(&self, names: &crate::names::NameMap, path: &Path, entries: bool) {
+        let mut seen = crate::names::entry_label(names, path).unwrap_or_else(Label::empty);
+        if entries && path.is_dir() {
+            seen = seen.join(&crate::names::dir_entries_label(names, path));
+        }
+        if !seen.is_empty() {
+            self.cell.join(&seen);
+            let mut all = lock(&self.names_seen);
+            *all = all.join(&seen);
+        }
+    }
+
     /// Records a refusal for the interpreter to raise once the utility returns.
     fn refuse(&self, mut r: Refusal) -> io::Error {
         // A path built from secret data is not repeated in clear.
@@ -172,8 +214,32 @@ impl Host for ShellHost<'_> {
             Ok(l) => l,
             Err(r) => return Err(self.refuse(r)),
         };
+        // What reads a directory sees its entries' names (`grep -r`, `grep -l`).
+        if let Some(names) = self.names() {
+            self.join_names(&names, path, true);
+        }
         // (A file it writes already records what it reads from here on.)
         self.cell.join_checked(&label)
+    }
+
+    fn check_stat(&self, path: &Path) -> io::Result<()> {
+        if let Err(r) = self.shell.check_read_resolved(path) {
+            return Err(self.refuse(r));
+        }
+        if let Some(names) = self.names() {
+            self.join_names(&names, path, false);
+        }
+        Ok(())
+    }
+
+    fn list_dir(&self, dir: &Path) -> io::Result<()> {
+        if let Err(r) = self.shell.check_read_resolved(dir) {
+            return Err(self.refuse(r));
+        }
+        if let Some(names) = self.names() {
+            self.join_names(&names, dir, true);
+        }
+        Ok(())
     }
 
     fn may_read(&self, path: &Path) -> bool {
@@ -233,6 +299,13 @@ impl Host for ShellHost<'_> {
             lock(&self.writing).push(p);
         }
         lock(&self.changed).push(path.to_path_buf());
+        if !crate::names::worth_labeling(&self.argv_label)
+            && !crate::names::worth_labeling(&lock(&self.names_seen))
+        {
+            return Ok(());
+        }
+        let missing = crate::names::missing_components(path);
+        lock(&self.created).extend(missing);
         Ok(())
     }
 

@@ -21,6 +21,7 @@ mod fdpath;
 mod flow;
 mod host;
 mod interp;
+mod names;
 pub mod precheck;
 mod python_cmdline;
 mod tempdir;

@@ -39,6 +39,8 @@ mod flow_cli;
 mod flow_fds;
 #[path = "safesh/flow_reads.rs"]
 mod flow_reads;
+#[path = "safesh/flow_names.rs"]
+mod flow_names;
 #[path = "safesh/flow_reflect.rs"]
 mod flow_reflect;
 #[path = "safesh/flow_sound.rs"]

@@ -162,7 +162,7 @@ impl LabelStore {
         tx.commit().map_err(e)
     }
 
-    fn conn(&self) -> MutexGuard<'_, Connection> {
+    pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock left no transaction open (a dropped
         // transaction rolls back), so the connection is still good.
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
@@ -170,7 +170,7 @@ impl LabelStore {
 
     /// Run `f` in one `BEGIN IMMEDIATE` transaction (the write lock is taken first,
     /// so a read-modify-write never races another process).
-    fn write<T>(
+    pub(crate) fn write<T>(
         &self,
         f: impl FnOnce(&Transaction<'_>, &Path) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
@@ -604,7 +604,7 @@ fn fp_from([dev, ino, size, mtime_ns, ctime_ns]: [i64; 5]) -> Fingerprint {
     }
 }
 
-fn decode(db: &Path, json: &str) -> Result<Label, StoreError> {
+pub(crate) fn decode(db: &Path, json: &str) -> Result<Label, StoreError> {
     serde_json::from_str(json).map_err(|e| StoreError::Corrupt {
         path: db.to_path_buf(),
         detail: format!("undecodable label: {e}"),
@@ -624,7 +624,7 @@ fn fingerprint_required(path: &Path) -> Result<Fingerprint, StoreError> {
 }
 
 /// Map a SQLite error: "not a database" and "malformed" are corruption.
-fn sql_err(db: &Path, e: rusqlite::Error) -> StoreError {
+pub(crate) fn sql_err(db: &Path, e: rusqlite::Error) -> StoreError {
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
             path: db.to_path_buf(),

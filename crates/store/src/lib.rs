@@ -4,6 +4,9 @@
 //! * [`LabelStore`]: labels of the files safesh wrote, keyed by real path, so a
 //!   secret written to a file is still secret when read back — by this process or
 //!   another one, now or later;
+//! * name labels ([`LabelStore::record_name`]): the label of the word that created a
+//!   file, directory or symlink, keyed by the entry's identity (device, inode), so a
+//!   name derived from a secret or a download stays labeled in listings and globs;
 //! * [`AuditLog`]: every commit-point decision, appended and flushed before the
 //!   action, with secret values redacted by a [`Redactor`].
 
@@ -12,6 +15,7 @@ mod error;
 mod fingerprint;
 mod fsutil;
 mod labels;
+mod names;
 mod redact;
 
 pub use audit::{

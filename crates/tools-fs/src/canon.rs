@@ -55,7 +55,7 @@ pub fn canonicalize(
         done.push(c);
         let cur = to_path(&done);
         let last = todo.is_empty();
-        if ctx.check_read(&cur).is_err() {
+        if ctx.check_stat(&cur).is_err() {
             return Err(std::io::ErrorKind::PermissionDenied.into());
         }
         match std::fs::symlink_metadata(&cur) {

@@ -164,7 +164,8 @@ pub fn join_bytes(dir: &[u8], name: &[u8]) -> Vec<u8> {
 
 /// Reads a directory's entry names (without `.` and `..`), sorted by bytes.
 pub fn read_dir_sorted(ctx: &UtilCtx<'_>, dir: &Path) -> std::io::Result<Vec<Vec<u8>>> {
-    let path = ctx.check_read(dir)?;
+    // A listing prints names: the labels of the names join, not the contents'.
+    let path = ctx.list_dir(dir)?;
     let mut names = Vec::new();
     for ent in std::fs::read_dir(&path)? {
         let ent = ent?;

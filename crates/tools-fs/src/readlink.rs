@@ -59,7 +59,7 @@ pub fn readlink(ctx: &mut UtilCtx<'_>) -> UtilResult {
         let r = match need {
             Some(n) => canonicalize(ctx, name, n, true),
             None => ctx
-                .check_read(name)
+                .check_stat(name)
                 .and_then(std::fs::read_link)
                 .map(|t| t.as_os_str().as_bytes().to_vec()),
         };

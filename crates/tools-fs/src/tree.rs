@@ -105,7 +105,7 @@ pub fn tree(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut c = Counts::default();
     let mut status = 0;
     for r in &roots {
-        let full = match ctx.check_read(r) {
+        let full = match ctx.check_stat(r) {
             Ok(f) => f,
             Err(_) => {
                 out.extend_from_slice(format!("{r}  [error opening dir]\n").as_bytes());
@@ -235,7 +235,7 @@ fn list(
             continue;
         }
         let path = join_bytes(dir, &n);
-        let Ok(full) = ctx.check_read(bpath(&path)) else {
+        let Ok(full) = ctx.check_stat(bpath(&path)) else {
             continue;
         };
         let meta = std::fs::symlink_metadata(&full).ok();

@@ -48,6 +48,20 @@ pub trait Host: Send + Sync {
     fn may_read(&self, path: &Path) -> bool {
         self.check_read(path).is_ok()
     }
+    /// Called before the metadata of `path` is read to be printed with its name
+    /// (`ls`, `find`, `tree`, `realpath`): only the label of the entry's NAME joins
+    /// the output, not its contents' (a listing of a directory holding a copy of a
+    /// secret is not secret; a file named from a secret is). May refuse. The
+    /// default is [`Host::check_read`].
+    fn check_stat(&self, path: &Path) -> io::Result<()> {
+        self.check_read(path)
+    }
+    /// Called before the directory `dir` is listed (`readdir`) by a utility that
+    /// prints the names: the labels of the entries' names join the output, not
+    /// their contents'. May refuse. The default is [`Host::check_read`].
+    fn list_dir(&self, dir: &Path) -> io::Result<()> {
+        self.check_read(dir)
+    }
     /// Called before any change to the filesystem at `path` (create, write, remove,
     /// rename, chmod, mkdir, touch). May refuse (`PermissionDenied`).
     fn check_write(&self, path: &Path) -> io::Result<()>;
@@ -224,6 +238,22 @@ impl UtilCtx<'_> {
     pub fn check_read(&self, p: impl AsRef<Path>) -> io::Result<PathBuf> {
         let path = self.resolve(p);
         self.host.check_read(&path)?;
+        Ok(path)
+    }
+
+    /// Checks access to the metadata of `p` and records its NAME's label
+    /// ([`Host::check_stat`]); returns the resolved path.
+    pub fn check_stat(&self, p: impl AsRef<Path>) -> io::Result<PathBuf> {
+        let path = self.resolve(p);
+        self.host.check_stat(&path)?;
+        Ok(path)
+    }
+
+    /// Checks that the directory `p` may be listed and records the labels of its
+    /// entries' names ([`Host::list_dir`]); returns the resolved path.
+    pub fn list_dir(&self, p: impl AsRef<Path>) -> io::Result<PathBuf> {
+        let path = self.resolve(p);
+        self.host.list_dir(&path)?;
         Ok(path)
     }
 

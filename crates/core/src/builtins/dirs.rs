@@ -16,7 +16,43 @@ fn normalize(p: &Path) -> PathBuf {
     }
 }
 
-fn change_dir(sh: &mut Shell, target: &str, label: &Label) -> Result<bool, crate::interp::Stop> {
+/// The label of what prints the working directory: the words that chose it and
+/// the labels of the names along its path (a directory created by `mkdir "$n"`).
+fn cwd_shown_label(sh: &Shell) -> Label {
+    sh.cwd_label.join(&sh.path_names_label(&sh.cwd))
+}
+
+/// `keep`: the new directory's path still says what the old one's did (a
+/// relative `cd`, or `pushd`, whose stack keeps the old path).
+fn change_dir_keeping(
+    sh: &mut Shell,
+    target: &str,
+    label: &Label,
+    keep: bool,
+) -> Result<bool, crate::interp::Stop> {
+    let before = sh.cwd_label.clone();
+    let old_label = cwd_shown_label(sh);
+    let ok = change_dir(sh, target, label, &old_label)?;
+    if ok {
+        sh.cwd_label = if keep || !target.starts_with('/') {
+            before.join(label)
+        } else {
+            label.clone()
+        };
+        let shown = cwd_shown_label(sh);
+        let _ = sh
+            .vars
+            .set("PWD", sh.cwd.to_string_lossy().into_owned(), shown);
+    }
+    Ok(ok)
+}
+
+fn change_dir(
+    sh: &mut Shell,
+    target: &str,
+    label: &Label,
+    old_label: &Label,
+) -> Result<bool, crate::interp::Stop> {
     let dest = normalize(&sh.cwd.join(target));
     // Outside the read roots: a refusal that stops the script (nothing there can
     // be used anyway).
@@ -25,7 +61,7 @@ fn change_dir(sh: &mut Shell, target: &str, label: &Label) -> Result<bool, crate
         Ok(m) if m.is_dir() => {
             let old = sh.cwd.to_string_lossy().into_owned();
             sh.cwd = dest;
-            let _ = sh.vars.set("OLDPWD", old, label.clone());
+            let _ = sh.vars.set("OLDPWD", old, old_label.join(label));
             let _ = sh
                 .vars
                 .set("PWD", sh.cwd.to_string_lossy().into_owned(), label.clone());
@@ -52,7 +88,7 @@ pub(super) fn cd(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.set_status(1);
         return Ok(());
     }
-    let label = args_label(sh, argv);
+    let mut label = args_label(sh, argv);
     let target = match args.first() {
         None => {
             let home = sh.var_str("HOME");
@@ -70,12 +106,15 @@ pub(super) fn cd(sh: &mut Shell, argv: &[Field]) -> Exec {
                 sh.set_status(1);
                 return Ok(());
             }
+            if let Some(v) = sh.vars.get("OLDPWD") {
+                label = label.join(&v.shown_label());
+            }
             out(sh, &format!("{old}\n"), &label);
             old
         }
         Some(f) => f.text.clone(),
     };
-    let ok = change_dir(sh, &target, &label)?;
+    let ok = change_dir_keeping(sh, &target, &label, false)?;
     sh.set_status(if ok { 0 } else { 1 });
     Ok(())
 }
@@ -87,7 +126,12 @@ pub(super) fn pwd(sh: &mut Shell, argv: &[Field]) -> Exec {
     } else {
         sh.cwd.clone()
     };
-    let label = args_label(sh, argv);
+    let label = args_label(sh, argv).join(&cwd_shown_label(sh));
+    let label = if physical {
+        label.join(&sh.path_names_label(&p))
+    } else {
+        label
+    };
     out(sh, &format!("{}\n", p.to_string_lossy()), &label);
     sh.set_status(0);
     Ok(())
@@ -96,6 +140,10 @@ pub(super) fn pwd(sh: &mut Shell, argv: &[Field]) -> Exec {
 fn print_stack(sh: &Shell, label: &Label) {
     let mut parts = vec![sh.cwd.to_string_lossy().into_owned()];
     parts.extend(sh.dir_stack.iter().rev().cloned());
+    // (The stack's entries were working directories: `cwd_label` kept theirs.)
+    let label = &parts.iter().fold(label.join(&cwd_shown_label(sh)), |l, p| {
+        l.join(&sh.path_names_label(std::path::Path::new(p)))
+    });
     let home = sh.var_str("HOME");
     let parts: Vec<String> = parts
         .into_iter()
@@ -117,7 +165,7 @@ pub(super) fn pushd(sh: &mut Shell, argv: &[Field]) -> Exec {
         return Ok(());
     };
     let here = sh.cwd.to_string_lossy().into_owned();
-    if change_dir(sh, &target, &label)? {
+    if change_dir_keeping(sh, &target, &label, true)? {
         sh.dir_stack.push(here);
         print_stack(sh, &label);
         sh.set_status(0);
@@ -131,7 +179,7 @@ pub(super) fn popd(sh: &mut Shell, argv: &[Field]) -> Exec {
     let label = args_label(sh, argv);
     match sh.dir_stack.pop() {
         Some(d) => {
-            let ok = change_dir(sh, &d, &label)?;
+            let ok = change_dir_keeping(sh, &d, &label, true)?;
             if ok {
                 print_stack(sh, &label);
             }

@@ -257,11 +257,16 @@ impl Shell {
                         continue;
                     }
                     if !matches.is_empty() {
+                        // A match is names read from the disk: each carries the
+                        // labels of the names it is made of (`touch "$(cat .env)"`
+                        // then `echo *`). Looked up only when some name is labeled.
+                        let names = self.names();
                         for m in matches {
-                            out.push(Field {
-                                text: m,
-                                label: f.label.clone(),
-                            });
+                            let label = match &names {
+                                Some(n) => f.label.join(&self.match_names_label(n, &m)),
+                                None => f.label.clone(),
+                            };
+                            out.push(Field { text: m, label });
                         }
                         continue;
                     }
@@ -273,6 +278,17 @@ impl Shell {
             }
         }
         Ok(out)
+    }
+
+    /// The join of the name labels of the components of the glob match `m`
+    /// (relative to the cwd or absolute), from the names the directory holds.
+    fn match_names_label(&self, names: &crate::names::NameMap, m: &str) -> Label {
+        let full = self.cwd.join(m);
+        let depth = std::path::Path::new(m).components().count();
+        full.ancestors()
+            .take(depth)
+            .filter_map(|p| crate::names::entry_label(names, p))
+            .fold(Label::empty(), |a, l| a.join(&l))
     }
 
     /// Expands a word to exactly one string (no brace expansion, splitting or globbing):
@@ -427,8 +443,8 @@ impl Shell {
                     self.expand_quoted(inner, acc)?;
                 }
                 WordPiece::TildeExpansion(t) => {
-                    let s = self.tilde(t);
-                    acc.quoted(&s, &agent);
+                    let (s, l) = self.tilde(t);
+                    acc.quoted(&s, &l);
                 }
                 WordPiece::ParameterExpansion(e) => {
                     let (pv, label) = self.param_expr(e, heredoc)?;
@@ -524,8 +540,8 @@ impl Shell {
                     self.expand_quoted(inner, acc)?
                 }
                 WordPiece::TildeExpansion(t) => {
-                    let s = self.tilde(t);
-                    acc.quoted(&s, &agent)
+                    let (s, l) = self.tilde(t);
+                    acc.quoted(&s, &l)
                 }
                 WordPiece::ParameterExpansion(e) => {
                     let (pv, label) = self.param_expr(e, false)?;
@@ -573,13 +589,20 @@ impl Shell {
         Ok(())
     }
 
-    fn tilde(&self, t: &TildeExpr) -> String {
+    /// A tilde prefix's text, with the label of the variable it reads (`~+` after
+    /// `cd` into a directory named from a secret is `$PWD`, and as secret).
+    fn tilde(&self, t: &TildeExpr) -> (String, Label) {
+        let code = &self.code_label;
+        let var = |name: &str| match self.vars.get(name) {
+            Some(v) => (v.as_str().to_string(), code.join(&v.label)),
+            None => (String::new(), code.clone()),
+        };
         match t {
-            TildeExpr::Home => self.var_str("HOME"),
-            TildeExpr::WorkingDir => self.var_str("PWD"),
-            TildeExpr::OldWorkingDir => self.var_str("OLDPWD"),
-            TildeExpr::UserHome(u) => home_of(u).unwrap_or_else(|| format!("~{u}")),
-            _ => "~".to_string(),
+            TildeExpr::Home => var("HOME"),
+            TildeExpr::WorkingDir => var("PWD"),
+            TildeExpr::OldWorkingDir => var("OLDPWD"),
+            TildeExpr::UserHome(u) => (home_of(u).unwrap_or_else(|| format!("~{u}")), code.clone()),
+            _ => ("~".to_string(), code.clone()),
         }
     }
 

@@ -255,6 +255,9 @@ pub(crate) struct Shell {
     pub positional_label: Label,
     pub arg0: String,
     pub cwd: PathBuf,
+    /// The label of the words that chose `cwd` (`cd` arguments, the PC): `pwd`
+    /// and `$PWD` print it with the labels of the path's names.
+    pub cwd_label: Label,
     pub opts: Options,
     pub last_status: i32,
     pub status_label: Label,
@@ -390,6 +393,7 @@ impl Shell {
             source_depth: 0,
             getopts_pos: 0,
             dir_stack: Vec::new(),
+            cwd_label: Label::empty(),
             keep_redirects: false,
             in_subshell: false,
             shopt: Shopt::default(),

@@ -102,6 +102,7 @@ impl Shell {
     fn open_output(
         &mut self,
         name: &str,
+        name_label: &Label,
         append: bool,
         clobber: bool,
     ) -> Result<Result<Fd, RedirectFailed>, Stop> {
@@ -140,8 +141,16 @@ impl Shell {
         };
         // Opened without following a magic link: a symlink flipped after the
         // check cannot reach the process's own descriptors.
+        // A file this redirection creates is named by its word (`> "$n"`).
+        let creates = crate::names::worth_labeling(&name_label.join(&self.pc))
+            && path.symlink_metadata().is_err();
         match safesh_utils::open::open_path(&path, flags, 0o666) {
-            Ok(f) => Ok(Ok(Fd::Out(Sink::recorded_file(f, record)))),
+            Ok(f) => {
+                if creates {
+                    self.record_name(&path, &name_label.join(&self.pc));
+                }
+                Ok(Ok(Fd::Out(Sink::recorded_file(f, record))))
+            }
             Err(e) => {
                 self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
                 Ok(Err(RedirectFailed))
@@ -207,6 +216,7 @@ impl Shell {
         &mut self,
         to: i32,
         from_word: &str,
+        word_label: &Label,
         output: bool,
     ) -> Result<Result<(), RedirectFailed>, Stop> {
         if from_word == "-" {
@@ -233,7 +243,7 @@ impl Shell {
             },
             Err(_) if output => {
                 // `>&file` means `&>file`.
-                match self.open_output(from_word, false, false)? {
+                match self.open_output(from_word, word_label, false, false)? {
                     Ok(fd) => {
                         self.fds.insert(1, fd.clone());
                         self.fds.insert(2, fd);
@@ -256,15 +266,15 @@ impl Shell {
                 let to = fd.unwrap_or(if output { 1 } else { 0 });
                 match (kind, target) {
                     (K::DuplicateOutput | K::DuplicateInput, T::Fd(n)) => {
-                        self.dup_fd(to, &n.to_string(), output)
+                        self.dup_fd(to, &n.to_string(), &Label::agent(), output)
                     }
                     (K::DuplicateOutput | K::DuplicateInput, T::Duplicate(w))
                     | (K::DuplicateOutput | K::DuplicateInput, T::Filename(w)) => {
-                        let (name, _) = match self.redirect_target(w)? {
+                        let (name, name_label) = match self.redirect_target(w)? {
                             Ok(t) => t,
                             Err(e) => return Ok(Err(e)),
                         };
-                        self.dup_fd(to, &name, output)
+                        self.dup_fd(to, &name, &name_label, output)
                     }
                     (_, T::Filename(w)) | (_, T::Duplicate(w)) => {
                         let (name, target_label) = match self.redirect_target(w)? {
@@ -276,9 +286,9 @@ impl Shell {
                         }
                         let opened = match kind {
                             K::Read | K::ReadAndWrite => self.open_input(&name)?,
-                            K::Append => self.open_output(&name, true, false)?,
-                            K::Clobber => self.open_output(&name, false, true)?,
-                            _ => self.open_output(&name, false, false)?,
+                            K::Append => self.open_output(&name, &target_label, true, false)?,
+                            K::Clobber => self.open_output(&name, &target_label, false, true)?,
+                            _ => self.open_output(&name, &target_label, false, false)?,
                         };
                         match opened {
                             Ok(fdv) => {
@@ -288,7 +298,7 @@ impl Shell {
                             Err(e) => Ok(Err(e)),
                         }
                     }
-                    (_, T::Fd(n)) => self.dup_fd(to, &n.to_string(), output),
+                    (_, T::Fd(n)) => self.dup_fd(to, &n.to_string(), &Label::agent(), output),
                     (_, T::ProcessSubstitution(_, sub)) => {
                         let f = self.process_substitution(sub)?;
                         match self.open_input(&f.text)? {
@@ -330,7 +340,7 @@ impl Shell {
                 if !append {
                     self.commit_overwrite(&name, &target_label)?;
                 }
-                match self.open_output(&name, *append, false)? {
+                match self.open_output(&name, &target_label, *append, false)? {
                     Ok(fdv) => {
                         self.fds.insert(1, fdv.clone());
                         self.fds.insert(2, fdv);

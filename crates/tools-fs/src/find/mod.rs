@@ -85,7 +85,7 @@ pub fn find(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let lookup_ctx: &UtilCtx<'_> = ctx;
     let newer = |f: &str| -> Result<expr::Times, String> {
         let m = lookup_ctx
-            .check_read(f)
+            .check_stat(f)
             .and_then(std::fs::metadata)
             .map_err(|e| format!("'{f}': {}", safesh_utils::io_error_text(&e)))?;
         Ok((
@@ -190,7 +190,7 @@ fn visit(
         return Ok(());
     }
     let fp = bpath(&full);
-    if let Err(err) = run.ctx.check_read(&fp) {
+    if let Err(err) = run.ctx.check_stat(&fp) {
         err_path(run, &path, &err);
         return Ok(());
     }
@@ -338,7 +338,7 @@ fn eval(run: &mut Run<'_, '_>, e: &Expr, n: &Node) -> Result<bool, Interrupt> {
         Expr::Newer(s, t) => stamp(m, *s) > *t,
         Expr::Empty => {
             if m.is_dir() {
-                run.ctx.check_read(bpath(&n.full)).is_ok()
+                run.ctx.list_dir(bpath(&n.full)).is_ok()
                     && std::fs::read_dir(bpath(&n.full)).is_ok_and(|mut d| d.next().is_none())
             } else {
                 m.is_file() && m.len() == 0

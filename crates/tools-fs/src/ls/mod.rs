@@ -306,7 +306,8 @@ fn stat_entry(
     follow: bool,
     deref_all: bool,
 ) -> std::io::Result<Entry> {
-    let full = ctx.check_read(bpath(&path))?;
+    // Metadata printed with a name: the name's label, not the contents'.
+    let full = ctx.check_stat(bpath(&path))?;
     let lmeta = std::fs::symlink_metadata(&full)?;
     let mut e = Entry {
         name,
