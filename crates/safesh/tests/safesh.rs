@@ -37,10 +37,10 @@ mod flow;
 mod flow_cli;
 #[path = "safesh/flow_fds.rs"]
 mod flow_fds;
-#[path = "safesh/flow_reads.rs"]
-mod flow_reads;
 #[path = "safesh/flow_names.rs"]
 mod flow_names;
+#[path = "safesh/flow_reads.rs"]
+mod flow_reads;
 #[path = "safesh/flow_reflect.rs"]
 mod flow_reflect;
 #[path = "safesh/flow_sound.rs"]
