@@ -37,6 +37,8 @@ mod flow;
 mod flow_cli;
 #[path = "safesh/flow_fds.rs"]
 mod flow_fds;
+#[path = "safesh/flow_known.rs"]
+mod flow_known;
 #[path = "safesh/flow_reflect.rs"]
 mod flow_reflect;
 #[path = "safesh/flow_sound.rs"]

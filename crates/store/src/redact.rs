@@ -25,6 +25,8 @@ struct Inner {
     automaton: AhoCorasick,
     /// Names of each pattern, by pattern index (one value may have several names).
     names: Vec<Vec<String>>,
+    /// The longest value.
+    max_len: usize,
 }
 
 impl Redactor {
@@ -52,16 +54,45 @@ impl Redactor {
             return Ok(Redactor::default());
         }
         let (values, names): (Vec<_>, Vec<_>) = by_value.into_iter().unzip();
+        let max_len = values.iter().map(Vec::len).max().unwrap_or(0);
         let automaton =
             AhoCorasick::new(&values).map_err(|e| StoreError::Redactor(e.to_string()))?;
         Ok(Redactor {
-            inner: Some(Arc::new(Inner { automaton, names })),
+            inner: Some(Arc::new(Inner {
+                automaton,
+                names,
+                max_len,
+            })),
         })
     }
 
     /// True when no secret is registered.
     pub fn is_empty(&self) -> bool {
         self.inner.is_none()
+    }
+
+    /// The length of the longest registered value (0 when none): a stream scanned
+    /// chunk by chunk keeps this many bytes less one to find a value split
+    /// across two chunks.
+    pub fn max_len(&self) -> usize {
+        self.inner.as_ref().map_or(0, |i| i.max_len)
+    }
+
+    /// The names of the secrets whose values occur in `data` (each once, in no
+    /// particular order); empty when none does. One pass without allocation when
+    /// nothing matches (the common case).
+    pub fn occurring(&self, data: &[u8]) -> Vec<&str> {
+        let Some(inner) = &self.inner else {
+            return Vec::new();
+        };
+        if !inner.automaton.is_match(data) {
+            return Vec::new();
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for m in inner.automaton.find_overlapping_iter(data) {
+            push_names(&mut names, inner, m.pattern().as_usize());
+        }
+        names
     }
 
     /// `text` with every secret value replaced by `[secret:NAME]`.
