@@ -861,11 +861,10 @@ impl std::io::Read for GuardedReader {
             }
             let released = match &mut self.known {
                 Some((k, hold)) => {
-                    let (out, found) = hold.push(k, &buf[..n]);
-                    if let Some(f) = found {
+                    if let Some(f) = hold.check(k, &buf[..n]).label {
                         l = l.join(&f);
                     }
-                    Some(out)
+                    Some(hold.release(k, &buf[..n]))
                 }
                 None => None,
             };

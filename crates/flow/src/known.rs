@@ -75,11 +75,27 @@ pub fn dotenv_values(text: &[u8]) -> Vec<Vec<u8>> {
                 None => value,
             },
         };
-        if !value.is_empty() {
+        if !value.is_empty() && !is_setting(value) {
             out.push(value.to_vec());
         }
     }
     out
+}
+
+/// True for a dotenv value that is a setting rather than a secret: a short
+/// lower-case word (`production`, `localhost`, `info_level`) or a number,
+/// address, version or date (`127.0.0.1`, `0.0.0.0:8080`, `2026-01-01`). Dotenv
+/// files mix settings with keys; searching for `production` would hide every
+/// output that says it. (Reading the file itself is still labelled secret.)
+fn is_setting(value: &[u8]) -> bool {
+    let word = value.len() < 16
+        && value
+            .iter()
+            .all(|&b| b.is_ascii_lowercase() || matches!(b, b'-' | b'_' | b'.'));
+    let number = value
+        .iter()
+        .all(|&b| b.is_ascii_digit() || matches!(b, b'.' | b':' | b'/' | b'-'));
+    word || number
 }
 
 /// `value` and the encodings it may travel in: hex (lower and upper case) and
@@ -202,39 +218,65 @@ impl fmt::Debug for KnownValues {
 /// A stream searched chunk by chunk, holding back the bytes that may be the
 /// start of a value split across chunks: a byte is released only once no value
 /// that could contain it can still be completed by what follows (at the end of
-/// the stream, everything is released).
+/// the stream, everything is released). For each chunk: [`HoldBack::check`],
+/// then [`HoldBack::release`] (or [`HoldBack::finish`] to take everything).
 #[derive(Default)]
 pub struct HoldBack {
     pending: Vec<u8>,
 }
 
+/// What [`HoldBack::check`] found.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The join of the labels of the known values in the chunk or spanning into
+    /// it from the held bytes.
+    pub label: Option<Label>,
+    /// A value begins in the held bytes: they are part of it.
+    pub from_held: bool,
+}
+
 impl HoldBack {
-    /// Takes `data`, the next chunk: returns the bytes that may go on now and
-    /// the label of the known values found in the pending bytes and `data`
-    /// (each such label applies to the bytes released now or later: the caller
-    /// joins it into the stream's label before releasing anything).
-    pub fn push(&mut self, known: &KnownValues, data: &[u8]) -> (Vec<u8>, Option<Label>) {
+    /// The known values in `data` (the next chunk) and those that begin in the
+    /// held bytes and end in `data`.
+    pub fn check(&self, known: &KnownValues, data: &[u8]) -> Found {
+        let mut found = Found {
+            label: known.label_of(data),
+            from_held: false,
+        };
+        if self.pending.is_empty() || known.is_empty() {
+            return found;
+        }
+        let head = data
+            .get(..known.max_len().saturating_sub(1))
+            .unwrap_or(data);
+        let mut window = Vec::with_capacity(self.pending.len() + head.len());
+        window.extend_from_slice(&self.pending);
+        window.extend_from_slice(head);
+        if known
+            .matcher
+            .occurs_starting_before(&window, self.pending.len())
+        {
+            found.from_held = true;
+            if let Some(l) = known.label_of(&window) {
+                found.label = Some(match found.label {
+                    Some(f) => f.join(&l),
+                    None => l,
+                });
+            }
+        }
+        found
+    }
+
+    /// Takes `data` (already checked): the bytes that may go on now; the last
+    /// bytes (the longest form less one) stay held.
+    pub fn release(&mut self, known: &KnownValues, data: &[u8]) -> Vec<u8> {
         self.pending.extend_from_slice(data);
-        let found = known.label_of(&self.pending);
         let keep = known.max_len().saturating_sub(1).min(self.pending.len());
         let release = self.pending.len() - keep;
-        let out: Vec<u8> = self.pending.drain(..release).collect();
-        (out, found)
+        self.pending.drain(..release).collect()
     }
 
-    /// True when the bytes held and the start of `data` contain a known value:
-    /// held bytes that may begin one `data` completes.
-    pub fn spans(&self, known: &KnownValues, data: &[u8]) -> bool {
-        if self.pending.is_empty() {
-            return false;
-        }
-        let head = data.get(..known.max_len().min(data.len())).unwrap_or(data);
-        let mut window = self.pending.clone();
-        window.extend_from_slice(head);
-        known.label_of(&window).is_some()
-    }
-
-    /// The end of the stream: the bytes still held.
+    /// The bytes still held (at the end of the stream, or to decide them now).
     pub fn finish(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.pending)
     }
@@ -267,15 +309,31 @@ mod tests {
 
     #[test]
     fn dotenv_forms_are_parsed() {
-        let text = b"# c\nAPI_KEY=sk-live-123\nexport B=\"quoted value\"\nC='single'\nD: yaml-ish\nE=plain # note\nnot a line\n";
+        let text = b"# c\nAPI_KEY=sk-live-123\nexport B=\"quoted value\"\nC='Single9'\nD: Yaml-ish\nE=Plain2 # note\nnot a line\n";
         let v: Vec<String> = dotenv_values(text)
             .into_iter()
             .map(|v| String::from_utf8(v).unwrap())
             .collect();
         assert_eq!(
             v,
-            ["sk-live-123", "quoted value", "single", "yaml-ish", "plain"]
+            [
+                "sk-live-123",
+                "quoted value",
+                "Single9",
+                "Yaml-ish",
+                "Plain2"
+            ]
         );
+    }
+
+    #[test]
+    fn settings_are_not_known_values() {
+        let text = b"NODE_ENV=production\nHOST=127.0.0.1\nPORT=0.0.0.0:8080\nDB=postgres://u:hunter22@db/x\nK=abcdefghijklmnopq\n";
+        let v: Vec<String> = dotenv_values(text)
+            .into_iter()
+            .map(|v| String::from_utf8(v).unwrap())
+            .collect();
+        assert_eq!(v, ["postgres://u:hunter22@db/x", "abcdefghijklmnopq"]);
     }
 
     #[test]
@@ -308,14 +366,19 @@ mod tests {
     fn a_value_split_across_chunks_is_held_back_and_found() {
         let k = known(&["0123456789abcdef"]);
         let mut h = HoldBack::default();
-        let (out1, l1) = h.push(&k, b"hello 01234567");
-        assert!(l1.is_none());
+        let f = h.check(&k, b"hello 01234567");
+        assert!(f.label.is_none());
         // Nothing that could start the value was released.
-        assert_eq!(out1, b"");
-        let (_out2, l2) = h.push(&k, b"89abcdef tail");
-        assert!(l2.is_some());
+        assert_eq!(h.release(&k, b"hello 01234567"), b"");
+        let f = h.check(&k, b"89abcdef tail");
+        assert!(f.label.is_some() && f.from_held);
+        // A value wholly inside the next chunk does not take the held bytes.
         let mut h = HoldBack::default();
-        let (mut all, _) = h.push(&k, &vec![b'a'; 100]);
+        h.release(&k, b"1\n2\n");
+        let f = h.check(&k, b"x0123456789abcdef\n");
+        assert!(f.label.is_some() && !f.from_held);
+        let mut h = HoldBack::default();
+        let mut all = h.release(&k, &[b'a'; 100]);
         all.extend(h.finish());
         assert_eq!(all.len(), 100);
     }

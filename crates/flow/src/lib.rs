@@ -33,7 +33,7 @@ pub use approvals::{
 pub use classify::Classifier;
 pub use control::{ControlError, ControlServer};
 pub use hosts::{FlowDenied, HostPattern, HostPolicy};
-pub use known::{HoldBack, KnownSecret, KnownValues};
+pub use known::{Found, HoldBack, KnownSecret, KnownValues};
 pub use rules::{
     CommitPoint, CommitRequest, Decision, DestructiveOp, ExecKind, RuleError, Rules, Verdict,
 };

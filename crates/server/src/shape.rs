@@ -338,30 +338,26 @@ impl Capture {
             }
             return;
         };
-        if hide {
-            // What was held back is shown, unless it begins a value this completes.
-            if !s.hold.is_empty() {
-                let spans = s.hold.spans(&known, data);
-                let held = s.hold.finish();
-                if spans {
-                    Self::hide(s, &held, label);
-                } else {
-                    self.close_hidden(s, true);
-                    self.append(s, &held);
-                }
+        let found = s.hold.check(&known, data);
+        if hide || found.label.is_some() {
+            // Hidden by its label, or it holds a known value (hidden as the secret
+            // it is). What was held back goes with it only when a value begins
+            // there; otherwise it is shown first.
+            let label = match &found.label {
+                Some(f) => label.join(f),
+                None => label.clone(),
+            };
+            let held = s.hold.finish();
+            if found.from_held {
+                Self::hide(s, &held, &label);
+            } else if !held.is_empty() {
+                self.close_hidden(s, true);
+                self.append(s, &held);
             }
-            Self::hide(s, data, label);
+            Self::hide(s, data, &label);
             return;
         }
-        let (shown, found) = s.hold.push(&known, data);
-        if let Some(f) = found {
-            // The chunk (with what was held back) holds a known value: hidden as
-            // the secret it is.
-            let mut all = shown;
-            all.extend(s.hold.finish());
-            Self::hide(s, &all, &label.join(&f));
-            return;
-        }
+        let shown = s.hold.release(&known, data);
         if !shown.is_empty() {
             self.close_hidden(s, true);
             self.append(s, &shown);

@@ -78,6 +78,18 @@ impl Redactor {
         self.inner.as_ref().map_or(0, |i| i.max_len)
     }
 
+    /// True when a registered value occurs in `data` starting before byte `before`
+    /// (a value that begins in the part of a stream already seen).
+    pub fn occurs_starting_before(&self, data: &[u8], before: usize) -> bool {
+        let Some(inner) = &self.inner else {
+            return false;
+        };
+        inner
+            .automaton
+            .find_overlapping_iter(data)
+            .any(|m| m.start() < before)
+    }
+
     /// The names of the secrets whose values occur in `data` (each once, in no
     /// particular order); empty when none does. One pass without allocation when
     /// nothing matches (the common case).
