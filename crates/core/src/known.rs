@@ -142,8 +142,11 @@ pub struct KnownSource {
     flow: Arc<Flow>,
     roots: Vec<PathBuf>,
     env: Vec<(String, String)>,
-    last: Arc<Mutex<Option<(Instant, Arc<KnownValues>)>>>,
+    last: Arc<Mutex<Option<Checked>>>,
 }
+
+/// A set and when it was last looked at.
+type Checked = (Instant, Arc<KnownValues>);
 
 impl KnownSource {
     /// The current set (empty when nothing is known).
