@@ -381,6 +381,23 @@ impl Capture {
         run.label.join_assign(label);
     }
 
+    /// The refusal as the model may see it: a message quoting a known secret
+    /// value (`"$(git show HEAD~1:.env)"`: command not found) is withheld too.
+    fn model_error(&self, outcome: &ExecOutcome) -> Value {
+        let Some(e) = &outcome.error else {
+            return Value::Null;
+        };
+        let known = lock(&self.known).as_ref().map(|k| k.get());
+        let text = serde_json::to_string(e).unwrap_or_default();
+        let found = known.and_then(|k| k.label_of(text.as_bytes()));
+        let label = match found {
+            Some(f) => outcome.error_label.join(&f),
+            None => outcome.error_label.clone(),
+        };
+        serde_json::to_value(model_refusal(e.clone(), &label, self.redaction.as_ref()))
+            .unwrap_or(Value::Null)
+    }
+
     /// Gives the capture the session's known secret values (see
     /// [`StreamConsumer::set_known`]).
     pub fn set_known(&self, known: safesh_core::KnownSource) {
@@ -469,7 +486,7 @@ impl Capture {
             "duration_ms": outcome.duration_ms,
             "label": model_label_json(&outcome.label, self.redaction.as_ref()),
             "warnings": [],
-            "error": model_error(outcome, self.redaction.as_ref()),
+            "error": self.model_error(outcome),
         });
         let names: &[&str] = match self.mode {
             OutputMode::Merged => &["output"],

@@ -277,3 +277,15 @@ fn short_values_and_seven_byte_coincidences_are_not_redacted() {
     r.assert_ok();
     a.server.assert_received(Some("7654321"), &r);
 }
+
+#[test]
+fn a_refusal_quoting_a_known_value_is_withheld_from_the_model() {
+    let a = Arena::new();
+    let script = format!("{}\n\"$(cat x)\"", write_x("b"));
+    let (r, v) = a.run_json(&script);
+    assert!(!r.stdout.contains(SECRET_MARK), "shown:\n{}", r.dump());
+    assert!(v.is_object(), "{}", r.dump());
+    // Control: a public word is quoted as usual.
+    let (r, _) = a.run_json("\"no-such-command-here\"");
+    assert!(r.stdout.contains("no-such-command-here"), "{}", r.dump());
+}
