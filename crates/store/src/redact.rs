@@ -55,8 +55,13 @@ impl Redactor {
         }
         let (values, names): (Vec<_>, Vec<_>) = by_value.into_iter().unzip();
         let max_len = values.iter().map(Vec::len).max().unwrap_or(0);
-        let automaton =
-            AhoCorasick::new(&values).map_err(|e| StoreError::Redactor(e.to_string()))?;
+        // A contiguous NFA, never a DFA: the set is built once per request that
+        // reaches a sink (known secret values, in every encoding), and building a
+        // DFA costs more than all the searches of a request.
+        let automaton = AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+            .build(&values)
+            .map_err(|e| StoreError::Redactor(e.to_string()))?;
         Ok(Redactor {
             inner: Some(Arc::new(Inner {
                 automaton,
