@@ -111,6 +111,8 @@ pub(crate) struct Flow {
     scan: Arc<Mutex<safesh_flow::SecretScan>>,
     /// The session's id in the audit log.
     session: String,
+    /// The known secret values, rebuilt when a secret changes (`known.rs`).
+    pub(crate) known: Mutex<Option<crate::known::KnownCache>>,
 }
 
 /// The process's scan cache for `config`'s classification: fresh sessions (one per
@@ -196,6 +198,7 @@ impl Flow {
             names: Mutex::new(Default::default()),
             scan: shared_scan(config),
             session,
+            known: Mutex::new(None),
         }
     }
 
@@ -991,13 +994,20 @@ impl StdinGuard {
     }
 }
 
-/// A program's stdin behind a [`StdinGuard`]: a refused chunk ends the input
-/// (the program sees end of file, having received none of it) and the refusal
-/// stops the script once the program is done.
+/// A program's stdin behind a [`StdinGuard`] and/or searched for known secret
+/// values: a refused chunk ends the input (the program sees end of file, having
+/// received none of it) and the refusal stops the script once the program is
+/// done. With known values, the bytes that may begin a value split across two
+/// chunks are held back until the next chunk shows whether it completes one, so
+/// a value is decided on before any of it is handed over.
 pub(crate) struct GuardedReader {
     pub(crate) src: crate::io::Input,
     pub(crate) cell: crate::io::LabelCell,
-    pub(crate) guard: StdinGuard,
+    pub(crate) guard: Option<StdinGuard>,
+    known: Option<(Arc<safesh_flow::KnownValues>, safesh_flow::HoldBack)>,
+    /// Bytes decided and not yet handed over, from `ready_at`.
+    ready: Vec<u8>,
+    ready_at: usize,
     stopped: bool,
 }
 
@@ -1006,12 +1016,16 @@ impl GuardedReader {
     pub(crate) fn new(
         src: crate::io::Input,
         cell: crate::io::LabelCell,
-        guard: StdinGuard,
+        guard: Option<StdinGuard>,
+        known: Option<Arc<safesh_flow::KnownValues>>,
     ) -> Self {
         GuardedReader {
             src,
             cell,
             guard,
+            known: known.map(|k| (k, safesh_flow::HoldBack::default())),
+            ready: Vec::new(),
+            ready_at: 0,
             stopped: false,
         }
     }
@@ -1019,22 +1033,58 @@ impl GuardedReader {
 
 impl std::io::Read for GuardedReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.stopped {
+        if buf.is_empty() {
             return Ok(0);
         }
-        let (n, l) = self.src.read_labeled(buf)?;
-        if n == 0 {
-            return Ok(0);
-        }
-        if let Err(r) = self.guard.check(&l) {
-            self.stopped = true;
-            let mut slot = lock(&self.guard.refused);
-            if slot.is_none() {
-                *slot = Some(r);
+        loop {
+            if self.ready_at < self.ready.len() {
+                let n = buf.len().min(self.ready.len() - self.ready_at);
+                buf[..n].copy_from_slice(&self.ready[self.ready_at..self.ready_at + n]);
+                self.ready_at += n;
+                return Ok(n);
             }
-            return Ok(0);
+            if self.stopped {
+                return Ok(0);
+            }
+            let (n, mut l) = self.src.read_labeled(buf)?;
+            if n == 0 {
+                // The end: what was held back was decided with the chunk it came in.
+                match &mut self.known {
+                    Some((_, hold)) if !hold.is_empty() => {
+                        self.ready = hold.finish();
+                        self.ready_at = 0;
+                        continue;
+                    }
+                    _ => return Ok(0),
+                }
+            }
+            let released = match &mut self.known {
+                Some((k, hold)) => {
+                    if let Some(f) = hold.check(k, &buf[..n]).label {
+                        l = l.join(&f);
+                    }
+                    Some(hold.release(k, &buf[..n]))
+                }
+                None => None,
+            };
+            if let Some(guard) = &mut self.guard
+                && let Err(r) = guard.check(&l)
+            {
+                self.stopped = true;
+                let mut slot = lock(&guard.refused);
+                if slot.is_none() {
+                    *slot = Some(r);
+                }
+                return Ok(0);
+            }
+            self.cell.join(&l);
+            match released {
+                None => return Ok(n),
+                Some(out) => {
+                    self.ready = out;
+                    self.ready_at = 0;
+                }
+            }
         }
-        self.cell.join(&l);
-        Ok(n)
     }
 }

@@ -565,6 +565,21 @@ impl Shell {
             ));
         };
         let tool = request.tool;
+        // A backstop behind the labels: bytes that contain a known secret value
+        // (from git's history, a file safesh never saw written) carry its label.
+        let found = self.known_values().and_then(|k| {
+            let headers = request.headers.iter().map(|(_, v)| v.as_slice());
+            k.label_of_all(
+                [request.url.as_bytes()]
+                    .into_iter()
+                    .chain(headers)
+                    .chain(request.body),
+            )
+        });
+        let data = &match found {
+            Some(l) => data.join(&l),
+            None => data.clone(),
+        };
         let profile = policy.profile(tool, Path::new(tool), &[], &self.cwd);
         let host = safesh_flow::hosts::normalize_host(request.host);
         // The flow rules first: an attack is stopped by what it would send, whether

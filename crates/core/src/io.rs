@@ -133,6 +133,11 @@ pub enum StreamKind {
 pub trait StreamConsumer: Send + Sync {
     /// One chunk of output with its label.
     fn write(&self, stream: StreamKind, data: &[u8], label: &Label) -> io::Result<()>;
+
+    /// The session's known secret values, given before the request's first
+    /// chunk: a model-facing consumer treats a chunk containing one as secret
+    /// (see `safesh_flow::known`). Ignored by default.
+    fn set_known(&self, _known: crate::known::KnownSource) {}
 }
 
 /// An output destination, shared by every fd that points at it.

@@ -506,7 +506,13 @@ impl Session {
                 (s.clone(), s)
             }
             OutputTarget::Stream(c) => (
-                make(SinkKind::Stream(c.clone(), crate::io::StreamKind::Stdout)),
+                {
+                    // Model-facing output is a sink for known secret values.
+                    if let Some(k) = self.shell.known_source() {
+                        c.set_known(k);
+                    }
+                    make(SinkKind::Stream(c.clone(), crate::io::StreamKind::Stdout))
+                },
                 make(SinkKind::Stream(c.clone(), crate::io::StreamKind::Stderr)),
             ),
         };

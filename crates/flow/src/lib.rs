@@ -12,6 +12,8 @@
 //!   IntentOnce), [`control`]: the socket `safesh approve ID` talks to.
 //! * [`redact`]: whether output may be shown to the model, and the placeholder.
 //! * [`scan`]: the confidential files under the roots, for the sandbox to hide.
+//! * [`known`]: known secret values, searched for at the sinks (a backstop for
+//!   bytes safesh never labelled, such as a key in git's history).
 //!
 //! This crate decides; it performs no side effect except the control socket.
 
@@ -19,6 +21,7 @@ pub mod approvals;
 pub mod classify;
 pub mod control;
 pub mod hosts;
+pub mod known;
 pub mod redact;
 pub mod rules;
 pub mod scan;
@@ -30,6 +33,7 @@ pub use approvals::{
 pub use classify::Classifier;
 pub use control::{ControlError, ControlServer};
 pub use hosts::{FlowDenied, HostPattern, HostPolicy};
+pub use known::{Found, HoldBack, KnownSecret, KnownValues};
 pub use rules::{
     CommitPoint, CommitRequest, Decision, DestructiveOp, ExecKind, RuleError, Rules, Verdict,
 };

@@ -37,6 +37,8 @@ mod flow;
 mod flow_cli;
 #[path = "safesh/flow_fds.rs"]
 mod flow_fds;
+#[path = "safesh/flow_known.rs"]
+mod flow_known;
 #[path = "safesh/flow_names.rs"]
 mod flow_names;
 #[path = "safesh/flow_reads.rs"]

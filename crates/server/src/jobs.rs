@@ -134,6 +134,9 @@ pub struct Job {
     interrupter: Mutex<Option<Interrupter>>,
     /// Redaction of output the model may not see (`None`: turned off).
     redaction: Option<Redaction>,
+    /// The session's known secret values and the window over the last chunk's
+    /// end: output holding one is redacted like secret output.
+    known: Mutex<Option<(safesh_core::KnownSource, safesh_flow::HoldBack)>>,
 }
 
 /// A job's output sink: log file first (so older bytes can always be read back),
@@ -148,6 +151,25 @@ impl StreamConsumer for JobSink {
         if data.starts_with(crate::shape::CANCEL_MESSAGE) && lock(&job.state).kill_requested {
             return Ok(());
         }
+        // A known secret value in the output (or spanning from the last chunk):
+        // the output is secret whatever its label says.
+        let found = match (&job.redaction, &mut *lock(&job.known)) {
+            (Some(_), Some((source, hold))) => {
+                let k = source.get();
+                let f = hold.check(&k, data).label;
+                hold.release(&k, data);
+                f
+            }
+            _ => None,
+        };
+        let joined_label;
+        let label = match found {
+            Some(f) => {
+                joined_label = label.join(&f);
+                &joined_label
+            }
+            None => label,
+        };
         {
             let mut r = lock(&job.ring);
             r.label = r.label.join(label);
@@ -175,6 +197,10 @@ impl StreamConsumer for JobSink {
             drop(r);
             self.append(data)
         }
+    }
+
+    fn set_known(&self, known: safesh_core::KnownSource) {
+        *lock(&self.0.known) = Some((known, safesh_flow::HoldBack::default()));
     }
 }
 
@@ -545,6 +571,7 @@ impl Jobs {
             changed: Condvar::new(),
             interrupter: Mutex::new(None),
             redaction: Redaction::from_config(self.settings.policy.config()),
+            known: Mutex::new(None),
         });
         let mut map = lock(&self.map);
         map.insert(id.clone(), job.clone());

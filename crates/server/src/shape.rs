@@ -69,6 +69,9 @@ struct Stream {
     hidden: Option<HiddenRun>,
     /// The last chunk label decided and whether it is hidden (the check is not free).
     decided: Option<(Label, bool)>,
+    /// Shown bytes held back until the next chunk says whether they begin a
+    /// known secret value split across the two (see [`Capture::set_known`]).
+    hold: safesh_flow::HoldBack,
 }
 
 /// A run of consecutive chunks the model may not see.
@@ -99,6 +102,7 @@ impl Stream {
             spill_error: None,
             hidden: None,
             decided: None,
+            hold: safesh_flow::HoldBack::default(),
         }
     }
 
@@ -245,6 +249,9 @@ pub struct Capture {
     interrupted: std::sync::atomic::AtomicBool,
     /// Redaction of output the model may not see (`None`: shown as is).
     redaction: Option<Redaction>,
+    /// The session's known secret values: a chunk containing one is hidden
+    /// whatever its label says (a key printed from git's history).
+    known: Mutex<Option<safesh_core::KnownSource>>,
 }
 
 impl Capture {
@@ -257,6 +264,7 @@ impl Capture {
             dropped: Mutex::new(0),
             interrupted: std::sync::atomic::AtomicBool::new(false),
             redaction: None,
+            known: Mutex::new(None),
         }
     }
 
@@ -316,23 +324,84 @@ impl Capture {
                 h
             }
         };
-        if hide {
-            if let Some(&last) = data.last() {
-                let run = s.hidden.get_or_insert_with(|| HiddenRun {
-                    bytes: 0,
-                    newlines: 0,
-                    last,
-                    label: label.clone(),
-                });
-                run.bytes += data.len() as u64;
-                run.newlines += memchr_count(data);
-                run.last = last;
-                run.label.join_assign(label);
+        // Known secret values (only when redacting: the human turned it off else).
+        let known = match (&self.redaction, &*lock(&self.known)) {
+            (Some(_), Some(k)) => Some(k.get()).filter(|k| !k.is_empty()),
+            _ => None,
+        };
+        let Some(known) = known else {
+            if hide {
+                Self::hide(s, data, label);
+            } else {
+                self.close_hidden(s, true);
+                self.append(s, data);
             }
             return;
+        };
+        let found = s.hold.check(&known, data);
+        if hide || found.label.is_some() {
+            // Hidden by its label, or it holds a known value (hidden as the secret
+            // it is). What was held back goes with it only when a value begins
+            // there; otherwise it is shown first.
+            let label = match &found.label {
+                Some(f) => label.join(f),
+                None => label.clone(),
+            };
+            let held = s.hold.finish();
+            if found.from_held {
+                Self::hide(s, &held, &label);
+            } else if !held.is_empty() {
+                self.close_hidden(s, true);
+                self.append(s, &held);
+            }
+            Self::hide(s, data, &label);
+            return;
         }
-        self.close_hidden(s, true);
-        self.append(s, data);
+        let shown = s.hold.release(&known, data);
+        if !shown.is_empty() {
+            self.close_hidden(s, true);
+            self.append(s, &shown);
+        }
+    }
+
+    /// Counts `data` into the stream's run of hidden output.
+    fn hide(s: &mut Stream, data: &[u8], label: &Label) {
+        let Some(&last) = data.last() else {
+            return;
+        };
+        let run = s.hidden.get_or_insert_with(|| HiddenRun {
+            bytes: 0,
+            newlines: 0,
+            last,
+            label: label.clone(),
+        });
+        run.bytes += data.len() as u64;
+        run.newlines += memchr_count(data);
+        run.last = last;
+        run.label.join_assign(label);
+    }
+
+    /// The refusal as the model may see it: a message quoting a known secret
+    /// value (`"$(git show HEAD~1:.env)"`: command not found) is withheld too.
+    fn model_error(&self, outcome: &ExecOutcome) -> Value {
+        let Some(e) = &outcome.error else {
+            return Value::Null;
+        };
+        let known = lock(&self.known).as_ref().map(|k| k.get());
+        let text = serde_json::to_string(e).unwrap_or_default();
+        let found = known.and_then(|k| k.label_of(text.as_bytes()));
+        let label = match found {
+            Some(f) => outcome.error_label.join(&f),
+            None => outcome.error_label.clone(),
+        };
+        serde_json::to_value(model_refusal(e.clone(), &label, self.redaction.as_ref()))
+            .unwrap_or(Value::Null)
+    }
+
+    /// Gives the capture the session's known secret values (see
+    /// [`StreamConsumer::set_known`]).
+    pub fn set_known(&self, known: safesh_core::KnownSource) {
+        *lock(&self.known) = Some(known);
     }
 
     /// Ends a run of hidden output: its placeholder takes its place in the stream
@@ -417,7 +486,7 @@ impl Capture {
             "duration_ms": outcome.duration_ms,
             "label": model_label_json(&outcome.label, self.redaction.as_ref()),
             "warnings": [],
-            "error": model_error(outcome, self.redaction.as_ref()),
+            "error": self.model_error(outcome),
         });
         let names: &[&str] = match self.mode {
             OutputMode::Merged => &["output"],
@@ -432,6 +501,12 @@ impl Capture {
             let Some(s) = streams.get_mut(i) else {
                 continue;
             };
+            // The end: what was held back is shown (it completed no value).
+            let held = s.hold.finish();
+            if !held.is_empty() {
+                self.close_hidden(s, true);
+                self.append(s, &held);
+            }
             self.close_hidden(s, false);
             // Binary output is not shown: save it so the model can still get it.
             if s.spill.is_none()
@@ -494,6 +569,10 @@ impl StreamConsumer for Capture {
     fn write(&self, stream: StreamKind, data: &[u8], label: &Label) -> std::io::Result<()> {
         self.push_labeled(stream, data, label);
         Ok(())
+    }
+
+    fn set_known(&self, known: safesh_core::KnownSource) {
+        Capture::set_known(self, known);
     }
 }
 

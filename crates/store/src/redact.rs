@@ -25,6 +25,8 @@ struct Inner {
     automaton: AhoCorasick,
     /// Names of each pattern, by pattern index (one value may have several names).
     names: Vec<Vec<String>>,
+    /// The longest value.
+    max_len: usize,
 }
 
 impl Redactor {
@@ -52,16 +54,62 @@ impl Redactor {
             return Ok(Redactor::default());
         }
         let (values, names): (Vec<_>, Vec<_>) = by_value.into_iter().unzip();
-        let automaton =
-            AhoCorasick::new(&values).map_err(|e| StoreError::Redactor(e.to_string()))?;
+        let max_len = values.iter().map(Vec::len).max().unwrap_or(0);
+        // A contiguous NFA, never a DFA: the set is built once per request that
+        // reaches a sink (known secret values, in every encoding), and building a
+        // DFA costs more than all the searches of a request.
+        let automaton = AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+            .build(&values)
+            .map_err(|e| StoreError::Redactor(e.to_string()))?;
         Ok(Redactor {
-            inner: Some(Arc::new(Inner { automaton, names })),
+            inner: Some(Arc::new(Inner {
+                automaton,
+                names,
+                max_len,
+            })),
         })
     }
 
     /// True when no secret is registered.
     pub fn is_empty(&self) -> bool {
         self.inner.is_none()
+    }
+
+    /// The length of the longest registered value (0 when none): a stream scanned
+    /// chunk by chunk keeps this many bytes less one to find a value split
+    /// across two chunks.
+    pub fn max_len(&self) -> usize {
+        self.inner.as_ref().map_or(0, |i| i.max_len)
+    }
+
+    /// True when a registered value occurs in `data` starting before byte `before`
+    /// (a value that begins in the part of a stream already seen).
+    pub fn occurs_starting_before(&self, data: &[u8], before: usize) -> bool {
+        let Some(inner) = &self.inner else {
+            return false;
+        };
+        inner
+            .automaton
+            .find_overlapping_iter(data)
+            .any(|m| m.start() < before)
+    }
+
+    /// The names of the secrets whose values occur in `data` (each once, in no
+    /// particular order); empty when none does. One pass without allocation when
+    /// nothing matches (the common case).
+    pub fn occurring(&self, data: &[u8]) -> Vec<&str> {
+        let Some(inner) = &self.inner else {
+            return Vec::new();
+        };
+        if !inner.automaton.is_match(data) {
+            return Vec::new();
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for m in inner.automaton.find_overlapping_iter(data) {
+            push_names(&mut names, inner, m.pattern().as_usize());
+        }
+        names
     }
 
     /// `text` with every secret value replaced by `[secret:NAME]`.

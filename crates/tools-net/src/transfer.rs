@@ -73,8 +73,9 @@ pub struct Exchange {
     pub redirect_url: Option<Url>,
 }
 
-/// The parts of a URL the host decides on.
-pub fn egress_for(ctx: &UtilCtx<'_>, tool: &str, url: &Url, method: &str) -> Result<(), NetError> {
+/// What the host decides on: where the request goes and everything it sends.
+pub fn egress_for(ctx: &UtilCtx<'_>, tool: &str, req: &Request) -> Result<(), NetError> {
+    let url = &req.url;
     let host = url.host_str().unwrap_or("");
     let port = url.port_or_known_default().unwrap_or(0);
     let req = Egress {
@@ -83,7 +84,9 @@ pub fn egress_for(ctx: &UtilCtx<'_>, tool: &str, url: &Url, method: &str) -> Res
         scheme: url.scheme(),
         host,
         port,
-        method,
+        method: &req.method,
+        headers: &req.headers,
+        body: req.body.as_deref(),
     };
     ctx.host.egress(&req).map_err(NetError::Interrupt)
 }
@@ -111,7 +114,7 @@ pub fn exchange(
 ) -> Result<Exchange, NetError> {
     let mut redirects = 0u32;
     loop {
-        egress_for(ctx, tool, &req.url, &req.method)?;
+        egress_for(ctx, tool, &req)?;
         let resp = send(ctx.host, client, &req)?;
         ctx.host.received_from(req.url.host_str().unwrap_or(""));
         on_response(ctx, &req, &resp)?;

@@ -143,6 +143,10 @@ pub struct Egress<'a> {
     pub port: u16,
     /// The request method.
     pub method: &'a str,
+    /// The request headers (name, value), as they will be sent.
+    pub headers: &'a [(String, Vec<u8>)],
+    /// The request body, if any (read whole before the request is decided).
+    pub body: Option<&'a [u8]>,
 }
 
 /// The exported environment as a utility sees it. Every variable a utility
