@@ -539,10 +539,7 @@ impl Session {
         self.shell.reset_request(self.request_timeout_ms);
         self.apply_force();
         if let Err(r) = self.shell.precheck(&script.program) {
-            let text = match &r.suggestion {
-                Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
-                None => format!("safesh: {}: {}\n", r.code, r.message),
-            };
+            let text = refusal_text(&r);
             let _ = err.write_chunk(text.as_bytes(), &Label::agent());
             return finish(
                 &out,
@@ -588,10 +585,7 @@ impl Session {
         };
         let status = self.shell.last_status;
         if let Some(r) = &result {
-            let text = match &r.suggestion {
-                Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
-                None => format!("safesh: {}: {}\n", r.code, r.message),
-            };
+            let text = refusal_text(&r);
             let _ = err.write_unmetered(text.as_bytes(), &self.shell.message_label());
         }
         let code = result.as_ref().map(|r| r.status()).unwrap_or(status);
@@ -645,6 +639,14 @@ fn run_top(shell: &mut Shell, program: &safesh_syntax::ast::Program) -> Option<R
         }
     }
     refusal
+}
+
+/// A refusal as the CLI prints it: `safesh: CODE: message` and the suggestion.
+pub fn refusal_text(r: &Refusal) -> String {
+    match &r.suggestion {
+        Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
+        None => format!("safesh: {}: {}\n", r.code, r.message),
+    }
 }
 
 fn finish(

@@ -133,10 +133,7 @@ impl Shell {
                 }
                 let status = error.as_ref().map_or(sub.last_status, |r| r.status());
                 if let Some(r) = &error {
-                    let text = match &r.suggestion {
-                        Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
-                        None => format!("safesh: {}: {}\n", r.code, r.message),
-                    };
+                    let text = crate::session::refusal_text(r);
                     let _ = err.write_unmetered(text.as_bytes(), &sub.message_label());
                 }
                 let label = out.label().join(&err.label());
