@@ -585,7 +585,7 @@ impl Session {
         };
         let status = self.shell.last_status;
         if let Some(r) = &result {
-            let text = refusal_text(&r);
+            let text = refusal_text(r);
             let _ = err.write_unmetered(text.as_bytes(), &self.shell.message_label());
         }
         let code = result.as_ref().map(|r| r.status()).unwrap_or(status);
