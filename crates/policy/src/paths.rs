@@ -54,17 +54,7 @@ pub fn resolve_known(cwd: &Path, path: &Path) -> (PathBuf, bool) {
                 let Ok(target) = std::fs::read_link(&out) else {
                     continue;
                 };
-                out.pop();
-                if target.is_absolute() {
-                    out = PathBuf::from("/");
-                }
-                for tc in target.components().rev() {
-                    match tc {
-                        Component::Normal(s) => pending.push(s.to_os_string()),
-                        Component::ParentDir => pending.push("..".into()),
-                        _ => {}
-                    }
-                }
+                follow_link(&mut out, &target, &mut pending);
             }
             Ok(_) => {}
             Err(_) => exists = false,
@@ -327,17 +317,7 @@ fn resolve_no_magic(joined: &Path) -> PathBuf {
         let Ok(target) = std::fs::read_link(&out) else {
             continue;
         };
-        out.pop();
-        if target.is_absolute() {
-            out = PathBuf::from("/");
-        }
-        for tc in target.components().rev() {
-            match tc {
-                Component::Normal(s) => pending.push(s.to_os_string()),
-                Component::ParentDir => pending.push("..".into()),
-                _ => {}
-            }
-        }
+        follow_link(&mut out, &target, &mut pending);
     }
     out
 }
@@ -421,6 +401,23 @@ pub fn protected_reason(
         }
     }
     None
+}
+
+/// Replaces the last component of `out` (a symlink) by its `target`: the
+/// target's components are pushed on `pending` to be walked next (an absolute
+/// target restarts from `/`).
+fn follow_link(out: &mut PathBuf, target: &Path, pending: &mut Vec<std::ffi::OsString>) {
+    out.pop();
+    if target.is_absolute() {
+        *out = PathBuf::from("/");
+    }
+    for tc in target.components().rev() {
+        match tc {
+            Component::Normal(s) => pending.push(s.to_os_string()),
+            Component::ParentDir => pending.push("..".into()),
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]
