@@ -523,15 +523,7 @@ impl Session {
             Err(e) => {
                 let r = Refusal::from(e);
                 let text = format!("safesh: {}: {}\n", r.code, r.message);
-                let _ = err.write_chunk(text.as_bytes(), &Label::agent());
-                return finish(
-                    &out,
-                    &err,
-                    merged,
-                    (r.status(), Label::empty()),
-                    Some(r),
-                    started,
-                );
+                return refused_up_front(&out, &err, merged, r, &text, started);
             }
         };
         self.interrupt
@@ -540,15 +532,7 @@ impl Session {
         self.apply_force();
         if let Err(r) = self.shell.precheck(&script.program) {
             let text = refusal_text(&r);
-            let _ = err.write_chunk(text.as_bytes(), &Label::agent());
-            return finish(
-                &out,
-                &err,
-                merged,
-                (r.status(), Label::empty()),
-                Some(r),
-                started,
-            );
+            return refused_up_front(&out, &err, merged, r, &text, started);
         }
         self.shell.fds.insert(1, Fd::Out(out.clone()));
         self.shell.fds.insert(2, Fd::Out(err.clone()));
@@ -647,6 +631,27 @@ pub fn refusal_text(r: &Refusal) -> String {
         Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
         None => format!("safesh: {}: {}\n", r.code, r.message),
     }
+}
+
+/// The outcome of a script refused before anything ran (its text is the agent's):
+/// `text` on stderr, the refusal's status.
+fn refused_up_front(
+    out: &crate::io::Output,
+    err: &crate::io::Output,
+    merged: bool,
+    r: Refusal,
+    text: &str,
+    started: Instant,
+) -> ExecOutcome {
+    let _ = err.write_chunk(text.as_bytes(), &Label::agent());
+    finish(
+        out,
+        err,
+        merged,
+        (r.status(), Label::empty()),
+        Some(r),
+        started,
+    )
 }
 
 fn finish(
