@@ -435,6 +435,12 @@ impl Flow {
         Ok((out, scanned.complete))
     }
 
+    /// The label of a reply from `host` to data labeled `sent` (token brokering,
+    /// [`safesh_flow::HostPolicy::reply_label`]).
+    pub(crate) fn reply_label(&self, sent: &Label, host: &str) -> Label {
+        self.classifier.hosts().reply_label(sent, host)
+    }
+
     /// The label of an environment variable's value, if the config classifies it.
     pub(crate) fn env_label(&self, name: &str) -> Option<Label> {
         self.classifier.env_label(name)

@@ -39,10 +39,20 @@ pub(crate) struct ShellHost<'a> {
     /// The utility's own words: an inner command name found among them is the
     /// script's; one built from input (`xargs -I{} {}`) is the input's.
     own_words: Vec<String>,
+    /// Each word of the utility's argv with its own label, and the PC: a name it
+    /// creates is labeled by the words that spell it, not by every word
+    /// (`curl -o out.json -H "…$TOKEN"` names `out.json` by the agent's word).
+    word_labels: Vec<(String, Label)>,
+    pc: Label,
     /// The utility only removes files (`rm`, `rmdir`, `unlink`, `shred`).
     removes: bool,
     /// Set when the utility declares its stdout a count ([`Host::output_is_count`]).
     count: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The cell's label before [`Host::reply_begin`] lowered it for a brokered
+    /// reply; restored by [`Host::reply_end`].
+    reply_saved: std::sync::Mutex<Option<(Label, usize)>>,
+    /// Files written inside a brokered reply's scope, with the reply's label.
+    reply_changed: std::sync::Mutex<Vec<(std::path::PathBuf, Label)>>,
     /// Threads forwarding what the utility writes to the script's descriptors
     /// (`cp f /dev/stdout`): joined when the utility is done.
     pumps: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>>,
@@ -56,14 +66,12 @@ impl Drop for ShellHost<'_> {
             let _ = h.join();
         }
         // The names it created come from its words (and the PC): `cp a "$n"`,
-        // `mkdir -p "$n"/x`. (All of its words: which one named which path is the
-        // utility's business; an over-label, never a loss.)
+        // `mkdir -p "$n"/x` — the words that spell them, or all of them when none
+        // does (an over-label, never a loss).
         let created = std::mem::take(&mut *lock(&self.created));
-        if !created.is_empty() {
-            let label = self.argv_label.join(&lock(&self.names_seen));
-            for p in created {
-                self.shell.record_name(&p, &label);
-            }
+        for p in created {
+            let label = self.created_name_label(&p);
+            self.shell.record_name(&p, &label);
         }
     }
 }
@@ -82,9 +90,13 @@ impl<'a> ShellHost<'a> {
             names_seen: std::sync::Mutex::new(Label::empty()),
             names: std::sync::OnceLock::new(),
             own_words: Vec::new(),
+            word_labels: Vec::new(),
+            pc: Label::empty(),
             removes: false,
             count: None,
             pumps: std::sync::Mutex::new(Vec::new()),
+            reply_saved: std::sync::Mutex::new(None),
+            reply_changed: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -101,6 +113,41 @@ impl<'a> ShellHost<'a> {
     ) -> Self {
         self.count = Some(flag);
         self
+    }
+
+    /// Remembers each word's label, to label the names the utility creates by
+    /// the words that spell them (see [`ShellHost::created_name_label`]).
+    pub(crate) fn with_word_labels(
+        mut self,
+        argv: &[String],
+        labels: Vec<Label>,
+        pc: &Label,
+    ) -> Self {
+        self.word_labels = argv.iter().cloned().zip(labels).collect();
+        self.pc = pc.clone();
+        self
+    }
+
+    /// The label of a name the utility created: the PC's, the names it read
+    /// (`cp -r d e` copies names), and the words that contain the new entry's
+    /// name — or every word when none does (a name the utility derived).
+    fn created_name_label(&self, path: &std::path::Path) -> Label {
+        let base = self.argv_label.join(&lock(&self.names_seen));
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            return base;
+        };
+        let spelled: Vec<&Label> = self
+            .word_labels
+            .iter()
+            .filter(|(w, _)| w.contains(name))
+            .map(|(_, l)| l)
+            .collect();
+        if spelled.is_empty() {
+            return base;
+        }
+        spelled
+            .into_iter()
+            .fold(self.pc.join(&lock(&self.names_seen)), |l, w| l.join(w))
     }
 
     /// Remembers the utility's own argv (for utilities that run inner commands).
@@ -141,6 +188,12 @@ impl<'a> ShellHost<'a> {
     /// The paths the utility changed (created, wrote, removed, renamed).
     pub(crate) fn take_changed(&self) -> Vec<std::path::PathBuf> {
         std::mem::take(&mut *lock(&self.changed))
+    }
+
+    /// The files the utility wrote inside a brokered reply's scope, each with
+    /// the reply's label ([`Host::reply_begin`]).
+    pub(crate) fn take_reply_changed(&self) -> Vec<(std::path::PathBuf, Label)> {
+        std::mem::take(&mut *lock(&self.reply_changed))
     }
 
     /// The name labels (see [`Shell::names`]), once per utility run.
@@ -410,6 +463,33 @@ impl Host for ShellHost<'_> {
 
     fn received_from(&self, host: &str) {
         self.cell.join(&Label::from_network(host));
+    }
+
+    fn reply_begin(&self, host: &str) {
+        let Some(flow) = &self.shell.shared.flow else {
+            return;
+        };
+        let mut saved = lock(&self.reply_saved);
+        if saved.is_some() {
+            return;
+        }
+        let sent = self.cell.get();
+        let reply = flow
+            .reply_label(&sent, host)
+            .join(&Label::from_network(host));
+        let from = lock(&self.changed).len();
+        *saved = Some((self.cell.replace(reply), from));
+    }
+
+    fn reply_end(&self) {
+        if let Some((sent, from)) = lock(&self.reply_saved).take() {
+            // Whatever joined during the reply joins what was sent.
+            let during = self.cell.get();
+            // The files written inside the scope (`curl -o f`) hold the reply.
+            let files: Vec<_> = lock(&self.changed).drain(from..).collect();
+            lock(&self.reply_changed).extend(files.into_iter().map(|p| (p, during.clone())));
+            self.cell.replace(sent.join(&during));
+        }
     }
 
     fn command_kind(&self, name: &str) -> Option<&'static str> {

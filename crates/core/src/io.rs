@@ -81,6 +81,12 @@ impl LabelCell {
     pub fn get(&self) -> Label {
         lock(&self.0.label).clone()
     }
+    /// Replaces the label without running the raise hook: for the narrow
+    /// scope of a brokered reply ([`safesh_utils::Host::reply_begin`]), whose
+    /// label is lower than what was sent, and for restoring it afterwards.
+    pub(crate) fn replace(&self, l: Label) -> Label {
+        std::mem::replace(&mut *lock(&self.0.label), l)
+    }
 }
 
 /// Locks a mutex, recovering from poisoning (a panicking stage must not wedge others).

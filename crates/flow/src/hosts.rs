@@ -148,6 +148,34 @@ impl HostPolicy {
             .any(|a| self.admitted(a).iter().any(|p| p.matches(host)))
     }
 
+    /// The label of a reply from `host` to a request that sent data labeled
+    /// `sent`: the clauses `host` is trusted with (a named label whose
+    /// `may_flow_to` admits it: a brokered token) do not label what the host
+    /// answers — the reply is the host's data, not the token. Every other clause
+    /// stays (a generic secret a human let through still marks the reply, which
+    /// may echo it). Integrity and origins are kept. A reply that quotes the
+    /// token back is caught by the known-value scan at the model sink.
+    pub fn reply_label(&self, sent: &Label, host: &str) -> Label {
+        if sent.confidentiality.is_public() {
+            return sent.clone();
+        }
+        let kept: std::collections::BTreeSet<Clause> = sent
+            .confidentiality
+            .0
+            .iter()
+            .filter(|c| !self.clause_admits(c, host))
+            .cloned()
+            .collect();
+        if kept.len() == sent.confidentiality.0.len() {
+            return sent.clone();
+        }
+        Label::new(
+            safesh_label::Confidentiality(kept),
+            sent.integrity.clone(),
+            sent.origins.clone(),
+        )
+    }
+
     /// Whether data labeled `data` may be sent to `host`; the error names the
     /// first clause that does not admit it.
     pub fn flows_to_host(&self, data: &Label, host: &str) -> Result<(), FlowDenied> {

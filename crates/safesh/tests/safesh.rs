@@ -33,6 +33,8 @@ mod faces;
 mod fixture;
 #[path = "safesh/flow.rs"]
 mod flow;
+#[path = "safesh/flow_broker.rs"]
+mod flow_broker;
 #[path = "safesh/flow_cli.rs"]
 mod flow_cli;
 #[path = "safesh/flow_fds.rs"]

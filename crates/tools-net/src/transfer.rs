@@ -348,3 +348,30 @@ fn read_chunks(mut resp: Response, tx: &std::sync::mpsc::SyncSender<std::io::Res
         }
     }
 }
+
+/// The scope in which a utility writes the body of a response from one host
+/// ([`Host::reply_begin`] … [`Host::reply_end`]). Bytes still buffered when it
+/// ends are labeled with everything that was sent, so flush the output before
+/// [`ReplyScope::end`]; an early return drops it unflushed (over-labeled, never
+/// under).
+pub struct ReplyScope<'h> {
+    host: &'h dyn Host,
+}
+
+impl<'h> ReplyScope<'h> {
+    /// Opens the scope for a reply from the host of `url`. Call it after the last
+    /// hop (every egress decided) and with nothing buffered from before.
+    pub fn begin(host: &'h dyn Host, url: &Url) -> Self {
+        host.reply_begin(url.host_str().unwrap_or(""));
+        ReplyScope { host }
+    }
+
+    /// Ends the scope (the same as dropping it).
+    pub fn end(self) {}
+}
+
+impl Drop for ReplyScope<'_> {
+    fn drop(&mut self) {
+        self.host.reply_end();
+    }
+}

@@ -500,6 +500,10 @@ fn one(
             &mut own
         }
     };
+    ctx.stdout
+        .flush()
+        .map_err(|e| NetError::Failed(code::IO, format!("write error: {e}")))?;
+    let reply = transfer::ReplyScope::begin(ctx.host, &ex.url);
     sink.open(ctx)
         .map_err(|e| NetError::Failed(code::IO, e.to_string()))?;
     let mut n = 0u64;
@@ -518,6 +522,10 @@ fn one(
     };
     sink.finish(ctx)
         .map_err(|e| NetError::Failed(code::IO, e.to_string()))?;
+    ctx.stdout
+        .flush()
+        .map_err(|e| NetError::Failed(code::IO, format!("write error: {e}")))?;
+    reply.end();
     if let StreamEnd::Cancelled = end {
         return Ok(130);
     }

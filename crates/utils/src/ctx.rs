@@ -126,6 +126,19 @@ pub trait Host: Send + Sync {
     fn received_from(&self, host: &str) {
         let _ = host;
     }
+    /// Called by a network utility just before it writes the body of the final
+    /// response from `host` (after every hop and every egress check): until
+    /// [`Host::reply_end`], what it writes carries the reply's label, in which the
+    /// secrets brokered to `host` (`may_flow_to`) no longer appear — the host is
+    /// trusted with the token, and its answer is its own data. Only the body goes
+    /// between the two calls (not `-v` request headers or `-w` variables, which
+    /// repeat what was sent). The default changes nothing.
+    fn reply_begin(&self, host: &str) {
+        let _ = host;
+    }
+    /// Ends the scope [`Host::reply_begin`] opened: what the utility writes next
+    /// carries everything it sent again.
+    fn reply_end(&self) {}
 }
 
 /// One outgoing request, described to [`Host::egress`] before it is sent.

@@ -412,7 +412,7 @@ pub(super) fn printf(sh: &mut Shell, argv: &[Field]) -> Exec {
         args.extend(texts(&argv[3..]));
         let sink = crate::io::Sink::capture(sh.shared.limits.string_bytes);
         let saved = sh.fds.insert(1, crate::interp::Fd::Out(sink.clone()));
-        let r = sh.run_utility(util, args, label);
+        let r = sh.run_utility(util, args, label, Vec::new());
         match saved {
             Some(fd) => {
                 sh.fds.insert(1, fd);
@@ -436,5 +436,5 @@ pub(super) fn printf(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.set_status(status);
         return Ok(());
     }
-    sh.run_utility(util, texts(argv), label)
+    sh.run_utility(util, texts(argv), label, Vec::new())
 }

@@ -299,8 +299,9 @@ impl Shell {
             }
             Resolved::Utility(f) => {
                 let label = argv.iter().fold(self.pc.clone(), |l, a| l.join(&a.label));
+                let words = argv.iter().map(|f| f.label.clone()).collect();
                 let args: Vec<String> = argv.into_iter().map(|f| f.text).collect();
-                self.run_utility(f, args, label)
+                self.run_utility(f, args, label, words)
             }
             Resolved::NotFound => {
                 if name.contains('/') {
@@ -448,6 +449,7 @@ impl Shell {
         f: safesh_utils::UtilFn,
         argv: Vec<String>,
         label: Label,
+        word_labels: Vec<Label>,
     ) -> Exec {
         let mut label = label;
         if argv.first().map(String::as_str) == Some("mv") {
@@ -462,6 +464,7 @@ impl Shell {
         let cell = LabelCell::new(label);
         let env = self.vars.environment();
         let mut changed = Vec::new();
+        let mut reply_changed = Vec::new();
         let status = {
             let mut stdin = StageReader::new(self.in_fd(0), cell.clone());
             let count = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -480,7 +483,9 @@ impl Shell {
             if matches!(argv.first().map(String::as_str), Some("xargs" | "find")) {
                 host = host.with_own_words(&argv);
             }
+            host = host.with_word_labels(&argv, word_labels, &self.pc);
             let changed = &mut changed;
+            let reply_changed = &mut reply_changed;
             let mut ctx = safesh_utils::UtilCtx {
                 argv,
                 cwd: self.cwd.clone(),
@@ -495,10 +500,16 @@ impl Shell {
             let _ = stdout.flush();
             let _ = stderr.flush();
             *changed = host.take_changed();
+            *reply_changed = host.take_reply_changed();
             r
         };
         if let Err(r) = self.record_changed(&changed, &cell.get()) {
             return Err(r.into());
+        }
+        for (path, label) in reply_changed {
+            if let Err(r) = self.record_changed(std::slice::from_ref(&path), &label) {
+                return Err(r.into());
+            }
         }
         match status {
             Ok(s) => {

@@ -17,7 +17,9 @@
 //! The [`Server`] is a real HTTP/1.1 server on 127.0.0.1 that records every connection
 //! (accepted, even if nothing is sent), every raw byte and every parsed request. Routes:
 //! `/data.json`, `/payload.sh`, `/code.py`, `/list.txt`, `/cmd.txt`, `/name.txt`,
-//! `/dir.txt`, `/dirname` (see `route`); anything else is 200 `ok`.
+//! `/dir.txt`, `/dirname` (see `route`), `/echo-auth` (quotes the `Authorization`
+//! header back), `/to-localhost` (302 to `http://localhost:PORT/user`); anything
+//! else is 200 `ok`.
 
 // Each test uses a different subset of these helpers.
 #![allow(dead_code)]
@@ -416,10 +418,27 @@ fn handle(stream: TcpStream, index: usize, log: &Mutex<Log>) -> Option<()> {
             headers,
             body,
         };
-        let (ctype, content) = route(req.path());
+        let port = rec.stream.local_addr().map(|a| a.port()).unwrap_or(0);
+        let (status, extra, content) = match req.path() {
+            // Replies with what the client sent as `Authorization` (an API that
+            // quotes the token back).
+            "/echo-auth" => (
+                "200 OK",
+                String::new(),
+                format!("you sent: {}\n", req.header("authorization").unwrap_or("")),
+            ),
+            // Redirects to the same server under another host name.
+            "/to-localhost" => (
+                "302 Found",
+                format!("Location: http://localhost:{port}/user\r\n"),
+                String::new(),
+            ),
+            path => ("200 OK", String::new(), route(path).1.to_string()),
+        };
+        let ctype = route(req.path()).0;
         log.lock().unwrap().requests.push(req);
         let resp = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\r\n{content}",
+            "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n{extra}Content-Length: {}\r\n\r\n{content}",
             content.len()
         );
         rec.stream.write_all(resp.as_bytes()).ok()?;

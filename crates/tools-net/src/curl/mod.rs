@@ -439,6 +439,9 @@ fn one(
             format!("The requested URL returned error: {code}"),
         ));
     }
+    // What was written so far (`-i` heads) goes out before the reply's scope.
+    ctx.stdout.flush().map_err(NetError::Write)?;
+    let reply = transfer::ReplyScope::begin(ctx.host, &ex.url);
     sink.open(ctx)?;
     let encoding = ex
         .response
@@ -464,6 +467,8 @@ fn one(
     let tail = decoder.finish().map_err(|e| unencoding(&e))?;
     sink.write(ctx, &tail)?;
     sink.finish(ctx)?;
+    ctx.stdout.flush().map_err(NetError::Write)?;
+    reply.end();
     if let StreamEnd::Cancelled = end {
         return Ok(130);
     }
