@@ -477,8 +477,8 @@ impl Flow {
             CommitPoint::Env { .. } => safesh_store::CommitPoint::Env,
         };
         let mut entry = safesh_store::Entry::new(self.session.clone(), cp, verdict)
-            .with_command(req.command.clone())
-            .with_target(target.to_string())
+            .with_command(self.redact_known(req.command.clone()))
+            .with_target(self.redact_known(target.to_string()))
             .with_labels(&req.data, &req.pc)
             .with_rule(rule.to_string());
         if let Some(id) = approval {
@@ -514,8 +514,8 @@ impl Flow {
             safesh_store::CommitPoint::Policy,
             safesh_store::Verdict::Block,
         )
-        .with_command(command)
-        .with_target(target)
+        .with_command(self.redact_known(command))
+        .with_target(self.redact_known(target))
         .with_labels(&Label::empty(), &Label::empty())
         .with_rule(format!("{rule} ({})", r.code.as_str()));
         if let Ok(log) = self.audit() {
@@ -724,6 +724,8 @@ impl Shell {
         let Some(flow) = &self.shared.flow else {
             return Ok(None);
         };
+        // The audit line is redacted with the known values: have them built.
+        let _ = self.known_values();
         let req = CommitRequest {
             point,
             data: data.clone(),
@@ -741,6 +743,7 @@ impl Shell {
     /// Records a policy refusal in the audit log (see [`Flow::record_refusal`]).
     pub(crate) fn audit_refusal(&self, command: String, r: &Refusal) {
         if let Some(flow) = &self.shared.flow {
+            let _ = self.known_values();
             flow.record_refusal(command, r);
         }
     }

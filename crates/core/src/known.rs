@@ -68,6 +68,16 @@ fn read_secret(path: &std::path::Path) -> Option<Vec<u8>> {
 }
 
 impl Flow {
+    /// `text` with the known secret values found so far (the set the last sink
+    /// built) replaced by `[secret]`: the audit log's backstop behind withheld
+    /// words, for a value whose label was lost on the way.
+    pub(crate) fn redact_known(&self, text: String) -> String {
+        match lock(&self.known).as_ref() {
+            Some(c) if !c.values.is_empty() => c.values.redact(&text).into_owned(),
+            _ => text,
+        }
+    }
+
     /// The known secret values for files under `roots` and the variables `env`
     /// (only those the classification makes secret count).
     pub(crate) fn known_values(

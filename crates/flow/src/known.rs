@@ -176,6 +176,13 @@ impl KnownValues {
         self.matcher.max_len()
     }
 
+    /// `text` with every known value (in any of its forms) replaced by
+    /// `[secret]`: for text that is stored (the audit log), where a label cannot
+    /// travel with it.
+    pub fn redact<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        self.matcher.redact_with(text, |_| "[secret]".to_string())
+    }
+
     /// The join of the labels of the known values occurring in `data`; `None`
     /// when none does.
     pub fn label_of(&self, data: &[u8]) -> Option<Label> {

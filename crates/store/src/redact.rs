@@ -114,6 +114,16 @@ impl Redactor {
 
     /// `text` with every secret value replaced by `[secret:NAME]`.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.redact_with(text, |names| format!("[secret:{}]", names.join(",")))
+    }
+
+    /// `text` with every secret value (overlapping ones merged) replaced by what
+    /// `render` makes of the names of the secrets involved.
+    pub fn redact_with<'a>(
+        &self,
+        text: &'a str,
+        render: impl Fn(&[&str]) -> String,
+    ) -> Cow<'a, str> {
         let Some(inner) = &self.inner else {
             return Cow::Borrowed(text);
         };
@@ -145,9 +155,7 @@ impl Redactor {
                 i += 1;
             }
             out.extend_from_slice(bytes.get(pos..start).unwrap_or_default());
-            out.extend_from_slice(b"[secret:");
-            out.extend_from_slice(names.join(",").as_bytes());
-            out.push(b']');
+            out.extend_from_slice(render(&names).as_bytes());
             pos = end;
         }
         out.extend_from_slice(bytes.get(pos..).unwrap_or_default());
