@@ -50,6 +50,7 @@ impl Shell {
             policy.config(),
             exported.iter().map(|(k, v)| (k.as_str(), v.as_str())),
         );
+        self.warn_dropped_env(policy.config(), exported.keys(), &texts[0]);
         // git treats an unreadable ~/.gitconfig as fatal: when the profile does not
         // let the program read it, git sees an empty global config instead.
         if let Some(home) = &policy.config().home {
@@ -320,6 +321,47 @@ impl Shell {
 }
 
 impl Shell {
+    /// Says (in the result's `warnings`) which variables the script set and
+    /// exported that `program` does not get, and why. Variables inherited from
+    /// safesh's own environment are not mentioned: the config filters them on
+    /// purpose, every time.
+    fn warn_dropped_env<'k>(
+        &self,
+        config: &safesh_policy::config::Config,
+        names: impl Iterator<Item = &'k String>,
+        program: &str,
+    ) {
+        let mut warnings = crate::io::lock(&self.shared.warnings);
+        for name in names {
+            let Some(why) = safesh_policy::env::why_not_passed(config, name) else {
+                continue;
+            };
+            // Exactly the inherited value (`PATH=/x:$PATH` is the script's).
+            let inherited = self.vars.get(name).is_some_and(|v| {
+                let mut origins = v.label.origins.iter();
+                matches!(
+                    (origins.next(), origins.next()),
+                    (Some(safesh_label::Atom::Env(n)), None) if **n == **name
+                )
+            });
+            // The shell's own (and the sandbox's own `TMPDIR`).
+            let own = matches!(name.as_str(), "PWD" | "OLDPWD" | "TMPDIR" | "SHLVL" | "_");
+            if inherited || own {
+                continue;
+            }
+            // The name is the script's own word; a name made from secret data is
+            // not repeated.
+            let shown = match self.vars.get(name) {
+                Some(v) if !v.name_label.confidentiality.is_public() => "a variable",
+                _ => name.as_str(),
+            };
+            let w = format!("{shown} was not passed to {program}: {why}");
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+    }
+
     /// The observer of what the program reads by itself (`None` without flow
     /// control, or with label tracking compiled out).
     fn read_labels(

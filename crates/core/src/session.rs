@@ -131,6 +131,9 @@ pub struct ExecOutcome {
     /// which its message and details may quote (`cd "$(cat .env)"`). A face
     /// withholds the text when the model may not see it.
     pub error_label: Label,
+    /// Notes about what safesh changed for the caller (a variable not passed to
+    /// a program, …): faces add them to the result's `warnings`.
+    pub warnings: Vec<String>,
     /// The refusal that stopped the script, if any.
     pub error: Option<Refusal>,
     /// Wall time.
@@ -593,6 +596,7 @@ impl Session {
         };
         let mut o = finish(&out, &err, merged, (code, status_label), result, started);
         o.error_label = error_label;
+        o.warnings = std::mem::take(&mut *crate::io::lock(&self.shell.shared.warnings));
         o
     }
 }
@@ -685,6 +689,7 @@ fn finish(
         label,
         status_label,
         error_label: Label::empty(),
+        warnings: Vec::new(),
         error,
         duration_ms: started.elapsed().as_millis() as u64,
     }

@@ -59,6 +59,21 @@ pub fn may_pass(config: &Config, name: &str) -> bool {
         && config.env.allow.iter().any(|g| g.matcher.is_match(name))
 }
 
+/// Why a variable is not passed to external programs (`None`: it is).
+pub fn why_not_passed(config: &Config, name: &str) -> Option<&'static str> {
+    if name == "PATH" {
+        Some("programs get the trusted PATH ([sandbox] path)")
+    } else if execution_changing(name) {
+        Some("it changes what programs load or run")
+    } else if is_masked(config, name) {
+        Some("it is masked as a secret ([env] mask)")
+    } else if !config.env.allow.iter().any(|g| g.matcher.is_match(name)) {
+        Some("[env] allow does not list it")
+    } else {
+        None
+    }
+}
+
 /// Builds the environment of an external program from the script's exported
 /// variables.
 pub fn child_env<'a>(

@@ -22,12 +22,15 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
         Resolved::Function(_) => Some((name.to_string(), format!("{name} is a function"))),
         Resolved::Builtin => Some((name.to_string(), format!("{name} is a shell builtin"))),
         Resolved::Utility(_) => {
-            // Show where bash would find the program, when it exists on PATH.
+            // It runs in-process, whatever PATH holds: say so. `command -v`
+            // (and `type -t`: `file`) stay as bash has them for scripts that
+            // test for a program; the path is where bash would find it.
             let path = find_in_path(&sh.var_str("PATH"), name);
-            match path {
-                Some(p) => Some((p.clone(), format!("{name} is {p}"))),
-                None => Some((name.to_string(), format!("{name} is a safesh utility"))),
-            }
+            let long = match &path {
+                Some(p) => format!("{name} is a safesh utility (runs in-process instead of {p})"),
+                None => format!("{name} is a safesh utility (runs in-process)"),
+            };
+            Some((path.unwrap_or_else(|| name.to_string()), long))
         }
         // An external program is found only on the trusted PATH (what would run).
         Resolved::NotFound => {

@@ -195,3 +195,56 @@ fn in_process_work_stopped_by_the_timeout_reports_timeout() {
         assert_eq!(r["result"]["error"]["code"], "TIMEOUT", "{script}: {r}");
     }
 }
+
+#[test]
+fn type_says_an_in_process_utility_runs_in_process() {
+    let home = Home::new();
+    let (status, out, err) = run_c(&home, "type grep; type -t grep; type cd");
+    assert_eq!(status, 0, "{err}");
+    let mut lines = out.lines();
+    let first = lines.next().unwrap_or_default();
+    assert!(
+        first.starts_with("grep is a safesh utility (runs in-process"),
+        "{out}"
+    );
+    // `type -t` stays bash's answer for scripts that test for a program.
+    assert_eq!(lines.next(), Some("file"), "{out}");
+    assert_eq!(lines.next(), Some("cd is a shell builtin"), "{out}");
+}
+
+#[test]
+fn variables_a_program_does_not_get_are_named_in_warnings() {
+    let a = crate::flow_support::Arena::new().env("GITHUB_TOKEN", "ghp_test123");
+    let (r, v) = a.run_json(
+        r#"export MYVAR=1; API_TOKEN=x python3 -c 'import os; print(os.environ.get("MYVAR"))'"#,
+    );
+    assert_eq!(v["stdout"], "None\n", "{}", r.dump());
+    let warnings: Vec<String> = v["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|w| w.as_str().map(String::from))
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w == "MYVAR was not passed to python3: [env] allow does not list it"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("API_TOKEN was not passed to python3: it is masked")),
+        "{warnings:?}"
+    );
+    // Inherited variables the config filters on purpose are not repeated.
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.contains("GITHUB_TOKEN") || w.contains("HOME")),
+        "{warnings:?}"
+    );
+    // Benign: a program given only allowed variables gets no warning.
+    let (_, v) = a.run_json("python3 -c 'print(1)'");
+    assert_eq!(v["warnings"], serde_json::json!([]));
+}

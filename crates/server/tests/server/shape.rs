@@ -28,6 +28,7 @@ fn outcome() -> safesh_core::ExecOutcome {
         label: safesh_label::Label::empty(),
         status_label: safesh_label::Label::empty(),
         error_label: safesh_label::Label::empty(),
+        warnings: Vec::new(),
         error: None,
         duration_ms: 1,
     }
