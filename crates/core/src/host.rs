@@ -629,6 +629,44 @@ fn resolves_as_normalized(path: &Path) -> bool {
 pub(crate) use safesh_policy::paths::normalize;
 
 impl Shell {
+    /// Before running: a refusal when a network utility's fixed command line
+    /// names a host its network list does not allow (the same rule
+    /// [`Shell::egress`] applies when it connects), so the script stops before
+    /// any stage starts and `safesh check` says so.
+    pub(crate) fn network_precheck(
+        &self,
+        policy: &safesh_policy::Policy,
+        argv: &[String],
+    ) -> Option<Refusal> {
+        use safesh_policy::config::Network;
+        let tool = argv.first()?.as_str();
+        let hosts = safesh_tools_net::first_hosts(tool, argv.get(1..)?)?;
+        let profile = policy.profile(tool, Path::new(tool), &[], &self.cwd);
+        let list = match &profile.network {
+            Network::On => return None,
+            Network::Off => Vec::new(),
+            Network::Hosts(list) => list.clone(),
+        };
+        let host = hosts.into_iter().find(|h| {
+            let h = safesh_flow::hosts::normalize_host(h);
+            !list
+                .iter()
+                .any(|p| safesh_flow::HostPattern::new(p).matches(&h))
+        })?;
+        let mut r = Refusal::new(
+            ErrorCode::PermissionDenied,
+            format!(
+                "{tool}: {} is not on the network list",
+                safesh_flow::hosts::normalize_host(&host)
+            ),
+        )
+        .rule(format!("commands.{tool}.network"))
+        .command(tool.to_string())
+        .suggest("use a host the config allows, or ask the human to add it to [sandbox] network");
+        r.details.allowed = list;
+        Some(r)
+    }
+
     /// A network utility is about to connect: the host must be on the command's
     /// network list, and `data` (everything it will send: arguments, files, stdin,
     /// the PC) must be allowed to flow there.

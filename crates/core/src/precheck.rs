@@ -334,14 +334,21 @@ impl Walker<'_> {
             match item {
                 I::Word(w) => words.push(w),
                 I::IoRedirect(r) => redirects.push(r),
-                I::AssignmentWord(a, _) => match &a.value {
-                    ast::AssignmentValue::Scalar(v) => self.nested_in_word(v),
-                    ast::AssignmentValue::Array(items) => {
-                        for (_, v) in items {
-                            self.nested_in_word(v);
+                I::AssignmentWord(a, whole) => {
+                    // The value's word has no position of its own: the
+                    // assignment's line is its line.
+                    let saved = self.line_base;
+                    self.line_base = self.line_of(whole).saturating_sub(1);
+                    match &a.value {
+                        ast::AssignmentValue::Scalar(v) => self.nested_in_word(&unplaced(v)),
+                        ast::AssignmentValue::Array(items) => {
+                            for (_, v) in items {
+                                self.nested_in_word(&unplaced(v));
+                            }
                         }
                     }
-                },
+                    self.line_base = saved;
+                }
                 I::ProcessSubstitution(_, sub) => {
                     self.list(&sub.list);
                     dynamic = true;
@@ -462,6 +469,15 @@ impl Walker<'_> {
             }
         };
         let verdict = match decision {
+            Decision::Allow if all_static && matches!(kind, Kind::Utility) => {
+                match self.shell.network_precheck(self.policy, &argv) {
+                    Some(mut r) => {
+                        r.details.location = Some(format!("line {line}"));
+                        Verdict::Refuse(r)
+                    }
+                    None => Verdict::Allow,
+                }
+            }
             Decision::Allow => Verdict::Allow,
             Decision::NotFound => Verdict::NotFound,
             Decision::Refuse(mut r) => {
@@ -651,4 +667,16 @@ fn only_ansi_c_dollars(raw: &str) -> bool {
         i += 1;
     }
     true
+}
+
+/// `w` without a position, so [`Walker::line_of`] gives the enclosing line
+/// (only words that can hold commands are copied).
+fn unplaced(w: &ast::Word) -> std::borrow::Cow<'_, ast::Word> {
+    if !w.value.contains('$') && !w.value.contains('`') {
+        return std::borrow::Cow::Borrowed(w);
+    }
+    std::borrow::Cow::Owned(ast::Word {
+        value: w.value.clone(),
+        loc: None,
+    })
 }

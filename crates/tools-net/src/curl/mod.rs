@@ -152,6 +152,20 @@ fn prepare(ctx: &mut UtilCtx<'_>, p: &opts::Parsed) -> Result<Result<Prepared, i
     }))
 }
 
+/// The hosts of the URLs curl would fetch first with `args` (without argv[0]),
+/// parsed as curl parses them; `None` when they do not parse.
+pub(crate) fn first_hosts(args: &[String]) -> Option<Vec<String>> {
+    let p = opts::parse(args).ok()?;
+    p.urls
+        .iter()
+        .map(|u| {
+            parse_url(u)
+                .ok()
+                .and_then(|u| u.host_str().map(String::from))
+        })
+        .collect()
+}
+
 /// Parses a URL the way curl accepts it (no scheme means http).
 fn parse_url(s: &str) -> Result<Url, NetError> {
     let bad = || NetError::Failed(3, "URL using bad/illegal format or missing URL".into());
