@@ -119,6 +119,19 @@ pub(crate) fn from_brush(e: brush_parser::ParseError, source: &str) -> ParseErro
                     Position { line, column }
                 });
             let text = inner.to_string();
+            let quote = if text.contains("unterminated single quote") {
+                Some(crate::open_quote::Quote::Single)
+            } else if text.contains("unterminated double quote") {
+                Some(crate::open_quote::Quote::Double)
+            } else if text.contains("unterminated backquote") {
+                Some(crate::open_quote::Quote::Back)
+            } else {
+                None
+            };
+            // Point at the quote that never closed, not at the end of the input.
+            let position = quote
+                .and_then(|q| crate::open_quote::find(source, q))
+                .map_or(position, |(line, column)| Position { line, column });
             let message = if text.contains("unterminated single quote") {
                 "unterminated single quote: expected a closing `'`".to_string()
             } else if text.contains("unterminated double quote") {

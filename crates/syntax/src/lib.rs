@@ -8,6 +8,7 @@
 pub mod arith;
 mod check;
 mod nesting;
+mod open_quote;
 pub use check::unescape_backquoted;
 mod error;
 

@@ -69,6 +69,24 @@ fn unterminated_quote_names_what_was_expected() {
 }
 
 #[test]
+fn unterminated_quote_points_at_the_quote_that_opened() {
+    let d = tempfile::tempdir().unwrap();
+    for (script, at) in [
+        ("echo ok\necho \"abc\ndef", "line 2, column 6"),
+        ("echo 'a' x 'b", "line 1, column 12"),
+        (
+            "# don't\ncat <<EOF\nit's\nEOF\necho `date",
+            "line 5, column 6",
+        ),
+    ] {
+        let e = run(d.path(), script).error.unwrap();
+        assert_eq!(e.code, ErrorCode::ParseError);
+        let shown = format!("{} {:?}", e.message, e.details.location);
+        assert!(shown.contains(at), "{script:?}: {shown}");
+    }
+}
+
+#[test]
 fn command_not_found_continues_like_bash() {
     let d = tempfile::tempdir().unwrap();
     let o = run(d.path(), "no_such_cmd_xyz; echo after $?");
