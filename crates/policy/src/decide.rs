@@ -281,14 +281,22 @@ impl Policy {
             format!("{what} {shown} is outside the {} roots", if rule == "sandbox.read" { "read" } else { "write" }),
         )
         .rule(rule)
-        .suggest(if real.starts_with("/tmp") || real.starts_with("/var/tmp") {
-            "use \"$TMPDIR\" (a private temp dir for this session, also where mktemp puts files) instead of /tmp".to_string()
-        } else {
-            format!(
+        .suggest({
+            let in_tmp = real.starts_with("/tmp") || real.starts_with("/var/tmp");
+            let widen = format!(
                 "use paths inside {}; to widen access the human adds the directory to [sandbox] {} in safesh.toml",
                 roots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
                 if rule == "sandbox.read" { "read" } else { "write" }
-            )
+            );
+            // A new scratch file belongs in the session's temp dir; an existing
+            // file under /tmp is someone's data, reached only by widening.
+            if in_tmp && real.symlink_metadata().is_err() {
+                "use \"$TMPDIR\" (a private temp dir for this session, also where mktemp puts files) instead of /tmp".to_string()
+            } else if in_tmp {
+                format!("{widen} (for scratch files use \"$TMPDIR\")")
+            } else {
+                widen
+            }
         });
         r.details.path = Some(real.display().to_string());
         r.details.allowed = roots.iter().map(|p| p.display().to_string()).collect();

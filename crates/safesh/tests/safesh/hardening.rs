@@ -298,3 +298,17 @@ fn check_refuses_a_host_off_the_network_list_and_places_nested_commands() {
     a.run("curl -s {URL}/ok").assert_ok_with("ok");
     a.run("u={URL}/ok; curl -s \"$u\"").assert_ok_with("ok");
 }
+
+#[test]
+fn the_tmpdir_suggestion_is_for_new_scratch_files_only() {
+    let home = Home::new();
+    let existing = tempfile::NamedTempFile::new_in("/tmp").unwrap();
+    let path = existing.path().display().to_string();
+    let (status, _, err) = run_c(&home, &format!("cat {path}"));
+    assert_eq!(status, 126, "{err}");
+    assert!(err.contains("[sandbox] read"), "{err}");
+    let (status, _, err) = run_c(&home, "echo x > /tmp/safesh-new-scratch-file-xyz");
+    assert_eq!(status, 126, "{err}");
+    assert!(err.contains("instead of /tmp"), "{err}");
+    assert!(!std::path::Path::new("/tmp/safesh-new-scratch-file-xyz").exists());
+}
