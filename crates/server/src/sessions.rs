@@ -75,6 +75,23 @@ pub fn check_cwd(cwd: &str) -> Result<PathBuf, ServerError> {
 }
 
 impl Sessions {
+    /// A requested working directory: an existing directory the policy lets
+    /// the session read (`cwd=/etc` would be accepted, then refuse everything).
+    fn usable_cwd(&self, cwd: &str) -> Result<PathBuf, ServerError> {
+        let p = check_cwd(cwd)?;
+        match self.settings.policy.check_read(&p, &p) {
+            Ok(()) => Ok(p),
+            Err(r) => Err(ServerError::BadParams(format!(
+                "cwd {}: {}; {}",
+                p.display(),
+                r.message,
+                r.suggestion
+                    .as_deref()
+                    .unwrap_or("start the session inside the read roots")
+            ))),
+        }
+    }
+
     /// No sessions yet.
     pub fn new(settings: Arc<Settings>) -> Sessions {
         Sessions::with_on_expire(settings, None)
@@ -96,7 +113,7 @@ impl Sessions {
         env: Vec<(String, String)>,
     ) -> Result<Arc<SessionEntry>, ServerError> {
         self.sweep();
-        let cwd = cwd.map(check_cwd).transpose()?;
+        let cwd = cwd.map(|c| self.usable_cwd(c)).transpose()?;
         {
             let map = lock(&self.map);
             if map.len() >= self.settings.max_sessions {
@@ -166,7 +183,7 @@ impl Sessions {
         env: Vec<(String, String)>,
     ) -> Result<PathBuf, ServerError> {
         let e = self.get(id)?;
-        let cwd = cwd.map(check_cwd).transpose()?;
+        let cwd = cwd.map(|c| self.usable_cwd(c)).transpose()?;
         let mut s = lock(&e.session);
         if let Some(c) = cwd {
             s.set_cwd(c);

@@ -311,3 +311,25 @@ fn a_longer_timeout_ms_overrides_the_request_limit() {
         "timeout_ms is capped by max_timeout_ms"
     );
 }
+
+#[test]
+fn a_session_cannot_start_or_move_outside_the_read_roots() {
+    let env = Env::new();
+    let s = env.server();
+    let outside = tempfile::tempdir().unwrap();
+    let bad = s.session_start(SessionStartParams {
+        cwd: Some(outside.path().to_string_lossy().into_owned()),
+        env: None,
+    });
+    match bad {
+        Err(ServerError::BadParams(m)) => assert!(m.contains("outside the read roots"), "{m}"),
+        other => panic!("expected INVALID_PARAMS, got {other:?}"),
+    }
+    let id = start(&s, Some(&env.proj()));
+    let bad = s.session_update(SessionUpdateParams {
+        session: id,
+        cwd: Some(outside.path().to_string_lossy().into_owned()),
+        env: None,
+    });
+    assert!(matches!(bad, Err(ServerError::BadParams(_))), "{bad:?}");
+}
