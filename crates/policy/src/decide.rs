@@ -813,6 +813,17 @@ impl Policy {
             if candidate.contains('/') || candidate == "safesh.toml" {
                 let path = expand_tilde(candidate, self.config.home.as_deref());
                 let real = paths::resolve(req.cwd, &path);
+                // An existing safesh.toml of a root is bound read-only in the
+                // sandbox (`Policy::profile`): naming it is a read
+                // (`git diff --stat safesh.toml`), and the kernel refuses a write.
+                let kept_read_only = real.file_name().is_some_and(|n| n == "safesh.toml")
+                    && real.symlink_metadata().is_ok_and(|m| m.is_file())
+                    && real.parent().is_some_and(|dir| {
+                        dir == req.cwd || self.write_roots().iter().any(|w| w == dir)
+                    });
+                if kept_read_only {
+                    continue;
+                }
                 if let Some(why) = paths::protected_reason(
                     &real,
                     self.config.home.as_deref(),

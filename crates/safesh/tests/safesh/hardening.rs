@@ -312,3 +312,33 @@ fn the_tmpdir_suggestion_is_for_new_scratch_files_only() {
     assert!(err.contains("instead of /tmp"), "{err}");
     assert!(!std::path::Path::new("/tmp/safesh-new-scratch-file-xyz").exists());
 }
+
+#[test]
+fn naming_the_config_to_a_program_is_a_read_and_it_stays_read_only() {
+    let a = crate::flow_support::Arena::with_extra("[commands.git]\nallow = true");
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+            .args(args)
+            .current_dir(&a.dir)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "safesh.toml"]);
+    git(&["commit", "-qm", "config"]);
+    let before = std::fs::read(&a.config).unwrap();
+    let r = a.run("git diff --stat safesh.toml; git log --format=%s -- safesh.toml");
+    r.assert_ok_with("config\n");
+    // The attack neighbour: a program told to write it cannot.
+    let r = a.run(r#"python3 -c 'import sys; open(sys.argv[1], "a").write("x")' safesh.toml"#);
+    assert_ne!(r.status, 0, "{}", r.dump());
+    assert_eq!(std::fs::read(&a.config).unwrap(), before, "{}", r.dump());
+    // A protected path a program would create is still refused by name.
+    let r = a.run("git diff --output=.git/hooks/pre-commit");
+    assert_eq!(r.status, 126, "{}", r.dump());
+    assert!(!a.dir.join(".git/hooks/pre-commit").exists());
+}
