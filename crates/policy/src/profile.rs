@@ -98,6 +98,7 @@ impl Policy {
                 p.network = n.clone();
             }
         }
+        self.startable_programs(cwd, &mut p.exec);
         // Protected paths inside each write root (the sandbox keeps them read-only
         // whether they exist or not). git may write its own config in the
         // operations that must (init, clone, remote, push -u, config of safe keys:
@@ -161,5 +162,41 @@ impl Policy {
             }
         }
         p
+    }
+}
+
+impl Policy {
+    /// The programs any program may start (`make` running a recipe's `python3`):
+    /// those the config allows with no restriction on their arguments. A program
+    /// whose rule restricts its argv (`git` with `deny_flags`, subcommand lists,
+    /// argument patterns) could be started with any argv from inside, so only a
+    /// profile's own `exec` lists it.
+    fn startable_programs(&self, cwd: &Path, exec: &mut Vec<PathBuf>) {
+        use crate::config::{Allow, NameMatcher};
+        for rule in &self.config().commands {
+            let unrestricted = rule.allow == Some(Allow::All)
+                && rule.deny_flags.is_empty()
+                && rule.require_flags.is_empty()
+                && rule.arg_patterns.is_empty()
+                && rule.subcommands.is_empty();
+            if !unrestricted {
+                continue;
+            }
+            let path = match &rule.matcher {
+                NameMatcher::Name(n) => match self.resolve_program(n, cwd) {
+                    Some(p) => p,
+                    None => continue,
+                },
+                NameMatcher::Path(p) => p.clone(),
+                NameMatcher::Glob(g) => glob_base(g),
+            };
+            // Landlock decides on the file itself: the link's target too.
+            if let Ok(real) = std::fs::canonicalize(&path)
+                && real != path
+            {
+                push_unique(exec, real);
+            }
+            push_unique(exec, path);
+        }
     }
 }

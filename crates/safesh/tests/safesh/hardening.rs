@@ -342,3 +342,50 @@ fn naming_the_config_to_a_program_is_a_read_and_it_stays_read_only() {
     assert_eq!(r.status, 126, "{}", r.dump());
     assert!(!a.dir.join(".git/hooks/pre-commit").exists());
 }
+
+#[test]
+fn a_symlinked_home_holding_the_project_runs_programs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let real = tmp.path().join("real");
+    let link = tmp.path().join("home");
+    std::fs::create_dir(&real).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    std::fs::write(
+        link.join("safesh.toml"),
+        "[sandbox]\nread = [\".\"]\nwrite = [\".\", \"~/.cache\"]\n[commands.python3]\nallow = true\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
+        .args(["--config", "safesh.toml", "-c"])
+        .arg("python3 -c 'print(6*7)'; ls ~/ | grep -c safesh.toml")
+        .current_dir(&link)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &link)
+        .env("XDG_STATE_HOME", tmp.path().join("state"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "42\n1\n", "{err}");
+    assert!(!err.contains("mount step"), "{err}");
+}
+
+#[test]
+fn a_program_may_start_the_allowed_programs_without_argument_rules() {
+    let a = crate::flow_support::Arena::with_extra(
+        "[commands.make]\nallow = true\n\n[commands.git]\nallow = true\ndeny_flags = [\"--exec-path\"]",
+    );
+    a.write("Makefile", "all:\n\tpython3 -V\n");
+    let r = a.run("make -s");
+    assert_eq!(r.status, 0, "{}", r.dump());
+    assert!(r.stdout.starts_with("Python 3"), "{}", r.dump());
+    // An argv-restricted program is started only through safesh (its rule is
+    // checked there), and a program the config does not allow not at all.
+    let spawn = |prog: &str| {
+        format!(
+            "python3 -c 'import subprocess,sys\ntry:\n subprocess.run([\"{prog}\",\"--version\"],capture_output=True); print(\"ran\")\nexcept PermissionError: print(\"denied\")'"
+        )
+    };
+    a.run(&spawn("git")).assert_ok_with("denied\n");
+    a.run(&spawn("perl")).assert_ok_with("denied\n");
+}
