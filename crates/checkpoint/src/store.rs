@@ -1,0 +1,449 @@
+//! The checkpoint store: `<state>/checkpoints/{objects,projects/<key>/<name>.json,lock}`.
+//! Saves hold a shared `flock` on `lock`, the sweep of unreferenced objects an
+//! exclusive one, so a sweep never removes what a concurrent save relies on.
+//! Manifests are written to a temporary name and renamed: a save killed half way
+//! leaves the previous state readable.
+
+use crate::error::CheckpointError;
+use crate::objects::{Objects, hex};
+use crate::tree::{Entry, Filter, Kind, RelPath, Stamp, walk};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{HashMap, HashSet};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// One root of a checkpoint.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RootSnapshot {
+    /// The root (absolute).
+    pub root: PathBuf,
+    /// Its paths, sorted.
+    pub entries: Vec<Entry>,
+}
+
+/// A saved checkpoint.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Its name.
+    pub name: String,
+    /// When it was saved (ms since the epoch).
+    pub created_unix_ms: u64,
+    /// The roots it holds.
+    pub roots: Vec<RootSnapshot>,
+    /// What the caller saved with it (the context store's scopes).
+    #[serde(default)]
+    pub extra: serde_json::Value,
+}
+
+/// A checkpoint as listed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Its name.
+    pub name: String,
+    /// When it was saved (ms since the epoch).
+    pub created_unix_ms: u64,
+    /// Regular files in it.
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
+/// Limits and exclusions (`[checkpoints]`).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Excluded paths (see [`Filter::exclude`]).
+    pub exclude: Vec<String>,
+    /// The most bytes of regular files a checkpoint may hold.
+    pub max_bytes: u64,
+    /// How many checkpoints of a project are kept (oldest go first).
+    pub keep: usize,
+    /// Checkpoints older than this many days go (0: no age limit).
+    pub max_age_days: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            exclude: ["target/", "node_modules/", ".git/objects/"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            max_bytes: 1 << 30,
+            keep: 50,
+            max_age_days: 30,
+        }
+    }
+}
+
+/// What a save did.
+#[derive(Clone, Debug, Serialize)]
+pub struct Saved {
+    /// The checkpoint.
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// Files whose content was read (the rest were unchanged since the last save).
+    pub files_read: u64,
+    /// A checkpoint of that name was replaced.
+    pub replaced: bool,
+    /// Checkpoints removed by retention.
+    pub expired: Vec<String>,
+}
+
+/// What to save.
+pub struct SaveRequest<'a> {
+    /// The project (its checkpoints are listed together).
+    pub project: &'a Path,
+    /// The roots to save (absolute directories).
+    pub roots: &'a [PathBuf],
+    /// The name; a generated one when `None`. An existing one is replaced.
+    pub name: Option<&'a str>,
+    /// What is left out.
+    pub filter: &'a Filter<'a>,
+    /// A file's label to keep with it (JSON text), if any.
+    pub label_of: &'a dyn Fn(&Path) -> Option<String>,
+    /// Saved with the checkpoint and given back as is (the context store's scopes).
+    pub extra: serde_json::Value,
+}
+
+/// The store.
+pub struct Store {
+    dir: PathBuf,
+    objects: Objects,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Holds a `flock` until dropped.
+pub(crate) struct Lock(std::fs::File);
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // SAFETY: the fd is owned by self.0 and open.
+        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+    }
+}
+
+impl Store {
+    /// The store under `state_dir` (created 0700 when missing).
+    pub fn open(state_dir: &Path) -> Result<Store, CheckpointError> {
+        use std::os::unix::fs::DirBuilderExt;
+        let dir = state_dir.join("checkpoints");
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir.join("objects"))
+            .map_err(|e| CheckpointError::io("creating", &dir, e))?;
+        Ok(Store {
+            objects: Objects::new(dir.join("objects")),
+            dir,
+        })
+    }
+
+    pub(crate) fn lock(&self, exclusive: bool) -> Result<Lock, CheckpointError> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let p = self.dir.join("lock");
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&p)
+            .map_err(|e| CheckpointError::io("opening", &p, e))?;
+        let op = if exclusive {
+            libc::LOCK_EX
+        } else {
+            libc::LOCK_SH
+        };
+        // SAFETY: a valid open fd; flock has no memory effects.
+        if unsafe { libc::flock(f.as_raw_fd(), op) } != 0 {
+            return Err(CheckpointError::io(
+                "locking",
+                &p,
+                std::io::Error::last_os_error(),
+            ));
+        }
+        Ok(Lock(f))
+    }
+
+    pub(crate) fn objects(&self) -> &Objects {
+        &self.objects
+    }
+
+    fn project_dir(&self, project: &Path) -> PathBuf {
+        let key = hex(&Sha256::digest(project.as_os_str().as_encoded_bytes()));
+        self.dir.join("projects").join(&key[..24])
+    }
+
+    fn manifest_path(&self, project: &Path, name: &str) -> PathBuf {
+        self.project_dir(project).join(format!("{name}.json"))
+    }
+
+    /// The checkpoint `name` of `project`.
+    pub fn load(&self, project: &Path, name: &str) -> Result<Manifest, CheckpointError> {
+        crate::name::check(name)?;
+        let p = self.manifest_path(project, name);
+        let text = match std::fs::read(&p) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(CheckpointError::NotFound(name.to_string()));
+            }
+            Err(e) => return Err(CheckpointError::io("reading", &p, e)),
+        };
+        serde_json::from_slice(&text).map_err(|e| CheckpointError::Damaged {
+            path: p,
+            why: e.to_string(),
+        })
+    }
+
+    /// The checkpoints of `project`, oldest first.
+    pub fn list(&self, project: &Path) -> Result<Vec<Summary>, CheckpointError> {
+        let mut out: Vec<Summary> = self
+            .manifests(project)?
+            .into_iter()
+            .map(|m| summary(&m))
+            .collect();
+        out.sort_by(|a, b| (a.created_unix_ms, &a.name).cmp(&(b.created_unix_ms, &b.name)));
+        Ok(out)
+    }
+
+    fn manifests(&self, project: &Path) -> Result<Vec<Manifest>, CheckpointError> {
+        let dir = self.project_dir(project);
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(CheckpointError::io("listing", &dir, e)),
+        };
+        let mut out = Vec::new();
+        for f in rd.flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            let Some(stem) = name.strip_suffix(".json") else {
+                continue;
+            };
+            if crate::name::check(stem).is_ok() {
+                out.push(self.load(project, stem)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Removes the checkpoint `name` (its contents go at the next sweep).
+    pub fn delete(&self, project: &Path, name: &str) -> Result<(), CheckpointError> {
+        crate::name::check(name)?;
+        let p = self.manifest_path(project, name);
+        match std::fs::remove_file(&p) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(CheckpointError::NotFound(name.to_string()))
+            }
+            Err(e) => Err(CheckpointError::io("removing", &p, e)),
+        }
+    }
+
+    /// Saves the roots of `req.project` (see [`SaveRequest`]). Files unchanged
+    /// since the newest checkpoint (same inode, size and times) are not read again.
+    pub fn save(
+        &self,
+        req: &SaveRequest<'_>,
+        settings: &Settings,
+    ) -> Result<Saved, CheckpointError> {
+        let SaveRequest {
+            project,
+            roots,
+            name,
+            filter,
+            label_of,
+            extra,
+        } = req;
+        let (project, filter, label_of) = (*project, *filter, *label_of);
+        let name = match name {
+            Some(n) => {
+                crate::name::check(n)?;
+                n.to_string()
+            }
+            None => crate::name::generated(u128::from(now_ms())),
+        };
+        let walked: Vec<_> = roots
+            .iter()
+            .map(|r| walk(r, filter).map(|w| (r.clone(), w)))
+            .collect::<Result<_, _>>()?;
+        let (bytes, files) = walked
+            .iter()
+            .fold((0, 0), |(b, f), (_, w)| (b + w.bytes, f + w.files));
+        if bytes > settings.max_bytes {
+            return Err(CheckpointError::TooLarge {
+                bytes,
+                files,
+                limit: settings.max_bytes,
+            });
+        }
+        // Hashes known from the newest checkpoint, by (root, path) and stamp.
+        let previous = self.newest(project)?;
+        let mut known: HashMap<(PathBuf, RelPath), (Stamp, String)> = HashMap::new();
+        for r in previous.iter().flat_map(|m| &m.roots) {
+            for e in &r.entries {
+                if let (Kind::File { hash, .. }, Some(stamp)) = (&e.kind, e.stamp) {
+                    known.insert((r.root.clone(), e.path.clone()), (stamp, hash.clone()));
+                }
+            }
+        }
+        let _lock = self.lock(false)?;
+        let mut files_read = 0;
+        let mut snaps = Vec::new();
+        for (root, w) in walked {
+            let mut entries = Vec::with_capacity(w.entries.len());
+            for (path, (kind, stamp, _)) in w.entries {
+                let abs = root.join(path.to_path());
+                let kind = match kind {
+                    Kind::File { mode, size, .. } => {
+                        let reuse = known
+                            .get(&(root.clone(), path.clone()))
+                            .filter(|(s, h)| Some(*s) == stamp && self.objects.has(h))
+                            .map(|(_, h)| h.clone());
+                        let hash = match reuse {
+                            Some(h) => h,
+                            None => {
+                                files_read += 1;
+                                self.objects.put_file(&abs)?
+                            }
+                        };
+                        Kind::File {
+                            mode,
+                            size,
+                            hash,
+                            label: label_of(&abs),
+                        }
+                    }
+                    other => other,
+                };
+                entries.push(Entry { path, kind, stamp });
+            }
+            snaps.push(RootSnapshot { root, entries });
+        }
+        let manifest = Manifest {
+            name: name.clone(),
+            created_unix_ms: now_ms(),
+            roots: snaps,
+            extra: extra.clone(),
+        };
+        let replaced = self.manifest_path(project, &name).exists();
+        self.write_manifest(project, &manifest)?;
+        drop(_lock);
+        let expired = self.expire(project, settings, &name)?;
+        Ok(Saved {
+            summary: summary(&manifest),
+            files_read,
+            replaced,
+            expired,
+        })
+    }
+
+    fn newest(&self, project: &Path) -> Result<Option<Manifest>, CheckpointError> {
+        Ok(self
+            .manifests(project)?
+            .into_iter()
+            .max_by_key(|m| m.created_unix_ms))
+    }
+
+    fn write_manifest(&self, project: &Path, m: &Manifest) -> Result<(), CheckpointError> {
+        use std::io::Write;
+        let dir = self.project_dir(project);
+        std::fs::create_dir_all(&dir).map_err(|e| CheckpointError::io("creating", &dir, e))?;
+        let dest = self.manifest_path(project, &m.name);
+        let tmp = dir.join(format!(".tmp-{}-{}", m.name, std::process::id()));
+        let text = serde_json::to_vec(m).map_err(|e| CheckpointError::Damaged {
+            path: dest.clone(),
+            why: e.to_string(),
+        })?;
+        let r = std::fs::File::create(&tmp).and_then(|mut f| {
+            f.write_all(&text)?;
+            f.sync_data()
+        });
+        if let Err(e) = r {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(CheckpointError::io("writing", &tmp, e));
+        }
+        std::fs::rename(&tmp, &dest).map_err(|e| CheckpointError::io("storing", &dest, e))
+    }
+
+    /// Applies retention to `project` (never removing `keep_name`), then sweeps
+    /// contents no checkpoint of any project uses.
+    fn expire(
+        &self,
+        project: &Path,
+        settings: &Settings,
+        keep_name: &str,
+    ) -> Result<Vec<String>, CheckpointError> {
+        let mut list = self.list(project)?;
+        let now = now_ms();
+        let max_age = settings.max_age_days.saturating_mul(86_400_000);
+        let mut expired = Vec::new();
+        let mut count = list.len();
+        list.retain(|s| s.name != keep_name);
+        for s in list {
+            let too_old = max_age > 0 && now.saturating_sub(s.created_unix_ms) > max_age;
+            if (count > settings.keep.max(1) || too_old) && self.delete(project, &s.name).is_ok() {
+                expired.push(s.name);
+                count -= 1;
+            }
+        }
+        if !expired.is_empty() {
+            self.sweep()?;
+        }
+        Ok(expired)
+    }
+
+    /// Removes contents no checkpoint refers to (exclusive lock: no save runs).
+    pub fn sweep(&self) -> Result<(), CheckpointError> {
+        let _lock = self.lock(true)?;
+        let mut keep = HashSet::new();
+        let projects = self.dir.join("projects");
+        for p in std::fs::read_dir(&projects).into_iter().flatten().flatten() {
+            for f in std::fs::read_dir(p.path()).into_iter().flatten().flatten() {
+                // Only manifests (a killed save's temporary file is not one).
+                let name = f.file_name();
+                let name = name.to_string_lossy();
+                if !name.ends_with(".json") || name.starts_with('.') {
+                    continue;
+                }
+                let Ok(text) = std::fs::read(f.path()) else {
+                    continue;
+                };
+                let Ok(m) = serde_json::from_slice::<Manifest>(&text) else {
+                    // A damaged manifest keeps everything: never sweep on a guess.
+                    return Ok(());
+                };
+                for e in m.roots.iter().flat_map(|r| &r.entries) {
+                    if let Kind::File { hash, .. } = &e.kind {
+                        keep.insert(hash.clone());
+                    }
+                }
+            }
+        }
+        self.objects.retain(&keep);
+        Ok(())
+    }
+}
+
+fn summary(m: &Manifest) -> Summary {
+    let (files, bytes) = m
+        .roots
+        .iter()
+        .flat_map(|r| &r.entries)
+        .fold((0, 0), |(f, b), e| match &e.kind {
+            Kind::File { size, .. } => (f + 1, b + size),
+            _ => (f, b),
+        });
+    Summary {
+        name: m.name.clone(),
+        created_unix_ms: m.created_unix_ms,
+        files,
+        bytes,
+    }
+}
