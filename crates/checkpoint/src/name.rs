@@ -20,6 +20,9 @@ pub fn check(name: &str) -> Result<(), CheckpointError> {
     if name.len() > MAX_NAME {
         return bad("it is longer than 64 characters");
     }
+    if name.contains('/') || name.contains("..") {
+        return bad("a name is not a path");
+    }
     if name.starts_with('.') || name.starts_with('-') {
         return bad("it starts with '.' or '-'");
     }

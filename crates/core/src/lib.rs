@@ -14,6 +14,7 @@ pub mod limits;
 pub mod registry;
 pub mod session;
 
+mod checkpoints;
 mod destructive;
 mod external;
 mod external_reads;
@@ -28,6 +29,7 @@ mod python_cmdline;
 mod tempdir;
 
 pub use approval::{ApprovalAnswer, ApprovalChannel, ApprovalQuestion};
+pub use checkpoints::{CheckpointFailure, CheckpointOp};
 pub use error::{Details, ErrorCode, Refusal};
 pub use io::{StreamConsumer, StreamKind};
 pub use known::KnownSource;

@@ -21,6 +21,8 @@
 mod approval_prompt;
 #[path = "safesh/cases.rs"]
 mod cases;
+#[path = "safesh/checkpoints.rs"]
+mod checkpoints;
 #[path = "safesh/cli.rs"]
 mod cli;
 #[path = "safesh/escape.rs"]

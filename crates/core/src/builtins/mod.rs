@@ -5,6 +5,7 @@
 //! To add a builtin: implement `fn(&mut Shell, &[Field]) -> Exec` in the module for its
 //! kind and add it to [`BUILTINS`].
 
+mod checkpoint;
 mod dirs;
 mod flow;
 mod read;
@@ -25,6 +26,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("break", flow::break_),
     ("builtin", wrappers::builtin),
     ("cd", dirs::cd),
+    ("checkpoint", checkpoint::checkpoint),
     ("command", wrappers::command),
     ("continue", flow::continue_),
     ("declare", vars::declare),

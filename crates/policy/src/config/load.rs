@@ -229,6 +229,18 @@ fn merge(cfg: &mut Config, l: Layer) {
     if l.mcp_token_file.is_some() {
         cfg.mcp_token_file = l.mcp_token_file;
     }
+    if let Some(x) = l.checkpoint_exclude {
+        cfg.checkpoints.exclude = x;
+    }
+    if let Some(n) = l.checkpoint_max_mb {
+        cfg.checkpoints.max_mb = n;
+    }
+    if let Some(n) = l.checkpoint_keep {
+        cfg.checkpoints.keep = n;
+    }
+    if let Some(n) = l.checkpoint_max_age_days {
+        cfg.checkpoints.max_age_days = n;
+    }
 }
 
 fn same_matcher(a: &NameMatcher, b: &NameMatcher) -> bool {

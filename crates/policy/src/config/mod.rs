@@ -476,6 +476,37 @@ pub struct Config {
     pub approvals: Vec<PreApproval>,
     /// `[mcp] http_token_file`.
     pub mcp_token_file: Option<PathBuf>,
+    /// `[checkpoints]`.
+    pub checkpoints: Checkpoints,
+}
+
+/// `[checkpoints]`: what a checkpoint leaves out and how many are kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checkpoints {
+    /// Left out of every checkpoint (`target/`: a directory of that name at any
+    /// depth; `.git/objects/`: that directory from the root; `*.log`-style names
+    /// are not globs, just names). A later layer's list replaces an earlier one.
+    pub exclude: Vec<String>,
+    /// The most MiB of regular files one checkpoint may hold.
+    pub max_mb: u64,
+    /// Checkpoints kept per project (oldest go first).
+    pub keep: u64,
+    /// Checkpoints older than this many days go (0: no age limit).
+    pub max_age_days: u64,
+}
+
+impl Default for Checkpoints {
+    fn default() -> Self {
+        Checkpoints {
+            exclude: ["target/", "node_modules/", ".git/objects/"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            max_mb: 1024,
+            keep: 50,
+            max_age_days: 30,
+        }
+    }
 }
 
 impl Config {

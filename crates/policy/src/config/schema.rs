@@ -39,7 +39,16 @@ pub(crate) const PATH: &[&str] = &["/usr/local/bin", "/usr/bin", "/bin"];
 
 const TOP: &str = "the top level";
 const TOP_KEYS: &[&str] = &[
-    "sandbox", "limits", "env", "commands", "nudge", "labels", "rule", "approval", "mcp",
+    "sandbox",
+    "limits",
+    "env",
+    "commands",
+    "nudge",
+    "labels",
+    "rule",
+    "approval",
+    "mcp",
+    "checkpoints",
 ];
 const SANDBOX_KEYS: &[&str] = &["read", "write", "path", "network", "allow_weaker"];
 pub(crate) const LIMIT_KEYS: &[&str] = &[
@@ -88,6 +97,7 @@ const WHEN_KEYS: &[(&str, &[&str])] = &[
 const WHEN_INTEGRITY: &[&str] = &["untrusted", "network", "sandboxed", "trusted"];
 const WHEN_PC: &[&str] = &["tainted", "secret", "untrusted"];
 const MCP_KEYS: &[&str] = &["http_token_file"];
+const CHECKPOINT_KEYS: &[&str] = &["exclude", "max_mb", "keep", "max_age_days"];
 
 /// One config file (or the built-in defaults), parsed and validated, before merging.
 #[derive(Debug, Default)]
@@ -105,6 +115,10 @@ pub(crate) struct Layer {
     pub rules: Vec<ExchangeRule>,
     pub approvals: Vec<PreApproval>,
     pub mcp_token_file: Option<PathBuf>,
+    pub checkpoint_exclude: Option<Vec<String>>,
+    pub checkpoint_max_mb: Option<u64>,
+    pub checkpoint_keep: Option<u64>,
+    pub checkpoint_max_age_days: Option<u64>,
 }
 
 /// The built-in defaults: read and write the working directory, the standard
@@ -176,6 +190,7 @@ pub(crate) fn builtin(opts: &LoadOptions) -> Config {
         rules: Vec::new(),
         approvals: Vec::new(),
         mcp_token_file: None,
+        checkpoints: crate::config::Checkpoints::default(),
     }
 }
 
@@ -604,6 +619,24 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
                             );
                         }
                         _ => return Err(unknown(cx, k, "[mcp]", MCP_KEYS)),
+                    }
+                }
+            }
+            "checkpoints" => {
+                const S: &str = "[checkpoints]";
+                for (k, v) in entries(as_table(cx, name, TOP, v)?) {
+                    match key_str(k) {
+                        "exclude" => {
+                            let list = as_strings(cx, "exclude", S, v)?;
+                            layer.checkpoint_exclude =
+                                Some(list.into_iter().map(|(s, _)| s).collect());
+                        }
+                        "max_mb" => layer.checkpoint_max_mb = Some(as_u64(cx, "max_mb", S, v)?),
+                        "keep" => layer.checkpoint_keep = Some(as_u64(cx, "keep", S, v)?),
+                        "max_age_days" => {
+                            layer.checkpoint_max_age_days = Some(as_u64(cx, "max_age_days", S, v)?)
+                        }
+                        _ => return Err(unknown(cx, k, S, CHECKPOINT_KEYS)),
                     }
                 }
             }

@@ -256,6 +256,19 @@ pub fn render(config: &Config) -> String {
             q(&t.to_string_lossy())
         );
     }
+    let c = &config.checkpoints;
+    let _ = writeln!(
+        out,
+        "\n[checkpoints]\nexclude = [{}]\nmax_mb = {}\nkeep = {}\nmax_age_days = {}",
+        c.exclude
+            .iter()
+            .map(|e| q(e))
+            .collect::<Vec<_>>()
+            .join(", "),
+        c.max_mb,
+        c.keep,
+        c.max_age_days
+    );
     out
 }
 

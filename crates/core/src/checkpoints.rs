@@ -1,0 +1,195 @@
+//! Checkpoints of the session's write roots ([`safesh_checkpoint`]) under the
+//! session's policy: what a checkpoint leaves out (`[checkpoints]`, protected
+//! paths, safesh's config and state, the session's `$TMPDIR`), the labels files
+//! are saved and restored with, and the destructive commit point a restore
+//! passes (audited like `rm`, asked for when its name or the PC is untrusted).
+//! Used by the `checkpoint` builtin and [`crate::Session::checkpoint`] (the faces).
+
+use crate::error::{ErrorCode, Refusal};
+use crate::interp::Shell;
+use safesh_checkpoint::{CheckpointError, Filter, SaveRequest, Settings, Store};
+use safesh_label::Label;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// One checkpoint operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckpointOp {
+    /// Save the write roots (a generated name when `None`).
+    Save(Option<String>),
+    /// Put the write roots back as checkpoint NAME saw them.
+    Restore(String),
+    /// The project's checkpoints, oldest first.
+    List,
+    /// What changed from checkpoint A to B (or to now).
+    Diff(String, Option<String>),
+    /// Remove checkpoint NAME.
+    Delete(String),
+}
+
+/// Why a checkpoint operation did not happen.
+#[derive(Clone, Debug)]
+pub enum CheckpointFailure {
+    /// Bad input (a name that is not one, no such checkpoint): a usage error.
+    Invalid(String),
+    /// A refusal (a limit, a path outside the roots, the commit point, the store).
+    Refused(Box<Refusal>),
+}
+
+impl From<Refusal> for CheckpointFailure {
+    fn from(r: Refusal) -> Self {
+        CheckpointFailure::Refused(Box::new(r))
+    }
+}
+
+fn failure(e: CheckpointError) -> CheckpointFailure {
+    let (code, suggest) = match &e {
+        CheckpointError::BadName { .. }
+        | CheckpointError::NotFound(_)
+        | CheckpointError::Exists(_) => {
+            return CheckpointFailure::Invalid(e.to_string());
+        }
+        CheckpointError::TooLarge { .. } => (
+            ErrorCode::LimitExceeded,
+            "exclude build output in [checkpoints] exclude, or ask the human to raise [checkpoints] max_mb",
+        ),
+        CheckpointError::Outside(_) => (
+            ErrorCode::PathViolation,
+            "a checkpoint is restored only inside the current write roots",
+        ),
+        _ => (ErrorCode::ExecutionError, "check safesh's state directory"),
+    };
+    Refusal::new(code, e.to_string())
+        .rule("checkpoints")
+        .suggest(suggest)
+        .into()
+}
+
+impl Shell {
+    /// Runs `op`; `words` is the label of the words that named it (a restore
+    /// from a downloaded name is decided like `rm` of one).
+    pub(crate) fn checkpoint_op(
+        &mut self,
+        op: &CheckpointOp,
+        words: &Label,
+    ) -> Result<Value, CheckpointFailure> {
+        let Some(policy) = self.shared.policy.clone() else {
+            return Err(Refusal::new(
+                ErrorCode::ExecutionError,
+                "checkpoints need a policy (its write roots)",
+            )
+            .into());
+        };
+        let config = policy.config();
+        let Some(state) = config.state_dir.clone() else {
+            return Err(Refusal::new(
+                ErrorCode::ExecutionError,
+                "checkpoints need safesh's state directory ($XDG_STATE_HOME/safesh)",
+            )
+            .rule("checkpoints")
+            .into());
+        };
+        let store = Store::open(&state).map_err(failure)?;
+        let project = config.base_dir.clone();
+        // The project's write roots: not the session's own temp dir (another
+        // process has another) nor anything of safesh's state.
+        let temp = self.shared.temp_dir.clone();
+        let roots: Vec<PathBuf> = policy
+            .write_roots()
+            .iter()
+            .filter(|r| r.is_dir())
+            .filter(|r| !temp.as_ref().is_some_and(|t| r.starts_with(t)))
+            .filter(|r| !r.starts_with(&state))
+            .cloned()
+            .collect();
+        let c = &config.checkpoints;
+        let settings = Settings {
+            exclude: c.exclude.clone(),
+            max_bytes: c.max_mb.saturating_mul(1 << 20),
+            keep: usize::try_from(c.keep).unwrap_or(usize::MAX),
+            max_age_days: c.max_age_days,
+        };
+        let home = config.home.clone();
+        let protected = move |p: &Path| {
+            p.file_name().is_some_and(|n| n == "safesh.toml")
+                || p.starts_with(&state)
+                || temp.as_ref().is_some_and(|t| p.starts_with(t))
+                || safesh_policy::paths::protected_reason(p, home.as_deref(), Some(&state))
+                    .is_some()
+        };
+        let filter = Filter {
+            exclude: &settings.exclude,
+            protected: &protected,
+        };
+        match op {
+            CheckpointOp::Save(name) => {
+                let label_of = |p: &Path| {
+                    let l = self.file_label(p);
+                    crate::flow::worth_storing(&l)
+                        .then(|| serde_json::to_string(&l).ok())
+                        .flatten()
+                };
+                let saved = store
+                    .save(
+                        &SaveRequest {
+                            project: &project,
+                            roots: &roots,
+                            name: name.as_deref(),
+                            filter: &filter,
+                            label_of: &label_of,
+                            extra: Value::Null,
+                        },
+                        &settings,
+                    )
+                    .map_err(failure)?;
+                Ok(json!(saved))
+            }
+            CheckpointOp::Restore(name) => {
+                // No such checkpoint: a usage error, not a decision.
+                store.load(&project, name).map_err(failure)?;
+                // A restore rewrites and removes files: the destructive commit
+                // point, always (so it is audited), like `rm -r` of the roots.
+                let data = words.join(&self.pc);
+                self.commit(
+                    safesh_flow::CommitPoint::Destructive {
+                        targets: vec![name.clone()],
+                        op: safesh_flow::DestructiveOp::RmR,
+                    },
+                    &data,
+                    format!("checkpoint restore {name}"),
+                    name,
+                )?;
+                let r = store
+                    .restore(&project, name, &roots, &filter)
+                    .map_err(failure)?;
+                if let Some(flow) = self.shared.flow.clone() {
+                    for (path, label) in &r.written {
+                        let label = label
+                            .as_deref()
+                            .and_then(|l| serde_json::from_str::<Label>(l).ok())
+                            .unwrap_or_else(Label::empty);
+                        if path.is_file() {
+                            flow.record_write(path, &label, false)?;
+                        }
+                    }
+                }
+                Ok(json!({
+                    "name": name,
+                    "written": r.written.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+                    "removed": r.removed,
+                    "unchanged": r.unchanged,
+                }))
+            }
+            CheckpointOp::List => Ok(json!(store.list(&project).map_err(failure)?)),
+            CheckpointOp::Diff(a, b) => Ok(json!(
+                store
+                    .diff(&project, a, b.as_deref(), &filter)
+                    .map_err(failure)?
+            )),
+            CheckpointOp::Delete(name) => {
+                store.delete(&project, name).map_err(failure)?;
+                Ok(json!({"deleted": name}))
+            }
+        }
+    }
+}
