@@ -463,6 +463,16 @@ impl Session {
         }
     }
 
+    /// A checkpoint operation on this session's write roots, as the `checkpoint`
+    /// builtin runs it (its words are the agent's: a face's arguments).
+    pub fn checkpoint(
+        &mut self,
+        op: &crate::checkpoints::CheckpointOp,
+    ) -> Result<serde_json::Value, crate::checkpoints::CheckpointFailure> {
+        self.shell.reset_request(self.request_timeout_ms);
+        self.shell.checkpoint_op(op, &Label::agent())
+    }
+
     /// The policy's pre-run verdicts on `script` without running anything
     /// (`safesh check`). A parse error is returned as the refusal it would be.
     pub fn check(&self, script: &str) -> Result<Vec<crate::precheck::Checked>, Refusal> {
