@@ -195,9 +195,24 @@ impl Shell {
             err: StageWriter::unbuffered(self.out_fd(2), cell.clone()),
         };
         let cancel = self.cancel.clone();
+        // Protected names it may create where nothing can be bound yet
+        // (protect_walk.rs): saved before, reverted after, however it ends.
+        let walk = crate::protect_walk::Walk {
+            home: policy.config().home.clone(),
+            git_program: program.file_name() == Some(std::ffi::OsStr::new("git")),
+        };
+        let snapshot = (!write_roots.is_empty())
+            .then(|| crate::protect_walk::Snapshot::take(walk, &write_roots));
         let result = safesh_sandbox::run(spec, &mut output, &|| cancel.is_cancelled());
         let _ = output.out.flush();
         let _ = output.err.flush();
+        if let Some(snapshot) = snapshot {
+            let notes = snapshot.revert(&texts[0]);
+            for n in &notes {
+                self.diag(format!("warning: {n}"));
+            }
+            crate::io::lock(&self.shared.warnings).extend(notes);
+        }
         self.status_label = cell.get();
         // Files it wrote: what it was given, its stdin, and the network if it used it
         // (a proxied run that reached no host fetched nothing) — however the run

@@ -135,6 +135,9 @@ pub struct ExecOutcome {
     pub error: Option<Refusal>,
     /// Wall time.
     pub duration_ms: u64,
+    /// Things the caller should know that are not errors (protected files an
+    /// external program wrote, reverted by safesh).
+    pub warnings: Vec<String>,
 }
 
 /// Told the host pid of a sandboxed program's pid 1 as soon as it starts.
@@ -593,6 +596,7 @@ impl Session {
         };
         let mut o = finish(&out, &err, merged, (code, status_label), result, started);
         o.error_label = error_label;
+        o.warnings = std::mem::take(&mut *crate::io::lock(&self.shell.shared.warnings));
         o
     }
 }
@@ -687,5 +691,6 @@ fn finish(
         error_label: Label::empty(),
         error,
         duration_ms: started.elapsed().as_millis() as u64,
+        warnings: Vec::new(),
     }
 }

@@ -703,6 +703,12 @@ fn handle(
         }
     };
     match resolved {
+        // An exec of the dynamic loader runs its argument without executing it
+        // (loader.rs): never, whatever the observer says (it is told, to report).
+        Resolved::File(p) if call.kind == AccessKind::Exec && crate::loader::is_loader(&p) => {
+            report(Some(&p), call.kind);
+            Answer::Fail(libc::EACCES)
+        }
         Resolved::File(p) => report(Some(&p), call.kind),
         Resolved::Dir(p) => report(Some(&p), AccessKind::MoveDir),
         Resolved::Nothing => Answer::Continue,

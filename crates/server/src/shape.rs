@@ -474,6 +474,7 @@ impl Capture {
         let dropped = *lock(&self.dropped);
         let mut warnings: Vec<String> = Vec::new();
         warnings.extend(model_exit_code(outcome, self.redaction.as_ref()).1);
+        warnings.extend(outcome.warnings.iter().cloned());
         let mut v = json!({
             "schema_version": 1,
             "exit_code": model_exit_code(outcome, self.redaction.as_ref()).0,

@@ -171,6 +171,9 @@ pub(crate) struct Shared {
     pub flow: Option<Arc<crate::flow::Flow>>,
     /// This request's own time limit (`timeout_ms`), replacing `limits.script_timeout_ms`.
     pub request_timeout_ms: Option<u64>,
+    /// Warnings for the request's result (protected files an external program
+    /// wrote and safesh reverted).
+    pub warnings: Mutex<Vec<String>>,
 }
 
 impl Shared {
@@ -196,6 +199,7 @@ impl Shared {
             temp_keep: self.temp_keep.clone(),
             flow: self.flow.clone(),
             request_timeout_ms,
+            warnings: Mutex::new(Vec::new()),
         }
     }
 
@@ -378,6 +382,7 @@ impl Shell {
                 temp_keep: None,
                 flow: None,
                 request_timeout_ms: None,
+                warnings: Mutex::new(Vec::new()),
             }),
             cancel: root,
             interrupt: None,

@@ -30,6 +30,7 @@ fn outcome() -> safesh_core::ExecOutcome {
         error_label: safesh_label::Label::empty(),
         error: None,
         duration_ms: 1,
+        warnings: Vec::new(),
     }
 }
 
