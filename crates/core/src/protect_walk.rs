@@ -27,7 +27,6 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 /// The most directories one walk visits.
 pub(crate) const MAX_DIRS: usize = 20_000;
@@ -92,7 +91,7 @@ pub(crate) struct Snapshot {
     walk: Walk,
     roots: Vec<PathBuf>,
     before: BTreeMap<PathBuf, Entry>,
-    started: SystemTime,
+    dormant: std::collections::BTreeSet<PathBuf>,
     /// False when the walk stopped at [`MAX_DIRS`].
     pub complete: bool,
 }
@@ -141,13 +140,18 @@ impl Walk {
 
     /// Every watched path under `roots`, with its metadata, in path order; and
     /// whether the walk saw everything.
-    fn find(&self, roots: &[PathBuf]) -> (BTreeMap<PathBuf, (fs::Metadata, &'static str)>, bool) {
+    fn find(&self, roots: &[PathBuf]) -> Found {
         let mut found = BTreeMap::new();
+        let mut dormant = std::collections::BTreeSet::new();
         let mut stack: Vec<PathBuf> = roots.to_vec();
         let mut visited = 0usize;
         while let Some(dir) = stack.pop() {
             if visited >= MAX_DIRS {
-                return (found, false);
+                return Found {
+                    watched: found,
+                    dormant,
+                    complete: false,
+                };
             }
             visited += 1;
             let Ok(entries) = fs::read_dir(&dir) else {
@@ -162,6 +166,10 @@ impl Walk {
                 };
                 if let Some(why) = self.watched(&path, &meta) {
                     found.insert(path.clone(), (meta.clone(), why));
+                } else if !git_dir
+                    && protected::is_git_config_member(&e.file_name().to_string_lossy())
+                {
+                    dormant.insert(path.clone());
                 }
                 if !meta.is_dir() {
                     continue;
@@ -176,13 +184,34 @@ impl Walk {
                     if info.symlink_metadata().is_ok_and(|m| m.is_dir()) {
                         stack.push(info);
                     }
-                } else if protected::is_git_config_member(&name) {
+                } else if protected::is_git_config_member(&name)
+                    || name == "modules"
+                    || name == "worktrees"
+                    || dir
+                        .file_name()
+                        .is_some_and(|n| n == "modules" || n == "worktrees")
+                {
                     stack.push(path);
                 }
             }
         }
-        (found, true)
+        Found {
+            watched: found,
+            dormant,
+            complete: true,
+        }
     }
+}
+
+/// What one walk found.
+struct Found {
+    /// Watched paths, in path order, with their metadata and why.
+    watched: BTreeMap<PathBuf, (fs::Metadata, &'static str)>,
+    /// Names git would read as configuration in directories that are not (yet)
+    /// repositories: an ordinary `config` file.
+    dormant: std::collections::BTreeSet<PathBuf>,
+    /// False when the walk stopped at [`MAX_DIRS`].
+    complete: bool,
 }
 
 /// The write roots to walk: existing directories, none beneath another.
@@ -202,11 +231,14 @@ fn walk_roots(write: &[PathBuf]) -> Vec<PathBuf> {
 impl Snapshot {
     /// Saves the protected files under the write roots `write`.
     pub(crate) fn take(walk: Walk, write: &[PathBuf]) -> Snapshot {
-        let started = SystemTime::now();
         let roots = walk_roots(write);
-        let (found, complete) = walk.find(&roots);
+        let Found {
+            watched,
+            dormant,
+            complete,
+        } = walk.find(&roots);
         let mut before = BTreeMap::new();
-        for (path, (meta, why)) in found {
+        for (path, (meta, why)) in watched {
             let saved = if meta.file_type().is_symlink() {
                 match fs::read_link(&path) {
                     Ok(t) => Saved::Link(t),
@@ -232,7 +264,7 @@ impl Snapshot {
             walk,
             roots,
             before,
-            started,
+            dormant,
             complete,
         }
     }
@@ -247,9 +279,18 @@ impl Snapshot {
                  files beyond them were not checked"
             ));
         }
-        let (now, _) = self.walk.find(&self.roots);
+        let now = self.walk.find(&self.roots).watched;
         let mut removed: Vec<PathBuf> = Vec::new();
-        for (path, (meta, why)) in &now {
+        // Markers (`HEAD`, `objects`, `refs`) last: a planted `config` goes
+        // first, and a directory without it keeps its new `HEAD`.
+        let mut order: Vec<(&PathBuf, &(fs::Metadata, &'static str))> = now.iter().collect();
+        order.sort_by_key(|(p, _)| {
+            let marker = p
+                .file_name()
+                .is_some_and(|n| n == "HEAD" || n == "objects" || n == "refs");
+            (marker, p.to_path_buf())
+        });
+        for (path, (meta, why)) in order {
             if removed.iter().any(|r| path.starts_with(r)) {
                 continue;
             }
@@ -264,13 +305,19 @@ impl Snapshot {
                     notes.push(format!("{program}: {} {}: {}", r, self.show(path), old.why));
                     removed.push(path.clone());
                 }
+                // Still protected after what was reverted before it (a member
+                // of a directory that is no longer a repository is ordinary).
+                None if fs::symlink_metadata(path)
+                    .ok()
+                    .and_then(|m| self.walk.watched(path, &m))
+                    .is_none() => {}
                 None => {
                     if is_attributes(path)
                         && driver_lines(&read_nofollow(path).unwrap_or_default()).is_empty()
                     {
                         continue;
                     }
-                    let (gone, what) = self.remove_new(path, meta);
+                    let (gone, what) = self.remove_new(path);
                     notes.push(format!(
                         "{program}: removed {} it created: {why}",
                         self.show(&gone)
@@ -311,14 +358,12 @@ impl Snapshot {
     /// that only the run turned into a repository (an ordinary `config` there
     /// before, `HEAD` new) costs the marker, not the user's file. Returns what
     /// was removed and whether it was a whole subtree.
-    fn remove_new(&self, path: &Path, meta: &fs::Metadata) -> (PathBuf, bool) {
-        let older = ctime_before(meta, self.started);
-        if older
+    fn remove_new(&self, path: &Path) -> (PathBuf, bool) {
+        if self.dormant.contains(path)
             && let Some(dir) = path.parent()
-            && dir.file_name() != Some(std::ffi::OsStr::new(".git"))
         {
             let head = dir.join("HEAD");
-            if fs::symlink_metadata(&head).is_ok_and(|m| !ctime_before(&m, self.started)) {
+            if !self.dormant.contains(&head) && fs::symlink_metadata(&head).is_ok() {
                 remove_any(&head);
                 return (head, false);
             }
@@ -374,15 +419,6 @@ impl Snapshot {
         }
         true
     }
-}
-
-fn ctime_before(m: &fs::Metadata, t: SystemTime) -> bool {
-    let c = SystemTime::UNIX_EPOCH
-        + std::time::Duration::new(
-            u64::try_from(m.ctime()).unwrap_or(0),
-            u32::try_from(m.ctime_nsec()).unwrap_or(0),
-        );
-    c < t
 }
 
 fn is_attributes(path: &Path) -> bool {
@@ -517,7 +553,20 @@ mod tests {
         w(&root.join("evil/config"), "[core]\nfsmonitor = x\n");
         let notes = snap.revert("python3");
         assert!(!root.join("evil/config").exists(), "{notes:?}");
-        assert!(root.join("evil/HEAD").exists());
+        assert!(root.join("evil/HEAD").exists(), "{notes:?}");
+    }
+
+    #[test]
+    fn an_ordinary_config_costs_the_new_marker_only() {
+        let (_d, root) = tmp();
+        w(&root.join("data/config"), "ordinary\n");
+        fs::create_dir_all(root.join("data/objects")).unwrap_or_else(|e| panic!("{e}"));
+        fs::create_dir_all(root.join("data/refs")).unwrap_or_else(|e| panic!("{e}"));
+        let snap = Snapshot::take(walk(), std::slice::from_ref(&root));
+        w(&root.join("data/HEAD"), "ref: refs/heads/main\n");
+        let notes = snap.revert("python3");
+        assert!(root.join("data/config").exists(), "{notes:?}");
+        assert!(!root.join("data/HEAD").exists(), "{notes:?}");
     }
 
     #[test]

@@ -63,15 +63,9 @@ pub const GIT_WORKTREE_FILES: &[&str] = &[".gitmodules", ".gitattributes"];
 
 /// Members of a git directory git reads as configuration or runs (a name and
 /// everything beneath it): `config`, `config.worktree` and any other `config*`
-/// are matched by prefix.
-const GIT_DIR_MEMBERS: &[&str] = &[
-    "commondir",
-    "hooks",
-    "info",
-    "modules",
-    "worktrees",
-    "gitdir",
-];
+/// are matched by prefix. `modules/X` and `worktrees/X` are git directories of
+/// their own: their members are protected the same way.
+const GIT_DIR_MEMBERS: &[&str] = &["commondir", "hooks", "info", "gitdir"];
 
 /// Why a name is protected (`None`: it is not). `home` and `state` are the
 /// configured `$HOME` and safesh's state dir.
@@ -124,15 +118,16 @@ pub fn is_repository(dir: &Path) -> bool {
 }
 
 /// True when `name` (a member of a git directory) is configuration git reads or
-/// runs: `config*`, `commondir`, `hooks`, `info`, `modules`, `worktrees`.
+/// runs: `config*`, `commondir`, `hooks`, `info`, `gitdir`.
 pub fn is_git_config_member(name: &str) -> bool {
     name.starts_with("config") || GIT_DIR_MEMBERS.contains(&name)
 }
 
 /// Why `path` is something git reads as configuration or runs: `.gitmodules`, a
 /// `.git` file or directory itself, and beneath any git directory (named `.git`,
-/// or one git would take for a repository) `config*`, `commondir`, `hooks/`,
-/// `info/`, `modules/`, `worktrees/` and `objects/info/` (alternates). Creating
+/// or one git would take for a repository, and `modules/X`, `worktrees/X`
+/// beneath one) `config*`, `commondir`, `hooks/`, `info/`, `gitdir` and
+/// `objects/info/` (alternates). Creating
 /// the last of `HEAD`/`objects`/`refs`/`commondir` that turns a directory holding
 /// such members into a repository is protected too (the order of the writes
 /// does not matter). `.gitattributes` is left to the caller: in-process it is
@@ -146,16 +141,26 @@ pub fn git_reason(path: &Path) -> Option<&'static str> {
     if name == ".git" {
         return Some("a `.git` file or directory decides which repository and config git uses");
     }
+    // Which components are git directories: `.git`, the per-submodule and
+    // per-worktree dirs beneath one (`modules/X`, `worktrees/X`), or a
+    // directory shaped like a repository (looked at only when a configuration
+    // member follows it).
     let mut dir = std::path::PathBuf::from("/");
+    let mut git_dir: Vec<bool> = Vec::with_capacity(comps.len());
     for (i, c) in comps.iter().enumerate() {
+        dir.push(c);
+        let nested = i >= 2
+            && git_dir[i - 2]
+            && matches!(comps[i - 1].to_str(), Some("modules" | "worktrees"));
+        let named = *c == ".git" || nested;
+        git_dir.push(named);
         let Some(rest) = comps.get(i + 1..).filter(|r| !r.is_empty()) else {
             break;
         };
-        dir.push(c);
         let member = rest[0].to_str().unwrap_or("");
         let config_member = is_git_config_member(member)
             || (member == "objects" && rest.get(1).is_some_and(|n| *n == "info"));
-        if config_member && (*c == ".git" || is_repository(&dir)) {
+        if config_member && (named || is_repository(&dir)) {
             return Some(match member {
                 "hooks" => "git hooks run code on the next git command",
                 "objects" => "alternates make git read objects from another repository",
@@ -232,6 +237,9 @@ mod tests {
         assert!(p("/p/sub/.git").is_some());
         assert!(p("/p/.gitmodules").is_some());
         assert!(p("/p/.git/HEAD").is_none());
+        assert!(p("/p/.git/modules/sub/HEAD").is_none());
+        assert!(p("/p/.git/modules/sub/objects/ab/cd").is_none());
+        assert!(p("/p/.git/worktrees/w/index").is_none());
         assert!(p("/p/.git/index").is_none());
         assert!(p("/p/.git/objects/ab/cdef").is_none());
         assert!(p("/p/.git/refs/heads/main").is_none());
