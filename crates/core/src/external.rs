@@ -159,6 +159,11 @@ impl Shell {
         let hidden = HiddenFiles::note(&hide);
         // What it reads by itself joins `cell` as it happens (external_reads.rs).
         let reads = self.read_labels(program, argv, &profile, &tmp_dir, &cell, &hide);
+        let bound_read_only: Vec<PathBuf> = profile
+            .protect
+            .iter()
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+            .collect();
         let spec = safesh_sandbox::Spec {
             program: program.to_path_buf(),
             argv: texts.clone(),
@@ -200,6 +205,7 @@ impl Shell {
         let walk = crate::protect_walk::Walk {
             home: policy.config().home.clone(),
             git_program: program.file_name() == Some(std::ffi::OsStr::new("git")),
+            bound: bound_read_only,
         };
         let snapshot = (!write_roots.is_empty())
             .then(|| crate::protect_walk::Snapshot::take(walk, &write_roots));

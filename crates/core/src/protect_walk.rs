@@ -83,6 +83,9 @@ pub(crate) struct Walk {
     pub home: Option<PathBuf>,
     /// The program is git itself: its own writes to the git list are allowed.
     pub git_program: bool,
+    /// Paths the sandbox binds read-only: the program cannot change them, and a
+    /// change seen there is the human's own (never reverted).
+    pub bound: Vec<PathBuf>,
 }
 
 /// The protected files under the write roots before a run.
@@ -112,6 +115,9 @@ fn driver_lines(bytes: &[u8]) -> Vec<String> {
 impl Walk {
     /// Why the walk watches `path` (`None`: it does not).
     fn watched(&self, path: &Path, meta: &fs::Metadata) -> Option<&'static str> {
+        if self.bound.iter().any(|b| path.starts_with(b)) {
+            return None;
+        }
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if name == "safesh.toml" {
             return None;
@@ -498,6 +504,7 @@ mod tests {
         Walk {
             home: None,
             git_program: false,
+            bound: Vec::new(),
         }
     }
 
@@ -576,6 +583,7 @@ mod tests {
             Walk {
                 home: None,
                 git_program: true,
+                bound: Vec::new(),
             },
             std::slice::from_ref(&root),
         );
