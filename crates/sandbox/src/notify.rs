@@ -713,6 +713,12 @@ fn handle(
         Resolved::Dir(p) => report(Some(&p), AccessKind::MoveDir),
         Resolved::Nothing => Answer::Continue,
         Resolved::Fails(e) => Answer::Fail(e),
+        // An exec of a file this side cannot name could be the loader: refused
+        // (the observer still hears of it).
+        Resolved::Unknown if call.kind == AccessKind::Exec => {
+            report(None, call.kind);
+            Answer::Fail(libc::EACCES)
+        }
         Resolved::Unknown => report(None, call.kind),
     }
 }
