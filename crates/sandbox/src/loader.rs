@@ -56,7 +56,8 @@ fn host_loaders() -> &'static [(PathBuf, u64)] {
             .filter_map(|p| crate::realpath::canonicalize(&p).ok())
             .filter_map(|p| {
                 let m = std::fs::metadata(&p).ok()?;
-                m.is_file().then(|| (p, m.len()))
+                let len = m.len();
+                m.is_file().then_some((p, len))
             })
             .collect();
         v.sort();
