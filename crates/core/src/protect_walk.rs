@@ -114,7 +114,7 @@ fn driver_lines(bytes: &[u8]) -> Vec<String> {
 
 impl Walk {
     /// Why the walk watches `path` (`None`: it does not).
-    fn watched(&self, path: &Path, meta: &fs::Metadata) -> Option<&'static str> {
+    fn watched(&self, path: &Path, is_dir: bool) -> Option<&'static str> {
         if self.bound.iter().any(|b| path.starts_with(b)) {
             return None;
         }
@@ -123,7 +123,7 @@ impl Walk {
             return None;
         }
         if name == ".gitattributes" {
-            return (!self.git_program && !meta.is_dir()).then_some(
+            return (!self.git_program && !is_dir).then_some(
                 "git attributes can name filter, diff and merge drivers that run programs",
             );
         }
@@ -138,7 +138,7 @@ impl Walk {
         }
         // A `.git` directory is walked into (its members are watched); a `.git`
         // file or symlink points git at another repository.
-        if name == ".git" && meta.is_dir() {
+        if name == ".git" && is_dir {
             return None;
         }
         protected::git_reason(path)
@@ -163,21 +163,36 @@ impl Walk {
             let Ok(entries) = fs::read_dir(&dir) else {
                 continue;
             };
+            // The entry types come with the listing (no `stat` per entry): a
+            // `stat` only for what is watched (its stamp).
+            let entries: Vec<(fs::DirEntry, bool)> = entries
+                .flatten()
+                .filter_map(|e| {
+                    let ft = e.file_type().ok()?;
+                    Some((e, ft.is_dir()))
+                })
+                .collect();
+            let has = |n: &str, dir_only: bool| {
+                entries
+                    .iter()
+                    .any(|(e, d)| e.file_name() == n && (!dir_only || *d))
+            };
             let git_dir = dir.file_name() == Some(std::ffi::OsStr::new(".git"))
-                || protected::is_repository(&dir);
-            for e in entries.flatten() {
+                || (has("HEAD", false)
+                    && (has("commondir", false) || (has("objects", true) && has("refs", true))));
+            for (e, is_dir) in entries {
                 let path = e.path();
-                let Ok(meta) = fs::symlink_metadata(&path) else {
-                    continue;
-                };
-                if let Some(why) = self.watched(&path, &meta) {
-                    found.insert(path.clone(), (meta.clone(), why));
+                if let Some(why) = self.watched(&path, is_dir) {
+                    let Ok(meta) = fs::symlink_metadata(&path) else {
+                        continue;
+                    };
+                    found.insert(path.clone(), (meta, why));
                 } else if !git_dir
                     && protected::is_git_config_member(&e.file_name().to_string_lossy())
                 {
                     dormant.insert(path.clone());
                 }
-                if !meta.is_dir() {
+                if !is_dir {
                     continue;
                 }
                 let name = e.file_name();
@@ -315,7 +330,7 @@ impl Snapshot {
                 // of a directory that is no longer a repository is ordinary).
                 None if fs::symlink_metadata(path)
                     .ok()
-                    .and_then(|m| self.walk.watched(path, &m))
+                    .and_then(|m| self.walk.watched(path, m.is_dir()))
                     .is_none() => {}
                 None => {
                     if is_attributes(path)
