@@ -541,3 +541,26 @@ fn benign_git_workflow_works_and_reads_of_another_repository_are_not_writes() {
     assert!(o.status.success(), "git status: {o:?}");
     assert!(!marker(&p).exists());
 }
+
+#[test]
+fn git_checking_out_a_crafted_envrc_has_it_removed() {
+    // git may write its own files, but a start-up file git checks out from a
+    // commit the agent crafted (plumbing, no in-process write of `.envrc`) is
+    // still a start-up file.
+    let p = project();
+    let id = "-c user.name=a -c user.email=a@example.com";
+    let (r, v) = p.run_json(&format!(
+        "git init -q -b main w && cd w && echo a > a.txt && git add a.txt && git {id} commit -qm one \
+         && blob=$(printf 'touch pwned\\n' | git hash-object -w --stdin) \
+         && git update-index --add --cacheinfo \"100644,$blob,.envrc\" \
+         && git {id} commit -qm two && git branch -q old HEAD~1 && git switch -q old \
+         && git switch -q - && echo done"
+    ));
+    assert_eq!(v["exit_code"], 0, "{}", r.dump());
+    assert_warned(&v, &r, &["w/.envrc"]);
+    assert_gone(&p, &["w/.envrc"], &r);
+    // Control: the ordinary file git checked out and its repository stay.
+    for f in ["w/a.txt", "w/.git/config", "w/.git/HEAD"] {
+        p.assert_present(f, &r);
+    }
+}
