@@ -94,9 +94,10 @@ pub fn reason(path: &Path, home: Option<&Path>, state: Option<&Path>) -> Option<
 /// Why `path` is user configuration under `home`.
 pub fn home_reason(path: &Path, home: Option<&Path>) -> Option<&'static str> {
     let home = home?;
-    HOME_PATHS
-        .iter()
-        .any(|p| path.starts_with(home.join(p)))
+    // `$HOME` as configured and as resolved (a symlinked home).
+    let real = std::fs::canonicalize(home).ok();
+    let under = |h: &Path| HOME_PATHS.iter().any(|p| path.starts_with(h.join(p)));
+    (under(home) || real.as_deref().is_some_and(under))
         .then_some("user configuration that runs code or grants access is protected")
 }
 
@@ -262,6 +263,19 @@ mod tests {
         assert!(git_reason(&evil.join("config")).is_some());
         assert!(git_reason(&evil.join("hooks/fsmonitor")).is_some());
         assert!(git_reason(&evil.join("description")).is_none());
+    }
+
+    #[test]
+    fn home_configuration_by_its_resolved_path() {
+        let d = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let real = std::fs::canonicalize(d.path()).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir(real.join("h")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(real.join("h"), real.join("link"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let home = real.join("link");
+        assert!(home_reason(&real.join("h/.config/git/config"), Some(&home)).is_some());
+        assert!(home_reason(&home.join(".config/autostart/x.desktop"), Some(&home)).is_some());
+        assert!(home_reason(&real.join("h/.config/app/x"), Some(&home)).is_none());
     }
 
     #[test]
