@@ -204,7 +204,14 @@ impl Shell {
         // (protect_walk.rs): saved before, reverted after, however it ends.
         let walk = crate::protect_walk::Walk {
             home: policy.config().home.clone(),
-            git_program: program.file_name() == Some(std::ffi::OsStr::new("git")),
+            // git itself: named so, and not a file the agent could have written.
+            git_program: program.file_name() == Some(std::ffi::OsStr::new("git"))
+                && std::fs::canonicalize(program).is_ok_and(|real| {
+                    !write_roots
+                        .iter()
+                        .filter_map(|w| std::fs::canonicalize(w).ok())
+                        .any(|w| real.starts_with(w))
+                }),
             bound: bound_read_only,
         };
         let snapshot = (!write_roots.is_empty())
