@@ -333,8 +333,7 @@ impl Snapshot {
                     .and_then(|m| self.walk.watched(path, m.is_dir()))
                     .is_none() => {}
                 None => {
-                    if is_attributes(path)
-                        && driver_lines(&read_nofollow(path).unwrap_or_default()).is_empty()
+                    if is_attributes(path) && attribute_drivers(path).is_some_and(|d| d.is_empty())
                     {
                         continue;
                     }
@@ -357,6 +356,14 @@ impl Snapshot {
             }
             let same = fs::symlink_metadata(path).is_ok_and(|m| Stamp::of(&m) == old.stamp);
             if same || matches!(old.saved, Saved::Dir) && path.is_dir() {
+                continue;
+            }
+            // Removed along with its directory (`rm -rf vendor`): nothing was
+            // planted, and a skeleton directory would only get in the way.
+            if path
+                .parent()
+                .is_some_and(|d| fs::symlink_metadata(d).is_err())
+            {
                 continue;
             }
             let r = self.restore(path, old);
@@ -446,10 +453,19 @@ fn is_attributes(path: &Path) -> bool {
     path.file_name() == Some(std::ffi::OsStr::new(".gitattributes"))
 }
 
+/// The driver lines of a `.gitattributes` file (`None`: not a regular file, or
+/// too large to read whole — counted as naming drivers).
+fn attribute_drivers(path: &Path) -> Option<Vec<String>> {
+    let bytes = read_nofollow(path)?;
+    (bytes.len() as u64 <= MAX_SAVED).then(|| driver_lines(&bytes))
+}
+
 /// True when a changed `.gitattributes` names the same drivers as before.
 fn same_drivers(old: &Saved, path: &Path) -> bool {
-    match (old, read_nofollow(path)) {
-        (Saved::File(Some(before)), Some(now)) => driver_lines(before) == driver_lines(&now),
+    match (old, attribute_drivers(path)) {
+        (Saved::File(Some(before)), Some(now)) => {
+            before.len() as u64 <= MAX_SAVED && driver_lines(before) == now
+        }
         _ => false,
     }
 }
@@ -563,6 +579,35 @@ mod tests {
         w(&root.join("sub/.gitattributes"), "*.c filter=evil\n");
         assert_eq!(snap.revert("python3").len(), 1);
         assert!(!root.join("sub/.gitattributes").exists());
+    }
+
+    #[test]
+    fn attributes_that_cannot_be_read_whole_count_as_drivers() {
+        let (_d, root) = tmp();
+        w(&root.join("evil.txt"), "* filter=evil\n");
+        let snap = Snapshot::take(walk(), std::slice::from_ref(&root));
+        std::os::unix::fs::symlink("evil.txt", root.join(".gitattributes"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut big = "#".repeat(MAX_SAVED as usize + 10);
+        big.push_str("\n* filter=evil\n");
+        w(&root.join("sub/.gitattributes"), &big);
+        let notes = snap.revert("python3");
+        assert!(
+            root.join(".gitattributes").symlink_metadata().is_err(),
+            "{notes:?}"
+        );
+        assert!(!root.join("sub/.gitattributes").exists(), "{notes:?}");
+        assert!(root.join("evil.txt").exists());
+    }
+
+    #[test]
+    fn a_file_removed_with_its_directory_stays_removed() {
+        let (_d, root) = tmp();
+        w(&root.join("vendor/x/.envrc"), "theirs\n");
+        let snap = Snapshot::take(walk(), std::slice::from_ref(&root));
+        fs::remove_dir_all(root.join("vendor")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(snap.revert("python3").is_empty());
+        assert!(!root.join("vendor").exists());
     }
 
     #[test]
