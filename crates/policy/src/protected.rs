@@ -165,6 +165,10 @@ pub fn git_reason(path: &Path) -> Option<&'static str> {
             return Some(match member {
                 "hooks" => "git hooks run code on the next git command",
                 "objects" => "alternates make git read objects from another repository",
+                "commondir" | "gitdir" => {
+                    "it points git at another repository, whose config git then runs"
+                }
+                "info" => "git reads info/ (attributes, exclude) as configuration",
                 _ => "git's config can make git run programs",
             });
         }
