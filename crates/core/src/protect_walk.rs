@@ -28,8 +28,9 @@ use std::fs;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-/// The most directories one walk visits.
-pub(crate) const MAX_DIRS: usize = 20_000;
+/// The most directories one walk visits (the secret scan's 20,000 would be too
+/// few here: a program could make that many to hide a name past them).
+pub(crate) const MAX_DIRS: usize = 100_000;
 /// The largest protected file whose bytes are saved (git config, hooks and
 /// rc files are far smaller).
 pub(crate) const MAX_SAVED: u64 = 1 << 20;
