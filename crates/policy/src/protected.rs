@@ -65,7 +65,17 @@ pub const GIT_WORKTREE_FILES: &[&str] = &[".gitmodules", ".gitattributes"];
 /// everything beneath it): `config`, `config.worktree` and any other `config*`
 /// are matched by prefix. `modules/X` and `worktrees/X` are git directories of
 /// their own: their members are protected the same way.
-const GIT_DIR_MEMBERS: &[&str] = &["commondir", "hooks", "info", "gitdir"];
+/// The state of a rebase or cherry-pick in progress is there too: its todo list
+/// takes `exec` lines, run by the human's `git rebase --continue`.
+const GIT_DIR_MEMBERS: &[&str] = &[
+    "commondir",
+    "hooks",
+    "info",
+    "gitdir",
+    "rebase-merge",
+    "rebase-apply",
+    "sequencer",
+];
 
 /// Why a name is protected (`None`: it is not). `home` and `state` are the
 /// configured `$HOME` and safesh's state dir.
@@ -119,7 +129,8 @@ pub fn is_repository(dir: &Path) -> bool {
 }
 
 /// True when `name` (a member of a git directory) is configuration git reads or
-/// runs: `config*`, `commondir`, `hooks`, `info`, `gitdir`.
+/// runs: `config*`, `commondir`, `hooks`, `info`, `gitdir`, and the state of a
+/// rebase or cherry-pick in progress.
 pub fn is_git_config_member(name: &str) -> bool {
     name.starts_with("config") || GIT_DIR_MEMBERS.contains(&name)
 }
@@ -169,6 +180,9 @@ pub fn git_reason(path: &Path) -> Option<&'static str> {
                     "it points git at another repository, whose config git then runs"
                 }
                 "info" => "git reads info/ (attributes, exclude) as configuration",
+                "rebase-merge" | "rebase-apply" | "sequencer" => {
+                    "a rebase's todo list runs its `exec` lines on `git rebase --continue`"
+                }
                 _ => "git's config can make git run programs",
             });
         }
@@ -239,6 +253,7 @@ mod tests {
         assert!(p("/p/.git/worktrees/w/gitdir").is_some());
         assert!(p("/p/.git/info/attributes").is_some());
         assert!(p("/p/.git/objects/info/alternates").is_some());
+        assert!(p("/p/.git/rebase-merge/git-rebase-todo").is_some());
         assert!(p("/p/sub/.git").is_some());
         assert!(p("/p/.gitmodules").is_some());
         assert!(p("/p/.git/HEAD").is_none());

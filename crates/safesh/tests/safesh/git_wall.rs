@@ -288,6 +288,7 @@ const GIT_PLANTS: &[&str] = &[
     ".git/info/attributes",
     ".git/worktrees/w/gitdir",
     ".git/worktrees/w/commondir",
+    ".git/rebase-merge/git-rebase-todo",
     "sub/.git",
     ".gitmodules",
 ];
