@@ -160,6 +160,11 @@ impl Shell {
         let hidden = HiddenFiles::note(&hide);
         // What it reads by itself joins `cell` as it happens (external_reads.rs).
         let reads = self.read_labels(program, argv, &profile, &tmp_dir, &cell, &hide);
+        let bound_read_only: Vec<PathBuf> = profile
+            .protect
+            .iter()
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+            .collect();
         let spec = safesh_sandbox::Spec {
             program: program.to_path_buf(),
             argv: texts.clone(),
@@ -196,9 +201,32 @@ impl Shell {
             err: StageWriter::unbuffered(self.out_fd(2), cell.clone()),
         };
         let cancel = self.cancel.clone();
+        // Protected names it may create where nothing can be bound yet
+        // (protect_walk.rs): saved before, reverted after, however it ends.
+        let walk = crate::protect_walk::Walk {
+            home: policy.config().home.clone(),
+            // git itself: named so, and not a file the agent could have written.
+            git_program: program.file_name() == Some(std::ffi::OsStr::new("git"))
+                && std::fs::canonicalize(program).is_ok_and(|real| {
+                    !write_roots
+                        .iter()
+                        .filter_map(|w| std::fs::canonicalize(w).ok())
+                        .any(|w| real.starts_with(w))
+                }),
+            bound: bound_read_only,
+        };
+        let snapshot = (!write_roots.is_empty())
+            .then(|| crate::protect_walk::Snapshot::take(walk, &write_roots));
         let result = safesh_sandbox::run(spec, &mut output, &|| cancel.is_cancelled());
         let _ = output.out.flush();
         let _ = output.err.flush();
+        if let Some(snapshot) = snapshot {
+            let notes = snapshot.revert(&texts[0]);
+            for n in &notes {
+                self.diag(format!("warning: {n}"));
+            }
+            crate::io::lock(&self.shared.warnings).extend(notes);
+        }
         self.status_label = cell.get();
         // Files it wrote: what it was given, its stdin, and the network if it used it
         // (a proxied run that reached no host fetched nothing) — however the run

@@ -281,6 +281,22 @@ impl safesh_sandbox::Observer for ReadLabels {
             self.cell.join(&l);
             return true;
         }
+        // The loader as a program runs what the exec allowlist forbids; the
+        // sandbox refuses the exec whatever is answered here: say why.
+        if a.kind == safesh_sandbox::AccessKind::Exec && safesh_sandbox::is_loader(path) {
+            self.refuse(
+                Refusal::new(
+                    crate::error::ErrorCode::Blocked,
+                    format!(
+                        "a program tried to start the dynamic loader {}: it would run programs that are not allowed",
+                        path.display()
+                    ),
+                )
+                .rule("blocklist.loader")
+                .suggest("run the program itself; it must be allowed in safesh.toml"),
+            );
+            return false;
+        }
         let cached = lock(&self.state).seen.get(path).cloned();
         let label = match cached {
             Some(l) => l,

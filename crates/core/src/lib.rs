@@ -25,6 +25,7 @@ mod interp;
 mod known;
 mod names;
 pub mod precheck;
+mod protect_walk;
 mod python_cmdline;
 mod tempdir;
 

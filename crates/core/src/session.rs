@@ -132,7 +132,8 @@ pub struct ExecOutcome {
     /// withholds the text when the model may not see it.
     pub error_label: Label,
     /// Notes about what safesh changed for the caller (a variable not passed to
-    /// a program, …): faces add them to the result's `warnings`.
+    /// a program, protected files an external program wrote and safesh
+    /// reverted): faces add them to the result's `warnings`.
     pub warnings: Vec<String>,
     /// The refusal that stopped the script, if any.
     pub error: Option<Refusal>,

@@ -14,6 +14,9 @@ pub enum Blocked {
     Safesh,
     /// A wrapper that would run its inner command outside safesh.
     Wrapper,
+    /// The dynamic loader: `ld.so PROGRAM` runs any program without executing
+    /// it, past the exec allowlist.
+    Loader,
 }
 
 impl Blocked {
@@ -24,6 +27,7 @@ impl Blocked {
             Blocked::Privilege => "blocklist.privilege",
             Blocked::Safesh => "blocklist.safesh",
             Blocked::Wrapper => "blocklist.wrappers",
+            Blocked::Loader => "blocklist.loader",
         }
     }
 
@@ -35,6 +39,9 @@ impl Blocked {
             Blocked::Safesh => "safesh cannot start itself (it would not be bound by this session)",
             Blocked::Wrapper => {
                 "this wrapper would run its command outside safesh (safesh does not implement it in-process)"
+            }
+            Blocked::Loader => {
+                "the dynamic loader runs the program named in its arguments, past the list of allowed programs"
             }
         }
     }
@@ -49,6 +56,7 @@ impl Blocked {
                 "use a loop: `for i in 1 2 3; do CMD; sleep 2; done`, or a background job".to_string()
             }
             Blocked::Wrapper => "run the inner command directly".to_string(),
+            Blocked::Loader => "run the program itself; it must be allowed in safesh.toml".to_string(),
         }
     }
 }
@@ -138,7 +146,17 @@ pub fn check(name: &str) -> Option<Blocked> {
         Some(Blocked::Safesh)
     } else if WRAPPERS.contains(&base) {
         Some(Blocked::Wrapper)
+    } else if is_loader_name(base) {
+        Some(Blocked::Loader)
     } else {
         None
     }
+}
+
+/// True when `base` names a dynamic loader: `ld.so`, `ld-linux-x86-64.so.2`,
+/// `ld-linux.so.2`, `ld64.so.1`, `ld-musl-x86_64.so.1`, `ld-2.31.so`.
+pub fn is_loader_name(base: &str) -> bool {
+    base.starts_with("ld.so")
+        || base.starts_with("ld64.so")
+        || (base.starts_with("ld-") && base.contains(".so"))
 }

@@ -828,7 +828,9 @@ impl Policy {
                     &real,
                     self.config.home.as_deref(),
                     self.config.state_dir.as_deref(),
-                ) {
+                )
+                .filter(|_| !named_for_reading(&real))
+                {
                     let mut r = Refusal::new(
                         ErrorCode::PathViolation,
                         format!("{candidate} is protected: {why}"),
@@ -851,6 +853,16 @@ impl Policy {
         }
         None
     }
+}
+
+/// A protected path an external program may be given by name: an existing
+/// repository (`git --git-dir=../other/.git log`) and the git worktree files
+/// (`git diff docs/.gitattributes`). The sandbox keeps them (read-only binds
+/// where they exist, the after-run walk where they do not); the argument alone
+/// says nothing about a write.
+fn named_for_reading(real: &Path) -> bool {
+    let name = real.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    (name == ".git" && real.is_dir()) || crate::protected::GIT_WORKTREE_FILES.contains(&name)
 }
 
 /// `~` and `~/x` with the configured home.

@@ -226,8 +226,12 @@ fn text(code: ErrorCode) -> Text {
             title: "a path outside the roots, or a protected path",
             meaning: "A path the command would touch lies outside the read or write roots\n\
                       (after resolving .., symlinks and ~), or is protected: safesh config\n\
-                      files, safesh state, shell rc files, .git/hooks and .git/config. rm, mv\n\
-                      and cp may only change paths inside the write roots.",
+                      files, safesh state, shell start-up files (.bashrc, .envrc, ...), user\n\
+                      configuration under ~ (.config/git, .config/autostart, ...) and what git\n\
+                      reads as configuration or runs (.git/config*, hooks, commondir, info,\n\
+                      .gitmodules, .gitattributes, a repository's config). rm, mv and cp may\n\
+                      only change paths inside the write roots. An external program that\n\
+                      creates one has it removed after it exits (the result's warnings).",
             when: "Before the script runs when the path is known in advance; when reached\n\
                    otherwise (a path from an expansion, a redirection to a computed name).",
             examples: &[

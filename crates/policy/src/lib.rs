@@ -22,6 +22,7 @@ pub mod operands;
 pub mod own;
 pub mod paths;
 pub mod profile;
+pub mod protected;
 pub mod verdict;
 pub mod wrappers;
 

@@ -322,85 +322,14 @@ fn resolve_no_magic(joined: &Path) -> PathBuf {
     out
 }
 
-/// Shell start-up files: writing one plants code in the human's next shell.
-const RC_FILES: &[&str] = &[
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".bash_aliases",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
-    ".zlogout",
-    ".kshrc",
-    ".mkshrc",
-    ".cshrc",
-    ".tcshrc",
-    ".login",
-    ".logout",
-    ".inputrc",
-    ".envrc",
-    ".xprofile",
-    ".xinitrc",
-    ".xsession",
-];
-
-/// Why a path is protected.
+/// Why a path is protected: the one list of [`crate::protected`], shared with
+/// the sandbox (read-only binds and the after-run walk).
 pub fn protected_reason(
     path: &Path,
     home: Option<&Path>,
     state: Option<&Path>,
 ) -> Option<&'static str> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if name == "safesh.toml" {
-        return Some("safesh config files can only be changed by the human");
-    }
-    if RC_FILES.contains(&name) {
-        return Some("shell start-up files would run code in the human's next shell");
-    }
-    if let Some(state) = state
-        && path.starts_with(state)
-    {
-        return Some("safesh's own state (audit log, labels, trust) cannot be written by commands");
-    }
-    if let Some(home) = home {
-        for p in [
-            ".config/safesh",
-            ".config/fish",
-            ".ssh/authorized_keys",
-            ".ssh/config",
-            ".ssh/rc",
-            ".gitconfig",
-            ".config/git",
-        ] {
-            if path.starts_with(home.join(p)) {
-                return Some("user configuration that runs code or grants access is protected");
-            }
-        }
-    }
-    let comps: Vec<&std::ffi::OsStr> = path
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(s) => Some(s),
-            _ => None,
-        })
-        .collect();
-    for (i, c) in comps.iter().enumerate() {
-        if *c == ".git" {
-            match comps.get(i + 1).and_then(|n| n.to_str()) {
-                Some("hooks") => return Some("git hooks run code on the next git command"),
-                Some("config") if i + 2 == comps.len() => {
-                    return Some("git's config can make git run programs");
-                }
-                None => return Some("git's config can make git run programs"),
-                _ => {}
-            }
-        }
-    }
-    None
+    crate::protected::reason(path, home, state)
 }
 
 /// Replaces the last component of `out` (a symlink) by its `target`: the

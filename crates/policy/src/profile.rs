@@ -141,24 +141,43 @@ impl Policy {
             if !git_writes_config {
                 push_unique(&mut p.protect, root.join(".git/config"));
             }
+            // The rest of what git reads as configuration, where it exists (git
+            // itself maintains worktrees/, modules/, info/).
+            if base != "git" {
+                for m in [
+                    "commondir",
+                    "config.worktree",
+                    "info",
+                    "modules",
+                    "worktrees",
+                    "objects/info",
+                ] {
+                    let path = root.join(".git").join(m);
+                    if path.symlink_metadata().is_ok() {
+                        push_unique(&mut p.protect, path);
+                    }
+                }
+            }
         }
         if let Some(state) = &config.state_dir {
             push_unique(&mut p.protect, state.clone());
         }
-        if let Some(home) = &config.home
+        // The one list of protected names (crate::protected): the ones that exist
+        // are bound read-only at each root (and at $HOME when a write root holds
+        // it); the ones a program creates are found and reverted by the after-run
+        // walk. git's own checkout writes `.gitattributes` / `.gitmodules`.
+        let home = config.home.as_deref();
+        let mut bind_roots = roots.clone();
+        if let Some(home) = home
             && p.write.iter().any(|w| home.starts_with(w))
         {
-            for rc in [
-                ".bashrc",
-                ".profile",
-                ".bash_profile",
-                ".zshrc",
-                ".zshenv",
-                ".config/safesh",
-                ".gitconfig",
-                ".ssh",
-            ] {
-                push_unique(&mut p.protect, home.join(rc));
+            push_unique(&mut bind_roots, home.to_path_buf());
+            // safesh's user config layer stays read-only whether it exists or not.
+            push_unique(&mut p.protect, home.join(".config/safesh"));
+        }
+        for root in &bind_roots {
+            for path in crate::protected::existing_at(root, home, base == "git") {
+                push_unique(&mut p.protect, path);
             }
         }
         p

@@ -55,6 +55,8 @@ mod flow_sound;
 mod flow_store;
 #[path = "safesh/flow_support.rs"]
 mod flow_support;
+#[path = "safesh/git_wall.rs"]
+mod git_wall;
 #[path = "safesh/hardening.rs"]
 mod hardening;
 #[path = "safesh/policy_attacks.rs"]

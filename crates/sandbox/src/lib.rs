@@ -68,6 +68,7 @@ mod cgroup;
 mod child;
 mod exec;
 mod landlock;
+mod loader;
 mod net;
 mod notify;
 mod notify_resolve;
@@ -80,6 +81,7 @@ mod seccomp;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use loader::is_loader;
 pub use notify::{Access, AccessKind, Observed, Observer, available as reads_observable};
 pub use probe::{Capabilities, Feature, probe};
 pub use realpath::canonicalize;

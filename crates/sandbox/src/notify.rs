@@ -703,10 +703,22 @@ fn handle(
         }
     };
     match resolved {
+        // An exec of the dynamic loader runs its argument without executing it
+        // (loader.rs): never, whatever the observer says (it is told, to report).
+        Resolved::File(p) if call.kind == AccessKind::Exec && crate::loader::is_loader(&p) => {
+            report(Some(&p), call.kind);
+            Answer::Fail(libc::EACCES)
+        }
         Resolved::File(p) => report(Some(&p), call.kind),
         Resolved::Dir(p) => report(Some(&p), AccessKind::MoveDir),
         Resolved::Nothing => Answer::Continue,
         Resolved::Fails(e) => Answer::Fail(e),
+        // An exec of a file this side cannot name could be the loader: refused
+        // (the observer still hears of it).
+        Resolved::Unknown if call.kind == AccessKind::Exec => {
+            report(None, call.kind);
+            Answer::Fail(libc::EACCES)
+        }
         Resolved::Unknown => report(None, call.kind),
     }
 }

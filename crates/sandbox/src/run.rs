@@ -293,6 +293,13 @@ pub fn run(
 ) -> Result<Outcome, SandboxError> {
     let start = Instant::now();
     let mut warnings = Vec::new();
+    // The loader runs whatever it is given, past the execute right (loader.rs).
+    if crate::loader::is_loader(&abs(&spec.program, &spec.cwd)) {
+        return Err(SandboxError::Spawn(format!(
+            "{} is the dynamic loader: it would run programs the run may not execute",
+            spec.program.display()
+        )));
+    }
 
     let abi = landlock::abi_version();
     if abi == 0 {

