@@ -296,18 +296,24 @@ impl UtilCtx<'_> {
 
 /// Opens `path` (absolute) for reading through `host`: one of the script's
 /// descriptors ([`Host::open_descriptor`]), or a file checked (and its label
-/// recorded) by [`Host::check_read`] and opened by name.
+/// recorded) by [`Host::check_read`] and opened by
+/// [`crate::open::open_decided`]: when a symlink on the way makes the file
+/// opened another than the name says, that file's canonical path is checked
+/// (and labeled) too, and a flip after the check cannot change what is opened.
 pub fn open_read(host: &dyn Host, path: &Path) -> io::Result<File> {
     if let Some(f) = host.open_descriptor(path, false) {
         return f;
     }
     host.check_read(path)?;
-    crate::open::open_path(path, libc::O_RDONLY, 0)
+    crate::open::open_decided(path, libc::O_RDONLY, 0, |real| host.check_read(real))
 }
 
 /// Opens `path` (absolute) for writing through `host`: one of the script's
 /// descriptors ([`Host::open_descriptor`]; `mode` does not apply to a stream),
-/// or a file allowed by [`Host::check_write`] and opened by name.
+/// or a file allowed by [`Host::check_write`] and opened by
+/// [`crate::open::open_decided`] (the file actually opened is allowed too: a
+/// protected name or a path outside the roots reached through a symlink is
+/// refused, whenever the symlink was flipped).
 pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<File> {
     if let Some(f) = host.open_descriptor(path, true) {
         return f;
@@ -320,7 +326,39 @@ pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<F
             WriteMode::Append => libc::O_APPEND,
             WriteMode::CreateNew => libc::O_EXCL,
         };
-    crate::open::open_path(path, flags, 0o666)
+    crate::open::open_decided(path, flags, 0o666, |real| host.check_write(real))
+}
+
+/// Resolves `path` (absolute) for a change that does not follow its final
+/// name (remove, rename, mkdir, link, set times) or, with `follow`, does
+/// (chmod): the name is checked by [`Host::check_write`], and so is the
+/// canonical path of the entry the walk reached when a symlink on the way makes
+/// it another. The [`crate::beneath::Entry`] acts on that entry only.
+pub fn resolve_write(
+    host: &dyn Host,
+    path: &Path,
+    follow: bool,
+) -> io::Result<crate::beneath::Entry> {
+    host.check_write(path)?;
+    let entry = crate::beneath::resolve(path, follow)?;
+    if entry.real() != crate::beneath::lexical(path) {
+        host.check_write(entry.real())?;
+    }
+    Ok(entry)
+}
+
+/// [`resolve_write`] for reading (`cp` of a symlink, `readlink`).
+pub fn resolve_read(
+    host: &dyn Host,
+    path: &Path,
+    follow: bool,
+) -> io::Result<crate::beneath::Entry> {
+    host.check_read(path)?;
+    let entry = crate::beneath::resolve(path, follow)?;
+    if entry.real() != crate::beneath::lexical(path) {
+        host.check_read(entry.real())?;
+    }
+    Ok(entry)
 }
 
 /// The C library's wording for an I/O error (`No such file or directory`), without

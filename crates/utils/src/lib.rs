@@ -15,6 +15,7 @@
 //! and add it to that crate's `UTILS`.
 
 pub mod args;
+pub mod beneath;
 pub mod ctx;
 pub mod open;
 pub mod posix_regex;
@@ -22,7 +23,7 @@ pub mod testing;
 
 pub use ctx::{
     Egress, Env, Host, Interrupt, ShellString, UtilCtx, UtilResult, WriteMode, io_error_text,
-    open_read, open_write,
+    open_read, open_write, resolve_read, resolve_write,
 };
 
 /// The signature every in-process utility has.
