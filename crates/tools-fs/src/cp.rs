@@ -168,7 +168,11 @@ pub(crate) fn copy_one(
             }
             Some(_) => {}
             None => {
-                if let Err(e) = ctx.check_write(&dfull).and_then(std::fs::create_dir) {
+                // Made in the directory checked (no symlink followed by name).
+                if let Err(e) = ctx
+                    .resolve_write(&dfull, false)
+                    .and_then(|e| e.create_dir(0o777))
+                {
                     ctx.warn_io(format_args!("cannot create directory {}", quote(&ds)), &e);
                     return Ok(false);
                 }
@@ -207,7 +211,9 @@ pub(crate) fn copy_one(
         } else {
             dmeta.as_ref().map_or(0o755, |m| m.mode() & 0o7777)
         };
-        let _ = std::fs::set_permissions(&dfull, std::fs::Permissions::from_mode(mode));
+        let _ = ctx
+            .resolve_write(&dfull, true)
+            .and_then(|e| e.set_mode(mode));
         if o.preserve {
             preserve_times(&dfull, &smeta);
         }
@@ -237,12 +243,13 @@ pub(crate) fn copy_one(
         }
     }
     if smeta.file_type().is_symlink() {
-        let r = std::fs::read_link(&sfull).and_then(|t| {
-            let full = ctx.check_write(&dfull)?;
+        let r = safesh_utils::resolve_read(ctx.host, &sfull, false).and_then(|from| {
+            let t = from.read_link()?;
+            let to = ctx.resolve_write(&dfull, false)?;
             if dmeta.is_some() {
-                std::fs::remove_file(&full)?;
+                to.remove(false)?;
             }
-            std::os::unix::fs::symlink(t, full)
+            to.symlink(&t)
         });
         if let Err(e) = r {
             ctx.warn_io(
@@ -258,7 +265,7 @@ pub(crate) fn copy_one(
                 Ok(f) => f,
                 Err(e) if o.force && dmeta.is_some() => {
                     let _ = e;
-                    std::fs::remove_file(&dfull)?;
+                    ctx.resolve_write(&dfull, false)?.remove(false)?;
                     ctx.create(&dfull, WriteMode::Truncate)?
                 }
                 Err(e) => return Err(e),

@@ -187,6 +187,11 @@ impl Entry {
         self.id.is_some()
     }
 
+    /// The entry's `st_mode` (type and permission bits) when it was resolved.
+    pub fn mode(&self) -> Option<u32> {
+        self.id.map(|(_, _, mode)| mode)
+    }
+
     /// True when the entry was a directory when it was resolved.
     pub fn is_dir(&self) -> bool {
         self.id
@@ -343,17 +348,8 @@ impl Entry {
     }
 
     /// Sets the entry's access and modification times (`utimensat` without
-    /// following the name; `None` is `UTIME_NOW`, as `touch` does).
-    pub fn set_times(
-        &self,
-        atime: Option<libc::timespec>,
-        mtime: Option<libc::timespec>,
-    ) -> io::Result<()> {
-        let now = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: libc::UTIME_NOW,
-        };
-        let times = [atime.unwrap_or(now), mtime.unwrap_or(now)];
+    /// following the name: the entry is what was resolved).
+    pub fn set_times(&self, times: [libc::timespec; 2]) -> io::Result<()> {
         // SAFETY: a held directory fd, a NUL-terminated name, two timespecs.
         cvt(unsafe {
             libc::utimensat(

@@ -268,6 +268,16 @@ impl UtilCtx<'_> {
         Ok(path)
     }
 
+    /// Resolves `p` for a change ([`resolve_write`]): the name and the entry
+    /// actually reached are checked; the entry acts on that one only.
+    pub fn resolve_write(
+        &self,
+        p: impl AsRef<Path>,
+        follow: bool,
+    ) -> io::Result<crate::beneath::Entry> {
+        resolve_write(self.host, &self.resolve(p), follow)
+    }
+
     /// Writes `name: msg\n` to stderr (GNU style), ignoring write errors.
     pub fn warn(&mut self, msg: impl std::fmt::Display) {
         let name = self.name().to_string();
