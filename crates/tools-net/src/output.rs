@@ -5,7 +5,6 @@
 use crate::error::NetError;
 use reqwest::blocking::Response;
 use safesh_utils::{UtilCtx, WriteMode};
-use std::fs::File;
 use std::io::Write;
 
 /// The destination of one transfer.
@@ -19,7 +18,7 @@ pub enum Sink {
         /// Make missing parent directories (`--create-dirs`).
         create_dirs: bool,
         /// The open file.
-        file: Option<File>,
+        file: Option<safesh_utils::WriteFile>,
     },
 }
 

@@ -32,6 +32,9 @@ pub enum WriteMode {
     CreateNew,
 }
 
+/// [`Host::memory_budget`] of a host without limits of its own.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 256 << 20;
+
 /// [`Host::max_field_bytes`] of a host without limits of its own.
 pub const DEFAULT_MAX_FIELD_BYTES: usize = 64 << 20;
 
@@ -120,6 +123,23 @@ pub trait Host: Send + Sync {
     /// aborts the whole process, server included).
     fn max_field_bytes(&self) -> usize {
         DEFAULT_MAX_FIELD_BYTES
+    }
+    /// The file size limit of in-process writes (`[limits] file_size_mb`):
+    /// every file a utility opens for writing ([`open_write`]) is bound by it.
+    /// `None` (the default): no limit.
+    fn file_limit(&self) -> Option<crate::wfile::FileLimit> {
+        None
+    }
+    /// The memory a utility that holds its input (`sort`) may use for it before
+    /// it spills to disk: a share of `[limits] memory_mb`.
+    fn memory_budget(&self) -> u64 {
+        DEFAULT_MEMORY_BUDGET
+    }
+    /// A disk-backed directory where a utility may put temporary files that are
+    /// safesh's, not the script's (`sort`'s spilled runs): never RAM-backed.
+    /// `None`: none known (the utility keeps its data in memory).
+    fn spill_dir(&self) -> Option<PathBuf> {
+        None
     }
     /// Called when a network utility receives a response from `host`: what it
     /// prints or writes from then on is labeled with that origin (low integrity).
@@ -233,8 +253,9 @@ impl UtilCtx<'_> {
         Ok(buf)
     }
 
-    /// Opens a file for writing (relative to cwd) after the host allowed it.
-    pub fn create(&self, p: impl AsRef<Path>, mode: WriteMode) -> io::Result<File> {
+    /// Opens a file for writing (relative to cwd) after the host allowed it;
+    /// writes are bound by the host's file size limit.
+    pub fn create(&self, p: impl AsRef<Path>, mode: WriteMode) -> io::Result<crate::WriteFile> {
         open_write(self.host, &self.resolve(p), mode)
     }
 
@@ -324,9 +345,12 @@ pub fn open_read(host: &dyn Host, path: &Path) -> io::Result<File> {
 /// [`crate::open::open_decided`] (the file actually opened is allowed too: a
 /// protected name or a path outside the roots reached through a symlink is
 /// refused, whenever the symlink was flipped).
-pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<File> {
+///
+/// Writes to the file are bound by [`Host::file_limit`].
+pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<crate::WriteFile> {
+    let append = mode == WriteMode::Append;
     if let Some(f) = host.open_descriptor(path, true) {
-        return f;
+        return f.map(|f| crate::WriteFile::new(f, append, None));
     }
     host.check_write(path)?;
     let flags = libc::O_WRONLY
@@ -337,6 +361,7 @@ pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<F
             WriteMode::CreateNew => libc::O_EXCL,
         };
     crate::open::open_decided(path, flags, 0o666, |real| host.check_write(real))
+        .map(|f| crate::WriteFile::new(f, append, host.file_limit()))
 }
 
 /// Resolves `path` (absolute) for a change that does not follow its final

@@ -168,7 +168,8 @@ impl Shell {
                 if creates {
                     self.record_name(&path, &name_label.join(&self.pc));
                 }
-                Ok(Ok(Fd::Out(Sink::recorded_file(f, record))))
+                let limit = self.file_limit().map(|l| (l, append));
+                Ok(Ok(Fd::Out(Sink::recorded_file(f, record, limit))))
             }
             Err(e) => {
                 self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
