@@ -122,7 +122,9 @@ pub fn ln(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 status = 1;
                 continue;
             }
-            let _ = ctx.resolve_write(&full, false).and_then(|e| e.remove(false));
+            let _ = ctx
+                .resolve_write(&full, false)
+                .and_then(|e| e.remove(false));
         }
         let target = if symbolic && p.has("r") {
             relative_target(ctx, &src, &dst_s)
@@ -135,8 +137,7 @@ pub fn ln(ctx: &mut UtilCtx<'_>) -> UtilResult {
             if symbolic {
                 to.symlink(std::ffi::OsStr::new(&target))
             } else {
-                safesh_utils::resolve_read(ctx.host, &ctx.resolve(&src), false)?
-                    .hard_link_to(&to)
+                safesh_utils::resolve_read(ctx.host, &ctx.resolve(&src), false)?.hard_link_to(&to)
             }
         });
         match r {

@@ -235,11 +235,13 @@ impl Entry {
                     Some(libc::EEXIST | libc::ELOOP | libc::ENOENT)
                 ) && (self.id.is_some() || flags & libc::O_CREAT != 0) =>
             {
-                return Err(if e.raw_os_error() == Some(libc::ENOENT) && self.id.is_none() {
-                    e
-                } else {
-                    changed()
-                });
+                return Err(
+                    if e.raw_os_error() == Some(libc::ENOENT) && self.id.is_none() {
+                        e
+                    } else {
+                        changed()
+                    },
+                );
             }
             Err(e) => return Err(e),
         };
@@ -252,7 +254,10 @@ impl Entry {
         if on_procfs(fd.as_raw_fd()) {
             return Err(io::Error::new(
                 io::ErrorKind::PermissionDenied,
-                format!("{}: files under /proc cannot be opened", self.real.display()),
+                format!(
+                    "{}: files under /proc cannot be opened",
+                    self.real.display()
+                ),
             ));
         }
         let file = File::from(fd);
@@ -312,7 +317,11 @@ impl Entry {
 
     /// Reads the entry's symlink target.
     pub fn read_link(&self) -> io::Result<OsString> {
-        let fd = open_at(self.dir.as_raw_fd(), &self.name, libc::O_PATH | libc::O_NOFOLLOW)?;
+        let fd = open_at(
+            self.dir.as_raw_fd(),
+            &self.name,
+            libc::O_PATH | libc::O_NOFOLLOW,
+        )?;
         read_link(fd.as_raw_fd())
     }
 
@@ -321,7 +330,11 @@ impl Entry {
     /// held (`O_PATH | O_NOFOLLOW`, same inode as resolved) and changed through
     /// its descriptor.
     pub fn set_mode(&self, mode: libc::mode_t) -> io::Result<()> {
-        let fd = open_at(self.dir.as_raw_fd(), &self.name, libc::O_PATH | libc::O_NOFOLLOW)?;
+        let fd = open_at(
+            self.dir.as_raw_fd(),
+            &self.name,
+            libc::O_PATH | libc::O_NOFOLLOW,
+        )?;
         let st = fstat(fd.as_raw_fd())?;
         if let Some((dev, ino, _)) = self.id
             && (st.st_dev != dev || st.st_ino != ino)
@@ -363,7 +376,11 @@ impl Entry {
 
     /// The entry's metadata, without following its name.
     pub fn metadata(&self) -> io::Result<libc::stat> {
-        let fd = open_at(self.dir.as_raw_fd(), &self.name, libc::O_PATH | libc::O_NOFOLLOW)?;
+        let fd = open_at(
+            self.dir.as_raw_fd(),
+            &self.name,
+            libc::O_PATH | libc::O_NOFOLLOW,
+        )?;
         fstat(fd.as_raw_fd())
     }
 }
@@ -538,7 +555,10 @@ mod tests {
         let _ = std::fs::write(&f, "other");
         let r = e.open(libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC, 0o644);
         assert!(r.as_ref().is_err_and(is_changed), "{r:?}");
-        assert_eq!(std::fs::read_to_string(&outside).ok().as_deref(), Some("out"));
+        assert_eq!(
+            std::fs::read_to_string(&outside).ok().as_deref(),
+            Some("out")
+        );
         assert_eq!(std::fs::read_to_string(&f).ok().as_deref(), Some("other"));
         // Truncation happens only on the file resolved.
         let Ok(e) = resolve(&f, true) else {

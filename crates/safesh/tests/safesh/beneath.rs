@@ -166,7 +166,10 @@ fn a_still_symlink_to_a_protected_name_is_refused() {
     r.assert_refused("PATH_VIOLATION");
     let r = p.run("echo evil | tee -a rc-link");
     r.assert_refused("PATH_VIOLATION");
-    assert_eq!(std::fs::read_to_string(p.path(".bashrc")).unwrap(), "# rc\n");
+    assert_eq!(
+        std::fs::read_to_string(p.path(".bashrc")).unwrap(),
+        "# rc\n"
+    );
 }
 
 #[test]
