@@ -469,18 +469,10 @@ impl Shell {
     }
 
     /// Where in-process utilities spill (`sort`'s runs): `spill/` in the state
-    /// dir, which is on disk (the session temp dir is RAM-backed).
+    /// dir, which is on disk (the session temp dir is RAM-backed). Created by
+    /// the utility when it first spills, never before.
     pub(crate) fn spill_dir(&self) -> Option<std::path::PathBuf> {
-        let dir = self.shared.flow.as_ref()?.state_dir()?.join("spill");
-        use std::os::unix::fs::DirBuilderExt;
-        match std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir)
-        {
-            Ok(()) => Some(dir),
-            Err(_) => None,
-        }
+        Some(self.shared.flow.as_ref()?.state_dir()?.join("spill"))
     }
 
     /// Checks that a path may be read: inside the policy's read roots.

@@ -137,7 +137,8 @@ pub trait Host: Send + Sync {
     }
     /// A disk-backed directory where a utility may put temporary files that are
     /// safesh's, not the script's (`sort`'s spilled runs): never RAM-backed.
-    /// `None`: none known (the utility keeps its data in memory).
+    /// `None`: none known (the utility keeps its data in memory). The
+    /// utility creates it (mode 0700) when it first needs it.
     fn spill_dir(&self) -> Option<PathBuf> {
         None
     }

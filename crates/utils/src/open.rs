@@ -70,6 +70,14 @@ fn absolute(path: &Path) -> io::Result<std::path::PathBuf> {
     }
 }
 
+/// [`open_decided`] for reading.
+pub fn open_read_decided(
+    path: &Path,
+    decide: impl FnMut(&Path) -> io::Result<()>,
+) -> io::Result<File> {
+    open_decided(path, libc::O_RDONLY, 0, decide)
+}
+
 /// [`open_path`] for reading.
 pub fn open_read_only(path: &Path) -> io::Result<File> {
     open_path(path, libc::O_RDONLY, 0)

@@ -561,7 +561,9 @@ impl RunState<'_> {
         s: &mut Searcher<'_>,
         out: &mut dyn Write,
     ) -> std::io::Result<()> {
-        let f = match safesh_utils::open::open_read_only(path) {
+        // The file reached through a symlink is decided on (and labeled) too.
+        let f = match safesh_utils::open::open_read_decided(path, |real| self.host.check_read(real))
+        {
             Ok(f) => f,
             Err(e) => {
                 self.warn(walk.silent, name, &e);

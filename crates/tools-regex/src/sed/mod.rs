@@ -314,7 +314,10 @@ pub fn sed(ctx: &mut UtilCtx<'_>) -> UtilResult {
         if meta.is_dir() {
             return Err(io::Error::from_raw_os_error(libc_eisdir()));
         }
-        Ok(Box::new(safesh_utils::open::open_read_only(&path)?))
+        Ok(Box::new(safesh_utils::open::open_read_decided(
+            &path,
+            |real| host.check_read(real),
+        )?))
     };
     let mut input_err: Vec<u8> = Vec::new();
     let mut input = Input::new(

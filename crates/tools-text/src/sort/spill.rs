@@ -28,7 +28,12 @@ pub(super) fn cancelled() -> io::Error {
 
 /// A new unnamed file in `dir`, gone once closed.
 pub(super) fn spill_file(dir: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    // Made on the first spill only: a sort that fits leaves no trace.
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
     let r = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
