@@ -137,7 +137,10 @@ pub fn ln(ctx: &mut UtilCtx<'_>) -> UtilResult {
             if symbolic {
                 to.symlink(std::ffi::OsStr::new(&target))
             } else {
-                safesh_utils::resolve_read(ctx.host, &ctx.resolve(&src), false)?.hard_link_to(&to)
+                // A hard link is a second name for the file that can write it:
+                // the file must be one the script may write (not a protected
+                // name, not under a read-only root).
+                ctx.resolve_write(&src, false)?.hard_link_to(&to)
             }
         });
         match r {

@@ -140,11 +140,10 @@ impl Shell {
         let mut refused = None;
         let mut record = None;
         let opened = safesh_utils::open::open_resolved(&path, flags, 0o666, |real| {
-            let r = self.check_write_path(real).map_err(|r| {
+            self.check_write_path(real).map_err(|r| {
                 refused = Some(r);
                 std::io::Error::from(std::io::ErrorKind::PermissionDenied)
-            });
-            r
+            })
         })
         .and_then(|(f, real)| {
             // The file opened is named by the walk: the record follows it.

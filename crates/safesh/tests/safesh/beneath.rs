@@ -32,7 +32,7 @@ impl Flipper {
             let mut flips = 0u64;
             // Bounded even if nobody stops it.
             while !s.load(Ordering::Relaxed) && flips < 50_000_000 {
-                let target = if flips % 2 == 0 { &a } else { &b };
+                let target = if flips.is_multiple_of(2) { &a } else { &b };
                 let _ = std::fs::remove_file(&tmp);
                 if std::os::unix::fs::symlink(target, &tmp).is_ok() {
                     let _ = std::fs::rename(&tmp, &link);
@@ -209,4 +209,35 @@ fn benign_symlink_into_an_allowed_read_only_root_reads_and_refuses_writes() {
         std::fs::read_to_string(ro.join("data.txt")).unwrap(),
         "read-only data\n"
     );
+}
+
+#[test]
+fn a_hard_link_to_a_protected_or_read_only_file_is_refused() {
+    let tmp_root = tempfile::tempdir().unwrap();
+    let ro = tmp_root.path().canonicalize().unwrap().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::write(ro.join("data.txt"), "read-only data\n").unwrap();
+    let config = format!(
+        "[sandbox]\nread = [\".\", \"{}\"]\nwrite = [\".\"]\nnetwork = false\n",
+        ro.display()
+    );
+    let p = Project::with_config(&config);
+    p.write(".bashrc", "# rc\n");
+    // A second name for a protected file would let a plain write reach it.
+    let r = p.run("ln .bashrc rc2; echo evil >> rc2");
+    r.assert_refused("PATH_VIOLATION");
+    p.assert_absent("rc2", &r);
+    let r = p.run(&format!(
+        "ln {}/data.txt mine; echo evil >> mine",
+        ro.display()
+    ));
+    r.assert_refused("PATH_VIOLATION");
+    p.assert_absent("mine", &r);
+    assert_eq!(
+        std::fs::read_to_string(p.path(".bashrc")).unwrap(),
+        "# rc\n"
+    );
+    // Benign: a hard link to a project file.
+    let r = p.run("ln notes.txt n2; echo more >> n2; tail -n 1 notes.txt");
+    r.assert_ok_with("more\n");
 }

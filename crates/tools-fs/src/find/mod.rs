@@ -436,13 +436,11 @@ fn delete(run: &mut Run<'_, '_>, n: &Node) -> bool {
         return true;
     }
     let fp = bpath(&n.full);
-    let r = run.ctx.check_write(&fp).and_then(|p| {
-        if n.meta.is_dir() {
-            std::fs::remove_dir(p)
-        } else {
-            std::fs::remove_file(p)
-        }
-    });
+    // Removed from the directory checked (no symlink followed by name).
+    let r = run
+        .ctx
+        .resolve_write(&fp, false)
+        .and_then(|e| e.remove(n.meta.is_dir()));
     match r {
         Ok(()) => true,
         Err(e) => {
