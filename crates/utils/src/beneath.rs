@@ -385,6 +385,69 @@ impl Entry {
     }
 }
 
+/// The entry names of the directory `path` (without `.` and `..`, unsorted),
+/// read from the directory the walk reached: when that is another than the
+/// name says (a symlink on the way), `decide` is asked about its canonical
+/// path first. A listing by name checked and then reopened by name would list
+/// whatever a flipped symlink points at then.
+pub fn read_dir_names(
+    path: &Path,
+    mut decide: impl FnMut(&Path) -> io::Result<()>,
+) -> io::Result<Vec<OsString>> {
+    let lexical = lexical(path);
+    let mut last = None;
+    for _ in 0..crate::open::RETRIES {
+        let entry = resolve(path, true)?;
+        if entry.real() != lexical {
+            decide(entry.real())?;
+        }
+        match entry.open(libc::O_RDONLY | libc::O_DIRECTORY, 0) {
+            Ok(dir) => return list(OwnedFd::from(dir)),
+            Err(e) if is_changed(&e) => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(changed))
+}
+
+/// The names in the open directory `fd` (consumed).
+fn list(fd: OwnedFd) -> io::Result<Vec<OsString>> {
+    use std::os::fd::IntoRawFd;
+    let raw = fd.into_raw_fd();
+    // SAFETY: `raw` is an open directory descriptor, owned from here by the
+    // DIR stream (closed by closedir below, or here when fdopendir fails).
+    let dir = unsafe { libc::fdopendir(raw) };
+    if dir.is_null() {
+        let e = io::Error::last_os_error();
+        // SAFETY: fdopendir failed, so `raw` is still ours to close.
+        unsafe { libc::close(raw) };
+        return Err(e);
+    }
+    let mut names = Vec::new();
+    let result = loop {
+        // SAFETY: errno is thread-local; cleared to tell the end from an error.
+        unsafe { *libc::__errno_location() = 0 };
+        // SAFETY: `dir` is a valid DIR stream until closedir.
+        let ent = unsafe { libc::readdir(dir) };
+        if ent.is_null() {
+            let e = io::Error::last_os_error();
+            break if e.raw_os_error().unwrap_or(0) == 0 {
+                Ok(())
+            } else {
+                Err(e)
+            };
+        }
+        // SAFETY: `ent` points at a dirent whose d_name is NUL-terminated.
+        let name = unsafe { std::ffi::CStr::from_ptr((*ent).d_name.as_ptr()) }.to_bytes();
+        if name != b"." && name != b".." {
+            names.push(OsString::from_vec(name.to_vec()));
+        }
+    };
+    // SAFETY: `dir` is a valid DIR stream, closed once.
+    unsafe { libc::closedir(dir) };
+    result.map(|()| names)
+}
+
 /// The components of a path as the walk takes them (`.` and empty ones dropped).
 fn components(p: &Path) -> VecDeque<OsString> {
     p.as_os_str()
@@ -569,6 +632,31 @@ mod tests {
             .and_then(|mut w| w.write_all(b"new"));
         assert!(r.is_ok());
         assert_eq!(std::fs::read_to_string(&f).ok().as_deref(), Some("new"));
+    }
+
+    #[test]
+    fn listings_are_of_the_directory_decided_on() {
+        let Ok(dir) = tempfile::tempdir() else {
+            return;
+        };
+        let Ok(base) = dir.path().canonicalize() else {
+            return;
+        };
+        let _ = std::fs::create_dir_all(base.join("in"));
+        let _ = std::fs::create_dir_all(base.join("out"));
+        let _ = std::fs::write(base.join("in/a"), "");
+        let _ = std::fs::write(base.join("out/secret"), "");
+        let _ = symlink(base.join("out"), base.join("d"));
+        let got = read_dir_names(&base.join("d"), |real| {
+            if real.starts_with(base.join("out")) {
+                Err(io::Error::from(io::ErrorKind::PermissionDenied))
+            } else {
+                Ok(())
+            }
+        });
+        assert!(got.is_err());
+        let got = read_dir_names(&base.join("in"), |_| Ok(()));
+        assert_eq!(got.ok(), Some(vec![OsString::from("a")]));
     }
 
     #[test]

@@ -241,3 +241,20 @@ fn a_hard_link_to_a_protected_or_read_only_file_is_refused() {
     let r = p.run("ln notes.txt n2; echo more >> n2; tail -n 1 notes.txt");
     r.assert_ok_with("more\n");
 }
+
+#[test]
+fn race_listing_through_a_flipping_symlink_never_lists_outside() {
+    let (p, flipper) = flipping_dir();
+    // `script.sh` is only in the outside dir.
+    for op in ["ls d/", "echo d/*", "find d/", "grep -rl . d/"] {
+        for _ in 0..RUNS / 3 {
+            let r = p.run(&tries(op));
+            assert!(
+                !r.stdout.contains("script.sh"),
+                "an outside name was listed:\n{}",
+                r.dump()
+            );
+        }
+    }
+    flipper.stop();
+}
