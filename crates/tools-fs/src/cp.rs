@@ -215,7 +215,7 @@ pub(crate) fn copy_one(
             .resolve_write(&dfull, true)
             .and_then(|e| e.set_mode(mode));
         if o.preserve {
-            preserve_times(&dfull, &smeta);
+            preserve_times(ctx, &dfull, &smeta);
         }
         return Ok(ok);
     }
@@ -290,14 +290,11 @@ pub(crate) fn copy_one(
         }
     }
     if o.preserve {
-        preserve_times(&dfull, &smeta);
-        let c = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(dfull.as_os_str()));
-        if let Ok(c) = c {
-            // SAFETY: a valid C string; failure (not root) is ignored like GNU -p does for ownership.
-            unsafe {
-                libc::lchown(c.as_ptr(), smeta.uid(), smeta.gid());
-            }
-        }
+        preserve_times(ctx, &dfull, &smeta);
+        // (Failure, not root, is ignored like GNU -p does for ownership.)
+        let _ = ctx
+            .resolve_write(&dfull, false)
+            .and_then(|e| e.chown(smeta.uid(), smeta.gid()));
     }
     if o.verbose {
         let _ = writeln!(out, "{} -> {}", quote(&ss), quote(&ds));
@@ -305,7 +302,8 @@ pub(crate) fn copy_one(
     Ok(true)
 }
 
-fn preserve_times(dst: &std::path::Path, m: &std::fs::Metadata) {
+/// Gives the entry checked at `dst` (no symlink followed by name) the times of `m`.
+fn preserve_times(ctx: &UtilCtx<'_>, dst: &std::path::Path, m: &std::fs::Metadata) {
     let times = [
         libc::timespec {
             tv_sec: m.atime() as libc::time_t,
@@ -316,15 +314,7 @@ fn preserve_times(dst: &std::path::Path, m: &std::fs::Metadata) {
             tv_nsec: m.mtime_nsec() as libc::c_long,
         },
     ];
-    if let Ok(c) = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(dst.as_os_str())) {
-        // SAFETY: a valid C string and two timespecs.
-        unsafe {
-            libc::utimensat(
-                libc::AT_FDCWD,
-                c.as_ptr(),
-                times.as_ptr(),
-                libc::AT_SYMLINK_NOFOLLOW,
-            );
-        }
-    }
+    let _ = ctx
+        .resolve_write(dst, false)
+        .and_then(|e| e.set_times(times));
 }

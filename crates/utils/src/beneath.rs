@@ -374,6 +374,21 @@ impl Entry {
         })
     }
 
+    /// Changes the entry's owner and group (`fchownat` without following the
+    /// name: the entry is what was resolved).
+    pub fn chown(&self, uid: u32, gid: u32) -> io::Result<()> {
+        // SAFETY: a held directory fd and a NUL-terminated name.
+        cvt(unsafe {
+            libc::fchownat(
+                self.dir.as_raw_fd(),
+                self.name.as_ptr(),
+                uid,
+                gid,
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        })
+    }
+
     /// The entry's metadata, without following its name.
     pub fn metadata(&self) -> io::Result<libc::stat> {
         let fd = open_at(
