@@ -151,8 +151,14 @@ pub fn mv(ctx: &mut UtilCtx<'_>) -> UtilResult {
                     status = 1;
                     continue;
                 }
+                // Entry by entry, each one checked (not `remove_dir_all` by name).
                 let removed = if smeta.is_dir() {
-                    std::fs::remove_dir_all(&sfull)
+                    if crate::rm::remove_tree(ctx, src.as_bytes())? {
+                        Ok(())
+                    } else {
+                        status = 1;
+                        continue;
+                    }
                 } else {
                     ctx.resolve_write(&src, false).and_then(|e| e.remove(false))
                 };

@@ -29,6 +29,24 @@ struct Opts {
     verbose: bool,
 }
 
+/// Removes `name` and everything under it as `rm -rf` would (each entry
+/// resolved and checked on its own, removed from the directory checked): for
+/// `mv` across filesystems, after the copy. False when something failed
+/// (already reported).
+pub(crate) fn remove_tree(
+    ctx: &mut UtilCtx<'_>,
+    name: &[u8],
+) -> Result<bool, safesh_utils::Interrupt> {
+    let o = Opts {
+        force: true,
+        recursive: true,
+        dir: false,
+        verbose: false,
+    };
+    let mut out = Vec::new();
+    remove(ctx, name, &o, &mut out)
+}
+
 /// Runs `rm`.
 pub fn rm(ctx: &mut UtilCtx<'_>) -> UtilResult {
     if let Some(st) = crate::common::meta_option(ctx, false) {

@@ -172,3 +172,30 @@ fn timeout_stops_in_process_sort_yes_cat_and_head() {
         assert_stopped(&r, "TIMEOUT", 124);
     }
 }
+
+#[test]
+fn sort_check_streams_and_stops_at_the_first_disorder_like_gnu() {
+    let p = Project::new();
+    // Out of order at line 10 ("9" > "10"): read no further than GNU sort does,
+    // holding two lines, whatever the input's length.
+    let r = p.run("seq 1 100000000 | sort -c");
+    assert_eq!(r.status, 1, "{}", r.dump());
+    assert_eq!(r.stderr, "sort: -:10: disorder: 10\n", "{}", r.dump());
+    p.write("in.txt", &sort_input());
+    for opts in [&["-c"][..], &["-c", "-u"], &["-C"], &["-c", "-n"]] {
+        let r = p.run(&format!("sort {} in.txt", opts.join(" ")));
+        let gnu = Command::new("sort")
+            .args(opts)
+            .arg(p.path("in.txt"))
+            .env("LC_ALL", "C")
+            .output()
+            .expect("GNU sort");
+        assert_eq!(r.status, gnu.status.code().unwrap_or(-1), "{}", r.dump());
+        let gnu_err = String::from_utf8_lossy(&gnu.stderr)
+            .replace(&p.path("in.txt").display().to_string(), "in.txt");
+        assert_eq!(r.stderr, gnu_err, "sort {opts:?}");
+    }
+    // Benign: sorted input passes.
+    let r = p.run("seq 1 1000 | sort -n -c");
+    r.assert_ok();
+}

@@ -241,8 +241,11 @@ fn run(
     let name = ctx.name().to_string();
     let host = ctx.host;
     let cwd = ctx.cwd.clone();
-    // Spilling needs a disk-backed dir from the host; `-c` reads everything.
-    let spill_dir = (check == Check::No).then(|| host.spill_dir()).flatten();
+    if check != Check::No {
+        return check_stream(ctx, cfg, check, delim, &files[0]);
+    }
+    // Spilling needs a disk-backed dir from the host.
+    let spill_dir = host.spill_dir();
     let mut runs: Vec<std::fs::File> = Vec::new();
     let mut data: Vec<u8> = Vec::new();
     let mut lines_held = 0usize;
@@ -317,9 +320,6 @@ fn run(
         for pos in memchr::memchr_iter(delim, &data) {
             lines.push(&data[start..pos]);
             start = pos + 1;
-        }
-        if check != Check::No {
-            return Ok(check_order(ctx, cfg, &lines, check, &files[0], delim));
         }
         sort_lines(&mut lines, cfg);
     } else if let Some(dir) = &spill_dir
@@ -423,27 +423,62 @@ where
     *v = out;
 }
 
-fn check_order(
+/// `-c` / `-C`: reads `file` line by line, holding two lines, and stops at the
+/// first disorder (as GNU sort does): checking needs no memory budget.
+fn check_stream(
     ctx: &mut UtilCtx<'_>,
     cfg: &Config,
-    lines: &[&[u8]],
     check: Check,
-    file: &str,
     delim: u8,
-) -> i32 {
-    for (i, w) in lines.windows(2).enumerate() {
-        let d = cfg.compare(w[0], w[1]);
-        if d == Ordering::Greater || (cfg.unique && d == Ordering::Equal) {
-            if check == Check::Diagnose {
-                let name = ctx.name().to_string();
-                let _ = write!(ctx.stderr, "{name}: {file}:{}: disorder: ", i + 2);
-                let _ = ctx.stderr.write_all(w[1]);
-                let _ = ctx
-                    .stderr
-                    .write_all(&[if delim == 0 { b'\n' } else { delim }]);
+    file: &str,
+) -> io::Result<i32> {
+    use std::io::BufRead;
+    let name = ctx.name().to_string();
+    let (host, cwd) = (ctx.host, ctx.cwd.clone());
+    let mut disorder = None;
+    let read = open_input(&mut *ctx.stdin, host, &cwd, file).and_then(|i| {
+        let mut r = io::BufReader::with_capacity(BUF, i);
+        let (mut prev, mut cur) = (Vec::new(), Vec::new());
+        let mut n = 0usize;
+        loop {
+            cur.clear();
+            if r.read_until(delim, &mut cur)? == 0 {
+                return Ok(());
             }
-            return 1;
+            if cur.last() == Some(&delim) {
+                cur.pop();
+            }
+            n += 1;
+            if n > 1 {
+                let d = cfg.compare(&prev, &cur);
+                if d == Ordering::Greater || (cfg.unique && d == Ordering::Equal) {
+                    disorder = Some((n, cur));
+                    return Ok(());
+                }
+            }
+            std::mem::swap(&mut prev, &mut cur);
         }
+    });
+    if let Err(e) = read {
+        if host.cancelled() {
+            return Err(e);
+        }
+        let _ = writeln!(
+            ctx.stderr,
+            "{name}: cannot read: {file}: {}",
+            safesh_utils::io_error_text(&e)
+        );
+        return Ok(2);
     }
-    0
+    let Some((line_no, line)) = disorder else {
+        return Ok(0);
+    };
+    if check == Check::Diagnose {
+        let _ = write!(ctx.stderr, "{name}: {file}:{line_no}: disorder: ");
+        let _ = ctx.stderr.write_all(&line);
+        let _ = ctx
+            .stderr
+            .write_all(&[if delim == 0 { b'\n' } else { delim }]);
+    }
+    Ok(1)
 }
