@@ -64,8 +64,11 @@ impl Sink {
                 .filter(|a| !a.as_os_str().is_empty() && !ctx.resolve(a).exists())
                 .collect();
             for dir in missing.iter().rev() {
-                let abs = ctx.check_write(dir).map_err(fail)?;
-                match std::fs::create_dir(&abs) {
+                // Made in the directory checked (no symlink followed by name).
+                let made = ctx
+                    .resolve_write(dir, false)
+                    .and_then(|e| e.create_dir(0o777));
+                match made {
                     Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
                         return Err(fail(e));
                     }

@@ -261,7 +261,9 @@ impl Entry {
             ));
         }
         let file = File::from(fd);
-        if trunc {
+        // (As the kernel's O_TRUNC: only a regular file is truncated; a device
+        // or a FIFO is opened as it is.)
+        if trunc && self.is_file() {
             file.set_len(0)?;
         }
         Ok(file)
