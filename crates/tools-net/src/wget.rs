@@ -488,12 +488,13 @@ fn one(
                 // Each missing directory, outermost first, made in the
                 // directory checked (no symlink followed by name).
                 let full = ctx.resolve(pre);
-                let missing: Vec<&std::path::Path> = full
-                    .ancestors()
-                    .take_while(|a| !a.exists())
-                    .collect();
+                let missing: Vec<&std::path::Path> =
+                    full.ancestors().take_while(|a| !a.exists()).collect();
                 for d in missing.iter().rev() {
-                    match ctx.resolve_write(d, false).and_then(|e| e.create_dir(0o777)) {
+                    match ctx
+                        .resolve_write(d, false)
+                        .and_then(|e| e.create_dir(0o777))
+                    {
                         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
                             return Err(NetError::Failed(code::IO, format!("{pre}: {e}")));
                         }

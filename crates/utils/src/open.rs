@@ -47,6 +47,10 @@ pub fn open_resolved(
     let mut last = None;
     for _ in 0..RETRIES {
         let entry = crate::beneath::resolve(path, follow)?;
+        // No symlink on the way: the file reached is the one at the name's
+        // lexical path, which the name's check covered (it checks the lexical
+        // form and the resolved one; the directories on that path were real
+        // ones when walked, and only a write root's can be made by a script).
         if entry.real() != lexical {
             decide(entry.real())?;
         }
