@@ -427,6 +427,50 @@ pub fn read_dir_names(
     Err(last.unwrap_or_else(changed))
 }
 
+/// The metadata of the entry at `path` (its final symlink followed with
+/// `follow`), read from the entry the walk reached: when that is another than
+/// the name says (a symlink on the way), `decide` is asked about its canonical
+/// path first. A stat by name after a check by name would show a flipped
+/// symlink's target (an outside file's size, times, owner).
+pub fn metadata(
+    path: &Path,
+    follow: bool,
+    mut decide: impl FnMut(&Path) -> io::Result<()>,
+) -> io::Result<std::fs::Metadata> {
+    let lexical = lexical(path);
+    let mut last = None;
+    for _ in 0..crate::open::RETRIES {
+        let entry = resolve(path, follow)?;
+        if entry.real() != lexical {
+            decide(entry.real())?;
+        }
+        if !entry.exists() {
+            return Err(io::Error::from_raw_os_error(libc::ENOENT));
+        }
+        // (Metadata only: held with O_PATH, the entry resolved or nothing.)
+        let fd = match open_at(
+            entry.dir.as_raw_fd(),
+            &entry.name,
+            libc::O_PATH | libc::O_NOFOLLOW,
+        ) {
+            Ok(fd) => fd,
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                last = Some(changed());
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let st = fstat(fd.as_raw_fd())?;
+        match entry.id {
+            Some((dev, ino, _)) if st.st_dev == dev && st.st_ino == ino => {
+                return File::from(fd).metadata();
+            }
+            _ => last = Some(changed()),
+        }
+    }
+    Err(last.unwrap_or_else(changed))
+}
+
 /// The names in the open directory `fd` (consumed).
 fn list(fd: OwnedFd) -> io::Result<Vec<OsString>> {
     use std::os::fd::IntoRawFd;

@@ -300,6 +300,14 @@ impl UtilCtx<'_> {
         resolve_write(self.host, &self.resolve(p), follow)
     }
 
+    /// The metadata of `p` (its final symlink followed with `follow`), read from
+    /// the entry the walk reached after its canonical path passed
+    /// [`Host::check_stat`] when a symlink on the way makes it another
+    /// ([`crate::beneath::metadata`]). The name itself is checked by the caller.
+    pub fn stat(&self, p: impl AsRef<Path>, follow: bool) -> io::Result<std::fs::Metadata> {
+        crate::beneath::metadata(&self.resolve(p), follow, |real| self.host.check_stat(real))
+    }
+
     /// Writes `name: msg\n` to stderr (GNU style), ignoring write errors.
     pub fn warn(&mut self, msg: impl std::fmt::Display) {
         let name = self.name().to_string();

@@ -258,3 +258,20 @@ fn race_listing_through_a_flipping_symlink_never_lists_outside() {
     }
     flipper.stop();
 }
+
+#[test]
+fn race_stat_through_a_flipping_symlink_never_shows_outside_metadata() {
+    let (p, flipper) = flipping_dir();
+    let outside_size = format!("{}", SECRET.len() + 1);
+    let public_size = "public-copy\n".len().to_string();
+    for op in ["stat -c %s d/secret.txt", "du -b d/secret.txt | cut -f1"] {
+        for _ in 0..RUNS / 3 {
+            let r = p.run(&tries(op));
+            for line in r.stdout.lines() {
+                assert_ne!(line, outside_size, "outside metadata shown:\n{}", r.dump());
+                assert_eq!(line, public_size, "{}", r.dump());
+            }
+        }
+    }
+    flipper.stop();
+}
