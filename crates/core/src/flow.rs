@@ -169,6 +169,13 @@ pub(crate) fn store_refusal(db: &Path, why: &str) -> Refusal {
 }
 
 impl Flow {
+    /// The state dir (label store, audit log), when configured.
+    pub(crate) fn state_dir(&self) -> Option<&std::path::Path> {
+        self.state_dir.as_deref()
+    }
+}
+
+impl Flow {
     /// The flow state for `config`.
     pub(crate) fn new(config: &safesh_policy::config::Config) -> Flow {
         // The config loader validates `[[rule]]` already; should one still not

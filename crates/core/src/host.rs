@@ -324,6 +324,18 @@ impl Host for ShellHost<'_> {
         usize::try_from(self.shell.shared.limits.string_bytes).unwrap_or(usize::MAX)
     }
 
+    fn file_limit(&self) -> Option<safesh_utils::FileLimit> {
+        self.shell.file_limit()
+    }
+
+    fn memory_budget(&self) -> u64 {
+        self.shell.memory_budget()
+    }
+
+    fn spill_dir(&self) -> Option<std::path::PathBuf> {
+        self.shell.spill_dir()
+    }
+
     fn output_is_count(&self) {
         if let Some(f) = &self.count {
             f.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -502,7 +514,47 @@ impl Host for ShellHost<'_> {
     }
 }
 
+/// The share of `[limits] memory_mb` one in-process utility may hold (`sort`'s
+/// buffer): pipeline stages run side by side in the one process.
+const MEMORY_SHARE: u64 = 4;
+
 impl Shell {
+    /// `[limits] file_size_mb` for in-process writes (redirections and
+    /// utilities), as `RLIMIT_FSIZE` binds external programs: a write that would
+    /// pass it fails and the script stops with `LIMIT_EXCEEDED`.
+    pub(crate) fn file_limit(&self) -> Option<safesh_utils::FileLimit> {
+        let mb = self.shared.policy.as_ref()?.config().limits.file_size_mb?;
+        let shared = self.shared.clone();
+        Some(safesh_utils::FileLimit {
+            bytes: mb.saturating_mul(1 << 20),
+            hit: std::sync::Arc::new(move || {
+                let mut slot = lock(&shared.refusal);
+                if slot.is_none() {
+                    *slot = Some(Refusal::limit("a file's size in MB", mb, "file_size_mb"));
+                }
+                io::Error::from_raw_os_error(libc::EFBIG)
+            }),
+        })
+    }
+
+    /// What an in-process utility may hold in memory before it spills to disk
+    /// (`sort`): a share of `[limits] memory_mb`, or the default budget.
+    pub(crate) fn memory_budget(&self) -> u64 {
+        self.shared
+            .policy
+            .as_ref()
+            .and_then(|p| p.config().limits.memory_mb)
+            .map(|mb| mb.saturating_mul(1 << 20) / MEMORY_SHARE)
+            .unwrap_or(safesh_utils::ctx::DEFAULT_MEMORY_BUDGET)
+    }
+
+    /// Where in-process utilities spill (`sort`'s runs): `spill/` in the state
+    /// dir, which is on disk (the session temp dir is RAM-backed). Created by
+    /// the utility when it first spills, never before.
+    pub(crate) fn spill_dir(&self) -> Option<std::path::PathBuf> {
+        Some(self.shared.flow.as_ref()?.state_dir()?.join("spill"))
+    }
+
     /// Checks that a path may be read: inside the policy's read roots.
     pub(crate) fn check_read_path(&self, path: &Path) -> Result<(), Refusal> {
         self.check_read_resolved(path).map(|_| ())

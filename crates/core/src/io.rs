@@ -154,6 +154,9 @@ pub struct Sink {
     /// A redirected file whose label is recorded before each byte that raises it
     /// is written, and again when the last fd closes it.
     record: Option<FileRecord>,
+    /// A redirected file's size limit (`[limits] file_size_mb`) and whether it
+    /// was opened to append.
+    limit: Option<(safesh_utils::FileLimit, bool)>,
 }
 
 /// Where a file sink's label goes: into the label store BEFORE bytes with a
@@ -277,16 +280,24 @@ impl Sink {
             label: Mutex::new(Label::empty()),
             budget: None,
             record: None,
+            limit: None,
         })
     }
 
     /// A redirected file: its label is recorded (label store) once it is closed.
-    pub(crate) fn recorded_file(file: std::fs::File, record: Option<FileRecord>) -> Output {
+    /// Writes past `limit` (with whether the file appends) fail, after the
+    /// bytes that fit.
+    pub(crate) fn recorded_file(
+        file: std::fs::File,
+        record: Option<FileRecord>,
+        limit: Option<(safesh_utils::FileLimit, bool)>,
+    ) -> Output {
         Arc::new(Sink {
             kind: SinkKind::File(Mutex::new(file)),
             label: Mutex::new(Label::empty()),
             budget: None,
             record,
+            limit,
         })
     }
 
@@ -297,6 +308,7 @@ impl Sink {
             label: Mutex::new(Label::empty()),
             budget: Some(budget),
             record: None,
+            limit: None,
         })
     }
 
@@ -342,7 +354,18 @@ impl Sink {
                 if let Some(r) = &self.record {
                     r.before_write(label)?;
                 }
-                lock(f).write_all(data)
+                let mut f = lock(f);
+                let Some((limit, append)) = &self.limit else {
+                    return f.write_all(data);
+                };
+                let mut rest = data;
+                while !rest.is_empty() {
+                    match limit.write(&mut f, *append, rest)? {
+                        0 => return Err(io::ErrorKind::WriteZero.into()),
+                        n => rest = rest.get(n..).unwrap_or_default(),
+                    }
+                }
+                Ok(())
             }
             // An empty chunk is the stop mark (`Sink::stop_refused`), never data.
             SinkKind::Pipe(_) if data.is_empty() => Ok(()),

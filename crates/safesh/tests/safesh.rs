@@ -19,6 +19,8 @@
 
 #[path = "safesh/approval_prompt.rs"]
 mod approval_prompt;
+#[path = "safesh/beneath.rs"]
+mod beneath;
 #[path = "safesh/cases.rs"]
 mod cases;
 #[path = "safesh/checkpoints.rs"]
@@ -59,6 +61,8 @@ mod flow_support;
 mod git_wall;
 #[path = "safesh/hardening.rs"]
 mod hardening;
+#[path = "safesh/inprocess_limits.rs"]
+mod inprocess_limits;
 #[path = "safesh/policy_attacks.rs"]
 mod policy_attacks;
 #[path = "safesh/policy_benign.rs"]

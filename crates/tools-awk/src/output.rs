@@ -3,12 +3,11 @@
 use crate::ast::Redirect;
 use crate::interp::{Ctl, Interp, Res};
 use safesh_utils::WriteMode;
-use std::fs::File;
 use std::io::{BufWriter, Write};
 
 /// An open output stream.
 pub(crate) enum OutFile {
-    File(BufWriter<File>),
+    File(BufWriter<safesh_utils::WriteFile>),
     Stdout,
     Stderr,
 }

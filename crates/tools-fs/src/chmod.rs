@@ -4,7 +4,6 @@ use crate::common::{bpath, join_bytes, mode_string, quote, read_dir_sorted, usag
 use crate::mode::{self, Mode};
 use safesh_utils::{UtilCtx, UtilResult};
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 
 struct Opts {
     recursive: bool,
@@ -107,7 +106,9 @@ fn change(ctx: &mut UtilCtx<'_>, name: &[u8], o: &Opts, out: &mut Vec<u8>, top: 
     }
     let shown = String::from_utf8_lossy(name).into_owned();
     let path = bpath(name);
-    let full = match ctx.check_write(&path) {
+    // The file changed is the one checked: resolved once, no symlink followed
+    // by name (one met during -R traversal is not followed at all: GNU -P).
+    let full = match ctx.resolve_write(&path, top) {
         Ok(f) => f,
         Err(e) => {
             if !o.silent {
@@ -119,12 +120,10 @@ fn change(ctx: &mut UtilCtx<'_>, name: &[u8], o: &Opts, out: &mut Vec<u8>, top: 
             return false;
         }
     };
-    let lmeta = std::fs::symlink_metadata(&full);
-    if !top && lmeta.as_ref().is_ok_and(|m| m.file_type().is_symlink()) {
-        // Symlinks met during -R traversal are not followed (GNU -P default).
+    if !top && full.is_symlink() {
         return true;
     }
-    let meta = match std::fs::metadata(&full) {
+    let st = match full.metadata() {
         Ok(m) => m,
         Err(e) => {
             if !o.silent {
@@ -133,10 +132,12 @@ fn change(ctx: &mut UtilCtx<'_>, name: &[u8], o: &Opts, out: &mut Vec<u8>, top: 
             return false;
         }
     };
-    let old = meta.permissions().mode() & 0o7777;
-    let new = mode::apply(&o.mode, old, meta.is_dir(), o.umask);
+    let st_mode = st.st_mode;
+    let is_dir = st_mode & libc::S_IFMT == libc::S_IFDIR;
+    let old = st_mode & 0o7777;
+    let new = mode::apply(&o.mode, old, is_dir, o.umask);
     let mut ok = true;
-    if let Err(e) = std::fs::set_permissions(&full, std::fs::Permissions::from_mode(new)) {
+    if let Err(e) = full.set_mode(new) {
         if !o.silent {
             ctx.warn_io(
                 format_args!("changing permissions of {}", quote(&shown)),
@@ -145,8 +146,8 @@ fn change(ctx: &mut UtilCtx<'_>, name: &[u8], o: &Opts, out: &mut Vec<u8>, top: 
         }
         ok = false;
     } else if o.verbose || (o.changes && old != new) {
-        let olds = mode_string(old | (meta.permissions().mode() & libc::S_IFMT));
-        let news = mode_string(new | (meta.permissions().mode() & libc::S_IFMT));
+        let olds = mode_string(old | (st_mode & libc::S_IFMT));
+        let news = mode_string(new | (st_mode & libc::S_IFMT));
         if old == new {
             let _ = writeln!(
                 out,
@@ -167,7 +168,7 @@ fn change(ctx: &mut UtilCtx<'_>, name: &[u8], o: &Opts, out: &mut Vec<u8>, top: 
             );
         }
     }
-    if o.recursive && meta.is_dir() {
+    if o.recursive && is_dir {
         match read_dir_sorted(ctx, &path) {
             Ok(names) => {
                 for n in names {

@@ -166,11 +166,12 @@ pub fn join_bytes(dir: &[u8], name: &[u8]) -> Vec<u8> {
 pub fn read_dir_sorted(ctx: &UtilCtx<'_>, dir: &Path) -> std::io::Result<Vec<Vec<u8>>> {
     // A listing prints names: the labels of the names join, not the contents'.
     let path = ctx.list_dir(dir)?;
-    let mut names = Vec::new();
-    for ent in std::fs::read_dir(&path)? {
-        let ent = ent?;
-        names.push(ent.file_name().as_bytes().to_vec());
-    }
+    // Listed from the directory checked (a symlink on the way is decided on).
+    let mut names: Vec<Vec<u8>> =
+        safesh_utils::beneath::read_dir_names(&path, |real| ctx.host.list_dir(real))?
+            .into_iter()
+            .map(std::os::unix::ffi::OsStringExt::into_vec)
+            .collect();
     names.sort();
     Ok(names)
 }

@@ -168,7 +168,11 @@ pub(crate) fn copy_one(
             }
             Some(_) => {}
             None => {
-                if let Err(e) = ctx.check_write(&dfull).and_then(std::fs::create_dir) {
+                // Made in the directory checked (no symlink followed by name).
+                if let Err(e) = ctx
+                    .resolve_write(&dfull, false)
+                    .and_then(|e| e.create_dir(0o777))
+                {
                     ctx.warn_io(format_args!("cannot create directory {}", quote(&ds)), &e);
                     return Ok(false);
                 }
@@ -207,9 +211,11 @@ pub(crate) fn copy_one(
         } else {
             dmeta.as_ref().map_or(0o755, |m| m.mode() & 0o7777)
         };
-        let _ = std::fs::set_permissions(&dfull, std::fs::Permissions::from_mode(mode));
+        let _ = ctx
+            .resolve_write(&dfull, true)
+            .and_then(|e| e.set_mode(mode));
         if o.preserve {
-            preserve_times(&dfull, &smeta);
+            preserve_times(ctx, &dfull, &smeta);
         }
         return Ok(ok);
     }
@@ -237,12 +243,13 @@ pub(crate) fn copy_one(
         }
     }
     if smeta.file_type().is_symlink() {
-        let r = std::fs::read_link(&sfull).and_then(|t| {
-            let full = ctx.check_write(&dfull)?;
+        let r = safesh_utils::resolve_read(ctx.host, &sfull, false).and_then(|from| {
+            let t = from.read_link()?;
+            let to = ctx.resolve_write(&dfull, false)?;
             if dmeta.is_some() {
-                std::fs::remove_file(&full)?;
+                to.remove(false)?;
             }
-            std::os::unix::fs::symlink(t, full)
+            to.symlink(&t)
         });
         if let Err(e) = r {
             ctx.warn_io(
@@ -258,7 +265,7 @@ pub(crate) fn copy_one(
                 Ok(f) => f,
                 Err(e) if o.force && dmeta.is_some() => {
                     let _ = e;
-                    std::fs::remove_file(&dfull)?;
+                    ctx.resolve_write(&dfull, false)?.remove(false)?;
                     ctx.create(&dfull, WriteMode::Truncate)?
                 }
                 Err(e) => return Err(e),
@@ -283,14 +290,11 @@ pub(crate) fn copy_one(
         }
     }
     if o.preserve {
-        preserve_times(&dfull, &smeta);
-        let c = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(dfull.as_os_str()));
-        if let Ok(c) = c {
-            // SAFETY: a valid C string; failure (not root) is ignored like GNU -p does for ownership.
-            unsafe {
-                libc::lchown(c.as_ptr(), smeta.uid(), smeta.gid());
-            }
-        }
+        preserve_times(ctx, &dfull, &smeta);
+        // (Failure, not root, is ignored like GNU -p does for ownership.)
+        let _ = ctx
+            .resolve_write(&dfull, false)
+            .and_then(|e| e.chown(smeta.uid(), smeta.gid()));
     }
     if o.verbose {
         let _ = writeln!(out, "{} -> {}", quote(&ss), quote(&ds));
@@ -298,7 +302,8 @@ pub(crate) fn copy_one(
     Ok(true)
 }
 
-fn preserve_times(dst: &std::path::Path, m: &std::fs::Metadata) {
+/// Gives the entry checked at `dst` (no symlink followed by name) the times of `m`.
+fn preserve_times(ctx: &UtilCtx<'_>, dst: &std::path::Path, m: &std::fs::Metadata) {
     let times = [
         libc::timespec {
             tv_sec: m.atime() as libc::time_t,
@@ -309,15 +314,7 @@ fn preserve_times(dst: &std::path::Path, m: &std::fs::Metadata) {
             tv_nsec: m.mtime_nsec() as libc::c_long,
         },
     ];
-    if let Ok(c) = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(dst.as_os_str())) {
-        // SAFETY: a valid C string and two timespecs.
-        unsafe {
-            libc::utimensat(
-                libc::AT_FDCWD,
-                c.as_ptr(),
-                times.as_ptr(),
-                libc::AT_SYMLINK_NOFOLLOW,
-            );
-        }
-    }
+    let _ = ctx
+        .resolve_write(dst, false)
+        .and_then(|e| e.set_times(times));
 }

@@ -206,11 +206,8 @@ fn walk(
             return Ok(None);
         }
     };
-    let m = if o.follow {
-        std::fs::metadata(&full)
-    } else {
-        std::fs::symlink_metadata(&full)
-    };
+    // Read from the entry checked (a symlink on the way is decided on).
+    let m = w.ctx.stat(&full, o.follow);
     let m = match m {
         Ok(m) => m,
         Err(e) => {

@@ -122,21 +122,27 @@ pub fn ln(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 status = 1;
                 continue;
             }
-            let _ = std::fs::remove_file(&full);
+            let _ = ctx
+                .resolve_write(&full, false)
+                .and_then(|e| e.remove(false));
         }
         let target = if symbolic && p.has("r") {
             relative_target(ctx, &src, &dst_s)
         } else {
             src.clone()
         };
-        let r = if symbolic {
-            std::os::unix::fs::symlink(&target, &full)
-        } else {
-            match ctx.check_read(&src) {
-                Ok(s) => std::fs::hard_link(s, &full),
-                Err(e) => Err(e),
+        // Made in the directory checked, from the entry checked (no symlink
+        // followed by name on either side).
+        let r = ctx.resolve_write(&full, false).and_then(|to| {
+            if symbolic {
+                to.symlink(std::ffi::OsStr::new(&target))
+            } else {
+                // A hard link is a second name for the file that can write it:
+                // the file must be one the script may write (not a protected
+                // name, not under a read-only root).
+                ctx.resolve_write(&src, false)?.hard_link_to(&to)
             }
-        };
+        });
         match r {
             Ok(()) => {
                 if p.has("v") {

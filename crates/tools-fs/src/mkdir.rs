@@ -5,7 +5,6 @@ use crate::mode;
 use safesh_utils::args::{Spec, parse};
 use safesh_utils::{UtilCtx, UtilResult};
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 
 const SPEC: Spec = Spec {
     flags: "pvZ",
@@ -68,7 +67,11 @@ pub fn mkdir(ctx: &mut UtilCtx<'_>) -> UtilResult {
             if full.is_dir() {
                 continue;
             }
-            if let Err(e) = ctx.check_write(anc).and_then(std::fs::create_dir) {
+            // Created in the directory checked (no symlink followed by name).
+            if let Err(e) = ctx
+                .resolve_write(anc, false)
+                .and_then(|e| e.create_dir(0o777))
+            {
                 if e.kind() == std::io::ErrorKind::AlreadyExists && full.is_dir() {
                     continue;
                 }
@@ -88,12 +91,16 @@ pub fn mkdir(ctx: &mut UtilCtx<'_>) -> UtilResult {
         if parents && full.is_dir() {
             continue;
         }
-        match ctx.check_write(name).and_then(std::fs::create_dir) {
-            Ok(()) => {
+        let made = ctx.resolve_write(name, false).and_then(|e| {
+            e.create_dir(0o777)?;
+            Ok(e)
+        });
+        match made {
+            Ok(entry) => {
                 if let Some(m) = &m {
                     let um = mode::umask();
                     let newm = mode::apply(m, 0o777 & !um, true, um);
-                    let _ = std::fs::set_permissions(&full, std::fs::Permissions::from_mode(newm));
+                    let _ = entry.set_mode(newm);
                 }
                 if verbose {
                     let _ = writeln!(out, "{}: created directory {}", ctx.name(), quote(name));

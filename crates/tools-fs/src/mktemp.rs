@@ -108,10 +108,8 @@ pub fn mktemp(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 Ok(())
             }
         } else if p.has("d") {
-            ctx.check_write(&name).and_then(|full| {
-                std::fs::create_dir(&full)?;
-                std::fs::set_permissions(&full, std::fs::Permissions::from_mode(0o700))
-            })
+            ctx.resolve_write(&name, false)
+                .and_then(|e| e.create_dir(0o700))
         } else {
             ctx.create(&name, WriteMode::CreateNew)
                 .and_then(|f| f.set_permissions(std::fs::Permissions::from_mode(0o600)))

@@ -127,7 +127,14 @@ pub fn mv(ctx: &mut UtilCtx<'_>) -> UtilResult {
             status = 1;
             continue;
         }
-        match std::fs::rename(&sfull, &dfull) {
+        // Renamed between the entries checked: both resolved once without
+        // following a symlink by name, the rename acting on the held directories.
+        let renamed = ctx.resolve_write(&src, false).and_then(|from| {
+            let to = ctx.resolve_write(&dst, false)?;
+            from.rename_to(&to)?;
+            Ok(from)
+        });
+        match renamed.map(|_| ()) {
             Ok(()) => {}
             Err(e) if e.raw_os_error() == Some(libc::EXDEV) => {
                 let o = Opts {
@@ -144,10 +151,16 @@ pub fn mv(ctx: &mut UtilCtx<'_>) -> UtilResult {
                     status = 1;
                     continue;
                 }
+                // Entry by entry, each one checked (not `remove_dir_all` by name).
                 let removed = if smeta.is_dir() {
-                    std::fs::remove_dir_all(&sfull)
+                    if crate::rm::remove_tree(ctx, src.as_bytes())? {
+                        Ok(())
+                    } else {
+                        status = 1;
+                        continue;
+                    }
                 } else {
-                    std::fs::remove_file(&sfull)
+                    ctx.resolve_write(&src, false).and_then(|e| e.remove(false))
                 };
                 if let Err(e) = removed {
                     ctx.warn_io(format_args!("cannot remove {}", quote(&src)), &e);

@@ -29,6 +29,24 @@ struct Opts {
     verbose: bool,
 }
 
+/// Removes `name` and everything under it as `rm -rf` would (each entry
+/// resolved and checked on its own, removed from the directory checked): for
+/// `mv` across filesystems, after the copy. False when something failed
+/// (already reported).
+pub(crate) fn remove_tree(
+    ctx: &mut UtilCtx<'_>,
+    name: &[u8],
+) -> Result<bool, safesh_utils::Interrupt> {
+    let o = Opts {
+        force: true,
+        recursive: true,
+        dir: false,
+        verbose: false,
+    };
+    let mut out = Vec::new();
+    remove(ctx, name, &o, &mut out)
+}
+
 /// Runs `rm`.
 pub fn rm(ctx: &mut UtilCtx<'_>) -> UtilResult {
     if let Some(st) = crate::common::meta_option(ctx, false) {
@@ -97,15 +115,10 @@ fn remove(
     }
     let shown = String::from_utf8_lossy(name).into_owned();
     let path = bpath(name);
-    let full = match ctx.check_write(&path) {
+    // The entry removed is the one checked: resolved once without following
+    // any symlink by name, removed from the directory held.
+    let full = match ctx.resolve_write(&path, false) {
         Ok(f) => f,
-        Err(e) => {
-            ctx.warn_io(format_args!("cannot remove {}", quote(&shown)), &e);
-            return Ok(false);
-        }
-    };
-    let meta = match std::fs::symlink_metadata(&full) {
-        Ok(m) => m,
         Err(e) => {
             if o.force && e.kind() == std::io::ErrorKind::NotFound {
                 return Ok(true);
@@ -114,7 +127,15 @@ fn remove(
             return Ok(false);
         }
     };
-    if meta.is_dir() {
+    if !full.exists() {
+        if o.force {
+            return Ok(true);
+        }
+        let e = std::io::Error::from_raw_os_error(libc::ENOENT);
+        ctx.warn_io(format_args!("cannot remove {}", quote(&shown)), &e);
+        return Ok(false);
+    }
+    if full.is_dir() {
         if !o.recursive {
             if o.dir {
                 return Ok(rmdir(ctx, &full, &shown, o, out));
@@ -141,7 +162,7 @@ fn remove(
         }
         return Ok(rmdir(ctx, &full, &shown, o, out));
     }
-    match std::fs::remove_file(&full) {
+    match full.remove(false) {
         Ok(()) => {
             if o.verbose {
                 let _ = writeln!(out, "removed {}", quote(&shown));
@@ -157,12 +178,12 @@ fn remove(
 
 fn rmdir(
     ctx: &mut UtilCtx<'_>,
-    full: &std::path::Path,
+    full: &safesh_utils::beneath::Entry,
     shown: &str,
     o: &Opts,
     out: &mut Vec<u8>,
 ) -> bool {
-    match std::fs::remove_dir(full) {
+    match full.remove(true) {
         Ok(()) => {
             if o.verbose {
                 let _ = writeln!(out, "removed directory {}", quote(shown));

@@ -48,10 +48,9 @@ pub fn rmdir(ctx: &mut UtilCtx<'_>) -> UtilResult {
                     return Ok(ctx.write_failed(&e));
                 }
             }
-            let removed = match ctx.check_write(&target) {
-                Ok(path) => std::fs::remove_dir(&path),
-                Err(e) => Err(e),
-            };
+            let removed = ctx
+                .resolve_write(&target, false)
+                .and_then(|e| e.remove(true));
             if let Err(e) = removed {
                 let non_empty = e.raw_os_error() == Some(libc::ENOTEMPTY)
                     || e.raw_os_error() == Some(libc::EEXIST);

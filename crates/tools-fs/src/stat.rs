@@ -282,11 +282,8 @@ pub fn stat(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut status = 0;
     for name in &p.operands {
         let r = ctx.check_read(name).and_then(|full| {
-            let m = if follow {
-                std::fs::metadata(&full)?
-            } else {
-                std::fs::symlink_metadata(&full)?
-            };
+            // Read from the entry checked (a symlink on the way is decided on).
+            let m = ctx.stat(&full, follow)?;
             let target = if m.file_type().is_symlink() {
                 std::fs::read_link(&full)
                     .ok()

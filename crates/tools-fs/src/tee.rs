@@ -31,7 +31,7 @@ pub fn tee(ctx: &mut UtilCtx<'_>) -> UtilResult {
         WriteMode::Truncate
     };
     let mut status = 0;
-    let mut files: Vec<(String, Option<std::fs::File>)> = Vec::new();
+    let mut files: Vec<(String, Option<safesh_utils::WriteFile>)> = Vec::new();
     for name in &p.operands {
         match ctx.create(name, mode) {
             Ok(f) => files.push((name.clone(), Some(f))),

@@ -4,7 +4,6 @@ use crate::common::{quote, usage};
 use crate::date::parse_date;
 use safesh_utils::args::{Spec, parse};
 use safesh_utils::{UtilCtx, UtilResult, WriteMode};
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 
 const SPEC: Spec = Spec {
@@ -46,12 +45,8 @@ fn parse_stamp(s: &str, tz: &jiff::tz::TimeZone) -> Option<(i64, i64)> {
     Some((z.timestamp().as_second(), 0))
 }
 
-fn set_times(
-    path: &std::path::Path,
-    atime: Option<(i64, i64)>,
-    mtime: Option<(i64, i64)>,
-    nofollow: bool,
-) -> std::io::Result<()> {
+/// The `utimensat` times for `atime` and `mtime` (`None`: left as it is).
+fn times(atime: Option<(i64, i64)>, mtime: Option<(i64, i64)>) -> [libc::timespec; 2] {
     let ts = |t: Option<(i64, i64)>| match t {
         Some((s, ns)) => libc::timespec {
             tv_sec: s as libc::time_t,
@@ -62,21 +57,7 @@ fn set_times(
             tv_nsec: libc::UTIME_OMIT,
         },
     };
-    let times = [ts(atime), ts(mtime)];
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    let flags = if nofollow {
-        libc::AT_SYMLINK_NOFOLLOW
-    } else {
-        0
-    };
-    // SAFETY: `c` is a valid C string and `times` holds two timespecs.
-    let rc = unsafe { libc::utimensat(libc::AT_FDCWD, c.as_ptr(), times.as_ptr(), flags) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    [ts(atime), ts(mtime)]
 }
 
 /// Runs `touch`.
@@ -140,7 +121,9 @@ pub fn touch(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let nofollow = p.has("h");
     let mut status = 0;
     for name in &p.operands {
-        let full = match ctx.check_write(name) {
+        // The entry touched is the one checked (resolved once, no symlink
+        // followed by name; `-h` stops at a final symlink).
+        let mut full = match ctx.resolve_write(name, !nofollow) {
             Ok(f) => f,
             Err(e) => {
                 ctx.warn_io(format_args!("cannot touch {}", quote(name)), &e);
@@ -148,18 +131,21 @@ pub fn touch(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 continue;
             }
         };
-        let exists = std::fs::symlink_metadata(&full).is_ok();
-        if !exists {
+        if !full.exists() {
             if nocreate {
                 continue;
             }
-            if let Err(e) = ctx.create(name, WriteMode::Append) {
+            if let Err(e) = ctx
+                .create(name, WriteMode::Append)
+                .and_then(|_| ctx.resolve_write(name, !nofollow))
+                .map(|e| full = e)
+            {
                 ctx.warn_io(format_args!("cannot touch {}", quote(name)), &e);
                 status = 1;
                 continue;
             }
         }
-        let r = set_times(&full, a_on.then_some(at), m_on.then_some(mt), nofollow);
+        let r = full.set_times(times(a_on.then_some(at), m_on.then_some(mt)));
         if let Err(e) = r {
             ctx.warn_io(format_args!("setting times of {}", quote(name)), &e);
             status = 1;

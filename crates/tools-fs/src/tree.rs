@@ -113,7 +113,7 @@ pub fn tree(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 continue;
             }
         };
-        let meta = std::fs::metadata(&full);
+        let meta = ctx.stat(&full, true);
         if !meta.as_ref().is_ok_and(|m| m.is_dir()) {
             let what = if meta.is_ok() {
                 ""
@@ -238,10 +238,10 @@ fn list(
         let Ok(full) = ctx.check_stat(bpath(&path)) else {
             continue;
         };
-        let meta = std::fs::symlink_metadata(&full).ok();
+        let meta = ctx.stat(&full, false).ok();
         let is_link = meta.as_ref().is_some_and(|m| m.file_type().is_symlink());
         let target_meta = if is_link {
-            std::fs::metadata(&full).ok()
+            ctx.stat(&full, true).ok()
         } else {
             None
         };

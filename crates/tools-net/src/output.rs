@@ -5,7 +5,6 @@
 use crate::error::NetError;
 use reqwest::blocking::Response;
 use safesh_utils::{UtilCtx, WriteMode};
-use std::fs::File;
 use std::io::Write;
 
 /// The destination of one transfer.
@@ -19,7 +18,7 @@ pub enum Sink {
         /// Make missing parent directories (`--create-dirs`).
         create_dirs: bool,
         /// The open file.
-        file: Option<File>,
+        file: Option<safesh_utils::WriteFile>,
     },
 }
 
@@ -65,8 +64,11 @@ impl Sink {
                 .filter(|a| !a.as_os_str().is_empty() && !ctx.resolve(a).exists())
                 .collect();
             for dir in missing.iter().rev() {
-                let abs = ctx.check_write(dir).map_err(fail)?;
-                match std::fs::create_dir(&abs) {
+                // Made in the directory checked (no symlink followed by name).
+                let made = ctx
+                    .resolve_write(dir, false)
+                    .and_then(|e| e.create_dir(0o777));
+                match made {
                     Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
                         return Err(fail(e));
                     }

@@ -500,11 +500,22 @@ fn one(
         None => {
             let mut name = local_name(&url);
             if let Some(pre) = prefix {
-                let dir = ctx
-                    .check_write(pre)
-                    .map_err(|e| NetError::Failed(code::IO, format!("{pre}: {e}")))?;
-                std::fs::create_dir_all(&dir)
-                    .map_err(|e| NetError::Failed(code::IO, format!("{pre}: {e}")))?;
+                // Each missing directory, outermost first, made in the
+                // directory checked (no symlink followed by name).
+                let full = ctx.resolve(pre);
+                let missing: Vec<&std::path::Path> =
+                    full.ancestors().take_while(|a| !a.exists()).collect();
+                for d in missing.iter().rev() {
+                    match ctx
+                        .resolve_write(d, false)
+                        .and_then(|e| e.create_dir(0o777))
+                    {
+                        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                            return Err(NetError::Failed(code::IO, format!("{pre}: {e}")));
+                        }
+                        _ => {}
+                    }
+                }
                 name = format!("{}/{name}", pre.trim_end_matches('/'));
             }
             let name = unique(ctx, &name);

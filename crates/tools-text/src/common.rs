@@ -86,7 +86,7 @@ pub fn open_file(host: &dyn Host, cwd: &Path, name: &str) -> io::Result<File> {
 
 /// Creates (truncates) a file for writing relative to `cwd`, through the host's
 /// write check.
-pub fn create_file(host: &dyn Host, cwd: &Path, name: &str) -> io::Result<File> {
+pub fn create_file(host: &dyn Host, cwd: &Path, name: &str) -> io::Result<safesh_utils::WriteFile> {
     let p = Path::new(name);
     let path = if p.is_absolute() {
         p.to_path_buf()

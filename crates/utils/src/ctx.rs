@@ -32,6 +32,9 @@ pub enum WriteMode {
     CreateNew,
 }
 
+/// [`Host::memory_budget`] of a host without limits of its own.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 256 << 20;
+
 /// [`Host::max_field_bytes`] of a host without limits of its own.
 pub const DEFAULT_MAX_FIELD_BYTES: usize = 64 << 20;
 
@@ -120,6 +123,24 @@ pub trait Host: Send + Sync {
     /// aborts the whole process, server included).
     fn max_field_bytes(&self) -> usize {
         DEFAULT_MAX_FIELD_BYTES
+    }
+    /// The file size limit of in-process writes (`[limits] file_size_mb`):
+    /// every file a utility opens for writing ([`open_write`]) is bound by it.
+    /// `None` (the default): no limit.
+    fn file_limit(&self) -> Option<crate::wfile::FileLimit> {
+        None
+    }
+    /// The memory a utility that holds its input (`sort`) may use for it before
+    /// it spills to disk: a share of `[limits] memory_mb`.
+    fn memory_budget(&self) -> u64 {
+        DEFAULT_MEMORY_BUDGET
+    }
+    /// A disk-backed directory where a utility may put temporary files that are
+    /// safesh's, not the script's (`sort`'s spilled runs): never RAM-backed.
+    /// `None`: none known (the utility keeps its data in memory). The
+    /// utility creates it (mode 0700) when it first needs it.
+    fn spill_dir(&self) -> Option<PathBuf> {
+        None
     }
     /// Called when a network utility receives a response from `host`: what it
     /// prints or writes from then on is labeled with that origin (low integrity).
@@ -246,8 +267,9 @@ impl UtilCtx<'_> {
         Ok(buf)
     }
 
-    /// Opens a file for writing (relative to cwd) after the host allowed it.
-    pub fn create(&self, p: impl AsRef<Path>, mode: WriteMode) -> io::Result<File> {
+    /// Opens a file for writing (relative to cwd) after the host allowed it;
+    /// writes are bound by the host's file size limit.
+    pub fn create(&self, p: impl AsRef<Path>, mode: WriteMode) -> io::Result<crate::WriteFile> {
         open_write(self.host, &self.resolve(p), mode)
     }
 
@@ -281,6 +303,24 @@ impl UtilCtx<'_> {
         Ok(path)
     }
 
+    /// Resolves `p` for a change ([`resolve_write`]): the name and the entry
+    /// actually reached are checked; the entry acts on that one only.
+    pub fn resolve_write(
+        &self,
+        p: impl AsRef<Path>,
+        follow: bool,
+    ) -> io::Result<crate::beneath::Entry> {
+        resolve_write(self.host, &self.resolve(p), follow)
+    }
+
+    /// The metadata of `p` (its final symlink followed with `follow`), read from
+    /// the entry the walk reached after its canonical path passed
+    /// [`Host::check_stat`] when a symlink on the way makes it another
+    /// ([`crate::beneath::metadata`]). The name itself is checked by the caller.
+    pub fn stat(&self, p: impl AsRef<Path>, follow: bool) -> io::Result<std::fs::Metadata> {
+        crate::beneath::metadata(&self.resolve(p), follow, |real| self.host.check_stat(real))
+    }
+
     /// Writes `name: msg\n` to stderr (GNU style), ignoring write errors.
     pub fn warn(&mut self, msg: impl std::fmt::Display) {
         let name = self.name().to_string();
@@ -309,21 +349,30 @@ impl UtilCtx<'_> {
 
 /// Opens `path` (absolute) for reading through `host`: one of the script's
 /// descriptors ([`Host::open_descriptor`]), or a file checked (and its label
-/// recorded) by [`Host::check_read`] and opened by name.
+/// recorded) by [`Host::check_read`] and opened by
+/// [`crate::open::open_decided`]: when a symlink on the way makes the file
+/// opened another than the name says, that file's canonical path is checked
+/// (and labeled) too, and a flip after the check cannot change what is opened.
 pub fn open_read(host: &dyn Host, path: &Path) -> io::Result<File> {
     if let Some(f) = host.open_descriptor(path, false) {
         return f;
     }
     host.check_read(path)?;
-    crate::open::open_path(path, libc::O_RDONLY, 0)
+    crate::open::open_decided(path, libc::O_RDONLY, 0, |real| host.check_read(real))
 }
 
 /// Opens `path` (absolute) for writing through `host`: one of the script's
 /// descriptors ([`Host::open_descriptor`]; `mode` does not apply to a stream),
-/// or a file allowed by [`Host::check_write`] and opened by name.
-pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<File> {
+/// or a file allowed by [`Host::check_write`] and opened by
+/// [`crate::open::open_decided`] (the file actually opened is allowed too: a
+/// protected name or a path outside the roots reached through a symlink is
+/// refused, whenever the symlink was flipped).
+///
+/// Writes to the file are bound by [`Host::file_limit`].
+pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<crate::WriteFile> {
+    let append = mode == WriteMode::Append;
     if let Some(f) = host.open_descriptor(path, true) {
-        return f;
+        return f.map(|f| crate::WriteFile::new(f, append, None));
     }
     host.check_write(path)?;
     let flags = libc::O_WRONLY
@@ -333,7 +382,40 @@ pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<F
             WriteMode::Append => libc::O_APPEND,
             WriteMode::CreateNew => libc::O_EXCL,
         };
-    crate::open::open_path(path, flags, 0o666)
+    crate::open::open_decided(path, flags, 0o666, |real| host.check_write(real))
+        .map(|f| crate::WriteFile::new(f, append, host.file_limit()))
+}
+
+/// Resolves `path` (absolute) for a change that does not follow its final
+/// name (remove, rename, mkdir, link, set times) or, with `follow`, does
+/// (chmod): the name is checked by [`Host::check_write`], and so is the
+/// canonical path of the entry the walk reached when a symlink on the way makes
+/// it another. The [`crate::beneath::Entry`] acts on that entry only.
+pub fn resolve_write(
+    host: &dyn Host,
+    path: &Path,
+    follow: bool,
+) -> io::Result<crate::beneath::Entry> {
+    host.check_write(path)?;
+    let entry = crate::beneath::resolve(path, follow)?;
+    if entry.real() != crate::beneath::lexical(path) {
+        host.check_write(entry.real())?;
+    }
+    Ok(entry)
+}
+
+/// [`resolve_write`] for reading (`cp` of a symlink, `readlink`).
+pub fn resolve_read(
+    host: &dyn Host,
+    path: &Path,
+    follow: bool,
+) -> io::Result<crate::beneath::Entry> {
+    host.check_read(path)?;
+    let entry = crate::beneath::resolve(path, follow)?;
+    if entry.real() != crate::beneath::lexical(path) {
+        host.check_read(entry.real())?;
+    }
+    Ok(entry)
 }
 
 /// The C library's wording for an I/O error (`No such file or directory`), without

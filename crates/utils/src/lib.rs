@@ -15,15 +15,18 @@
 //! and add it to that crate's `UTILS`.
 
 pub mod args;
+pub mod beneath;
 pub mod ctx;
 pub mod open;
 pub mod posix_regex;
 pub mod testing;
+pub mod wfile;
 
 pub use ctx::{
     Egress, Env, Host, Interrupt, ShellString, UtilCtx, UtilResult, WriteMode, io_error_text,
-    open_read, open_write,
+    open_read, open_write, resolve_read, resolve_write,
 };
+pub use wfile::{FileLimit, WriteFile};
 
 /// The signature every in-process utility has.
 pub type UtilFn = fn(&mut UtilCtx<'_>) -> UtilResult;

@@ -5,97 +5,86 @@
 //! label store or audit log — and a file on procfs is never returned (the
 //! process's environment, memory, …). Descriptors are close-on-exec.
 
-use std::ffi::CString;
 use std::fs::File;
 use std::io;
-use std::os::fd::FromRawFd;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-/// procfs's `f_type` (`linux/magic.h`).
-const PROC_SUPER_MAGIC: libc::c_long = 0x9fa0;
-
 /// Opens `path` with `flags` (`O_RDONLY`, `O_WRONLY | O_CREAT | O_TRUNC`, …;
-/// `O_CLOEXEC` is added) and `mode` for a created file, without following magic
-/// links, and refuses a file on procfs.
+/// `O_CLOEXEC` is added) and `mode` for a created file, resolved by
+/// [`crate::beneath::resolve`] (no symlink followed by the kernel, no magic
+/// link followed at all), and refuses a file on procfs. Callers that decided on
+/// the name use [`open_decided`] so that the decision also holds for the file
+/// actually opened.
 pub fn open_path(path: &Path, flags: libc::c_int, mode: libc::mode_t) -> io::Result<File> {
-    let c = CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
-    let flags = flags | libc::O_CLOEXEC;
-    let mode = if flags & libc::O_CREAT != 0 { mode } else { 0 };
-    let fd = match openat2_no_magic(&c, flags, mode) {
-        Ok(fd) => fd,
-        // A kernel before 5.6 (or a filter) without openat2: the plain open,
-        // still checked for procfs below.
-        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
-            // SAFETY: `c` is a valid NUL-terminated path; the flags and mode
-            // are plain integers.
-            let fd = unsafe { libc::open(c.as_ptr(), flags, libc::c_uint::from(mode)) };
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            fd
+    open_decided(path, flags, mode, |_| Ok(()))
+}
+
+/// [`open_path`] for a path already decided on by name: when the file the
+/// walk reaches has another canonical path than the name's lexical form (a
+/// symlink on the way), `decide` is asked about that canonical path before
+/// anything is opened. A change between the walk and the open (a flipped
+/// symlink) walks and decides again, a bounded number of times.
+pub fn open_decided(
+    path: &Path,
+    flags: libc::c_int,
+    mode: libc::mode_t,
+    decide: impl FnMut(&Path) -> io::Result<()>,
+) -> io::Result<File> {
+    open_resolved(path, flags, mode, decide).map(|(f, _)| f)
+}
+
+/// [`open_decided`], also returning the canonical path of the file opened.
+pub fn open_resolved(
+    path: &Path,
+    flags: libc::c_int,
+    mode: libc::mode_t,
+    mut decide: impl FnMut(&Path) -> io::Result<()>,
+) -> io::Result<(File, std::path::PathBuf)> {
+    let path = &absolute(path)?;
+    // `O_CREAT | O_EXCL` does not follow a final symlink (the kernel fails).
+    let follow = flags & (libc::O_CREAT | libc::O_EXCL) != (libc::O_CREAT | libc::O_EXCL);
+    let lexical = crate::beneath::lexical(path);
+    let mut last = None;
+    for _ in 0..RETRIES {
+        let entry = crate::beneath::resolve(path, follow)?;
+        // No symlink on the way: the file reached is the one at the name's
+        // lexical path, which the name's check covered (it checks the lexical
+        // form and the resolved one; the directories on that path were real
+        // ones when walked, and only a write root's can be made by a script).
+        if entry.real() != lexical {
+            decide(entry.real())?;
         }
-        Err(e) => return Err(e),
-    };
-    // SAFETY: `fd` was just opened and is owned by nothing else.
-    let file = unsafe { File::from_raw_fd(fd) };
-    if on_procfs(&file) {
-        return Err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!("{}: files under /proc cannot be opened", path.display()),
-        ));
+        match entry.open(flags, mode) {
+            Err(e) if crate::beneath::is_changed(&e) => last = Some(e),
+            r => return r.map(|f| (f, entry.real().to_path_buf())),
+        }
     }
-    Ok(file)
+    Err(last.unwrap_or_else(|| io::Error::from_raw_os_error(libc::ESTALE)))
+}
+
+/// Walks and decisions tried when the entry keeps changing under the open.
+pub(crate) const RETRIES: usize = 8;
+
+/// `path` made absolute against the working directory (the walk needs a start).
+fn absolute(path: &Path) -> io::Result<std::path::PathBuf> {
+    if path.is_absolute() {
+        Ok(path.to_path_buf())
+    } else {
+        Ok(std::env::current_dir()?.join(path))
+    }
+}
+
+/// [`open_decided`] for reading.
+pub fn open_read_decided(
+    path: &Path,
+    decide: impl FnMut(&Path) -> io::Result<()>,
+) -> io::Result<File> {
+    open_decided(path, libc::O_RDONLY, 0, decide)
 }
 
 /// [`open_path`] for reading.
 pub fn open_read_only(path: &Path) -> io::Result<File> {
     open_path(path, libc::O_RDONLY, 0)
-}
-
-/// `openat2(AT_FDCWD, path, {flags, mode, RESOLVE_NO_MAGICLINKS})`.
-fn openat2_no_magic(
-    path: &CString,
-    flags: libc::c_int,
-    mode: libc::mode_t,
-) -> io::Result<libc::c_int> {
-    // SAFETY: an all-zero `open_how` is valid (no flags, no mode, no resolve).
-    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
-    how.flags = flags as u64;
-    how.mode = u64::from(mode);
-    how.resolve = libc::RESOLVE_NO_MAGICLINKS;
-    loop {
-        // SAFETY: the pointers are valid for the call; the size is the struct's.
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_openat2,
-                libc::AT_FDCWD,
-                path.as_ptr(),
-                &how as *const libc::open_how,
-                std::mem::size_of::<libc::open_how>(),
-            )
-        };
-        if r >= 0 {
-            return libc::c_int::try_from(r).map_err(|_| io::Error::from_raw_os_error(libc::EBADF));
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
-}
-
-/// True when `f` lives on procfs.
-fn on_procfs(f: &File) -> bool {
-    use std::os::fd::AsRawFd;
-    // SAFETY: an all-zero statfs is a valid out-buffer for fstatfs.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: `f` is an open descriptor and `st` a valid out-buffer.
-    let r = unsafe { libc::fstatfs(f.as_raw_fd(), &mut st) };
-    #[allow(clippy::unnecessary_cast)]
-    let magic = st.f_type as libc::c_long;
-    r == 0 && magic == PROC_SUPER_MAGIC
 }
 
 #[cfg(test)]

@@ -177,14 +177,37 @@ fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label), SourceErro
     let label = sh
         .file_label_checked(&path, None)
         .map_err(SourceError::Refused)?;
-    // (Opened without following a magic link: a symlink flipped after the check
-    // cannot make `source` read safesh's own stdin.)
+    // Open what was checked: the file reached is decided on (and labeled) by
+    // its canonical path when a symlink on the way makes it another; no magic
+    // link is followed (a flipped symlink cannot make `source` read safesh's
+    // own stdin).
+    let mut refused = None;
+    let mut extra = None;
+    let opened = safesh_utils::open::open_decided(&path, libc::O_RDONLY, 0, |real| {
+        match sh
+            .check_read_path(real)
+            .and_then(|()| sh.file_label_checked(real, Some(real)))
+        {
+            Ok(l) => {
+                extra = Some(l);
+                Ok(())
+            }
+            Err(r) => {
+                refused = Some(r);
+                Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied))
+            }
+        }
+    });
+    if let Some(r) = refused {
+        return Err(SourceError::Refused(r));
+    }
     let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut safesh_utils::open::open_read_only(&path).map_err(SourceError::Io)?,
-        &mut text,
-    )
-    .map_err(SourceError::Io)?;
+    std::io::Read::read_to_string(&mut opened.map_err(SourceError::Io)?, &mut text)
+        .map_err(SourceError::Io)?;
+    let label = match extra {
+        Some(l) => label.join(&l),
+        None => label,
+    };
     Ok((text, label))
 }
 

@@ -452,10 +452,15 @@ pub(super) fn flock(sh: &mut Shell, argv: &[Field]) -> Exec {
     };
     let path = sh.cwd.join(&file);
     sh.check_write_path(&path)?;
-    let lock = match safesh_utils::open::open_path(
+    // The lock file reached through a symlink is decided on too.
+    let lock = match safesh_utils::open::open_decided(
         &path,
         libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND,
         0o666,
+        |real| {
+            sh.check_write_path(real)
+                .map_err(|r| std::io::Error::new(std::io::ErrorKind::PermissionDenied, r.message))
+        },
     ) {
         Ok(f) => f,
         Err(e) => {

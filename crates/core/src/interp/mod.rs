@@ -515,6 +515,18 @@ impl Shell {
         {
             return Err(Refusal::limit("output in bytes", b.limit(), "output_bytes").into());
         }
+        // A file size limit hit by a builtin's write (`echo` in a loop into a
+        // redirected file) stops the script at its next command.
+        {
+            let mut slot = crate::io::lock(&self.shared.refusal);
+            if slot
+                .as_ref()
+                .is_some_and(|r| r.details.rule.as_deref() == Some("limits.file_size_mb"))
+                && let Some(r) = slot.take()
+            {
+                return Err(r.into());
+            }
+        }
         let n = self.shared.commands.fetch_add(1, Ordering::Relaxed) + 1;
         if n > self.shared.limits.commands {
             return Err(Refusal::limit(

@@ -274,13 +274,21 @@ pub(crate) fn glob(
             if !may_list(disk) {
                 continue;
             }
-            let Ok(rd) = std::fs::read_dir(disk) else {
+            // Listed from the directory checked: a symlink on the way is
+            // decided on too (a flip cannot list another directory).
+            let Ok(rd) = safesh_utils::beneath::read_dir_names(disk, |real| {
+                if may_list(real) {
+                    Ok(())
+                } else {
+                    Err(std::io::ErrorKind::PermissionDenied.into())
+                }
+            }) else {
                 continue;
             };
             let dot_ok = opts.dotglob || comp.starts_with('.') || comp.starts_with("\\.");
             let mut names: Vec<String> = rd
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .into_iter()
+                .map(|e| e.to_string_lossy().into_owned())
                 .filter(|n| dot_ok || !n.starts_with('.'))
                 .filter(|n| n != "." && n != "..")
                 .filter(|n| matches(comp, n, opts.nocase))

@@ -127,29 +127,48 @@ impl Shell {
             } else {
                 libc::O_TRUNC
             };
-        // The label is recorded before the file is opened (and raised before each
-        // chunk that carries more): a kill mid-write never leaves it unlabeled.
-        let record = match self.shared.flow.clone() {
-            Some(flow) => Some(crate::io::FileRecord::open(
-                crate::host::normalize(&path),
-                append,
-                flow,
-                self.shared.clone(),
-                &self.pc,
-            )?),
-            None => None,
-        };
-        // Opened without following a magic link: a symlink flipped after the
-        // check cannot reach the process's own descriptors.
         // A file this redirection creates is named by its word (`> "$n"`).
         let creates = crate::names::worth_labeling(&name_label.join(&self.pc))
             && path.symlink_metadata().is_err();
-        match safesh_utils::open::open_path(&path, flags, 0o666) {
+        // Open what was checked: the walk reaches the file without the kernel
+        // following any symlink, and when the file is another than the name
+        // says (a symlink on the way, maybe flipped since the check), its own
+        // canonical path is checked before anything is opened or truncated.
+        // The label is recorded (for the file reached) before it is opened, and
+        // raised before each chunk that carries more: a kill mid-write never
+        // leaves it unlabeled.
+        let mut refused = None;
+        let mut record = None;
+        let opened = safesh_utils::open::open_resolved(&path, flags, 0o666, |real| {
+            self.check_write_path(real).map_err(|r| {
+                refused = Some(r);
+                std::io::Error::from(std::io::ErrorKind::PermissionDenied)
+            })
+        })
+        .and_then(|(f, real)| {
+            // The file opened is named by the walk: the record follows it.
+            if let Some(flow) = self.shared.flow.clone() {
+                match crate::io::FileRecord::open(real, append, flow, self.shared.clone(), &self.pc)
+                {
+                    Ok(r) => record = Some(r),
+                    Err(r) => {
+                        refused = Some(r);
+                        return Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+                    }
+                }
+            }
+            Ok(f)
+        });
+        if let Some(r) = refused {
+            return Err(r.into());
+        }
+        match opened {
             Ok(f) => {
                 if creates {
                     self.record_name(&path, &name_label.join(&self.pc));
                 }
-                Ok(Ok(Fd::Out(Sink::recorded_file(f, record))))
+                let limit = self.file_limit().map(|l| (l, append));
+                Ok(Ok(Fd::Out(Sink::recorded_file(f, record, limit))))
             }
             Err(e) => {
                 self.diag(format!("{name}: {}", safesh_utils::io_error_text(&e)));
@@ -167,14 +186,31 @@ impl Shell {
             return Ok(r);
         }
         let real = self.check_read_resolved(&path)?;
-        match safesh_utils::open::open_path(&path, libc::O_RDONLY, 0) {
-            Ok(f) => {
+        // Open what was checked: when the file reached is another than the name
+        // says (a symlink on the way, maybe flipped since the check), its own
+        // canonical path is checked too, and it is what is labeled.
+        let mut refused = None;
+        let opened = safesh_utils::open::open_resolved(&path, libc::O_RDONLY, 0, |other| {
+            self.check_read_path(other).map_err(|r| {
+                refused = Some(r);
+                std::io::Error::from(std::io::ErrorKind::PermissionDenied)
+            })
+        });
+        if let Some(r) = refused {
+            return Err(r.into());
+        }
+        match opened {
+            Ok((f, opened_real)) => {
                 if f.metadata().is_ok_and(|m| m.is_dir()) {
                     self.diag(format!("{name}: Is a directory"));
                     return Ok(Err(RedirectFailed));
                 }
                 // Fail closed: a file whose recorded label cannot be asked is not read.
-                let label = self.file_label_checked(&path, real.as_deref())?;
+                let mut label = self.file_label_checked(&path, real.as_deref())?;
+                if real.as_deref() != Some(opened_real.as_path()) {
+                    let other = self.file_label_checked(&opened_real, Some(&opened_real))?;
+                    label = label.join(&other);
+                }
                 Ok(Ok(Fd::In(Source::new(
                     SourceKind::Reader(Box::new(f)),
                     label,

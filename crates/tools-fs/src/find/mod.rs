@@ -195,8 +195,9 @@ fn visit(
         return Ok(());
     }
     let follow = run.g.follow || (depth == 0 && run.follow_cmdline);
-    let meta = match std::fs::symlink_metadata(&fp) {
-        Ok(m) if follow && m.file_type().is_symlink() => std::fs::metadata(&fp).unwrap_or(m),
+    // Read from the entry checked (a symlink on the way is decided on).
+    let meta = match run.ctx.stat(&fp, false) {
+        Ok(m) if follow && m.file_type().is_symlink() => run.ctx.stat(&fp, true).unwrap_or(m),
         Ok(m) => m,
         Err(err) => {
             err_path(run, &path, &err);
@@ -436,13 +437,11 @@ fn delete(run: &mut Run<'_, '_>, n: &Node) -> bool {
         return true;
     }
     let fp = bpath(&n.full);
-    let r = run.ctx.check_write(&fp).and_then(|p| {
-        if n.meta.is_dir() {
-            std::fs::remove_dir(p)
-        } else {
-            std::fs::remove_file(p)
-        }
-    });
+    // Removed from the directory checked (no symlink followed by name).
+    let r = run
+        .ctx
+        .resolve_write(&fp, false)
+        .and_then(|e| e.remove(n.meta.is_dir()));
     match r {
         Ok(()) => true,
         Err(e) => {

@@ -308,7 +308,8 @@ fn stat_entry(
 ) -> std::io::Result<Entry> {
     // Metadata printed with a name: the name's label, not the contents'.
     let full = ctx.check_stat(bpath(&path))?;
-    let lmeta = std::fs::symlink_metadata(&full)?;
+    // Read from the entry checked (a flipped symlink on the way is decided on).
+    let lmeta = ctx.stat(&full, false)?;
     let mut e = Entry {
         name,
         path,
@@ -317,7 +318,7 @@ fn stat_entry(
         target_meta: None,
     };
     if lmeta.file_type().is_symlink() {
-        let tmeta = std::fs::metadata(&full).ok();
+        let tmeta = ctx.stat(&full, true).ok();
         if (follow || deref_all) && tmeta.is_some() {
             e.meta = tmeta;
             return Ok(e);

@@ -561,7 +561,9 @@ impl RunState<'_> {
         s: &mut Searcher<'_>,
         out: &mut dyn Write,
     ) -> std::io::Result<()> {
-        let f = match safesh_utils::open::open_read_only(path) {
+        // The file reached through a symlink is decided on (and labeled) too.
+        let f = match safesh_utils::open::open_read_decided(path, |real| self.host.check_read(real))
+        {
             Ok(f) => f,
             Err(e) => {
                 self.warn(walk.silent, name, &e);
@@ -610,15 +612,16 @@ impl RunState<'_> {
             self.warn(walk.silent, &shown, &e);
             return Ok(());
         }
-        let rd = match std::fs::read_dir(dir) {
-            Ok(rd) => rd,
-            Err(e) => {
-                self.warn(walk.silent, &shown, &e);
-                return Ok(());
-            }
-        };
-        let mut names: Vec<std::ffi::OsString> =
-            rd.filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+        // Listed from the directory checked (a symlink on the way is decided on).
+        let host = self.host;
+        let mut names =
+            match safesh_utils::beneath::read_dir_names(dir, |real| host.check_read(real)) {
+                Ok(n) => n,
+                Err(e) => {
+                    self.warn(walk.silent, &shown, &e);
+                    return Ok(());
+                }
+            };
         names.sort();
         for n in names {
             let child = dir.join(&n);

@@ -314,7 +314,10 @@ pub fn sed(ctx: &mut UtilCtx<'_>) -> UtilResult {
         if meta.is_dir() {
             return Err(io::Error::from_raw_os_error(libc_eisdir()));
         }
-        Ok(Box::new(safesh_utils::open::open_read_only(&path)?))
+        Ok(Box::new(safesh_utils::open::open_read_decided(
+            &path,
+            |real| host.check_read(real),
+        )?))
     };
     let mut input_err: Vec<u8> = Vec::new();
     let mut input = Input::new(
@@ -432,11 +435,17 @@ impl InPlace<'_> {
             .map(|b| b.to_string_lossy().into_owned())
             .unwrap_or_default();
         let tmp = dir.join(format!(".sed{}{}", std::process::id(), base));
-        self.host.check_write(&orig)?;
-        self.host.check_write(&tmp)?;
-        let f = std::fs::File::create(&tmp)?;
-        if let Ok(meta) = std::fs::metadata(&orig) {
-            let _ = std::fs::set_permissions(&tmp, meta.permissions());
+        // The temp file is created (exclusively, no symlink followed by name)
+        // in the directory checked; the renames in `finish` act on the entries
+        // checked too.
+        safesh_utils::resolve_write(self.host, &orig, false)?;
+        let f = safesh_utils::open_write(self.host, &tmp, safesh_utils::WriteMode::CreateNew)?;
+        if let Some(mode) = safesh_utils::resolve_read(self.host, &orig, true)
+            .ok()
+            .and_then(|e| e.mode())
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = f.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777));
         }
         out.w = Box::new(BufWriter::with_capacity(64 * 1024, f));
         out.missing = false;
@@ -467,10 +476,11 @@ impl InPlace<'_> {
             } else {
                 orig.with_file_name(backup_name)
             };
-            self.host.check_write(&backup)?;
-            std::fs::rename(&orig, &backup)?;
+            let from = safesh_utils::resolve_write(self.host, &orig, false)?;
+            from.rename_to(&safesh_utils::resolve_write(self.host, &backup, false)?)?;
         }
-        std::fs::rename(&tmp, &orig)?;
+        let from = safesh_utils::resolve_write(self.host, &tmp, false)?;
+        from.rename_to(&safesh_utils::resolve_write(self.host, &orig, false)?)?;
         let _ = &self.error;
         Ok(())
     }

@@ -1,9 +1,12 @@
-//! `sort`: reads every input into one buffer, sorts slices of it by GNU's rules
+//! `sort`: reads the inputs into one buffer, sorts slices of it by GNU's rules
 //! (keys, then the whole line as a last resort unless `-s`/`-u`; C-locale byte
-//! order) and writes them out, or checks order with `-c` / `-C`.
+//! order) and writes them out, or checks order with `-c` / `-C`. Past the
+//! memory budget (the host's share of `[limits] memory_mb`, or a smaller `-S`)
+//! sorted runs are spilled to disk and merged (`spill.rs`).
 
 mod cmp;
 mod key;
+mod spill;
 
 use crate::common::{BUF, finish, open_input, usage, warn_io};
 use key::{Flags, Key};
@@ -117,6 +120,7 @@ pub fn sort(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut stable = false;
     let mut delim = b'\n';
     let mut output = None;
+    let mut buffer = None;
     for o in &p.opts {
         let v = o.value.as_deref().unwrap_or("");
         match o.name.as_str() {
@@ -125,7 +129,8 @@ pub fn sort(ctx: &mut UtilCtx<'_>) -> UtilResult {
             "u" => unique = true,
             "s" => stable = true,
             "z" => delim = 0,
-            "m" | "S" | "T" | "parallel" | "debug" | "random-source" | "compress-program" => {}
+            "S" => buffer = spill::parse_buffer_size(v),
+            "m" | "T" | "parallel" | "debug" | "random-source" | "compress-program" => {}
             "o" => output = Some(v.to_string()),
             "t" => {
                 let b = v.as_bytes();
@@ -218,7 +223,9 @@ pub fn sort(ctx: &mut UtilCtx<'_>) -> UtilResult {
         let msg = format!("extra operand '{}' not allowed with -c", files[1]);
         return Ok(usage(ctx, &msg, 2));
     }
-    let r = run(ctx, &cfg, check, delim, &files, output.as_deref());
+    let budget = ctx.host.memory_budget().min(buffer.unwrap_or(u64::MAX));
+    let budget = usize::try_from(budget).unwrap_or(usize::MAX);
+    let r = run(ctx, &cfg, check, delim, &files, output.as_deref(), budget);
     finish(ctx, r)
 }
 
@@ -229,25 +236,75 @@ fn run(
     delim: u8,
     files: &[String],
     output: Option<&str>,
+    budget: usize,
 ) -> io::Result<i32> {
     let name = ctx.name().to_string();
     let host = ctx.host;
     let cwd = ctx.cwd.clone();
+    if check != Check::No {
+        return check_stream(ctx, cfg, check, delim, &files[0]);
+    }
+    // Spilling needs a disk-backed dir from the host.
+    let spill_dir = host.spill_dir();
+    let mut runs: Vec<std::fs::File> = Vec::new();
     let mut data: Vec<u8> = Vec::new();
+    let mut lines_held = 0usize;
     for f in files {
         let read = open_input(&mut *ctx.stdin, host, &cwd, f).and_then(|mut i| {
-            // Reserve a regular file's size up front instead of growing by doubling.
+            // Reserve a regular file's size up front instead of growing by
+            // doubling (up to the budget).
             if let Some(md) = i.file().and_then(|f| f.metadata().ok()) {
-                data.reserve(usize::try_from(md.len()).unwrap_or(0).saturating_add(1));
+                let size = usize::try_from(md.len()).unwrap_or(0).saturating_add(1);
+                data.reserve(size.min(budget.saturating_add(BUF)));
             }
-            let before = data.len();
-            let r = i.read_to_end(&mut data);
-            if data.len() > before && data.last() != Some(&delim) {
+            let mut got = 0usize;
+            // Small budgets read in small steps, so that each run fits.
+            let step = (budget / 4).clamp(512, BUF);
+            loop {
+                let len = data.len();
+                data.resize(len + step, 0);
+                let n = match i.read(&mut data[len..]) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => 0,
+                    Err(e) => {
+                        data.truncate(len);
+                        return Err(e);
+                    }
+                };
+                data.truncate(len + n);
+                if n == 0 {
+                    break;
+                }
+                got += n;
+                lines_held += memchr::memchr_iter(delim, &data[len..]).count();
+                let Some(dir) = &spill_dir else { continue };
+                if data.len() + lines_held.saturating_mul(spill::LINE_COST) <= budget {
+                    continue;
+                }
+                // Past the budget: the complete lines so far become a sorted run
+                // on disk (a single line longer than the budget stays whole).
+                let Some(cut) = memchr::memrchr(delim, &data).map(|p| p + 1) else {
+                    continue;
+                };
+                let rest = data.split_off(cut);
+                runs.push(spill::spill_run(&data, cfg, delim, dir)?);
+                data = rest;
+                data.reserve(BUF);
+                lines_held = 0;
+                if host.cancelled() {
+                    return Err(spill::cancelled());
+                }
+            }
+            if got > 0 && !data.is_empty() && data.last() != Some(&delim) {
                 data.push(delim);
+                lines_held += 1;
             }
-            r
+            Ok(())
         });
         if let Err(e) = read {
+            if host.cancelled() {
+                return Err(e);
+            }
             let what = if f == "-" { "-" } else { f.as_str() };
             let _ = writeln!(
                 ctx.stderr,
@@ -258,15 +315,18 @@ fn run(
         }
     }
     let mut lines: Vec<&[u8]> = Vec::new();
-    let mut start = 0;
-    for pos in memchr::memchr_iter(delim, &data) {
-        lines.push(&data[start..pos]);
-        start = pos + 1;
+    if runs.is_empty() {
+        let mut start = 0;
+        for pos in memchr::memchr_iter(delim, &data) {
+            lines.push(&data[start..pos]);
+            start = pos + 1;
+        }
+        sort_lines(&mut lines, cfg);
+    } else if let Some(dir) = &spill_dir
+        && !data.is_empty()
+    {
+        runs.push(spill::spill_run(&data, cfg, delim, dir)?);
     }
-    if check != Check::No {
-        return Ok(check_order(ctx, cfg, &lines, check, &files[0], delim));
-    }
-    sort_lines(&mut lines, cfg);
     let mut out: Box<dyn Write + '_> = match output {
         Some(path) => match ctx.create(path, WriteMode::Truncate) {
             Ok(f) => Box::new(BufWriter::with_capacity(BUF, f)),
@@ -277,18 +337,12 @@ fn run(
         },
         None => Box::new(BufWriter::with_capacity(BUF, &mut *ctx.stdout)),
     };
-    let mut prev: Option<&[u8]> = None;
-    for l in &lines {
-        if cfg.unique {
-            if let Some(p) = prev
-                && cfg.compare(p, l) == Ordering::Equal
-            {
-                continue;
-            }
-            prev = Some(l);
+    match &spill_dir {
+        Some(dir) if !runs.is_empty() => {
+            let stop = || host.cancelled();
+            spill::merge(runs, cfg, delim, dir, &mut out, &stop)?;
         }
-        out.write_all(l)?;
-        out.write_all(&[delim])?;
+        _ => spill::write_lines(&mut out, &lines, cfg, delim)?,
     }
     out.flush()?;
     Ok(0)
@@ -369,27 +423,62 @@ where
     *v = out;
 }
 
-fn check_order(
+/// `-c` / `-C`: reads `file` line by line, holding two lines, and stops at the
+/// first disorder (as GNU sort does): checking needs no memory budget.
+fn check_stream(
     ctx: &mut UtilCtx<'_>,
     cfg: &Config,
-    lines: &[&[u8]],
     check: Check,
-    file: &str,
     delim: u8,
-) -> i32 {
-    for (i, w) in lines.windows(2).enumerate() {
-        let d = cfg.compare(w[0], w[1]);
-        if d == Ordering::Greater || (cfg.unique && d == Ordering::Equal) {
-            if check == Check::Diagnose {
-                let name = ctx.name().to_string();
-                let _ = write!(ctx.stderr, "{name}: {file}:{}: disorder: ", i + 2);
-                let _ = ctx.stderr.write_all(w[1]);
-                let _ = ctx
-                    .stderr
-                    .write_all(&[if delim == 0 { b'\n' } else { delim }]);
+    file: &str,
+) -> io::Result<i32> {
+    use std::io::BufRead;
+    let name = ctx.name().to_string();
+    let (host, cwd) = (ctx.host, ctx.cwd.clone());
+    let mut disorder = None;
+    let read = open_input(&mut *ctx.stdin, host, &cwd, file).and_then(|i| {
+        let mut r = io::BufReader::with_capacity(BUF, i);
+        let (mut prev, mut cur) = (Vec::new(), Vec::new());
+        let mut n = 0usize;
+        loop {
+            cur.clear();
+            if r.read_until(delim, &mut cur)? == 0 {
+                return Ok(());
             }
-            return 1;
+            if cur.last() == Some(&delim) {
+                cur.pop();
+            }
+            n += 1;
+            if n > 1 {
+                let d = cfg.compare(&prev, &cur);
+                if d == Ordering::Greater || (cfg.unique && d == Ordering::Equal) {
+                    disorder = Some((n, cur));
+                    return Ok(());
+                }
+            }
+            std::mem::swap(&mut prev, &mut cur);
         }
+    });
+    if let Err(e) = read {
+        if host.cancelled() {
+            return Err(e);
+        }
+        let _ = writeln!(
+            ctx.stderr,
+            "{name}: cannot read: {file}: {}",
+            safesh_utils::io_error_text(&e)
+        );
+        return Ok(2);
     }
-    0
+    let Some((line_no, line)) = disorder else {
+        return Ok(0);
+    };
+    if check == Check::Diagnose {
+        let _ = write!(ctx.stderr, "{name}: {file}:{line_no}: disorder: ");
+        let _ = ctx.stderr.write_all(&line);
+        let _ = ctx
+            .stderr
+            .write_all(&[if delim == 0 { b'\n' } else { delim }]);
+    }
+    Ok(1)
 }

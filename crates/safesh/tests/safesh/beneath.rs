@@ -1,0 +1,277 @@
+//! Issue 15 item 1: in-process file access opens what it checked. A thread of the
+//! test flips a symlink between a project dir and an outside dir (or a protected
+//! file) while safesh reads, appends, removes, renames through it; no outside byte
+//! may be read or written, whatever the timing. The flipper is bounded (a fixed
+//! number of runs of a fixed number of tries), and the benign controls of the same
+//! shape (a symlink to another project dir, a symlink to an allowed read-only root)
+//! keep working.
+
+use crate::policy_support::{Project, SECRET};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// safesh runs per race test; each script tries `TRIES_PER_RUN` times (it stops
+/// at its first refusal, so the total is at most their product).
+const RUNS: usize = 30;
+const TRIES_PER_RUN: usize = 10;
+
+/// Flips `link` between pointing at `a` and at `b` (atomically, by renaming a
+/// fresh symlink over it) until stopped.
+struct Flipper {
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<u64>>,
+}
+
+impl Flipper {
+    fn start(link: PathBuf, a: PathBuf, b: PathBuf) -> Flipper {
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let tmp = link.with_extension("flip-tmp");
+            let mut flips = 0u64;
+            // Bounded even if nobody stops it.
+            while !s.load(Ordering::Relaxed) && flips < 50_000_000 {
+                let target = if flips.is_multiple_of(2) { &a } else { &b };
+                let _ = std::fs::remove_file(&tmp);
+                if std::os::unix::fs::symlink(target, &tmp).is_ok() {
+                    let _ = std::fs::rename(&tmp, &link);
+                }
+                flips += 1;
+            }
+            flips
+        });
+        Flipper {
+            stop,
+            handle: Some(handle),
+        }
+    }
+
+    fn stop(mut self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle
+            .take()
+            .map(|h| h.join().unwrap_or(0))
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Flipper {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// A project whose `d` flips between `proj/sub` and the outside dir, with a
+/// public `sub/secret.txt` and `sub/victim.txt` (and the outside `secret.txt`).
+fn flipping_dir() -> (Project, Flipper) {
+    let p = Project::new();
+    p.write("sub/secret.txt", "public-copy\n");
+    p.write("sub/victim.txt", "");
+    std::fs::write(p.outside.join("victim.txt"), "").unwrap();
+    let f = Flipper::start(p.path("d"), p.path("sub"), p.outside.clone());
+    (p, f)
+}
+
+fn tries(body: &str) -> String {
+    format!("for i in $(seq 1 {TRIES_PER_RUN}); do {body}; done")
+}
+
+#[test]
+fn race_cat_through_a_flipping_symlink_never_reads_outside() {
+    let (p, flipper) = flipping_dir();
+    for _ in 0..RUNS {
+        let r = p.run(&tries("cat d/secret.txt; head -n1 < d/secret.txt"));
+        r.assert_no_leak();
+        assert!(!r.stdout.contains(SECRET), "{}", r.dump());
+    }
+    assert!(flipper.stop() > 0);
+}
+
+#[test]
+fn race_append_through_a_flipping_symlink_never_writes_outside() {
+    let (p, flipper) = flipping_dir();
+    for _ in 0..RUNS {
+        let r = p.run(&tries(
+            "echo x >> d/victim.txt; echo y | tee -a d/victim.txt >/dev/null",
+        ));
+        assert!(!r.stdout.contains(SECRET), "{}", r.dump());
+    }
+    flipper.stop();
+    let outside = std::fs::read_to_string(p.outside.join("victim.txt")).unwrap();
+    assert_eq!(outside, "", "an outside file was written");
+    let secret = std::fs::read_to_string(p.outside.join("secret.txt")).unwrap();
+    assert_eq!(secret, format!("{SECRET}\n"));
+}
+
+#[test]
+fn race_remove_rename_chmod_mkdir_through_a_flipping_symlink_never_touch_outside() {
+    let (p, flipper) = flipping_dir();
+    let ops = [
+        "rm -f d/victim.txt",
+        "chmod 600 d/secret.txt",
+        "touch d/touched",
+        "mkdir -p d/made",
+        "mv d/secret.txt d/moved.txt; mv d/moved.txt d/secret.txt",
+        "ln -sf notes.txt d/link",
+        "sed -i s/x/y/ d/secret.txt",
+    ];
+    for op in ops {
+        for _ in 0..RUNS / 3 {
+            let r = p.run(&tries(op));
+            assert!(!r.stdout.contains(SECRET), "{}", r.dump());
+        }
+    }
+    flipper.stop();
+    let mut names: Vec<String> = std::fs::read_dir(&p.outside)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["script.sh", "secret.txt", "victim.txt"],
+        "the outside dir was changed"
+    );
+    let meta = std::fs::metadata(p.outside.join("secret.txt")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    assert_ne!(meta.permissions().mode() & 0o777, 0o600, "outside chmod");
+}
+
+#[test]
+fn race_append_to_a_flipping_link_never_reaches_a_protected_name() {
+    let p = Project::new();
+    p.write("plain.txt", "");
+    p.write(".bashrc", "# rc\n");
+    let flipper = Flipper::start(p.path("f"), p.path("plain.txt"), p.path(".bashrc"));
+    for _ in 0..RUNS {
+        let r = p.run(&tries("echo 'evil' >> f; echo evil | tee -a f >/dev/null"));
+        let _ = r;
+    }
+    flipper.stop();
+    let rc = std::fs::read_to_string(p.path(".bashrc")).unwrap();
+    assert_eq!(rc, "# rc\n", "the protected .bashrc was appended to");
+}
+
+#[test]
+fn a_still_symlink_to_a_protected_name_is_refused() {
+    let p = Project::new();
+    p.write(".bashrc", "# rc\n");
+    p.symlink(Path::new(".bashrc"), "rc-link");
+    let r = p.run("echo evil >> rc-link");
+    r.assert_refused("PATH_VIOLATION");
+    let r = p.run("echo evil | tee -a rc-link");
+    r.assert_refused("PATH_VIOLATION");
+    assert_eq!(
+        std::fs::read_to_string(p.path(".bashrc")).unwrap(),
+        "# rc\n"
+    );
+}
+
+#[test]
+fn benign_symlink_to_another_project_dir_keeps_working() {
+    let p = Project::new();
+    p.write("sub/data.txt", "hello\n");
+    p.symlink(Path::new("sub"), "link");
+    let r = p.run(
+        "cat link/data.txt; echo more >> link/data.txt; echo new > link/new.txt; \
+         mkdir link/dir; touch link/dir/t; mv link/new.txt link/dir/; rm link/dir/t; \
+         cat < link/data.txt; ls link/dir",
+    );
+    r.assert_ok_with("hello\nhello\nmore\nnew.txt\n");
+    assert_eq!(
+        std::fs::read_to_string(p.path("sub/dir/new.txt")).unwrap(),
+        "new\n"
+    );
+}
+
+#[test]
+fn benign_symlink_into_an_allowed_read_only_root_reads_and_refuses_writes() {
+    let tmp_root = tempfile::tempdir().unwrap();
+    let ro = tmp_root.path().canonicalize().unwrap().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::write(ro.join("data.txt"), "read-only data\n").unwrap();
+    let config = format!(
+        "[sandbox]\nread = [\".\", \"{}\"]\nwrite = [\".\"]\nnetwork = false\n",
+        ro.display()
+    );
+    let p = Project::with_config(&config);
+    p.symlink(&ro, "ro-link");
+    let r = p.run("cat ro-link/data.txt; head -n1 < ro-link/data.txt");
+    r.assert_ok_with("read-only data\nread-only data\n");
+    let r = p.run("echo x >> ro-link/data.txt");
+    r.assert_refused("PATH_VIOLATION");
+    assert_eq!(
+        std::fs::read_to_string(ro.join("data.txt")).unwrap(),
+        "read-only data\n"
+    );
+}
+
+#[test]
+fn a_hard_link_to_a_protected_or_read_only_file_is_refused() {
+    let tmp_root = tempfile::tempdir().unwrap();
+    let ro = tmp_root.path().canonicalize().unwrap().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::write(ro.join("data.txt"), "read-only data\n").unwrap();
+    let config = format!(
+        "[sandbox]\nread = [\".\", \"{}\"]\nwrite = [\".\"]\nnetwork = false\n",
+        ro.display()
+    );
+    let p = Project::with_config(&config);
+    p.write(".bashrc", "# rc\n");
+    // A second name for a protected file would let a plain write reach it.
+    let r = p.run("ln .bashrc rc2; echo evil >> rc2");
+    r.assert_refused("PATH_VIOLATION");
+    p.assert_absent("rc2", &r);
+    let r = p.run(&format!(
+        "ln {}/data.txt mine; echo evil >> mine",
+        ro.display()
+    ));
+    r.assert_refused("PATH_VIOLATION");
+    p.assert_absent("mine", &r);
+    assert_eq!(
+        std::fs::read_to_string(p.path(".bashrc")).unwrap(),
+        "# rc\n"
+    );
+    // Benign: a hard link to a project file.
+    let r = p.run("ln notes.txt n2; echo more >> n2; tail -n 1 notes.txt");
+    r.assert_ok_with("more\n");
+}
+
+#[test]
+fn race_listing_through_a_flipping_symlink_never_lists_outside() {
+    let (p, flipper) = flipping_dir();
+    // `script.sh` is only in the outside dir.
+    for op in ["ls d/", "echo d/*", "find d/", "grep -rl . d/"] {
+        for _ in 0..RUNS / 3 {
+            let r = p.run(&tries(op));
+            assert!(
+                !r.stdout.contains("script.sh"),
+                "an outside name was listed:\n{}",
+                r.dump()
+            );
+        }
+    }
+    flipper.stop();
+}
+
+#[test]
+fn race_stat_through_a_flipping_symlink_never_shows_outside_metadata() {
+    let (p, flipper) = flipping_dir();
+    let outside_size = format!("{}", SECRET.len() + 1);
+    let public_size = "public-copy\n".len().to_string();
+    for op in ["stat -c %s d/secret.txt", "du -b d/secret.txt | cut -f1"] {
+        for _ in 0..RUNS / 3 {
+            let r = p.run(&tries(op));
+            for line in r.stdout.lines() {
+                assert_ne!(line, outside_size, "outside metadata shown:\n{}", r.dump());
+                assert_eq!(line, public_size, "{}", r.dump());
+            }
+        }
+    }
+    flipper.stop();
+}
