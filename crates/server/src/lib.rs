@@ -16,7 +16,10 @@ pub mod pool;
 pub mod service;
 pub mod sessions;
 pub mod settings;
+pub mod owner;
 pub mod shape;
+pub mod spill;
+pub mod wire;
 
 pub use error::ServerError;
 pub use service::Server;

@@ -42,6 +42,10 @@ pub struct Settings {
     pub job_ring: usize,
     /// How long spill files are kept.
     pub spill_retention: Duration,
+    /// Bytes one spill file or job log keeps (see [`crate::spill`]).
+    pub spill_max_bytes: u64,
+    /// Bytes all spill files and job logs keep together.
+    pub spill_total_bytes: u64,
     /// Run scripts on the calling thread instead of a new thread per request.
     /// Only for callers whose threads have [`SHELL_STACK`] bytes of stack (the
     /// faces' runtimes and job threads do); it saves a thread per request.
@@ -88,6 +92,8 @@ impl Settings {
             max_sessions: DEFAULT_MAX_SESSIONS,
             job_ring: DEFAULT_JOB_RING,
             spill_retention: SPILL_RETENTION,
+            spill_max_bytes: crate::spill::DEFAULT_MAX_BYTES,
+            spill_total_bytes: crate::spill::DEFAULT_TOTAL_BYTES,
             on_calling_thread: false,
         }
     }

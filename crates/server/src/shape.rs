@@ -64,6 +64,9 @@ struct Stream {
     last: Option<u8>,
     spill: Option<(PathBuf, std::fs::File)>,
     spill_error: Option<String>,
+    /// Bytes written to the spill file; it stops at the limit (`spill_full`).
+    spilled: u64,
+    spill_full: bool,
     /// The output the model may not see since the last shown byte: only counted,
     /// never kept or spilled; shown as one placeholder where it was.
     hidden: Option<HiddenRun>,
@@ -100,6 +103,8 @@ impl Stream {
             last: None,
             spill: None,
             spill_error: None,
+            spilled: 0,
+            spill_full: false,
             hidden: None,
             decided: None,
             hold: safesh_flow::HoldBack::default(),
@@ -244,6 +249,8 @@ pub struct Capture {
     streams: Mutex<[Stream; 2]>,
     /// Bytes of a stream the mode does not return (reported in a warning).
     dropped: Mutex<u64>,
+    /// How much the spill file may hold (set: [`Capture::with_spill_limits`]).
+    spill_limits: crate::spill::SpillLimits,
     /// Set when the server stopped the request itself (its own timeout): the
     /// interpreter's generic stop message is then left out.
     interrupted: std::sync::atomic::AtomicBool,
@@ -257,8 +264,15 @@ pub struct Capture {
 impl Capture {
     /// A capture for `mode`.
     pub fn new(mode: OutputMode, config: ShapeConfig) -> Capture {
+        let spill_limits = crate::spill::SpillLimits {
+            max_bytes: crate::spill::DEFAULT_MAX_BYTES,
+            total_bytes: crate::spill::DEFAULT_TOTAL_BYTES,
+            retention: config.retention,
+            roots: vec![config.spill_dir.clone()],
+        };
         Capture {
             mode,
+            spill_limits,
             config,
             streams: Mutex::new([Stream::new(), Stream::new()]),
             dropped: Mutex::new(0),
@@ -266,6 +280,32 @@ impl Capture {
             redaction: None,
             known: Mutex::new(None),
         }
+    }
+
+    /// Bounds the spill file (bytes per result, bytes of all full-output files).
+    pub fn with_spill_limits(mut self, limits: crate::spill::SpillLimits) -> Capture {
+        self.spill_limits = limits;
+        self
+    }
+
+    /// Writes shown bytes to the stream's spill file, up to the limit; past it
+    /// the file is complete no more (`spill_full`, said in the result).
+    fn spill_write(&self, s: &mut Stream, data: &[u8]) {
+        let Some((_, f)) = &mut s.spill else {
+            return;
+        };
+        if s.spill_full {
+            return;
+        }
+        let room = self.spill_limits.max_bytes.saturating_sub(s.spilled);
+        let keep = data.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        if let Err(e) = f.write_all(&data[..keep]) {
+            s.spill_error = Some(e.to_string());
+            s.spill = None;
+            return;
+        }
+        s.spilled += keep as u64;
+        s.spill_full = keep < data.len();
     }
 
     /// Redacts output whose label may not flow to the model (`None`: never).
@@ -438,20 +478,17 @@ impl Capture {
         let room = cap.saturating_sub(s.head.len());
         if s.spill.is_none() && s.spill_error.is_none() && data.len() > room {
             // Passing the cap: from now on every byte also goes to a spill file.
-            match open_spill(&self.config) {
-                Ok((path, mut f)) => match f.write_all(&s.head) {
-                    Ok(()) => s.spill = Some((path, f)),
-                    Err(e) => s.spill_error = Some(e.to_string()),
-                },
+            match open_spill(&self.config, &self.spill_limits) {
+                Ok((path, f)) => {
+                    s.spill = Some((path, f));
+                    let head = std::mem::take(&mut s.head);
+                    self.spill_write(s, &head);
+                    s.head = head;
+                }
                 Err(e) => s.spill_error = Some(e.to_string()),
             }
         }
-        if let Some((_, f)) = &mut s.spill
-            && let Err(e) = f.write_all(data)
-        {
-            s.spill_error = Some(e.to_string());
-            s.spill = None;
-        }
+        self.spill_write(s, data);
         let keep = room.min(data.len());
         s.head.extend_from_slice(&data[..keep]);
         if s.total > cap as u64 {
@@ -512,12 +549,12 @@ impl Capture {
             if s.spill.is_none()
                 && s.spill_error.is_none()
                 && binary_kind(&s.head).is_some()
-                && let Ok((p, mut f)) = open_spill(&self.config)
+                && let Ok((p, f)) = open_spill(&self.config, &self.spill_limits)
             {
-                match f.write_all(&s.head) {
-                    Ok(()) => s.spill = Some((p, f)),
-                    Err(e) => s.spill_error = Some(e.to_string()),
-                }
+                s.spill = Some((p, f));
+                let head = std::mem::take(&mut s.head);
+                self.spill_write(s, &head);
+                s.head = head;
             }
             // Close the spill file so the whole output is on disk.
             let path = s.spill.take().map(|(p, mut f)| {
@@ -544,6 +581,12 @@ impl Capture {
             }
             if let Some(e) = &s.spill_error {
                 warnings.push(format!("{name}: the full output could not be saved: {e}"));
+            }
+            if s.spill_full {
+                warnings.push(format!(
+                    "{name}: the full-output file keeps only the first {} bytes (its limit); total_bytes and total_lines count all {} bytes",
+                    s.spilled, s.total
+                ));
             }
         }
         if dropped > 0 {
@@ -615,6 +658,11 @@ fn render(
         .total
         .saturating_sub(head.len() as u64 + tail.len() as u64);
     let where_ = match path {
+        Some(p) if s.spill_full => format!(
+            "only the first {} bytes were saved, in {}",
+            s.spilled,
+            p.display()
+        ),
         Some(p) => format!("full output in {}", p.display()),
         None => "full output could not be saved".to_string(),
     };
@@ -781,19 +829,30 @@ fn write_private(path: &Path, data: &[u8]) -> std::io::Result<()> {
     f.write_all(data)
 }
 
-/// Opens a new spill file (mode 0600) after removing expired ones.
-fn open_spill(config: &ShapeConfig) -> std::io::Result<(PathBuf, std::fs::File)> {
+/// Opens a new spill file (mode 0600) after making room for it (expired and,
+/// past the total, the oldest files removed: [`crate::spill::make_room_in`]).
+fn open_spill(
+    config: &ShapeConfig,
+    limits: &crate::spill::SpillLimits,
+) -> std::io::Result<(PathBuf, std::fs::File)> {
     use std::os::unix::fs::OpenOptionsExt;
-    private_dir(&config.spill_dir)?;
-    remove_expired(&config.spill_dir, config.retention);
+    crate::spill::make_room_in(limits);
     let path = config
         .spill_dir
         .join(format!("{}.log", crate::ids::unique("out")));
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)?;
+    let open = || {
+        private_dir(&config.spill_dir)?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+    };
+    // Another request's sweep may remove the (empty) owner dir in between.
+    let f = match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => open()?,
+        r => r?,
+    };
     Ok((path, f))
 }
 
