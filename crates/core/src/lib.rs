@@ -32,5 +32,5 @@ pub use error::{Details, ErrorCode, Refusal};
 pub use io::{StreamConsumer, StreamKind};
 pub use known::KnownSource;
 pub use limits::Limits;
-pub use tempdir::sweep_dead as sweep_dead_temp_dirs;
 pub use session::{ExecOutcome, InputSource, Interrupter, OutputTarget, Session, SessionOptions};
+pub use tempdir::sweep_dead as sweep_dead_temp_dirs;

@@ -701,14 +701,16 @@ impl Jobs {
         owner: String,
         stop: Interrupter,
     ) -> Result<BackgroundHooks, Refusal> {
-        let job = self.create(format!("{command} &"), session, owner).map_err(|e| {
-            Refusal::new(
-                safesh_core::ErrorCode::LimitExceeded,
-                format!("cannot start a background job: {e}"),
-            )
-            .rule("jobs")
-            .suggest("wait for (or job_kill) running jobs first")
-        })?;
+        let job = self
+            .create(format!("{command} &"), session, owner)
+            .map_err(|e| {
+                Refusal::new(
+                    safesh_core::ErrorCode::LimitExceeded,
+                    format!("cannot start a background job: {e}"),
+                )
+                .rule("jobs")
+                .suggest("wait for (or job_kill) running jobs first")
+            })?;
         *lock(&job.interrupter) = Some(stop);
         let finisher = Finisher(Some(job.clone()));
         Ok(BackgroundHooks {

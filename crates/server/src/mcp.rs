@@ -10,8 +10,8 @@
 use crate::Server;
 use crate::error::ServerError;
 use crate::exec::ExecParams;
-use crate::schemas as sc;
 use crate::owner::Owned;
+use crate::schemas as sc;
 use crate::service::{
     JobKillParams, JobListParams, JobOutputParams, JobStartParams, SessionEndParams,
     SessionStartParams, SessionUpdateParams,
@@ -362,20 +362,21 @@ impl SafeshMcp {
                     Err(e) => server_error(&e),
                 }
             }
-            "session_start" => {
-                json_result(parse::<SessionStartParams>(&args, conn).and_then(|p| s.session_start(p)))
-            }
+            "session_start" => json_result(
+                parse::<SessionStartParams>(&args, conn).and_then(|p| s.session_start(p)),
+            ),
             "session_end" => {
                 json_result(parse::<SessionEndParams>(&args, conn).and_then(|p| s.session_end(p)))
             }
-            "session_update" => {
-                json_result(parse::<SessionUpdateParams>(&args, conn).and_then(|p| s.session_update(p)))
-            }
+            "session_update" => json_result(
+                parse::<SessionUpdateParams>(&args, conn).and_then(|p| s.session_update(p)),
+            ),
             "job_start" => {
                 let approver = elicit::ElicitationApprover::for_peer(&ctx.peer)
                     .map(|a| Arc::new(a) as Arc<dyn safesh_core::ApprovalChannel>);
                 json_result(
-                    parse::<JobStartParams>(&args, conn).and_then(|p| s.job_start_with(p, approver)),
+                    parse::<JobStartParams>(&args, conn)
+                        .and_then(|p| s.job_start_with(p, approver)),
                 )
             }
             "job_list" => json_result(parse::<JobListParams>(&args, conn).map(|p| s.job_list(p))),

@@ -143,7 +143,7 @@ impl Sessions {
     pub fn end(&self, id: &str, conn: &str) -> Result<(), ServerError> {
         let e = {
             let mut map = lock(&self.map);
-            if !map.get(id).is_some_and(|e| e.conn == conn) {
+            if map.get(id).is_none_or(|e| e.conn != conn) {
                 return Err(ServerError::UnknownSession(id.to_string()));
             }
             map.remove(id)

@@ -6,17 +6,21 @@
 use crate::faces::Home;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::Duration;
 
 /// The shared request size limit (crates/server/src/wire.rs).
 const LIMIT: usize = 8 * 1024 * 1024;
 
-/// A server face on pipes, driven with raw bytes.
+/// Longest wait for a reply: a server that never answers fails the test
+/// instead of hanging it (not a timing assertion: replies take milliseconds).
+const NO_REPLY: Duration = Duration::from_secs(120);
+
+/// A server face on pipes, driven with raw bytes; replies are read on a thread.
 struct Pipes {
     child: Child,
     stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    replies: std::sync::mpsc::Receiver<String>,
 }
 
 impl Pipes {
@@ -29,11 +33,25 @@ impl Pipes {
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, replies) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            loop {
+                let mut line = String::new();
+                match stdout.read_line(&mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
         Pipes {
             child,
             stdin,
-            stdout,
+            replies,
         }
     }
 
@@ -44,9 +62,10 @@ impl Pipes {
     }
 
     fn recv(&mut self) -> Value {
-        let mut line = String::new();
-        let n = self.stdout.read_line(&mut line).unwrap();
-        assert!(n > 0, "the server closed stdout instead of replying");
+        let line = self
+            .replies
+            .recv_timeout(NO_REPLY)
+            .unwrap_or_else(|e| panic!("no reply from the server ({e})"));
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("bad reply {line:?}: {e}"))
     }
 
@@ -78,11 +97,7 @@ impl Pipes {
     }
 
     fn tool(&mut self, id: u64, name: &str, args: Value) -> Value {
-        let r = self.request(
-            id,
-            "tools/call",
-            json!({"name": name, "arguments": args}),
-        );
+        let r = self.request(id, "tools/call", json!({"name": name, "arguments": args}));
         r["result"].clone()
     }
 }
@@ -303,7 +318,10 @@ fn mcp_http_malformed_json_gets_400_with_a_parse_error() {
     );
     assert_eq!(st, 400, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!((v["error"]["code"].clone(), v["id"].clone()), (json!(-32602), json!(4)));
+    assert_eq!(
+        (v["error"]["code"].clone(), v["id"].clone()),
+        (json!(-32602), json!(4))
+    );
     let mut big = b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"exec\",\"arguments\":{\"script\":\"".to_vec();
     big.extend(std::iter::repeat_n(b'x', LIMIT + 10));
     big.extend_from_slice(b"\"}}}");
@@ -348,15 +366,32 @@ fn mcp_http_client_b_cannot_use_client_a_sessions_or_jobs() {
         .to_string();
     let r = h.tool(&a, "exec", json!({"script": "secret_a=41", "session": sid}));
     assert_eq!(r["isError"], false, "{r}");
-    let job = h.tool(&a, "job_start", json!({"script": "echo a-private; sleep 30"}));
-    let jid = job["structuredContent"]["job_id"].as_str().unwrap().to_string();
+    let job = h.tool(
+        &a,
+        "job_start",
+        json!({"script": "echo a-private; sleep 30"}),
+    );
+    let jid = job["structuredContent"]["job_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
 
     // B names A's session: unknown to it, nothing ran there.
-    let r = h.tool(&b, "exec", json!({"script": "echo $secret_a; secret_a=0", "session": sid}));
+    let r = h.tool(
+        &b,
+        "exec",
+        json!({"script": "echo $secret_a; secret_a=0", "session": sid}),
+    );
     assert_eq!(r["isError"], true, "{r}");
-    assert_eq!(r["structuredContent"]["error"]["code"], "UNKNOWN_SESSION", "{r}");
+    assert_eq!(
+        r["structuredContent"]["error"]["code"], "UNKNOWN_SESSION",
+        "{r}"
+    );
     let r = h.tool(&b, "session_end", json!({"session": sid}));
-    assert_eq!(r["structuredContent"]["error"]["code"], "UNKNOWN_SESSION", "{r}");
+    assert_eq!(
+        r["structuredContent"]["error"]["code"], "UNKNOWN_SESSION",
+        "{r}"
+    );
     // B lists no jobs and cannot read or kill A's.
     let r = h.tool(&b, "job_list", json!({}));
     assert_eq!(r["structuredContent"]["jobs"], json!([]), "{r}");
@@ -366,17 +401,27 @@ fn mcp_http_client_b_cannot_use_client_a_sessions_or_jobs() {
         ("job_follow", json!({"job_id": jid, "timeout_ms": 100})),
     ] {
         let r = h.tool(&b, tool, args);
-        assert_eq!(r["structuredContent"]["error"]["code"], "UNKNOWN_JOB", "{tool}: {r}");
+        assert_eq!(
+            r["structuredContent"]["error"]["code"], "UNKNOWN_JOB",
+            "{tool}: {r}"
+        );
         assert!(!r.to_string().contains("a-private"), "{tool}: {r}");
     }
 
     // Control: A still has both, untouched.
-    let r = h.tool(&a, "exec", json!({"script": "echo $((secret_a+1))", "session": sid}));
+    let r = h.tool(
+        &a,
+        "exec",
+        json!({"script": "echo $((secret_a+1))", "session": sid}),
+    );
     assert_eq!(r["structuredContent"]["output"], "42\n", "{r}");
     let r = h.tool(&a, "job_list", json!({}));
     let jobs = r["structuredContent"]["jobs"].as_array().unwrap().clone();
     assert_eq!(jobs.len(), 1, "{r}");
-    assert_eq!(jobs[0]["status"], "running", "B's job_kill did nothing: {r}");
+    assert_eq!(
+        jobs[0]["status"], "running",
+        "B's job_kill did nothing: {r}"
+    );
     let r = h.tool(&a, "job_kill", json!({"job_id": jid}));
     assert_eq!(r["structuredContent"]["status"], "killed", "{r}");
 }
@@ -406,7 +451,11 @@ fn rpc_session_b_cannot_list_read_or_kill_session_a_jobs() {
     let r = p.request(5, "job.list", json!({"session": sb}));
     assert_eq!(r["result"]["jobs"], json!([]), "{r}");
     let r = p.request(6, "job.list", json!({}));
-    assert_eq!(r["result"]["jobs"], json!([]), "no session: the connection's own: {r}");
+    assert_eq!(
+        r["result"]["jobs"],
+        json!([]),
+        "no session: the connection's own: {r}"
+    );
     let mut n = 10;
     for scope in [json!({"session": sb}), json!({})] {
         for (method, extra) in [
@@ -415,7 +464,12 @@ fn rpc_session_b_cannot_list_read_or_kill_session_a_jobs() {
             ("job.follow", json!({"timeout_ms": 100})),
         ] {
             let mut params = json!({"job_id": jid});
-            for (k, v) in scope.as_object().unwrap().iter().chain(extra.as_object().unwrap()) {
+            for (k, v) in scope
+                .as_object()
+                .unwrap()
+                .iter()
+                .chain(extra.as_object().unwrap())
+            {
                 params[k] = v.clone();
             }
             n += 1;
@@ -449,11 +503,21 @@ fn rpc_huge_output_spill_file_is_capped_and_says_so_with_true_totals() {
     assert_eq!(v["total_lines"], 300_000, "{v}");
     assert_eq!(v["truncated"], true);
     let log = v["log_path"].as_str().unwrap();
-    assert_eq!(std::fs::metadata(log).unwrap().len(), 1 << 20, "capped spill file");
+    assert_eq!(
+        std::fs::metadata(log).unwrap().len(),
+        1 << 20,
+        "capped spill file"
+    );
     let warnings = v["warnings"].to_string();
-    assert!(warnings.contains("keeps only the first 1048576 bytes"), "{warnings}");
     assert!(
-        v["output"].as_str().unwrap().contains("only the first 1048576 bytes were saved"),
+        warnings.contains("keeps only the first 1048576 bytes"),
+        "{warnings}"
+    );
+    assert!(
+        v["output"]
+            .as_str()
+            .unwrap()
+            .contains("only the first 1048576 bytes were saved"),
         "{v}"
     );
     // Control: an output under the limit is spilled whole, with no such warning.
@@ -474,13 +538,20 @@ fn spill_files_of_two_sessions_live_in_separate_owner_dirs() {
             .as_str()
             .unwrap()
             .to_string();
-        let r = p.request(10 + i, "execute", json!({"script": "seq 1 20000", "session": sid}));
+        let r = p.request(
+            10 + i,
+            "execute",
+            json!({"script": "seq 1 20000", "session": sid}),
+        );
         logs.push(std::path::PathBuf::from(
             r["result"]["log_path"].as_str().unwrap(),
         ));
     }
     assert_ne!(logs[0].parent(), logs[1].parent(), "{logs:?}");
-    assert_eq!(logs[0].parent().unwrap().parent(), logs[1].parent().unwrap().parent());
+    assert_eq!(
+        logs[0].parent().unwrap().parent(),
+        logs[1].parent().unwrap().parent()
+    );
 }
 
 /// A pid that no process has now (a child that has exited and been reaped).
@@ -501,8 +572,7 @@ fn a_server_start_sweeps_temp_dirs_of_dead_servers_only() {
     // A program inside may have left a directory it cannot write.
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dead.join("sub"), std::fs::Permissions::from_mode(0o500))
-            .unwrap();
+        std::fs::set_permissions(dead.join("sub"), std::fs::Permissions::from_mode(0o500)).unwrap();
     }
     // Controls: a live owner's dir, another name, and a symlink named like ours.
     let live = tmp.join(format!("safesh-{}-7-1f", std::process::id()));

@@ -7,12 +7,12 @@
 //! session past the limit is refused with 503 ([`super::http_sessions`]).
 
 use super::SafeshMcp;
+use super::http_sessions::Bounded;
 use crate::Server;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use super::http_sessions::Bounded;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use std::net::SocketAddr;
 use std::path::Path;

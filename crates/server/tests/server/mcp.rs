@@ -141,9 +141,9 @@ async fn sessions_and_jobs() {
         "job_output",
         json!({"job_id": jid, "since": 4, "session": sid}),
     )
-        .await
-        .structured_content
-        .unwrap();
+    .await
+    .structured_content
+    .unwrap();
     assert_eq!(o["data"], "two\n");
     let l = call(&c, "job_list", json!({"session": sid}))
         .await
