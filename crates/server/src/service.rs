@@ -231,7 +231,7 @@ impl Server {
                 v
             }
             None => {
-                let mut s = self.fresh.take();
+                let mut s = self.fresh.take_for(&crate::owner::scope(&p.conn, None));
                 s.set_background_sink(Some(adopter(None)));
                 s.set_approval_channel(approver);
                 let v = crate::exec::run(&mut s, &script, p, &self.settings, on_start);

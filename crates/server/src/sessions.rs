@@ -107,9 +107,13 @@ impl Sessions {
                 return Err(ServerError::TooManySessions(self.settings.max_sessions));
             }
         }
-        let session = self.settings.new_session(cwd, &env);
+        let id = crate::ids::short("s");
+        let mut session = self.settings.new_session(cwd, &env);
+        // Its commands may read its own spill files and job logs, no other's.
+        let scope = crate::owner::scope(conn, Some(&id));
+        session.set_state_scope(Some(crate::owner::scope_dir(&scope)));
         let entry = Arc::new(SessionEntry {
-            id: crate::ids::short("s"),
+            id,
             conn: conn.to_string(),
             interrupter: session.interrupter(),
             cwd: Mutex::new(session.cwd().to_path_buf()),

@@ -593,3 +593,93 @@ fn a_server_start_sweeps_temp_dirs_of_dead_servers_only() {
     assert!(other.is_dir(), "another name stays");
     assert!(target.join("file").exists(), "a symlink is not followed");
 }
+
+#[test]
+fn a_spill_path_from_another_session_is_refused_even_where_the_state_is_readable() {
+    let home = Home::new();
+    let root = home.proj().parent().unwrap().to_path_buf();
+    let config = root.join("readable-state.toml");
+    // The human made the state dir readable (a read root above it).
+    std::fs::write(
+        &config,
+        format!(
+            "[sandbox]\nread = [\".\", \"{}\"]\nwrite = [\".\"]\n\n[commands.\"/usr/bin/python3\"]\nallow = true\n\n[commands.python3]\nallow = true\n",
+            root.join("state").display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(home.proj().join("mine.txt"), "project-data\n").unwrap();
+    let mut p = Pipes::start(&home, &["--config", config.to_str().unwrap(), "rpc"]);
+    let session = |p: &mut Pipes, id| {
+        p.request(id, "session.start", json!({}))["result"]["session"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (sa, sb) = (session(&mut p, 1), session(&mut p, 2));
+    let r = p.request(
+        3,
+        "execute",
+        json!({"script": "seq 1 20000", "session": sa}),
+    );
+    let log = r["result"]["log_path"].as_str().unwrap().to_string();
+    let spill = std::path::Path::new(&log)
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap();
+
+    // Control: A pages through its own output in-process.
+    let r = p.request(
+        4,
+        "execute",
+        json!({"script": format!("tail -n 1 {log}"), "session": sa}),
+    );
+    assert_eq!(r["result"]["output"], "20000\n", "{r}");
+
+    // B (and a call without a session) holding A's path: refused, nothing shown.
+    let mut n = 10;
+    for scope in [Some(sb.as_str()), None] {
+        for script in [
+            format!("cat {log}"),
+            format!("tail -n 1 < {log}"),
+            format!("ls {}", spill.display()),
+        ] {
+            n += 1;
+            let mut params = json!({"script": script});
+            if let Some(s) = scope {
+                params["session"] = json!(s);
+            }
+            let r = p.request(n, "execute", params);
+            assert_eq!(
+                r["result"]["error"]["code"], "PATH_VIOLATION",
+                "{script}: {r}"
+            );
+            assert!(
+                !r["result"]["output"].as_str().unwrap().contains("20000"),
+                "{r}"
+            );
+        }
+    }
+    // A program given the path sees no spill file at all (not even its own
+    // session's: programs never read safesh's state).
+    // (Named in its arguments, the path is refused before anything runs; here
+    // the program reads it from a file.)
+    std::fs::write(home.proj().join("where.txt"), &log).unwrap();
+    let py = "python3 -c 'try:\n print(open(open(\"where.txt\").read()).read()[-6:])\nexcept OSError as e:\n print(\"no\", e.errno)'; python3 -c 'print(open(\"mine.txt\").read())'";
+    for (i, scope) in [&sb, &sa].into_iter().enumerate() {
+        let r = p.request(
+            40 + i as u64,
+            "execute",
+            json!({"script": py, "session": scope}),
+        );
+        let out = r["result"]["output"].as_str().unwrap_or("").to_string();
+        assert!(!out.contains("20000"), "{r}");
+        assert!(
+            out.contains("no 2"),
+            "the spill file is not there for it: {r}"
+        );
+        // Control: the same program reads a project file.
+        assert!(out.contains("project-data"), "{r}");
+    }
+}
