@@ -182,7 +182,7 @@ pub fn check_mcp(bytes: &[u8]) -> Result<(), Value> {
         );
     };
     let params = obj.get("params");
-    if params.is_some_and(|p| !p.is_object()) {
+    if params.is_some_and(|p| !(p.is_object() || p.is_null())) {
         return invalid(INVALID_PARAMS, "invalid params: params must be an object");
     }
     if method == "tools/call" {

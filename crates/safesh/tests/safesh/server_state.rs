@@ -194,8 +194,13 @@ impl Http {
     fn start(home: &Home, extra: &[&str]) -> Http {
         let mut args = vec!["mcp", "--http", "127.0.0.1:0"];
         args.extend_from_slice(extra);
+        Http::start_args(home, &args)
+    }
+
+    /// The server with exactly these arguments.
+    fn start_args(home: &Home, args: &[&str]) -> Http {
         let mut child = home
-            .command(&args)
+            .command(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -682,4 +687,76 @@ fn a_spill_path_from_another_session_is_refused_even_where_the_state_is_readable
         // Control: the same program reads a project file.
         assert!(out.contains("project-data"), "{r}");
     }
+}
+
+/// True while `pid` runs (a zombie has ended).
+fn alive(pid: u64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(false)
+}
+
+/// Polls `f` until it gives a value (bounded: a broken server fails the test).
+fn poll<T>(mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    for _ in 0..600 {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+#[test]
+fn mcp_http_a_closed_client_takes_its_sessions_and_jobs_with_it() {
+    let home = Home::new();
+    let config = home.proj().parent().unwrap().join("sleep.toml");
+    std::fs::write(&config, "[commands.\"/usr/bin/sleep\"]\nallow = true\n").unwrap();
+    let mut args = vec!["--config", config.to_str().unwrap()];
+    args.extend(["mcp", "--http", "127.0.0.1:0", "--max-sessions", "2"]);
+    let h = Http::start_args(&home, &args);
+    let a = h.client().unwrap();
+    let b = h.client().unwrap();
+    let pid_of = |client: &str| {
+        let j = h.tool(
+            client,
+            "job_start",
+            json!({"command": "/usr/bin/sleep", "args": ["300"], "force": true}),
+        );
+        let jid = j["structuredContent"]["job_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let pid = poll(|| {
+            h.tool(client, "job_output", json!({"job_id": jid}))["structuredContent"]["pid"]
+                .as_u64()
+        })
+        .expect("the job's program pid");
+        (jid, pid)
+    };
+    let (_, pa) = pid_of(&a);
+    let (jb, pb) = pid_of(&b);
+    h.tool(&a, "session_start", json!({}));
+    // A leaves: its program ends; B's runs on (control).
+    let (st, _, body) = h.send("DELETE", Some(&a), b"");
+    assert!(st == 200 || st == 202 || st == 204, "{st} {body}");
+    assert!(
+        poll(|| (!alive(pa)).then_some(())).is_some(),
+        "A's job was killed"
+    );
+    assert!(alive(pb), "B's job runs on");
+    // A's shell session is gone too: a new client can start one under the limit of 2.
+    let c = h.client().unwrap();
+    let r = h.tool(&c, "session_start", json!({}));
+    assert!(r["structuredContent"]["session"].is_string(), "{r}");
+    let r = h.tool(&b, "session_start", json!({}));
+    assert!(r["structuredContent"]["session"].is_string(), "{r}");
+    let r = h.tool(&b, "job_kill", json!({"job_id": jb}));
+    assert_eq!(r["structuredContent"]["status"], "killed", "{r}");
 }
