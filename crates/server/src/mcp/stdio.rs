@@ -50,11 +50,23 @@ pub fn transport() -> (DuplexStream, DuplexStream, tokio::task::JoinHandle<()>) 
                 },
             );
         });
-    // Good lines into rmcp; stdin's end closes rmcp's input.
+    // Set when stdout is gone: rmcp's input ends too, so the server stops
+    // (rmcp itself ends only when its input does).
+    let gone = std::sync::Arc::new(tokio::sync::Notify::new());
+    // Good lines into rmcp; stdin's end (or the client's) closes rmcp's input.
+    let client_gone = gone.clone();
     tokio::spawn(async move {
-        while let Some(l) = good_rx.recv().await {
-            if feed.write_all(&l).await.is_err() {
-                return;
+        loop {
+            tokio::select! {
+                l = good_rx.recv() => match l {
+                    Some(l) => {
+                        if feed.write_all(&l).await.is_err() {
+                            return;
+                        }
+                    }
+                    None => break,
+                },
+                _ = client_gone.notified() => break,
             }
         }
         let _ = feed.shutdown().await;
@@ -78,8 +90,8 @@ pub fn transport() -> (DuplexStream, DuplexStream, tokio::task::JoinHandle<()>) 
         let mut stdout = tokio::io::stdout();
         while let Some(l) = out_rx.recv().await {
             if stdout.write_all(&l).await.is_err() || stdout.flush().await.is_err() {
-                // The client is gone: keep draining so rmcp never blocks on us.
-                while out_rx.recv().await.is_some() {}
+                // The client is gone: end rmcp's input, so the server stops.
+                gone.notify_one();
                 return;
             }
         }
