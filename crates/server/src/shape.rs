@@ -7,7 +7,6 @@
 //! [`StreamConsumer`] that keeps at most `cap` bytes of head plus a 1 KiB tail per
 //! stream, and once the cap is passed streams every byte to a spill file.
 
-use crate::settings::private_dir;
 use safesh_core::{ExecOutcome, Refusal, StreamConsumer, StreamKind};
 use safesh_flow::Classifier;
 use safesh_label::{Label, LabelSummary};
@@ -16,7 +15,7 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// Bytes kept from the start and from the end of an output past the cap.
 pub const EDGE: usize = 1024;
@@ -478,7 +477,7 @@ impl Capture {
         let room = cap.saturating_sub(s.head.len());
         if s.spill.is_none() && s.spill_error.is_none() && data.len() > room {
             // Passing the cap: from now on every byte also goes to a spill file.
-            match open_spill(&self.config, &self.spill_limits) {
+            match crate::spill::open(&self.config.spill_dir, &self.spill_limits) {
                 Ok((path, f)) => {
                     s.spill = Some((path, f));
                     let head = std::mem::take(&mut s.head);
@@ -549,7 +548,7 @@ impl Capture {
             if s.spill.is_none()
                 && s.spill_error.is_none()
                 && binary_kind(&s.head).is_some()
-                && let Ok((p, f)) = open_spill(&self.config, &self.spill_limits)
+                && let Ok((p, f)) = crate::spill::open(&self.config.spill_dir, &self.spill_limits)
             {
                 s.spill = Some((p, f));
                 let head = std::mem::take(&mut s.head);
@@ -827,55 +826,6 @@ fn write_private(path: &Path, data: &[u8]) -> std::io::Result<()> {
         .mode(0o600)
         .open(path)?;
     f.write_all(data)
-}
-
-/// Opens a new spill file (mode 0600) after making room for it (expired and,
-/// past the total, the oldest files removed: [`crate::spill::make_room_in`]).
-fn open_spill(
-    config: &ShapeConfig,
-    limits: &crate::spill::SpillLimits,
-) -> std::io::Result<(PathBuf, std::fs::File)> {
-    use std::os::unix::fs::OpenOptionsExt;
-    crate::spill::make_room_in(limits);
-    let path = config
-        .spill_dir
-        .join(format!("{}.log", crate::ids::unique("out")));
-    let open = || {
-        private_dir(&config.spill_dir)?;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-    };
-    // Another request's sweep may remove the (empty) owner dir in between.
-    let f = match open() {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => open()?,
-        r => r?,
-    };
-    Ok((path, f))
-}
-
-/// Removes files in `dir` last modified more than `retention` ago.
-pub fn remove_expired(dir: &Path, retention: Duration) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let now = SystemTime::now();
-    for e in entries.flatten() {
-        let Ok(meta) = e.metadata() else { continue };
-        if !meta.is_file() {
-            continue;
-        }
-        let old = meta
-            .modified()
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_some_and(|age| age > retention);
-        if old {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
 }
 
 /// Locks a mutex, recovering from poisoning.

@@ -106,6 +106,28 @@ fn collect(dir: &Path, depth: usize, out: &mut Vec<(SystemTime, u64, PathBuf)>) 
     }
 }
 
+/// Opens a new spill file (mode 0600) after making room for it (expired and,
+/// past the total, the oldest files removed: [`make_room_in`]).
+pub fn open(dir: &Path, limits: &SpillLimits) -> std::io::Result<(PathBuf, std::fs::File)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    make_room_in(limits);
+    let path = dir.join(format!("{}.log", crate::ids::unique("out")));
+    let open = || {
+        crate::settings::private_dir(dir)?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+    };
+    // Another request's sweep may remove the (empty) owner dir in between.
+    let f = match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => open()?,
+        r => r?,
+    };
+    Ok((path, f))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
