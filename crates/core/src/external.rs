@@ -165,6 +165,19 @@ impl Shell {
             .iter()
             .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
             .collect();
+        // Spill files and job logs are read in-process only, each server session
+        // its own (Policy::set_state_scope): a program sees no one's, whatever
+        // path it was given.
+        let mut hide = hide;
+        if let Some(state) = self
+            .shared
+            .policy
+            .as_ref()
+            .and_then(|p| p.config().state_dir.clone())
+            && profile.read.iter().any(|r| state.starts_with(r))
+        {
+            hide.extend(["spill", "jobs"].map(|d| state.join(d)));
+        }
         let spec = safesh_sandbox::Spec {
             program: program.to_path_buf(),
             argv: texts.clone(),

@@ -36,3 +36,4 @@ pub use io::{StreamConsumer, StreamKind};
 pub use known::KnownSource;
 pub use limits::Limits;
 pub use session::{ExecOutcome, InputSource, Interrupter, OutputTarget, Session, SessionOptions};
+pub use tempdir::sweep_dead as sweep_dead_temp_dirs;

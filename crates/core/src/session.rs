@@ -393,6 +393,20 @@ impl Session {
         empty.then_some(Reusable { policy, temp })
     }
 
+    /// Names the owner directory of spill files and job logs the following
+    /// requests may read ([`safesh_policy::Policy::set_state_scope`]); false
+    /// when the policy cannot be changed now (then none is readable).
+    pub fn set_state_scope(&mut self, scope: Option<String>) -> bool {
+        let Some(shared) = std::sync::Arc::get_mut(&mut self.shell.shared) else {
+            return false;
+        };
+        let Some(policy) = shared.policy.as_mut() else {
+            return false;
+        };
+        std::sync::Arc::make_mut(policy).set_state_scope(scope);
+        true
+    }
+
     /// Sets the hook told the host pid of every sandboxed program the following
     /// requests start (a face's job reports it as the job's pid).
     pub fn set_on_start(&mut self, hook: Option<StartHook>) {

@@ -34,3 +34,110 @@ fn is_writable_tmpfs(dir: &std::path::Path) -> bool {
     let writable = unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0;
     ok && st.f_type as i64 == TMPFS_MAGIC && writable
 }
+
+/// The owning pid in a session temp dir's name (`safesh-<pid>-<n>-<hex>`,
+/// made by `make_private_temp_dir` in session.rs), or `None` for any other name.
+fn owner_pid(name: &str) -> Option<i32> {
+    let rest = name.strip_prefix("safesh-")?;
+    let mut parts = rest.split('-');
+    let pid = parts.next()?.parse::<i32>().ok().filter(|p| *p > 0)?;
+    let n = parts.next()?;
+    let hex = parts.next()?;
+    let ok = parts.next().is_none()
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+        && !hex.is_empty()
+        && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    ok.then_some(pid)
+}
+
+/// True when no process has this pid (a live one, even another user's, keeps
+/// its dirs: `kill(pid, 0)` fails with `ESRCH` only for a dead pid).
+fn pid_is_dead(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+    let r = unsafe { libc::kill(pid, 0) };
+    r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+/// Removes the session temp dirs that killed safesh processes left behind (a
+/// `kill -9` skips their cleanup; on `/dev/shm` they hold RAM). Only ours: a
+/// directory (not a symlink) named like one, owned by this user, whose owning
+/// pid is dead; under every place a session dir may be made (`TMPDIR`,
+/// `/dev/shm`, the system temp dir). Returns the dirs removed.
+pub fn sweep_dead() -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let mut bases = vec![base(), PathBuf::from("/dev/shm"), std::env::temp_dir()];
+    bases.sort();
+    bases.dedup();
+    let mut removed = Vec::new();
+    for b in bases {
+        let Ok(entries) = std::fs::read_dir(&b) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(pid) = name.to_str().and_then(owner_pid) else {
+                continue;
+            };
+            let path = e.path();
+            let Ok(meta) = path.symlink_metadata() else {
+                continue;
+            };
+            if !meta.is_dir()
+                || meta.uid() != uid
+                || pid == std::process::id() as i32
+                || !pid_is_dead(pid)
+            {
+                continue;
+            }
+            if remove_tree(&path) {
+                removed.push(path);
+            }
+        }
+    }
+    removed
+}
+
+/// Removes `dir` and everything in it; a program may have left a directory
+/// without write permission, so directories are made writable and it is tried
+/// again. Symlinks are removed, never followed.
+fn remove_tree(dir: &std::path::Path) -> bool {
+    if std::fs::remove_dir_all(dir).is_ok() {
+        return true;
+    }
+    fn open_up(d: &std::path::Path) {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700));
+        if let Ok(entries) = std::fs::read_dir(d) {
+            for e in entries.flatten() {
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    open_up(&e.path());
+                }
+            }
+        }
+    }
+    open_up(dir);
+    std::fs::remove_dir_all(dir).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_our_names_have_an_owner() {
+        assert_eq!(owner_pid("safesh-123-4-1a2b"), Some(123));
+        for other in [
+            "safesh-x-4-1a",
+            "safesh-123",
+            "safesh-123-4-1a-x",
+            "other-123-4-1a",
+            "safesh-0-1-1",
+            "safesh-123-4-zz",
+        ] {
+            assert_eq!(owner_pid(other), None, "{other}");
+        }
+    }
+}

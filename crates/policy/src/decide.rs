@@ -83,6 +83,9 @@ pub struct Policy {
     self_exe: Option<PathBuf>,
     /// The state dir, resolved (`None` without one).
     state_real: Option<PathBuf>,
+    /// The one owner directory of spill files and job logs this session's
+    /// commands may read (see [`Policy::set_state_scope`]).
+    state_scope: Option<String>,
 }
 
 /// Inner commands nest at most this deep (`env env env …`).
@@ -118,7 +121,16 @@ impl Policy {
             write_roots,
             self_exe,
             state_real,
+            state_scope: None,
         }
+    }
+
+    /// Names the owner directory (`spill/<scope>/…`, `jobs/<scope>/…` of the
+    /// state dir) whose files this session's commands may read: a server
+    /// session's own output. `None` (the default): none of them, so a path to
+    /// another session's output is refused, however it was learned.
+    pub fn set_state_scope(&mut self, scope: Option<String>) {
+        self.state_scope = scope;
     }
 
     /// The merged config.
@@ -185,7 +197,12 @@ impl Policy {
         if paths::is_device(&real, false) {
             return Ok(None);
         }
-        if let Some(r) = crate::own::state_read_refusal(self.state_real.as_deref(), path, &real) {
+        if let Some(r) = crate::own::state_read_refusal(
+            self.state_real.as_deref(),
+            self.state_scope.as_deref(),
+            path,
+            &real,
+        ) {
             return Err(r);
         }
         if self.read_roots.iter().any(|r| real.starts_with(r)) {

@@ -37,17 +37,20 @@ pub fn process_path_verdict(path: &Path, p: ProcessPath) -> Result<(), Refusal> 
 const READABLE_STATE: &[&str] = &["spill", "jobs"];
 
 /// Reading inside the state dir (resolved: `real`) is refused except for the
-/// spill files and job logs.
+/// spill files and job logs of the session's own owner directory (`scope`,
+/// `spill/<scope>/…`): another session's are refused like the rest.
 pub(crate) fn state_read_refusal(
     state: Option<&Path>,
+    scope: Option<&str>,
     path: &Path,
     real: &Path,
 ) -> Option<Refusal> {
+    use std::path::Component::Normal;
     let rest = real.strip_prefix(state?).ok()?;
-    let first = rest.components().next();
-    if let Some(std::path::Component::Normal(d)) = first
+    let mut parts = rest.components();
+    if let (Some(Normal(d)), Some(Normal(owner))) = (parts.next(), parts.next())
         && READABLE_STATE.iter().any(|r| d == *r)
-        && rest.components().count() > 1
+        && scope.is_some_and(|s| owner == s)
     {
         return None;
     }

@@ -68,6 +68,9 @@ pub fn run(name: &str, args: &[String], config: Option<&str>) -> i32 {
     }
     // Both faces run requests on threads with the interpreter's stack.
     settings.on_calling_thread = true;
+    // Temp dirs of servers killed before they could clean up (kill -9) hold
+    // RAM on /dev/shm: a server starting sweeps those whose owner is dead.
+    safesh_core::sweep_dead_temp_dirs();
     let server = Server::new(settings);
     if name == "rpc" {
         return safesh_server::rpc::serve_stdio(server);

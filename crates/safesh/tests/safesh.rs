@@ -71,6 +71,8 @@ mod policy_benign;
 mod policy_support;
 #[path = "safesh/runner.rs"]
 mod runner;
+#[path = "safesh/server_state.rs"]
+mod server_state;
 #[path = "safesh/tree.rs"]
 mod tree;
 

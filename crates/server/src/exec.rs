@@ -43,6 +43,10 @@ pub struct ExecParams {
     /// Assertions checked against stdout after the run.
     #[serde(default)]
     pub verify: Option<Vec<Assertion>>,
+    /// The connection that sent it, set by the face (never from the client's
+    /// JSON): what it may use and own (see [`crate::owner`]).
+    #[serde(skip)]
+    pub conn: String,
 }
 
 /// An assertion on a step's output (agsh's verification).
@@ -123,10 +127,15 @@ pub fn run(
             mode,
             ShapeConfig {
                 cap: settings.cap,
-                spill_dir: settings.spill_dir(),
+                // The scope's own directory (crate::owner): not another's to read.
+                spill_dir: crate::owner::scoped(
+                    &settings.spill_dir(),
+                    &crate::owner::scope(&p.conn, p.session.as_deref()),
+                ),
                 retention: settings.spill_retention,
             },
         )
+        .with_spill_limits(crate::spill::SpillLimits::of(settings))
         .with_redaction(Redaction::from_config(settings.policy.config())),
     );
     session.set_force(p.force.unwrap_or(false));

@@ -98,6 +98,9 @@ struct Ring {
     /// The last bytes written were hidden: the placeholder standing for them is
     /// in the log, and further hidden bytes join it (one marker per run).
     hidden_run: bool,
+    /// Bytes written to the log file; it stops at `log_cap` (the ring goes on).
+    logged: u64,
+    log_cap: u64,
 }
 
 impl Ring {
@@ -113,6 +116,8 @@ pub struct JobOptions {
     pub approver: Option<Arc<dyn safesh_core::ApprovalChannel>>,
     /// Overrides nudges (advisories only), as `force` does for `exec`.
     pub force: bool,
+    /// The scope that owns the job ([`crate::owner::scope`]): only it finds it.
+    pub owner: String,
 }
 
 /// One background job.
@@ -123,7 +128,9 @@ pub struct Job {
     pub command: String,
     /// The session it was started from, if any.
     pub session: Option<String>,
-    /// The full output.
+    /// The scope that owns it ([`crate::owner::scope`]).
+    pub owner: String,
+    /// The full output (up to [`Settings::spill_max_bytes`]).
     pub log_path: PathBuf,
     started: Instant,
     started_unix_ms: u64,
@@ -210,8 +217,15 @@ impl JobSink {
         let job = &self.0;
         {
             let mut r = lock(&job.ring);
-            if let Some(f) = lock(&job.log).as_mut() {
-                f.write_all(data)?;
+            // The log keeps the first `log_cap` bytes; past them only the ring
+            // (the last bytes) and the counts go on.
+            let room = r.log_cap.saturating_sub(r.logged);
+            let keep = data.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+            if keep > 0
+                && let Some(f) = lock(&job.log).as_mut()
+            {
+                f.write_all(&data[..keep])?;
+                r.logged += keep as u64;
             }
             r.newlines += data.iter().filter(|b| **b == b'\n').count() as u64;
             r.buf.extend(data.iter().copied());
@@ -306,6 +320,18 @@ impl Job {
         out
     }
 
+    /// A warning when `[from, …)` starts in bytes neither the ring nor the
+    /// capped log file still holds.
+    fn lost_warning(&self, from: u64) -> Option<String> {
+        let r = lock(&self.ring);
+        (from < r.start && from >= r.logged).then(|| {
+            format!(
+                "bytes {from}..{} are not kept: the job log keeps the first {} bytes and memory the last {} bytes",
+                r.start, r.log_cap, r.cap
+            )
+        })
+    }
+
     /// New output since byte `since`, at most `max` bytes:
     /// `{data, since, next_offset, total_bytes, status, exit_code, …}`.
     pub fn output(&self, since: u64, max: usize) -> Value {
@@ -334,7 +360,11 @@ impl Job {
                 }
             }
         }
-        let mut warnings = Vec::new();
+        let mut warnings: Vec<String> = self.lost_warning(from).into_iter().collect();
+        if data.is_empty() && from < r_start(self) && from < to {
+            // Not kept anywhere: go on from the oldest byte still held.
+            to = r_start(self);
+        }
         let text = match std::str::from_utf8(&data) {
             Ok(s) => s.to_string(),
             Err(_) => {
@@ -394,7 +424,7 @@ impl Job {
         let total = lock(&self.ring).total();
         let from = since.min(total);
         let len = total - from;
-        let mut warnings = Vec::new();
+        let mut warnings: Vec<String> = self.lost_warning(from).into_iter().collect();
         let (text, truncated) = if len <= cap as u64 {
             let d = self.read_range(from, total);
             render_range(&d, &[], len, cap, &self.log_path, &mut warnings)
@@ -492,11 +522,14 @@ pub struct Adopter {
     pub jobs: Arc<Jobs>,
     /// The session the jobs belong to (killed when it ends); `None` for a fresh one.
     pub session: Option<String>,
+    /// The scope that owns them ([`crate::owner::scope`]).
+    pub owner: String,
 }
 
 impl BackgroundSink for Adopter {
     fn start(&self, command: &str, stop: Interrupter) -> Result<BackgroundHooks, Refusal> {
-        self.jobs.adopt(command, self.session.clone(), stop)
+        self.jobs
+            .adopt(command, self.session.clone(), self.owner.clone(), stop)
     }
 }
 
@@ -518,7 +551,12 @@ impl Jobs {
     }
 
     /// Registers a new running job (log file open, listed) without starting it.
-    fn create(&self, command: String, session: Option<String>) -> Result<Arc<Job>, ServerError> {
+    fn create(
+        &self,
+        command: String,
+        session: Option<String>,
+        owner: String,
+    ) -> Result<Arc<Job>, ServerError> {
         let running = lock(&self.map)
             .values()
             .filter(|j| j.status() == Status::Running)
@@ -526,9 +564,10 @@ impl Jobs {
         if running >= MAX_RUNNING {
             return Err(ServerError::TooManyJobs(MAX_RUNNING));
         }
-        let dir = self.settings.jobs_dir();
+        let base = self.settings.jobs_dir();
+        crate::spill::make_room(&self.settings);
+        let dir = crate::owner::scoped(&base, &owner);
         private_dir(&dir)?;
-        crate::shape::remove_expired(&dir, self.settings.spill_retention);
         let id = crate::ids::short("job");
         let log_path = dir.join(format!("{}.log", crate::ids::unique(&id)));
         let file = {
@@ -543,6 +582,7 @@ impl Jobs {
             id: id.clone(),
             command,
             session,
+            owner,
             log_path,
             started: Instant::now(),
             started_unix_ms: std::time::SystemTime::now()
@@ -566,6 +606,8 @@ impl Jobs {
                 newlines: 0,
                 label: Label::empty(),
                 hidden_run: false,
+                logged: 0,
+                log_cap: self.settings.spill_max_bytes,
             }),
             log: Mutex::new(Some(file)),
             changed: Condvar::new(),
@@ -602,8 +644,12 @@ impl Jobs {
         env: Vec<(String, String)>,
         options: JobOptions,
     ) -> Result<Arc<Job>, ServerError> {
-        let JobOptions { approver, force } = options;
-        let job = self.create(command, session)?;
+        let JobOptions {
+            approver,
+            force,
+            owner,
+        } = options;
+        let job = self.create(command, session, owner)?;
         let settings = self.settings.clone();
         let j = job.clone();
         // The session is made on the job's thread: a Session is not Sync.
@@ -652,16 +698,19 @@ impl Jobs {
         &self,
         command: &str,
         session: Option<String>,
+        owner: String,
         stop: Interrupter,
     ) -> Result<BackgroundHooks, Refusal> {
-        let job = self.create(format!("{command} &"), session).map_err(|e| {
-            Refusal::new(
-                safesh_core::ErrorCode::LimitExceeded,
-                format!("cannot start a background job: {e}"),
-            )
-            .rule("jobs")
-            .suggest("wait for (or job_kill) running jobs first")
-        })?;
+        let job = self
+            .create(format!("{command} &"), session, owner)
+            .map_err(|e| {
+                Refusal::new(
+                    safesh_core::ErrorCode::LimitExceeded,
+                    format!("cannot start a background job: {e}"),
+                )
+                .rule("jobs")
+                .suggest("wait for (or job_kill) running jobs first")
+            })?;
         *lock(&job.interrupter) = Some(stop);
         let finisher = Finisher(Some(job.clone()));
         Ok(BackgroundHooks {
@@ -676,22 +725,37 @@ impl Jobs {
         })
     }
 
-    /// The job `id`.
-    pub fn get(&self, id: &str) -> Result<Arc<Job>, ServerError> {
+    /// The job `id` of scope `owner` ([`crate::owner::scope`]): another scope's
+    /// job is unknown to it.
+    pub fn get(&self, id: &str, owner: &str) -> Result<Arc<Job>, ServerError> {
         lock(&self.map)
             .get(id)
+            .filter(|j| j.owner == owner)
             .cloned()
             .ok_or_else(|| ServerError::UnknownJob(id.to_string()))
     }
 
-    /// Every job, oldest first.
-    pub fn list(&self) -> Vec<Value> {
+    /// The jobs of scope `owner`, oldest first.
+    pub fn list(&self, owner: &str) -> Vec<Value> {
         let map = lock(&self.map);
         lock(&self.order)
             .iter()
             .filter_map(|id| map.get(id))
+            .filter(|j| j.owner == owner)
             .map(|j| j.info())
             .collect()
+    }
+
+    /// Tells the running jobs of scope `owner` to stop, without waiting for them.
+    pub fn stop_scope(&self, owner: &str) {
+        let jobs: Vec<Arc<Job>> = lock(&self.map)
+            .values()
+            .filter(|j| j.owner == owner)
+            .cloned()
+            .collect();
+        for j in jobs {
+            j.kill("SIGTERM", Duration::ZERO);
+        }
     }
 
     /// Kills the running jobs of session `id`.
@@ -728,6 +792,11 @@ impl Jobs {
             j.kill("SIGTERM", Duration::from_secs(2));
         }
     }
+}
+
+/// The offset of the oldest byte the job's ring still holds.
+fn r_start(job: &Job) -> u64 {
+    lock(&job.ring).start
 }
 
 fn signal_number(name: Option<&str>) -> i32 {

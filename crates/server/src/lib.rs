@@ -12,11 +12,14 @@ pub mod error;
 pub mod exec;
 pub mod ids;
 pub mod jobs;
+pub mod owner;
 pub mod pool;
 pub mod service;
 pub mod sessions;
 pub mod settings;
 pub mod shape;
+pub mod spill;
+pub mod wire;
 
 pub use error::ServerError;
 pub use service::Server;

@@ -10,10 +10,11 @@
 use crate::Server;
 use crate::error::ServerError;
 use crate::exec::ExecParams;
+use crate::owner::Owned;
 use crate::schemas as sc;
 use crate::service::{
-    JobKillParams, JobOutputParams, JobStartParams, SessionEndParams, SessionStartParams,
-    SessionUpdateParams,
+    JobKillParams, JobListParams, JobOutputParams, JobStartParams, SessionEndParams,
+    SessionStartParams, SessionUpdateParams,
 };
 use crate::shape::lock;
 use rmcp::model::{
@@ -34,6 +35,8 @@ use std::time::{Duration, Instant};
 pub struct SafeshMcp {
     server: Arc<Server>,
     tools: Arc<Vec<Tool>>,
+    /// This client when it is not an HTTP transport session (stdio).
+    conn: Arc<str>,
 }
 
 fn obj(v: Value) -> Arc<serde_json::Map<String, Value>> {
@@ -176,8 +179,16 @@ fn server_error(e: &ServerError) -> CallToolResponse {
     result(v, format!("{}: {e}", e.code()), true)
 }
 
-fn parse<T: DeserializeOwned>(args: &Value) -> Result<T, ServerError> {
-    serde_json::from_value(args.clone()).map_err(|e| ServerError::BadParams(e.to_string()))
+fn parse<T: DeserializeOwned + Owned>(args: &Value, conn: &str) -> Result<T, ServerError> {
+    let mut t: T =
+        serde_json::from_value(args.clone()).map_err(|e| ServerError::BadParams(e.to_string()))?;
+    t.set_conn(conn);
+    Ok(t)
+}
+
+/// The connection of an MCP-over-HTTP transport session (`Mcp-Session-Id`).
+pub fn http_conn(session_id: &str) -> String {
+    format!("mcp-{session_id}")
 }
 
 fn json_result(r: Result<Value, ServerError>) -> CallToolResponse {
@@ -196,7 +207,18 @@ impl SafeshMcp {
         SafeshMcp {
             server,
             tools: Arc::new(tools()),
+            conn: crate::ids::short("c").into(),
         }
+    }
+
+    /// The caller's connection: its HTTP transport session (rmcp routed the
+    /// request by that header, so it is the session's own), else this handler's.
+    fn conn_of(&self, ctx: &RequestContext<RoleServer>) -> String {
+        ctx.extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+            .map_or_else(|| self.conn.to_string(), http_conn)
     }
 
     /// Runs an exec in a blocking thread; interrupts it on cancellation and sends
@@ -255,7 +277,7 @@ impl SafeshMcp {
         p: JobOutputParams,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Value, ServerError> {
-        let job = self.server.jobs.get(&p.job_id)?;
+        let job = self.server.job_of(&p)?;
         let token = ctx.meta.get_progress_token();
         let since = p.since.unwrap_or(0);
         let max_ms = self
@@ -306,9 +328,11 @@ impl SafeshMcp {
         ctx: &RequestContext<RoleServer>,
     ) -> Option<CallToolResponse> {
         let s = &self.server;
+        let conn = self.conn_of(ctx);
+        let conn = conn.as_str();
         Some(match name {
             "exec" | "run" => {
-                let mut p: ExecParams = match parse(&args) {
+                let mut p: ExecParams = match parse(&args, conn) {
                     Ok(p) => p,
                     Err(e) => return Some(server_error(&e)),
                 };
@@ -338,29 +362,30 @@ impl SafeshMcp {
                     Err(e) => server_error(&e),
                 }
             }
-            "session_start" => {
-                json_result(parse::<SessionStartParams>(&args).and_then(|p| s.session_start(p)))
-            }
+            "session_start" => json_result(
+                parse::<SessionStartParams>(&args, conn).and_then(|p| s.session_start(p)),
+            ),
             "session_end" => {
-                json_result(parse::<SessionEndParams>(&args).and_then(|p| s.session_end(p)))
+                json_result(parse::<SessionEndParams>(&args, conn).and_then(|p| s.session_end(p)))
             }
-            "session_update" => {
-                json_result(parse::<SessionUpdateParams>(&args).and_then(|p| s.session_update(p)))
-            }
+            "session_update" => json_result(
+                parse::<SessionUpdateParams>(&args, conn).and_then(|p| s.session_update(p)),
+            ),
             "job_start" => {
                 let approver = elicit::ElicitationApprover::for_peer(&ctx.peer)
                     .map(|a| Arc::new(a) as Arc<dyn safesh_core::ApprovalChannel>);
                 json_result(
-                    parse::<JobStartParams>(&args).and_then(|p| s.job_start_with(p, approver)),
+                    parse::<JobStartParams>(&args, conn)
+                        .and_then(|p| s.job_start_with(p, approver)),
                 )
             }
-            "job_list" => json_result(Ok(s.job_list())),
+            "job_list" => json_result(parse::<JobListParams>(&args, conn).map(|p| s.job_list(p))),
             "job_output" => {
-                json_result(parse::<JobOutputParams>(&args).and_then(|p| s.job_output(p)))
+                json_result(parse::<JobOutputParams>(&args, conn).and_then(|p| s.job_output(p)))
             }
             "job_kill" => {
                 let server = s.clone();
-                let r = match parse::<JobKillParams>(&args) {
+                let r = match parse::<JobKillParams>(&args, conn) {
                     Ok(p) => tokio::task::spawn_blocking(move || server.job_kill(p))
                         .await
                         .unwrap_or_else(|e| {
@@ -370,7 +395,7 @@ impl SafeshMcp {
                 };
                 json_result(r)
             }
-            "job_follow" => match parse::<JobOutputParams>(&args) {
+            "job_follow" => match parse::<JobOutputParams>(&args, conn) {
                 Ok(p) => match self.follow(p, ctx).await {
                     Ok(v) => {
                         let text = exec_text(&v);
@@ -423,7 +448,8 @@ impl ServerHandler for SafeshMcp {
 /// stops everything that still runs. Returns the exit status.
 pub async fn serve_stdio(server: Arc<Server>) -> i32 {
     let handler = SafeshMcp::new(server.clone());
-    let status = match handler.serve(rmcp::transport::stdio_pipes()).await {
+    let (input, output, writer) = stdio::transport();
+    let status = match handler.serve((input, output)).await {
         Ok(running) => match running.waiting().await {
             Ok(_) => 0,
             Err(e) => {
@@ -436,6 +462,8 @@ pub async fn serve_stdio(server: Arc<Server>) -> i32 {
             1
         }
     };
+    // Every reply rmcp wrote reaches the client before the process ends.
+    let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
     let s = server.clone();
     let _ = tokio::task::spawn_blocking(move || s.shutdown()).await;
     status
@@ -443,6 +471,8 @@ pub async fn serve_stdio(server: Arc<Server>) -> i32 {
 
 pub mod elicit;
 pub mod http;
+pub mod http_sessions;
+pub mod stdio;
 
 /// `safesh mcp`: serves stdio, or HTTP when `http` names an address (with the
 /// token from `token_file`, else a new one printed on stderr). Blocks until the

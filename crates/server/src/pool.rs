@@ -39,6 +39,22 @@ impl Pool {
         Session::fresh_from(&lock(&self.template), reuse)
     }
 
+    /// A fresh session whose commands may read the spill files of `scope`
+    /// ([`crate::owner::scope`]) and no other's. A reused policy still names
+    /// the scope of its last request: when it cannot be renamed, the session
+    /// is made again from the template (whose policy names none).
+    pub fn take_for(&self, scope: &str) -> Session {
+        let dir = Some(crate::owner::scope_dir(scope));
+        let mut s = self.take();
+        if s.set_state_scope(dir.clone()) {
+            return s;
+        }
+        drop(s);
+        let mut s = Session::fresh_from(&lock(&self.template), None);
+        s.set_state_scope(dir);
+        s
+    }
+
     /// Takes back a finished fresh session: its temp dir and policy are reused
     /// when nothing else uses them, else it is dropped (its temp dir removed).
     pub fn give_back(&self, session: Session) {

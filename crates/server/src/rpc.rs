@@ -9,11 +9,13 @@
 use crate::Server;
 use crate::error::ServerError;
 use crate::exec::ExecParams;
+use crate::owner::Owned;
 use crate::service::{
-    JobKillParams, JobOutputParams, JobStartParams, SessionEndParams, SessionStartParams,
-    SessionUpdateParams,
+    JobKillParams, JobListParams, JobOutputParams, JobStartParams, SessionEndParams,
+    SessionStartParams, SessionUpdateParams,
 };
 use crate::shape::lock;
+use crate::wire::{Frame, read_frames};
 use safesh_core::Interrupter;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -23,17 +25,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Mutex};
 
-/// Longest request line accepted (bytes); longer ones get -32600 and are skipped.
-pub const MAX_LINE: usize = 8 * 1024 * 1024;
+/// Longest request line accepted (bytes): the limit every face shares; a longer
+/// line gets -32700 and is skipped, never buffered.
+pub const MAX_LINE: usize = crate::wire::MAX_REQUEST_BYTES;
 
-/// Parse error.
-pub const PARSE_ERROR: i64 = -32700;
-/// Invalid request.
-pub const INVALID_REQUEST: i64 = -32600;
-/// Unknown method.
-pub const METHOD_NOT_FOUND: i64 = -32601;
-/// Bad params.
-pub const INVALID_PARAMS: i64 = -32602;
+pub use crate::wire::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 
 /// A JSON-RPC error.
 #[derive(Debug)]
@@ -79,6 +75,8 @@ impl From<ServerError> for RpcError {
 pub struct Rpc {
     server: Arc<Server>,
     current: Arc<Mutex<Option<Interrupter>>>,
+    /// This client: what it starts is its own (see [`crate::owner`]).
+    conn: String,
 }
 
 fn params<T: DeserializeOwned>(p: Value) -> Result<T, RpcError> {
@@ -122,6 +120,7 @@ impl Rpc {
         Rpc {
             server,
             current: Arc::new(Mutex::new(None)),
+            conn: crate::ids::short("c"),
         }
     }
 
@@ -135,20 +134,16 @@ impl Rpc {
 
     /// Handles one line of input; returns the response line, if any.
     pub fn handle_line(&self, line: &str) -> Option<String> {
-        if line.trim().is_empty() {
-            return None;
-        }
-        let msg: Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => {
-                return Some(
-                    error_response(
-                        Value::Null,
-                        &RpcError::new(PARSE_ERROR, format!("parse error: {e}")),
-                    )
-                    .to_string(),
-                );
-            }
+        self.handle_bytes(line.as_bytes())
+    }
+
+    /// Handles one line of raw input (not UTF-8, a NUL byte, not JSON: -32700
+    /// with id null); returns the response line, if any.
+    pub fn handle_bytes(&self, line: &[u8]) -> Option<String> {
+        let msg: Value = match crate::wire::parse_line(line) {
+            Ok(Some(v)) => v,
+            Ok(None) => return None,
+            Err(reply) => return Some(reply.to_string()),
         };
         match msg {
             Value::Array(items) => {
@@ -238,16 +233,24 @@ impl Rpc {
         Ok(v)
     }
 
+    /// The params of a request, owned by this connection.
+    fn owned<T: DeserializeOwned + Owned>(&self, p: Value) -> Result<T, RpcError> {
+        let mut t: T = params(p)?;
+        t.set_conn(&self.conn);
+        Ok(t)
+    }
+
     /// Calls one method.
     pub fn call(&self, method: &str, p: Value) -> Result<Value, RpcError> {
         let s = &self.server;
         match method {
-            "execute" => self.exec(&params::<ExecParams>(p)?),
+            "execute" => self.exec(&self.owned::<ExecParams>(p)?),
             "pipeline" => {
                 let pp: PipelineParams = params(p)?;
                 let mut results = Vec::new();
                 let mut passed = true;
                 for mut step in pp.steps {
+                    step.set_conn(&self.conn);
                     if step.session.is_none() {
                         step.session = pp.session.clone();
                     }
@@ -278,16 +281,16 @@ impl Rpc {
             }
             "history" => {
                 let h: HistoryParams = params(p)?;
-                Ok(s.history(h.session.as_deref(), h.limit.unwrap_or(20)))
+                Ok(s.history(&self.conn, h.session.as_deref(), h.limit.unwrap_or(20)))
             }
-            "session.start" => Ok(s.session_start(params::<SessionStartParams>(p)?)?),
-            "session.end" => Ok(s.session_end(params::<SessionEndParams>(p)?)?),
-            "session.update" => Ok(s.session_update(params::<SessionUpdateParams>(p)?)?),
-            "job.start" => Ok(s.job_start(params::<JobStartParams>(p)?)?),
-            "job.list" => Ok(s.job_list()),
-            "job.output" => Ok(s.job_output(params::<JobOutputParams>(p)?)?),
-            "job.kill" => Ok(s.job_kill(params::<JobKillParams>(p)?)?),
-            "job.follow" => Ok(s.job_follow(params::<JobOutputParams>(p)?)?),
+            "session.start" => Ok(s.session_start(self.owned::<SessionStartParams>(p)?)?),
+            "session.end" => Ok(s.session_end(self.owned::<SessionEndParams>(p)?)?),
+            "session.update" => Ok(s.session_update(self.owned::<SessionUpdateParams>(p)?)?),
+            "job.start" => Ok(s.job_start(self.owned::<JobStartParams>(p)?)?),
+            "job.list" => Ok(s.job_list(self.owned::<JobListParams>(p)?)),
+            "job.output" => Ok(s.job_output(self.owned::<JobOutputParams>(p)?)?),
+            "job.kill" => Ok(s.job_kill(self.owned::<JobKillParams>(p)?)?),
+            "job.follow" => Ok(s.job_follow(self.owned::<JobOutputParams>(p)?)?),
             m if m.starts_with("context.")
                 || m.starts_with("checkpoint.")
                 || m.starts_with("project.") =>
@@ -311,64 +314,6 @@ fn error_response(id: Value, e: &RpcError) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": e.to_json()})
 }
 
-/// A line read from the client.
-enum Line {
-    Text(String),
-    TooLong(usize),
-}
-
-/// Reads lines of at most `max` bytes; a longer line is skipped and reported.
-fn read_lines<R: BufRead>(mut input: R, max: usize, tx: std::sync::mpsc::SyncSender<Line>) {
-    let mut buf: Vec<u8> = Vec::new();
-    let mut skipped = 0usize;
-    loop {
-        let (done, used) = match input.fill_buf() {
-            Ok([]) => {
-                if skipped > 0 {
-                    let _ = tx.send(Line::TooLong(skipped));
-                } else if !buf.is_empty() {
-                    let _ = tx.send(Line::Text(String::from_utf8_lossy(&buf).into_owned()));
-                }
-                return;
-            }
-            Ok(data) => match data.iter().position(|b| *b == b'\n') {
-                Some(i) => {
-                    if skipped > 0 || buf.len() + i > max {
-                        skipped += i;
-                    } else {
-                        buf.extend_from_slice(&data[..i]);
-                    }
-                    (true, i + 1)
-                }
-                None => {
-                    if skipped > 0 || buf.len() + data.len() > max {
-                        skipped += buf.len() + data.len();
-                        buf = Vec::new();
-                    } else {
-                        buf.extend_from_slice(data);
-                    }
-                    (false, data.len())
-                }
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return,
-        };
-        input.consume(used);
-        if done {
-            let msg = if skipped > 0 {
-                Line::TooLong(skipped + buf.len())
-            } else {
-                Line::Text(String::from_utf8_lossy(&buf).into_owned())
-            };
-            buf = Vec::new();
-            skipped = 0;
-            if tx.send(msg).is_err() {
-                return;
-            }
-        }
-    }
-}
-
 /// True once the reader of fd 1 has gone away (poll reports an error or hang-up).
 fn stdout_gone() -> bool {
     let mut fds = libc::pollfd {
@@ -385,10 +330,10 @@ fn stdout_gone() -> bool {
 /// goes away. Returns the exit status.
 pub fn serve_stdio(server: Arc<Server>) -> i32 {
     let rpc = Arc::new(Rpc::new(server));
-    let (tx, rx) = sync_channel::<Line>(64);
+    let (tx, rx) = sync_channel::<Frame>(64);
     let _ = std::thread::Builder::new()
         .name("safesh-rpc-read".into())
-        .spawn(move || read_lines(std::io::stdin().lock(), MAX_LINE, tx));
+        .spawn(move || read_frames(std::io::stdin().lock(), MAX_LINE, |f| tx.send(f).is_ok()));
     let gone = Arc::new(AtomicBool::new(false));
     {
         let rpc = rpc.clone();
@@ -426,20 +371,14 @@ pub fn serve_stdio(server: Arc<Server>) -> i32 {
 }
 
 /// Serves lines from `rx`, writing responses to `out`.
-fn serve_lines(rpc: &Rpc, rx: Receiver<Line>, out: &mut dyn Write, gone: &AtomicBool) -> i32 {
+fn serve_lines(rpc: &Rpc, rx: Receiver<Frame>, out: &mut dyn Write, gone: &AtomicBool) -> i32 {
     while let Ok(line) = rx.recv() {
         if gone.load(Ordering::SeqCst) {
             return 1;
         }
         let reply = match line {
-            Line::Text(t) => rpc.handle_line(&t),
-            Line::TooLong(n) => Some(
-                error_response(
-                    Value::Null,
-                    &RpcError::new(INVALID_REQUEST, format!("invalid request: {n} bytes is larger than the limit of {MAX_LINE} bytes per request")),
-                )
-                .to_string(),
-            ),
+            Frame::Line(t) => rpc.handle_bytes(&t),
+            Frame::TooLong(n) => Some(crate::wire::too_long(n).to_string()),
         };
         if let Some(r) = reply
             && (writeln!(out, "{r}").is_err() || out.flush().is_err())
@@ -457,8 +396,8 @@ pub fn serve<R: BufRead + Send + 'static>(
     out: &mut dyn Write,
 ) -> i32 {
     let rpc = Rpc::new(server);
-    let (tx, rx) = sync_channel::<Line>(64);
-    let reader = std::thread::spawn(move || read_lines(input, MAX_LINE, tx));
+    let (tx, rx) = sync_channel::<Frame>(64);
+    let reader = std::thread::spawn(move || read_frames(input, MAX_LINE, |f| tx.send(f).is_ok()));
     let status = serve_lines(&rpc, rx, out, &AtomicBool::new(false));
     let _ = reader.join();
     rpc.stop_all();

@@ -158,6 +158,7 @@ pub fn job_output_input(follow: bool) -> Value {
         "type": "object",
         "properties": {
             "job_id": {"type": "string"},
+            "session": {"type": "string", "description": "The session the job was started from (job_start's `session`, or the exec whose `cmd &` made it); omit for a job started without one. A job is only found from where it was started."},
             "since": {"type": "integer", "minimum": 0, "description": "Byte offset to read from: 0 first, then the previous call's next_offset."}
         },
         "required": ["job_id"]
@@ -193,10 +194,10 @@ pub fn job_follow_output() -> Value {
 
 /// `job_kill` input.
 pub fn job_kill_input() -> Value {
-    json!({"type": "object", "properties": {"job_id": {"type": "string"}, "signal": {"type": "string", "description": "TERM (default), KILL, INT, HUP, …"}}, "required": ["job_id"]})
+    json!({"type": "object", "properties": {"job_id": {"type": "string"}, "session": {"type": "string", "description": "The session the job was started from (job_start's `session`, or the exec whose `cmd &` made it); omit for a job started without one. A job is only found from where it was started."}, "signal": {"type": "string", "description": "TERM (default), KILL, INT, HUP, …"}}, "required": ["job_id"]})
 }
 
 /// `job_list` input.
 pub fn empty_input() -> Value {
-    json!({"type": "object", "properties": {}})
+    json!({"type": "object", "properties": {"session": {"type": "string", "description": "List this session's jobs; omit for the jobs started without a session."}}})
 }

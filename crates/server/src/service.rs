@@ -28,18 +28,24 @@ pub struct SessionStartParams {
     /// Environment variables to set.
     #[serde(default)]
     pub env: Option<BTreeMap<String, String>>,
+    /// The connection that sent it (set by the face, never from JSON).
+    #[serde(skip)]
+    pub conn: String,
 }
 
 /// `session_end` parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct SessionEndParams {
     /// The session.
     #[serde(alias = "session_id")]
     pub session: String,
+    /// The connection that sent it (set by the face, never from JSON).
+    #[serde(skip)]
+    pub conn: String,
 }
 
 /// `session_update` parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct SessionUpdateParams {
     /// The session.
     #[serde(alias = "session_id")]
@@ -50,6 +56,9 @@ pub struct SessionUpdateParams {
     /// Environment variables to set.
     #[serde(default)]
     pub env: Option<BTreeMap<String, String>>,
+    /// The connection that sent it (set by the face, never from JSON).
+    #[serde(skip)]
+    pub conn: String,
 }
 
 /// `job_start` parameters.
@@ -70,13 +79,33 @@ pub struct JobStartParams {
     /// Run despite a nudge (advisories only, as for `exec`).
     #[serde(default)]
     pub force: Option<bool>,
+    /// The connection that sent it (set by the face, never from JSON).
+    #[serde(skip)]
+    pub conn: String,
+}
+
+/// `job_list` parameters.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct JobListParams {
+    /// List this session's jobs (none: the connection's own, started without one).
+    #[serde(default, alias = "session_id")]
+    pub session: Option<String>,
+    /// The connection that sent it (set by the face, never from JSON).
+    #[serde(skip)]
+    pub conn: String,
 }
 
 /// `job_output` / `job_follow` parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct JobOutputParams {
     /// The job.
     pub job_id: String,
+    /// The session the job belongs to (none: started without one).
+    #[serde(default, alias = "session_id")]
+    pub session: Option<String>,
+    /// The connection that sent it (set by the face, never from JSON).
+    #[serde(skip)]
+    pub conn: String,
     /// Byte offset to read from (the previous call's `next_offset`).
     #[serde(default, alias = "offset")]
     pub since: Option<u64>,
@@ -89,13 +118,19 @@ pub struct JobOutputParams {
 }
 
 /// `job_kill` parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct JobKillParams {
     /// The job.
     pub job_id: String,
     /// Signal name (TERM by default).
     #[serde(default)]
     pub signal: Option<String>,
+    /// The session the job belongs to (none: started without one).
+    #[serde(default, alias = "session_id")]
+    pub session: Option<String>,
+    /// The connection that sent it (set by the face, never from JSON).
+    #[serde(skip)]
+    pub conn: String,
 }
 
 /// The shared state of one server: settings, sessions, jobs, history.
@@ -179,12 +214,13 @@ impl Server {
         let adopter = |session: Option<String>| -> Arc<dyn BackgroundSink> {
             Arc::new(Adopter {
                 jobs: self.jobs.clone(),
+                owner: crate::owner::scope(&p.conn, session.as_deref()),
                 session,
             })
         };
         let mut v = match &p.session {
             Some(id) => {
-                let entry = self.sessions.get(id)?;
+                let entry = self.sessions.get(id, &p.conn)?;
                 let mut s = lock(&entry.session);
                 s.set_background_sink(Some(adopter(Some(id.clone()))));
                 s.set_approval_channel(approver);
@@ -195,7 +231,7 @@ impl Server {
                 v
             }
             None => {
-                let mut s = self.fresh.take();
+                let mut s = self.fresh.take_for(&crate::owner::scope(&p.conn, None));
                 s.set_background_sink(Some(adopter(None)));
                 s.set_approval_channel(approver);
                 let v = crate::exec::run(&mut s, &script, p, &self.settings, on_start);
@@ -209,6 +245,7 @@ impl Server {
         }
         let mut h = lock(&self.history);
         h.push_back(json!({
+            "conn": p.conn,
             "time_unix_ms": now_ms(),
             "session": p.session,
             "command": script,
@@ -223,13 +260,21 @@ impl Server {
         Ok(v)
     }
 
-    /// Recent executes, newest last; only those of `session` when given.
-    pub fn history(&self, session: Option<&str>, limit: usize) -> Value {
+    /// Recent executes of connection `conn`, newest last; only those of
+    /// `session` when given.
+    pub fn history(&self, conn: &str, session: Option<&str>, limit: usize) -> Value {
         let h = lock(&self.history);
         let mut items: Vec<Value> = h
             .iter()
+            .filter(|e| e["conn"].as_str() == Some(conn))
             .filter(|e| session.is_none_or(|s| e["session"].as_str() == Some(s)))
             .cloned()
+            .map(|mut e| {
+                if let Some(o) = e.as_object_mut() {
+                    o.remove("conn");
+                }
+                e
+            })
             .collect();
         let skip = items.len().saturating_sub(limit);
         items.drain(..skip);
@@ -239,7 +284,7 @@ impl Server {
     /// Starts a session: `{session, cwd}`.
     pub fn session_start(&self, p: SessionStartParams) -> Result<Value, ServerError> {
         let env = env_vec(p.env)?;
-        let e = self.sessions.start(p.cwd.as_deref(), env)?;
+        let e = self.sessions.start(&p.conn, p.cwd.as_deref(), env)?;
         let (cwd, _) = e.snapshot();
         Ok(
             json!({"session": e.id, "cwd": cwd.to_string_lossy(), "idle_timeout_ms": self.settings.idle.as_millis() as u64}),
@@ -248,7 +293,7 @@ impl Server {
 
     /// Ends a session and kills its jobs: `{session, ended: true}`.
     pub fn session_end(&self, p: SessionEndParams) -> Result<Value, ServerError> {
-        self.sessions.end(&p.session)?;
+        self.sessions.end(&p.session, &p.conn)?;
         self.jobs.kill_session(&p.session);
         Ok(json!({"session": p.session, "ended": true}))
     }
@@ -256,7 +301,9 @@ impl Server {
     /// Changes a session's cwd and env: `{session, cwd}`.
     pub fn session_update(&self, p: SessionUpdateParams) -> Result<Value, ServerError> {
         let env = env_vec(p.env)?;
-        let cwd = self.sessions.update(&p.session, p.cwd.as_deref(), env)?;
+        let cwd = self
+            .sessions
+            .update(&p.session, &p.conn, p.cwd.as_deref(), env)?;
         Ok(json!({"session": p.session, "cwd": cwd.to_string_lossy()}))
     }
 
@@ -288,7 +335,7 @@ impl Server {
         };
         let (cwd, env) = match &p.session {
             Some(id) => {
-                let e = self.sessions.get(id)?;
+                let e = self.sessions.get(id, &p.conn)?;
                 let (c, env) = e.snapshot();
                 (Some(c), env)
             }
@@ -303,19 +350,28 @@ impl Server {
             crate::jobs::JobOptions {
                 approver,
                 force: p.force.unwrap_or(false),
+                owner: crate::owner::scope(&p.conn, p.session.as_deref()),
             },
         )?;
         Ok(job.info())
     }
 
-    /// Every job: `{jobs: […]}`.
-    pub fn job_list(&self) -> Value {
-        json!({"jobs": self.jobs.list()})
+    /// The jobs of the caller's scope (its session, else its connection):
+    /// `{jobs: […]}`.
+    pub fn job_list(&self, p: JobListParams) -> Value {
+        let owner = crate::owner::scope(&p.conn, p.session.as_deref());
+        json!({"jobs": self.jobs.list(&owner)})
+    }
+
+    /// The job `p.job_id` of the caller's scope.
+    pub fn job_of(&self, p: &JobOutputParams) -> Result<Arc<crate::jobs::Job>, ServerError> {
+        let owner = crate::owner::scope(&p.conn, p.session.as_deref());
+        self.jobs.get(&p.job_id, &owner)
     }
 
     /// A job's output since an offset (does not wait).
     pub fn job_output(&self, p: JobOutputParams) -> Result<Value, ServerError> {
-        let job = self.jobs.get(&p.job_id)?;
+        let job = self.job_of(&p)?;
         let max = p
             .max_bytes
             .map_or(self.settings.cap, |m| m.clamp(1, 1 << 20) as usize);
@@ -324,7 +380,8 @@ impl Server {
 
     /// Kills a job: its info after it ended.
     pub fn job_kill(&self, p: JobKillParams) -> Result<Value, ServerError> {
-        let job = self.jobs.get(&p.job_id)?;
+        let owner = crate::owner::scope(&p.conn, p.session.as_deref());
+        let job = self.jobs.get(&p.job_id, &owner)?;
         let sig = signal_name(p.signal.as_deref().unwrap_or("TERM"))?;
         job.kill(&sig, Duration::from_secs(5));
         Ok(job.info())
@@ -333,7 +390,7 @@ impl Server {
     /// Waits for a job to end (at most `timeout_ms`, bounded by the config) and
     /// returns everything since `since`, shaped.
     pub fn job_follow(&self, p: JobOutputParams) -> Result<Value, ServerError> {
-        let job = self.jobs.get(&p.job_id)?;
+        let job = self.job_of(&p)?;
         let ms = self
             .settings
             .clamp_timeout(p.timeout_ms.unwrap_or(self.settings.max_timeout_ms));

@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 pub struct SessionEntry {
     /// Its id.
     pub id: String,
+    /// The connection that started it: the only one that can use it
+    /// (see [`crate::owner`]).
+    pub conn: String,
     /// The shell; locked while a request runs in it (requests in one session queue).
     pub session: Mutex<Session>,
     /// Stops its running request without taking the lock.
@@ -106,9 +109,10 @@ impl Sessions {
         }
     }
 
-    /// Starts a session; returns its entry.
+    /// Starts a session owned by connection `conn`; returns its entry.
     pub fn start(
         &self,
+        conn: &str,
         cwd: Option<&str>,
         env: Vec<(String, String)>,
     ) -> Result<Arc<SessionEntry>, ServerError> {
@@ -120,9 +124,14 @@ impl Sessions {
                 return Err(ServerError::TooManySessions(self.settings.max_sessions));
             }
         }
-        let session = self.settings.new_session(cwd, &env);
+        let id = crate::ids::short("s");
+        let mut session = self.settings.new_session(cwd, &env);
+        // Its commands may read its own spill files and job logs, no other's.
+        let scope = crate::owner::scope(conn, Some(&id));
+        session.set_state_scope(Some(crate::owner::scope_dir(&scope)));
         let entry = Arc::new(SessionEntry {
-            id: crate::ids::short("s"),
+            id,
+            conn: conn.to_string(),
             interrupter: session.interrupter(),
             cwd: Mutex::new(session.cwd().to_path_buf()),
             session: Mutex::new(session),
@@ -137,26 +146,57 @@ impl Sessions {
         Ok(entry)
     }
 
-    /// The live session `id`.
-    pub fn get(&self, id: &str) -> Result<Arc<SessionEntry>, ServerError> {
+    /// The live session `id` of connection `conn` (another connection's session
+    /// is unknown to it).
+    pub fn get(&self, id: &str, conn: &str) -> Result<Arc<SessionEntry>, ServerError> {
         self.sweep();
         let e = lock(&self.map)
             .get(id)
+            .filter(|e| e.conn == conn)
             .cloned()
             .ok_or_else(|| ServerError::UnknownSession(id.to_string()))?;
         e.touch();
         Ok(e)
     }
 
-    /// Ends session `id`: stops its running request and drops it (its temp dir
-    /// goes with it once the request has returned).
-    pub fn end(&self, id: &str) -> Result<(), ServerError> {
-        let e = lock(&self.map)
-            .remove(id)
-            .ok_or_else(|| ServerError::UnknownSession(id.to_string()))?;
+    /// Ends session `id` of connection `conn`: stops its running request and
+    /// drops it (its temp dir goes with it once the request has returned).
+    pub fn end(&self, id: &str, conn: &str) -> Result<(), ServerError> {
+        let e = {
+            let mut map = lock(&self.map);
+            if map.get(id).is_none_or(|e| e.conn != conn) {
+                return Err(ServerError::UnknownSession(id.to_string()));
+            }
+            map.remove(id)
+                .ok_or_else(|| ServerError::UnknownSession(id.to_string()))?
+        };
+        Self::stop(e);
+        Ok(())
+    }
+
+    /// Ends every session of connection `conn`; returns their ids.
+    pub fn end_connection(&self, conn: &str) -> Vec<String> {
+        let ended: Vec<Arc<SessionEntry>> = {
+            let mut map = lock(&self.map);
+            let ids: Vec<String> = map
+                .values()
+                .filter(|e| e.conn == conn)
+                .map(|e| e.id.clone())
+                .collect();
+            ids.iter().filter_map(|id| map.remove(id)).collect()
+        };
+        let ids = ended.iter().map(|e| e.id.clone()).collect();
+        for e in ended {
+            Self::stop(e);
+        }
+        ids
+    }
+
+    /// Stops a removed session's running request (if any), then lets it drop.
+    fn stop(e: Arc<SessionEntry>) {
         if e.session.try_lock().is_ok() {
             // Idle: dropping it here removes its temp dir now.
-            return Ok(());
+            return;
         }
         e.interrupter.interrupt();
         // Repeat while a request still holds the session: an interrupt that
@@ -172,17 +212,18 @@ impl Sessions {
                     std::thread::sleep(Duration::from_millis(20));
                 }
             });
-        Ok(())
     }
 
-    /// Changes the cwd and/or environment of session `id` (waits for a running request).
+    /// Changes the cwd and/or environment of session `id` of connection `conn`
+    /// (waits for a running request).
     pub fn update(
         &self,
         id: &str,
+        conn: &str,
         cwd: Option<&str>,
         env: Vec<(String, String)>,
     ) -> Result<PathBuf, ServerError> {
-        let e = self.get(id)?;
+        let e = self.get(id, conn)?;
         let cwd = cwd.map(|c| self.usable_cwd(c)).transpose()?;
         let mut s = lock(&e.session);
         if let Some(c) = cwd {

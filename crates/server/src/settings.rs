@@ -42,6 +42,10 @@ pub struct Settings {
     pub job_ring: usize,
     /// How long spill files are kept.
     pub spill_retention: Duration,
+    /// Bytes one spill file or job log keeps (see [`crate::spill`]).
+    pub spill_max_bytes: u64,
+    /// Bytes all spill files and job logs keep together.
+    pub spill_total_bytes: u64,
     /// Run scripts on the calling thread instead of a new thread per request.
     /// Only for callers whose threads have [`SHELL_STACK`] bytes of stack (the
     /// faces' runtimes and job threads do); it saves a thread per request.
@@ -78,6 +82,14 @@ impl Settings {
             .unwrap_or(DEFAULT_CAP);
         let max_timeout_ms = c.max_timeout_ms.unwrap_or(DEFAULT_MAX_TIMEOUT_MS);
         let state_dir = config.state_dir.clone().unwrap_or_else(default_state_dir);
+        // No file safesh writes for a command outgrows `[limits] file_size_mb`:
+        // a spill file or job log keeps at most that (and at most the default).
+        let spill_max_bytes = c
+            .file_size_mb
+            .map(|m| m.saturating_mul(1 << 20).max(1))
+            .map_or(crate::spill::DEFAULT_MAX_BYTES, |b| {
+                b.min(crate::spill::DEFAULT_MAX_BYTES)
+            });
         Settings {
             policy,
             limits,
@@ -88,6 +100,8 @@ impl Settings {
             max_sessions: DEFAULT_MAX_SESSIONS,
             job_ring: DEFAULT_JOB_RING,
             spill_retention: SPILL_RETENTION,
+            spill_max_bytes,
+            spill_total_bytes: crate::spill::DEFAULT_TOTAL_BYTES,
             on_calling_thread: false,
         }
     }

@@ -7,7 +7,6 @@
 //! [`StreamConsumer`] that keeps at most `cap` bytes of head plus a 1 KiB tail per
 //! stream, and once the cap is passed streams every byte to a spill file.
 
-use crate::settings::private_dir;
 use safesh_core::{ExecOutcome, Refusal, StreamConsumer, StreamKind};
 use safesh_flow::Classifier;
 use safesh_label::{Label, LabelSummary};
@@ -16,7 +15,7 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// Bytes kept from the start and from the end of an output past the cap.
 pub const EDGE: usize = 1024;
@@ -64,6 +63,9 @@ struct Stream {
     last: Option<u8>,
     spill: Option<(PathBuf, std::fs::File)>,
     spill_error: Option<String>,
+    /// Bytes written to the spill file; it stops at the limit (`spill_full`).
+    spilled: u64,
+    spill_full: bool,
     /// The output the model may not see since the last shown byte: only counted,
     /// never kept or spilled; shown as one placeholder where it was.
     hidden: Option<HiddenRun>,
@@ -100,6 +102,8 @@ impl Stream {
             last: None,
             spill: None,
             spill_error: None,
+            spilled: 0,
+            spill_full: false,
             hidden: None,
             decided: None,
             hold: safesh_flow::HoldBack::default(),
@@ -244,6 +248,8 @@ pub struct Capture {
     streams: Mutex<[Stream; 2]>,
     /// Bytes of a stream the mode does not return (reported in a warning).
     dropped: Mutex<u64>,
+    /// How much the spill file may hold (set: [`Capture::with_spill_limits`]).
+    spill_limits: crate::spill::SpillLimits,
     /// Set when the server stopped the request itself (its own timeout): the
     /// interpreter's generic stop message is then left out.
     interrupted: std::sync::atomic::AtomicBool,
@@ -257,8 +263,15 @@ pub struct Capture {
 impl Capture {
     /// A capture for `mode`.
     pub fn new(mode: OutputMode, config: ShapeConfig) -> Capture {
+        let spill_limits = crate::spill::SpillLimits {
+            max_bytes: crate::spill::DEFAULT_MAX_BYTES,
+            total_bytes: crate::spill::DEFAULT_TOTAL_BYTES,
+            retention: config.retention,
+            roots: vec![config.spill_dir.clone()],
+        };
         Capture {
             mode,
+            spill_limits,
             config,
             streams: Mutex::new([Stream::new(), Stream::new()]),
             dropped: Mutex::new(0),
@@ -266,6 +279,32 @@ impl Capture {
             redaction: None,
             known: Mutex::new(None),
         }
+    }
+
+    /// Bounds the spill file (bytes per result, bytes of all full-output files).
+    pub fn with_spill_limits(mut self, limits: crate::spill::SpillLimits) -> Capture {
+        self.spill_limits = limits;
+        self
+    }
+
+    /// Writes shown bytes to the stream's spill file, up to the limit; past it
+    /// the file is complete no more (`spill_full`, said in the result).
+    fn spill_write(&self, s: &mut Stream, data: &[u8]) {
+        let Some((_, f)) = &mut s.spill else {
+            return;
+        };
+        if s.spill_full {
+            return;
+        }
+        let room = self.spill_limits.max_bytes.saturating_sub(s.spilled);
+        let keep = data.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        if let Err(e) = f.write_all(&data[..keep]) {
+            s.spill_error = Some(e.to_string());
+            s.spill = None;
+            return;
+        }
+        s.spilled += keep as u64;
+        s.spill_full = keep < data.len();
     }
 
     /// Redacts output whose label may not flow to the model (`None`: never).
@@ -438,20 +477,17 @@ impl Capture {
         let room = cap.saturating_sub(s.head.len());
         if s.spill.is_none() && s.spill_error.is_none() && data.len() > room {
             // Passing the cap: from now on every byte also goes to a spill file.
-            match open_spill(&self.config) {
-                Ok((path, mut f)) => match f.write_all(&s.head) {
-                    Ok(()) => s.spill = Some((path, f)),
-                    Err(e) => s.spill_error = Some(e.to_string()),
-                },
+            match crate::spill::open(&self.config.spill_dir, &self.spill_limits) {
+                Ok((path, f)) => {
+                    s.spill = Some((path, f));
+                    let head = std::mem::take(&mut s.head);
+                    self.spill_write(s, &head);
+                    s.head = head;
+                }
                 Err(e) => s.spill_error = Some(e.to_string()),
             }
         }
-        if let Some((_, f)) = &mut s.spill
-            && let Err(e) = f.write_all(data)
-        {
-            s.spill_error = Some(e.to_string());
-            s.spill = None;
-        }
+        self.spill_write(s, data);
         let keep = room.min(data.len());
         s.head.extend_from_slice(&data[..keep]);
         if s.total > cap as u64 {
@@ -513,12 +549,12 @@ impl Capture {
             if s.spill.is_none()
                 && s.spill_error.is_none()
                 && binary_kind(&s.head).is_some()
-                && let Ok((p, mut f)) = open_spill(&self.config)
+                && let Ok((p, f)) = crate::spill::open(&self.config.spill_dir, &self.spill_limits)
             {
-                match f.write_all(&s.head) {
-                    Ok(()) => s.spill = Some((p, f)),
-                    Err(e) => s.spill_error = Some(e.to_string()),
-                }
+                s.spill = Some((p, f));
+                let head = std::mem::take(&mut s.head);
+                self.spill_write(s, &head);
+                s.head = head;
             }
             // Close the spill file so the whole output is on disk.
             let path = s.spill.take().map(|(p, mut f)| {
@@ -545,6 +581,12 @@ impl Capture {
             }
             if let Some(e) = &s.spill_error {
                 warnings.push(format!("{name}: the full output could not be saved: {e}"));
+            }
+            if s.spill_full {
+                warnings.push(format!(
+                    "{name}: the full-output file keeps only the first {} bytes (its limit); total_bytes and total_lines count all {} bytes",
+                    s.spilled, s.total
+                ));
             }
         }
         if dropped > 0 {
@@ -616,6 +658,11 @@ fn render(
         .total
         .saturating_sub(head.len() as u64 + tail.len() as u64);
     let where_ = match path {
+        Some(p) if s.spill_full => format!(
+            "only the first {} bytes were saved, in {}",
+            s.spilled,
+            p.display()
+        ),
         Some(p) => format!("full output in {}", p.display()),
         None => "full output could not be saved".to_string(),
     };
@@ -780,44 +827,6 @@ fn write_private(path: &Path, data: &[u8]) -> std::io::Result<()> {
         .mode(0o600)
         .open(path)?;
     f.write_all(data)
-}
-
-/// Opens a new spill file (mode 0600) after removing expired ones.
-fn open_spill(config: &ShapeConfig) -> std::io::Result<(PathBuf, std::fs::File)> {
-    use std::os::unix::fs::OpenOptionsExt;
-    private_dir(&config.spill_dir)?;
-    remove_expired(&config.spill_dir, config.retention);
-    let path = config
-        .spill_dir
-        .join(format!("{}.log", crate::ids::unique("out")));
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)?;
-    Ok((path, f))
-}
-
-/// Removes files in `dir` last modified more than `retention` ago.
-pub fn remove_expired(dir: &Path, retention: Duration) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let now = SystemTime::now();
-    for e in entries.flatten() {
-        let Ok(meta) = e.metadata() else { continue };
-        if !meta.is_file() {
-            continue;
-        }
-        let old = meta
-            .modified()
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_some_and(|age| age > retention);
-        if old {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
 }
 
 /// Locks a mutex, recovering from poisoning.

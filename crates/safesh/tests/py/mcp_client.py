@@ -83,18 +83,18 @@ async def scenario(s, proj, full):
     j = sc(await call(s, "job_start", {"script": "echo first; sleep 0.3; echo second", "session": sid}))
     jid = j["job_id"]
     check(j["status"] == "running" and j["pid"] is None, "job started", j)
-    listed = sc(await call(s, "job_list", {}))["jobs"]
+    listed = sc(await call(s, "job_list", {"session": sid}))["jobs"]
     check(any(x["job_id"] == jid for x in listed), "job listed")
     progress = []
 
     async def on_progress(p, total, message):
         progress.append(message)
 
-    r = await s.call_tool("job_follow", {"job_id": jid}, progress_callback=on_progress)
+    r = await s.call_tool("job_follow", {"job_id": jid, "session": sid}, progress_callback=on_progress)
     f = sc(r)
     check(f["status"] == "exited" and f["exit_code"] == 0 and f["output"] == "first\nsecond\n", "job_follow waits for the end", f)
     check(progress and "first" in "".join(m or "" for m in progress), "job_follow streams output as progress", progress)
-    o = sc(await call(s, "job_output", {"job_id": jid, "since": 6}))
+    o = sc(await call(s, "job_output", {"job_id": jid, "since": 6, "session": sid}))
     check(o["data"] == "second\n" and o["next_offset"] == 13, "job_output since offset", o)
     k = sc(await call(s, "job_start", {"script": "sleep 30"}))
     killed = sc(await call(s, "job_kill", {"job_id": k["job_id"], "signal": "TERM"}))
@@ -103,17 +103,17 @@ async def scenario(s, proj, full):
     # `cmd &` in a script: the call returns at once, the command is a job.
     r = sc(await call(s, "exec", {"script": "echo main; { echo bg; sleep 30; } &", "session": sid}))
     check(r["output"] == "main\n" and r["exit_code"] == 0, "exec with cmd & returns", r)
-    bg = [x for x in sc(await call(s, "job_list", {}))["jobs"] if x["command"] == "{ echo bg; sleep 30 } &"]
+    bg = [x for x in sc(await call(s, "job_list", {"session": sid}))["jobs"] if x["command"] == "{ echo bg; sleep 30 } &"]
     check(len(bg) == 1 and bg[0]["status"] == "running" and bg[0]["session"] == sid, "cmd & is listed as a job", bg)
     if bg:
         # Its output arrives in its own buffer (the job runs on, so poll).
         for _ in range(200):
-            o = sc(await call(s, "job_output", {"job_id": bg[0]["job_id"], "since": 0}))
+            o = sc(await call(s, "job_output", {"job_id": bg[0]["job_id"], "since": 0, "session": sid}))
             if o["data"]:
                 break
             await anyio.sleep(0.05)
         check(o["data"] == "bg\n", "a cmd & job's output is its own", o)
-        killed = sc(await call(s, "job_kill", {"job_id": bg[0]["job_id"]}))
+        killed = sc(await call(s, "job_kill", {"job_id": bg[0]["job_id"], "session": sid}))
         check(killed["status"] == "killed", "job_kill stops a cmd & job", killed)
 
     # A request past its timeout_ms says so.

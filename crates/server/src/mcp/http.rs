@@ -1,15 +1,18 @@
 //! `safesh mcp --http ADDR`: MCP over streamable HTTP at `/mcp`, bound to
 //! 127.0.0.1 by default. Every request needs `Authorization: Bearer TOKEN`; a
 //! request whose `Origin` is not a localhost origin is refused (DNS rebinding),
-//! and rmcp checks that `Host` is a loopback name.
+//! and rmcp checks that `Host` is a loopback name. Then a POST body is read up
+//! to [`crate::wire::MAX_REQUEST_BYTES`] (413 past it) and checked
+//! ([`crate::wire::check_mcp`]: 400 with the JSON-RPC error), and a new
+//! session past the limit is refused with 503 ([`super::http_sessions`]).
 
 use super::SafeshMcp;
+use super::http_sessions::Bounded;
 use crate::Server;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -175,12 +178,66 @@ async fn guard(State(token): State<Arc<String>>, req: Request, next: Next) -> Re
     }
 }
 
+/// A JSON-RPC error as an HTTP response.
+fn rpc_error(status: StatusCode, reply: serde_json::Value) -> Response {
+    let mut r = (status, reply.to_string()).into_response();
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// Reads and checks a POST body before rmcp: the size limit every face shares,
+/// a JSON-RPC error for what is not a well-formed request, and the limit on
+/// transport sessions for a new one (no `Mcp-Session-Id`).
+async fn check_body(State(sessions): State<Arc<Bounded>>, req: Request, next: Next) -> Response {
+    use crate::wire::{MAX_REQUEST_BYTES, check_mcp, error_reply, too_long};
+    if req.method() != axum::http::Method::POST {
+        return next.run(req).await;
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_REQUEST_BYTES).await {
+        Ok(b) => b,
+        Err(_) => {
+            let said = parts
+                .headers
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(MAX_REQUEST_BYTES + 1);
+            return rpc_error(StatusCode::PAYLOAD_TOO_LARGE, too_long(said));
+        }
+    };
+    if let Err(reply) = check_mcp(&bytes) {
+        return rpc_error(StatusCode::BAD_REQUEST, reply);
+    }
+    if !parts.headers.contains_key("mcp-session-id") && sessions.full().await {
+        let id = serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|v| v.get("id").cloned())
+            .unwrap_or(serde_json::Value::Null);
+        let msg = super::http_sessions::BoundedError::Full(sessions.max()).to_string();
+        return rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            error_reply(id, -32000, msg),
+        );
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
+}
+
 /// Serves MCP over HTTP on `listener` until the process ends.
 pub async fn serve(
     server: Arc<Server>,
     listener: tokio::net::TcpListener,
     token: String,
 ) -> std::io::Result<()> {
+    let sessions = Arc::new(Bounded::new(
+        server.clone(),
+        server.settings.max_sessions,
+        server.settings.idle,
+    ));
     let handler = SafeshMcp::new(server);
     let mut hosts = vec![
         "localhost".to_string(),
@@ -192,11 +249,15 @@ pub async fn serve(
     }
     let service = StreamableHttpService::new(
         move || Ok(handler.clone()),
-        Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default().with_allowed_hosts(hosts),
+        sessions.clone(),
+        StreamableHttpServerConfig::default()
+            .with_allowed_hosts(hosts)
+            .with_max_request_body_bytes(crate::wire::MAX_REQUEST_BYTES),
     );
+    // Layers run outside in: the token and Origin first, then the body.
     let app = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(sessions, check_body))
         .layer(axum::middleware::from_fn_with_state(Arc::new(token), guard));
     axum::serve(listener, app).await
 }

@@ -2,7 +2,8 @@
 
 use crate::{Env, exec};
 use safesh_server::service::{
-    JobKillParams, JobOutputParams, JobStartParams, SessionEndParams, SessionStartParams,
+    JobKillParams, JobListParams, JobOutputParams, JobStartParams, SessionEndParams,
+    SessionStartParams,
 };
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -25,7 +26,15 @@ fn out(id: &str, since: u64, max: Option<u64>) -> JobOutputParams {
         job_id: id.into(),
         since: Some(since),
         max_bytes: max,
-        timeout_ms: None,
+        ..JobOutputParams::default()
+    }
+}
+
+/// `out` for a job of session `session`.
+fn out_in(id: &str, since: u64, session: &str) -> JobOutputParams {
+    JobOutputParams {
+        session: Some(session.into()),
+        ..out(id, since, None)
     }
 }
 
@@ -34,7 +43,7 @@ fn lifecycle() {
     let env = Env::new();
     let s = env.server();
     let id = start(&s, "echo a; sleep 0.3; echo b; exit 3", None);
-    let listed = s.job_list();
+    let listed = s.job_list(JobListParams::default());
     assert_eq!(listed["jobs"][0]["job_id"], id.as_str());
     assert_eq!(listed["jobs"][0]["status"], "running");
     let v = s.job_follow(out(&id, 0, None)).unwrap();
@@ -45,7 +54,7 @@ fn lifecycle() {
     let v = s.job_output(out(&id, 2, None)).unwrap();
     assert_eq!(v["data"], "b\n");
     assert_eq!(v["next_offset"], 4);
-    let listed = s.job_list();
+    let listed = s.job_list(JobListParams::default());
     assert_eq!(listed["jobs"][0]["exit_code"], 3);
     assert!(listed["jobs"][0]["runtime_ms"].as_u64().unwrap() >= 250);
     assert_eq!(
@@ -96,6 +105,7 @@ fn kill_stops_a_job() {
         .job_kill(JobKillParams {
             job_id: id.clone(),
             signal: Some("kill".into()),
+            ..JobKillParams::default()
         })
         .unwrap();
     assert!(t.elapsed() < Duration::from_secs(5));
@@ -107,6 +117,7 @@ fn kill_stops_a_job() {
     let bad = s.job_kill(JobKillParams {
         job_id: id,
         signal: Some("NOPE".into()),
+        ..JobKillParams::default()
     });
     assert!(bad.is_err());
 }
@@ -119,13 +130,18 @@ fn ending_a_session_kills_its_jobs_and_jobs_copy_its_cwd() {
         .session_start(SessionStartParams {
             cwd: Some(env.proj().join("sub").to_string_lossy().into_owned()),
             env: None,
+            ..SessionStartParams::default()
         })
         .unwrap();
     let sid = v["session"].as_str().unwrap().to_string();
     let id = start(&s, "pwd; sleep 30", Some(sid.clone()));
     std::thread::sleep(Duration::from_millis(200));
-    s.session_end(SessionEndParams { session: sid }).unwrap();
-    let v = s.job_follow(out(&id, 0, None)).unwrap();
+    s.session_end(SessionEndParams {
+        session: sid.clone(),
+        ..SessionEndParams::default()
+    })
+    .unwrap();
+    let v = s.job_follow(out_in(&id, 0, &sid)).unwrap();
     assert_eq!(v["status"], "killed");
     assert_eq!(
         v["output"],
@@ -152,10 +168,20 @@ fn poll<T>(mut f: impl FnMut() -> Option<T>) -> Option<T> {
 }
 
 fn job_of(s: &safesh_server::Server, command: &str) -> serde_json::Value {
-    let jobs = s.job_list()["jobs"].as_array().unwrap().clone();
+    job_of_in(s, command, None)
+}
+
+/// The job running `command` among the jobs of `session` (none: the sessionless ones).
+fn job_of_in(s: &safesh_server::Server, command: &str, session: Option<&str>) -> serde_json::Value {
+    let p = JobListParams {
+        session: session.map(str::to_string),
+        ..JobListParams::default()
+    };
+    let listed = s.job_list(p);
+    let jobs = listed["jobs"].as_array().unwrap().clone();
     jobs.into_iter()
         .find(|j| j["command"] == command)
-        .unwrap_or_else(|| panic!("no job {command:?} in {:?}", s.job_list()))
+        .unwrap_or_else(|| panic!("no job {command:?} in {listed:?}"))
 }
 
 #[test]
@@ -185,6 +211,7 @@ fn a_background_command_in_a_script_becomes_a_job() {
         .job_kill(JobKillParams {
             job_id: id.clone(),
             signal: None,
+            ..JobKillParams::default()
         })
         .unwrap();
     assert_eq!(v["status"], "killed");
@@ -223,12 +250,16 @@ fn ending_a_session_kills_the_jobs_its_scripts_started() {
         .to_string();
     let v = exec(&s, json!({"script": "sleep 30 &", "session": sid}));
     assert_eq!(v["exit_code"], 0, "{v}");
-    let j = job_of(&s, "sleep 30 &");
+    let j = job_of_in(&s, "sleep 30 &", Some(&sid));
     assert_eq!(j["session"], sid.as_str());
     assert_eq!(j["status"], "running");
-    s.session_end(SessionEndParams { session: sid }).unwrap();
+    s.session_end(SessionEndParams {
+        session: sid.clone(),
+        ..SessionEndParams::default()
+    })
+    .unwrap();
     let v = s
-        .job_follow(out(j["job_id"].as_str().unwrap(), 0, None))
+        .job_follow(out_in(j["job_id"].as_str().unwrap(), 0, &sid))
         .unwrap();
     assert_eq!(v["status"], "killed");
 }
@@ -239,7 +270,13 @@ fn a_job_in_a_subshell_is_still_waited_for() {
     let s = env.server();
     let v = exec(&s, json!({"script": "( echo inner & ); echo outer"}));
     assert_eq!(v["output"], "inner\nouter\n", "{v}");
-    assert_eq!(s.job_list()["jobs"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        s.job_list(JobListParams::default())["jobs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
 }
 
 /// A server whose config allows `/usr/bin/sleep` (a real external program).
@@ -271,6 +308,7 @@ fn assert_pid_then_gone(s: &safesh_server::Server, id: &str) {
         .job_kill(JobKillParams {
             job_id: id.into(),
             signal: None,
+            ..JobKillParams::default()
         })
         .unwrap();
     assert_eq!(v["status"], "killed");
@@ -323,7 +361,7 @@ fn force_overrides_a_nudge_in_job_start_as_in_exec() {
         .unwrap();
     let id = forced["job_id"].as_str().unwrap().to_string();
     std::thread::sleep(Duration::from_millis(300));
-    let listed = s.job_list();
+    let listed = s.job_list(JobListParams::default());
     let job = listed["jobs"]
         .as_array()
         .unwrap()
@@ -335,6 +373,7 @@ fn force_overrides_a_nudge_in_job_start_as_in_exec() {
     s.job_kill(JobKillParams {
         job_id: id,
         signal: None,
+        ..JobKillParams::default()
     })
     .unwrap();
 }

@@ -129,18 +129,23 @@ async fn sessions_and_jobs() {
         .as_str()
         .unwrap()
         .to_string();
-    let f = call(&c, "job_follow", json!({"job_id": jid}))
+    // A session's job is found from its session (see crate::owner).
+    let f = call(&c, "job_follow", json!({"job_id": jid, "session": sid}))
         .await
         .structured_content
         .unwrap();
     assert_eq!(f["output"], "one\ntwo\n");
     assert_eq!(f["status"], "exited");
-    let o = call(&c, "job_output", json!({"job_id": jid, "since": 4}))
-        .await
-        .structured_content
-        .unwrap();
+    let o = call(
+        &c,
+        "job_output",
+        json!({"job_id": jid, "since": 4, "session": sid}),
+    )
+    .await
+    .structured_content
+    .unwrap();
     assert_eq!(o["data"], "two\n");
-    let l = call(&c, "job_list", json!({}))
+    let l = call(&c, "job_list", json!({"session": sid}))
         .await
         .structured_content
         .unwrap();

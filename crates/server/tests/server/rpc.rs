@@ -237,12 +237,12 @@ fn huge_request_is_rejected_and_the_stream_goes_on() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 2);
-    assert_eq!(lines[0]["error"]["code"], -32600);
+    assert_eq!(lines[0]["error"]["code"], -32700);
     assert!(
         lines[0]["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("larger than the limit")
+            .contains("more than the limit")
     );
     assert_eq!(lines[1]["result"]["output"], "after\n");
 }

@@ -11,6 +11,7 @@ fn start(s: &safesh_server::Server, cwd: Option<&std::path::Path>) -> String {
         .session_start(SessionStartParams {
             cwd: cwd.map(|c| c.to_string_lossy().into_owned()),
             env: None,
+            ..SessionStartParams::default()
         })
         .unwrap();
     v["session"].as_str().unwrap().to_string()
@@ -69,6 +70,7 @@ fn update_changes_cwd_and_env() {
         session: id.clone(),
         cwd: Some(env.proj().join("sub").to_string_lossy().into_owned()),
         env: Some(e),
+        ..SessionUpdateParams::default()
     })
     .unwrap();
     let v = exec(&s, json!({"script": "pwd; echo $GREETING", "session": id}));
@@ -80,6 +82,7 @@ fn update_changes_cwd_and_env() {
         session: id,
         cwd: Some("/no/such/dir".into()),
         env: None,
+        ..SessionUpdateParams::default()
     });
     assert!(matches!(bad, Err(ServerError::BadParams(_))));
 }
@@ -97,6 +100,7 @@ fn end_removes_the_session_and_its_temp_dir() {
     assert!(std::path::Path::new(&tmp).is_dir());
     s.session_end(SessionEndParams {
         session: id.clone(),
+        ..SessionEndParams::default()
     })
     .unwrap();
     assert!(
@@ -121,7 +125,11 @@ fn live_sessions_are_limited() {
     let err = r.unwrap_err();
     assert!(matches!(err, ServerError::TooManySessions(2)));
     assert!(err.to_string().contains("session_end"), "{err}");
-    s.session_end(SessionEndParams { session: b }).unwrap();
+    s.session_end(SessionEndParams {
+        session: b,
+        ..SessionEndParams::default()
+    })
+    .unwrap();
     start(&s, None);
 }
 
@@ -140,7 +148,11 @@ fn idle_sessions_expire() {
     assert!(matches!(r, Err(ServerError::UnknownSession(_))), "{r:?}");
     assert!(s.sessions.is_empty());
     // Its job ended with it.
-    let job = s.job_list()["jobs"][0]["job_id"]
+    let mine = safesh_server::service::JobListParams {
+        session: Some(id.clone()),
+        ..Default::default()
+    };
+    let job = s.job_list(mine)["jobs"][0]["job_id"]
         .as_str()
         .unwrap()
         .to_string();
@@ -150,6 +162,8 @@ fn idle_sessions_expire() {
             since: None,
             max_bytes: None,
             timeout_ms: Some(10_000),
+            session: Some(id.clone()),
+            ..Default::default()
         })
         .unwrap();
     assert_eq!(v["status"], "killed", "{v}");
@@ -320,6 +334,7 @@ fn a_session_cannot_start_or_move_outside_the_read_roots() {
     let bad = s.session_start(SessionStartParams {
         cwd: Some(outside.path().to_string_lossy().into_owned()),
         env: None,
+        conn: String::new(),
     });
     match bad {
         Err(ServerError::BadParams(m)) => assert!(m.contains("outside the read roots"), "{m}"),
@@ -330,6 +345,7 @@ fn a_session_cannot_start_or_move_outside_the_read_roots() {
         session: id,
         cwd: Some(outside.path().to_string_lossy().into_owned()),
         env: None,
+        conn: String::new(),
     });
     assert!(matches!(bad, Err(ServerError::BadParams(_))), "{bad:?}");
 }

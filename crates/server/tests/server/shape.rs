@@ -440,7 +440,7 @@ fn exec_and_jobs_redact_a_secret_file_end_to_end() {
         job_id: id.clone(),
         since: Some(since),
         max_bytes: None,
-        timeout_ms: None,
+        ..JobOutputParams::default()
     };
     // Only the secret part is hidden, by one marker in place (no size).
     let done = s.job_follow(params(0)).unwrap();
