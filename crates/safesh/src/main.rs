@@ -9,8 +9,10 @@
 //!          --timeout-ms N
 //! ```
 
+mod args;
 mod cli;
 mod serve;
+mod task_cmd;
 mod tools;
 mod tty_approval;
 
