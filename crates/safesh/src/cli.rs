@@ -203,22 +203,8 @@ fn run_job(exec: ExecOpts, config: Option<&str>, job: Job) -> i32 {
     let redaction = capture
         .as_ref()
         .and_then(|_| safesh_server::shape::Redaction::from_config(policy.config()));
-    let mut session = Session::new(SessionOptions {
-        limits,
-        arg0,
-        args,
-        on_calling_thread: raise_stack_limit(),
-        policy: Some(policy),
-        ..SessionOptions::default()
-    });
+    let mut session = terminal_session(policy, limits, arg0, args, raise_stack_limit(), !exec.json);
     session.set_force(exec.force);
-    // A human at this terminal can answer approvals as they come up; the model-facing
-    // `--json` never asks.
-    if !exec.json
-        && let Some(tty) = crate::tty_approval::TerminalApprover::open()
-    {
-        session.set_approval_channel(Some(std::sync::Arc::new(tty)));
-    }
     let input = match exec.input {
         Some(text) => InputSource::Bytes(text.into_bytes()),
         None if stdin_is_script => InputSource::Empty,
@@ -236,11 +222,38 @@ fn run_job(exec: ExecOpts, config: Option<&str>, job: Job) -> i32 {
     outcome.exit_code
 }
 
+/// A session as `safesh -c` runs one: the policy, limits, `$0` and `$@`; with
+/// `ask` (not `--json`), approvals are asked at the terminal when there is one.
+/// Tasks run their scripts through this too.
+pub(crate) fn terminal_session(
+    policy: safesh_policy::Policy,
+    limits: Limits,
+    arg0: String,
+    args: Vec<String>,
+    on_calling_thread: bool,
+    ask: bool,
+) -> Session {
+    let mut session = Session::new(SessionOptions {
+        limits,
+        arg0,
+        args,
+        on_calling_thread,
+        policy: Some(policy),
+        ..SessionOptions::default()
+    });
+    // A human at this terminal can answer approvals as they come up; the model-facing
+    // `--json` never asks.
+    if ask && let Some(tty) = crate::tty_approval::TerminalApprover::open() {
+        session.set_approval_channel(Some(std::sync::Arc::new(tty)));
+    }
+    session
+}
+
 /// The largest request timeout when the config sets none (ms).
 const DEFAULT_MAX_TIMEOUT_MS: u64 = 600_000;
 
 /// Interpreter limits: built-in values, overridden by the config's `[limits]`.
-fn limits_from(config: &safesh_policy::config::Config) -> Limits {
+pub(crate) fn limits_from(config: &safesh_policy::config::Config) -> Limits {
     let mut l = Limits::default();
     let c = &config.limits;
     for (slot, v) in [
@@ -267,7 +280,7 @@ const STACK_BYTES: u64 = 64 * 1024 * 1024;
 /// (no extra thread at start-up). Linux grows the main stack on demand up to the
 /// soft limit, and keeps at least 128 MiB free below it. Returns false (and the
 /// session uses its own thread) when the limit cannot be raised.
-fn raise_stack_limit() -> bool {
+pub(crate) fn raise_stack_limit() -> bool {
     let mut lim = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,

@@ -19,7 +19,7 @@ mod xrun;
 
 pub use model::{CmdTask, Task, TaskDef, is_env_name};
 pub use plan::{Leaf, Plan, PlanError, plan, plan_xrun};
-pub use xrun::{Xrun, XrunError, parse_xrun};
+pub use xrun::{Xrun, XrunError, is_task_name, parse_xrun};
 
 /// Quotes one word for the interpreter (single quotes; `'` as `'\''`).
 pub fn quote(word: &str) -> String {

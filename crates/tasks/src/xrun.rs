@@ -12,6 +12,25 @@ pub enum Xrun {
     Parallel(Vec<Xrun>),
 }
 
+impl std::fmt::Display for Xrun {
+    /// The list as written canonically: `[lint, [-s, test, build]]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (items, serial) = match self {
+            Xrun::Name(n) => return f.write_str(n),
+            Xrun::Serial(items) => (items, true),
+            Xrun::Parallel(items) => (items, false),
+        };
+        f.write_str(if serial { "[-s, " } else { "[" })?;
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{item}")?;
+        }
+        f.write_str("]")
+    }
+}
+
 /// Why a text is not an xrun list; `position` is the 1-based character column.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid task list at column {position}: {message}")]
@@ -39,6 +58,11 @@ pub fn parse_xrun(text: &str) -> Result<Xrun, XrunError> {
         return Err(p.err("unexpected text after the closing `]`"));
     }
     Ok(list)
+}
+
+/// Whether `name` can name a task (and so appear in an xrun list).
+pub fn is_task_name(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with('-') && name.chars().all(is_name_char)
 }
 
 /// Characters a task name may hold.
@@ -161,6 +185,10 @@ mod tests {
             ]))
         );
         assert_eq!(parse_xrun("[one]"), Ok(Xrun::Parallel(vec![n("one")])));
+        assert_eq!(
+            parse_xrun("[ a,[ -s ,b,c ] ]").map(|x| x.to_string()),
+            Ok("[a, [-s, b, c]]".to_string())
+        );
     }
 
     #[test]

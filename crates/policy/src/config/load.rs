@@ -229,6 +229,9 @@ fn merge(cfg: &mut Config, l: Layer) {
     if l.mcp_token_file.is_some() {
         cfg.mcp_token_file = l.mcp_token_file;
     }
+    for task in l.tasks {
+        cfg.tasks.insert(task.name.clone(), task);
+    }
 }
 
 fn same_matcher(a: &NameMatcher, b: &NameMatcher) -> bool {

@@ -10,6 +10,7 @@
 mod load;
 mod schema;
 mod show;
+mod tasks;
 pub mod trust;
 
 pub use load::{ConfigError, LoadOptions, find_project_file, load, state_dir, user_config_file};
@@ -476,6 +477,9 @@ pub struct Config {
     pub approvals: Vec<PreApproval>,
     /// `[mcp] http_token_file`.
     pub mcp_token_file: Option<PathBuf>,
+    /// `[tasks]`, by name; a later layer's task replaces an earlier one of the same
+    /// name (an untrusted project config adds none: it is not applied at all).
+    pub tasks: BTreeMap<String, safesh_tasks::Task>,
 }
 
 impl Config {

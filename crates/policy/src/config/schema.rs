@@ -14,8 +14,8 @@ use std::path::{Component, Path};
 use toml::Spanned;
 use toml::de::{DeString, DeTable, DeValue};
 
-type Key<'i> = Spanned<DeString<'i>>;
-type Val<'i> = Spanned<DeValue<'i>>;
+pub(crate) type Key<'i> = Spanned<DeString<'i>>;
+pub(crate) type Val<'i> = Spanned<DeValue<'i>>;
 
 /// Built-in `[env] allow`.
 pub(crate) const ENV_ALLOW: &[&str] = &["HOME", "PATH", "LANG", "LC_ALL", "TERM", "USER", "TZ"];
@@ -39,7 +39,7 @@ pub(crate) const PATH: &[&str] = &["/usr/local/bin", "/usr/bin", "/bin"];
 
 const TOP: &str = "the top level";
 const TOP_KEYS: &[&str] = &[
-    "sandbox", "limits", "env", "commands", "nudge", "labels", "rule", "approval", "mcp",
+    "sandbox", "limits", "env", "commands", "nudge", "labels", "rule", "approval", "mcp", "tasks",
 ];
 const SANDBOX_KEYS: &[&str] = &["read", "write", "path", "network", "allow_weaker"];
 pub(crate) const LIMIT_KEYS: &[&str] = &[
@@ -105,6 +105,7 @@ pub(crate) struct Layer {
     pub rules: Vec<ExchangeRule>,
     pub approvals: Vec<PreApproval>,
     pub mcp_token_file: Option<PathBuf>,
+    pub tasks: Vec<safesh_tasks::Task>,
 }
 
 /// The built-in defaults: read and write the working directory, the standard
@@ -176,6 +177,7 @@ pub(crate) fn builtin(opts: &LoadOptions) -> Config {
         rules: Vec::new(),
         approvals: Vec::new(),
         mcp_token_file: None,
+        tasks: BTreeMap::new(),
     }
 }
 
@@ -354,7 +356,7 @@ impl Cx<'_> {
         }
     }
 
-    fn origin(&self, span: Range<usize>) -> Origin {
+    pub(crate) fn origin(&self, span: Range<usize>) -> Origin {
         Origin {
             file: Some(self.file.to_path_buf()),
             line: self.pos(span.start).0,
@@ -362,12 +364,12 @@ impl Cx<'_> {
     }
 }
 
-fn key_str<'a>(k: &'a Key<'_>) -> &'a str {
+pub(crate) fn key_str<'a>(k: &'a Key<'_>) -> &'a str {
     k.get_ref().as_ref()
 }
 
 /// Entries in source order (the map itself is sorted by name).
-fn entries<'b, 'i>(t: &'b DeTable<'i>) -> Vec<(&'b Key<'i>, &'b Val<'i>)> {
+pub(crate) fn entries<'b, 'i>(t: &'b DeTable<'i>) -> Vec<(&'b Key<'i>, &'b Val<'i>)> {
     let mut v: Vec<_> = t.iter().collect();
     v.sort_by_key(|(k, _)| k.span().start);
     v
@@ -385,7 +387,7 @@ fn article(t: &str) -> &'static str {
     }
 }
 
-fn unknown(cx: &Cx, k: &Key, section: &str, expected: &[&str]) -> ConfigError {
+pub(crate) fn unknown(cx: &Cx, k: &Key, section: &str, expected: &[&str]) -> ConfigError {
     cx.err(
         k.span(),
         format!(
@@ -397,7 +399,7 @@ fn unknown(cx: &Cx, k: &Key, section: &str, expected: &[&str]) -> ConfigError {
     )
 }
 
-fn wrong_type(cx: &Cx, k: &str, section: &str, v: &Val, expected: &str) -> ConfigError {
+pub(crate) fn wrong_type(cx: &Cx, k: &str, section: &str, v: &Val, expected: &str) -> ConfigError {
     cx.err(
         v.span(),
         format!(
@@ -408,7 +410,7 @@ fn wrong_type(cx: &Cx, k: &str, section: &str, v: &Val, expected: &str) -> Confi
     )
 }
 
-fn as_table<'b, 'i>(
+pub(crate) fn as_table<'b, 'i>(
     cx: &Cx,
     k: &str,
     section: &str,
@@ -425,7 +427,7 @@ fn as_bool(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<bool, ConfigError
         .ok_or_else(|| wrong_type(cx, k, section, v, "a boolean (true or false)"))
 }
 
-fn as_string(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<String, ConfigError> {
+pub(crate) fn as_string(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<String, ConfigError> {
     v.get_ref()
         .as_str()
         .map(str::to_string)
@@ -433,7 +435,7 @@ fn as_string(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<String, ConfigE
 }
 
 /// An array of strings, each with its span.
-fn as_strings(
+pub(crate) fn as_strings(
     cx: &Cx,
     k: &str,
     section: &str,
@@ -607,6 +609,7 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
                     }
                 }
             }
+            "tasks" => layer.tasks = super::tasks::parse(cx, as_table(cx, name, TOP, v)?)?,
             _ => return Err(unknown(cx, k, TOP, TOP_KEYS)),
         }
     }
