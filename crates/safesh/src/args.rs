@@ -22,14 +22,6 @@ const USAGE: &str = "safesh [OPTIONS] -c SCRIPT [NAME [ARG]...]
     after_help = "With neither -c, FILE nor COMMAND, the script is read from stdin (which must not be a terminal).\nSee `safesh explain` for the refusal codes and `safesh COMMAND --help` for each command."
 )]
 pub struct Cli {
-    /// Options for running a script.
-    #[command(flatten)]
-    pub exec: ExecOpts,
-
-    /// Use this config file as the project config (trusted as given).
-    #[arg(long, value_name = "FILE", global = true)]
-    pub config: Option<String>,
-
     /// Run SCRIPT; the words after it become $0 (NAME) and $1… (ARGs), as in bash.
     #[arg(
         short = 'c',
@@ -43,6 +35,14 @@ pub struct Cli {
     /// A script file to run, then its arguments ($1…).
     #[arg(value_name = "FILE", trailing_var_arg = true)]
     pub file: Vec<String>,
+
+    /// Options for running a script.
+    #[command(flatten)]
+    pub exec: ExecOpts,
+
+    /// Use this config file as the project config (trusted as given).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub config: Option<String>,
 
     /// A command instead of a script.
     #[command(subcommand)]
@@ -330,4 +330,42 @@ pub fn subcommand_names() -> Vec<String> {
         .get_subcommands()
         .map(|c| c.get_name().to_string())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_grammar_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// `--help` describes every option, argument and subcommand (a new one without
+    /// a doc comment fails here).
+    #[test]
+    fn every_option_and_subcommand_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                let p = format!("{path} {}", sub.get_name());
+                if sub.get_about().is_none() {
+                    missing.push(p.clone());
+                }
+                walk(sub, &p, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "safesh", &mut missing);
+        assert!(missing.is_empty(), "no help text: {missing:?}");
+    }
 }
