@@ -9,7 +9,10 @@ pub fn mcp(args: McpArgs, config: Option<&str>) -> i32 {
     let Some((server, config_token)) = server(config, args.max_sessions) else {
         return 2;
     };
-    let token_path = args.token_file.map(std::path::PathBuf::from).or(config_token);
+    let token_path = args
+        .token_file
+        .map(std::path::PathBuf::from)
+        .or(config_token);
     safesh_server::mcp::run(server, args.http.as_deref(), token_path.as_deref())
 }
 

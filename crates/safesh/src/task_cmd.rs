@@ -65,7 +65,10 @@ pub fn list(config: Option<&str>, json: bool) -> i32 {
         return 0;
     }
     if tasks.is_empty() {
-        let _ = writeln!(std::io::stderr(), "safesh: no tasks ([tasks] in safesh.toml)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "safesh: no tasks ([tasks] in safesh.toml)"
+        );
         return 0;
     }
     let width = tasks.keys().map(|n| n.chars().count()).max().unwrap_or(0);
@@ -218,7 +221,10 @@ impl Prefixed {
             Ok(mut p) => [std::mem::take(&mut p[0]), std::mem::take(&mut p[1])],
             Err(_) => return,
         };
-        for (i, kind) in [StreamKind::Stdout, StreamKind::Stderr].into_iter().enumerate() {
+        for (i, kind) in [StreamKind::Stdout, StreamKind::Stderr]
+            .into_iter()
+            .enumerate()
+        {
             if !rest[i].is_empty() {
                 let _ = self.emit(kind, &rest[i]);
             }

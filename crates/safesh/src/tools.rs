@@ -3,6 +3,7 @@
 //! `approvals`, and loading the policy every run uses. A script can never run
 //! them: `safesh` itself is on the policy's immutable blocklist.
 
+use crate::args::{AuditArgs, CheckArgs, Command, ConfigAction, InitArgs};
 use jiff::Timestamp;
 use safesh_core::precheck::{Checked, Verdict};
 use safesh_core::{Session, SessionOptions};
@@ -13,7 +14,6 @@ use safesh_store::{
     AUDIT_LOG, AuditLog, CommitPoint, Filter, Verdict as AuditVerdict, render_line,
 };
 use serde_json::json;
-use crate::args::{AuditArgs, CheckArgs, Command, ConfigAction, InitArgs};
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 

@@ -234,7 +234,11 @@ mod tests {
         let t = tasks(&[("x", TaskDef::from_string("echo \"$@\""))]);
         let p = plan(&t, "x", &["a b".into()]);
         assert_eq!(
-            p.map(|p| p.leaves().iter().map(|l| l.args.clone()).collect::<Vec<_>>()),
+            p.map(|p| p
+                .leaves()
+                .iter()
+                .map(|l| l.args.clone())
+                .collect::<Vec<_>>()),
             Ok(vec![vec!["a b".to_string()]])
         );
     }
@@ -285,8 +289,12 @@ mod tests {
             let p = format!("t{}", i - 1);
             defs.push((format!("t{i}"), TaskDef::Parallel(vec![p.clone(), p])));
         }
-        let defs: Vec<(&str, TaskDef)> = defs.iter().map(|(n, d)| (n.as_str(), d.clone())).collect();
-        assert!(matches!(plan(&tasks(&defs), "t29", &[]), Err(PlanError::TooBig(_))));
+        let defs: Vec<(&str, TaskDef)> =
+            defs.iter().map(|(n, d)| (n.as_str(), d.clone())).collect();
+        assert!(matches!(
+            plan(&tasks(&defs), "t29", &[]),
+            Err(PlanError::TooBig(_))
+        ));
     }
 
     #[test]

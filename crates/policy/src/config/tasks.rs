@@ -9,10 +9,10 @@
 //! all = "[lint, [-s, test, build]]"               # xrun: a list of task names
 //! ```
 
+use super::load::ConfigError;
 use super::schema::{
     Cx, Val, as_string, as_strings, as_table, entries, key_str, resolve_path, unknown, wrong_type,
 };
-use super::load::ConfigError;
 use safesh_tasks::{CmdTask, Task, TaskDef, is_env_name, is_task_name};
 use toml::de::DeTable;
 
@@ -43,7 +43,10 @@ pub(crate) fn parse(cx: &Cx, t: &DeTable) -> Result<Vec<Task>, ConfigError> {
         let origin = cx.origin(k.span());
         let origin = format!(
             "{}:{}",
-            origin.file.map(|f| f.display().to_string()).unwrap_or_default(),
+            origin
+                .file
+                .map(|f| f.display().to_string())
+                .unwrap_or_default(),
             origin.line
         );
         let (def, description) = match v.get_ref().as_str() {
@@ -123,10 +126,9 @@ fn table_task(cx: &Cx, name: &str, v: &Val) -> Result<(TaskDef, Option<String>),
                 let mut names = Vec::new();
                 for (n, span) in as_strings(cx, key, &section, v)? {
                     if !is_task_name(&n) {
-                        return Err(cx.err(
-                            span,
-                            format!("`{n}` in {section} {key} is not a task name"),
-                        ));
+                        return Err(
+                            cx.err(span, format!("`{n}` in {section} {key} is not a task name"))
+                        );
                     }
                     names.push(n);
                 }

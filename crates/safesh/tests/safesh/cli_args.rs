@@ -26,8 +26,8 @@ fn safesh(args: &[&str]) -> (i32, String, String) {
 fn help_matches_the_checked_in_text() {
     let (code, out, err) = safesh(&["--help"]);
     assert_eq!((code, err.as_str()), (0, ""));
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/safesh/expected/help.txt");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/safesh/expected/help.txt");
     let want = std::fs::read_to_string(&path).expect("expected/help.txt");
     assert_eq!(
         out,
@@ -44,9 +44,29 @@ fn help_matches_the_checked_in_text() {
 #[test]
 fn every_subcommand_has_help_that_describes_its_options() {
     for (sub, options) in [
-        ("run", &["--json", "--force", "--input", "--output-mode", "--timeout-ms"][..]),
+        (
+            "run",
+            &[
+                "--json",
+                "--force",
+                "--input",
+                "--output-mode",
+                "--timeout-ms",
+            ][..],
+        ),
         ("check", &["-c", "--json"]),
-        ("audit", &["--session", "--verdict", "--commit-point", "--rule", "--since", "--last", "--json"]),
+        (
+            "audit",
+            &[
+                "--session",
+                "--verdict",
+                "--commit-point",
+                "--rule",
+                "--since",
+                "--last",
+                "--json",
+            ],
+        ),
         ("mcp", &["--http", "--token-file", "--max-sessions"]),
         ("rpc", &["--max-sessions"]),
         ("init", &["--force"]),
@@ -57,7 +77,10 @@ fn every_subcommand_has_help_that_describes_its_options() {
         // -h: one line per option, its description beside it.
         let (code, out, err) = safesh(&[sub, "-h"]);
         assert_eq!(code, 0, "{sub} --help: {err}");
-        assert!(out.contains(&format!("Usage: safesh {sub}")), "{sub}:\n{out}");
+        assert!(
+            out.contains(&format!("Usage: safesh {sub}")),
+            "{sub}:\n{out}"
+        );
         for opt in options {
             let line = out
                 .lines()
@@ -133,7 +156,9 @@ fn bash_completions_load_in_bash() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(
-        out.starts_with("complete ") && out.contains(" -F _safesh ") && out.trim_end().ends_with(" safesh"),
+        out.starts_with("complete ")
+            && out.contains(" -F _safesh ")
+            && out.trim_end().ends_with(" safesh"),
         "{out}"
     );
     // The function completes subcommands (including the task runner's).
