@@ -294,6 +294,10 @@ pub struct RpcArgs {
 /// `safesh task`.
 #[derive(Debug, Args)]
 pub struct TaskArgs {
+    /// Run again after every burst of changes under the write roots (not target/
+    /// or .git/, nor the task's own writes); Ctrl-C stops.
+    #[arg(long)]
+    pub watch: bool,
     /// The task's name, or an xrun list: '[lint, [-s, test, build]]'.
     #[arg(value_name = "TASK")]
     pub task: String,

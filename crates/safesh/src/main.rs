@@ -15,6 +15,7 @@ mod serve;
 mod task_cmd;
 mod tools;
 mod tty_approval;
+mod watch;
 
 fn main() {
     let code = cli::main();

@@ -40,9 +40,19 @@ pub fn run(args: TaskArgs, config: Option<&str>) -> i32 {
             return 2;
         }
     };
+    let roots: Vec<std::path::PathBuf> = policy
+        .config()
+        .sandbox
+        .write
+        .iter()
+        .map(|e| e.path.clone())
+        .filter(|p| p.is_dir())
+        .collect();
     let runner = Runner { policy };
-    let (code, _) = runner.plan(&plan, false);
-    code
+    if args.watch {
+        return crate::watch::watch(&roots, || runner.plan(&plan, false).0);
+    }
+    runner.plan(&plan, false).0
 }
 
 /// `safesh tasks`: the tasks with their descriptions; returns the exit status.

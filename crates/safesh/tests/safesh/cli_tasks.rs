@@ -287,3 +287,93 @@ fn user_config_tasks_apply_and_the_project_overrides_by_name() {
     r.assert_ok();
     assert_eq!(r.stdout, "from-user\nfrom-project\n", "{}", r.dump());
 }
+
+// ---- --watch ---------------------------------------------------------------------------
+
+/// Lines of a running `safesh task --watch`, from both streams, as they come.
+struct Watching {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Watching {
+    fn start(a: &Arena, task: &str) -> Watching {
+        use std::io::BufRead;
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_safesh"))
+            .arg("--config")
+            .arg(&a.config)
+            .args(["task", "--watch", task])
+            .current_dir(&a.dir)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("LC_ALL", "C")
+            .env("HOME", &a.home)
+            .env("XDG_STATE_HOME", &a.state)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("safesh starts");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let out = child.stdout.take().expect("stdout");
+        let err = child.stderr.take().expect("stderr");
+        let tx2 = tx.clone();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(l);
+            }
+        });
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = tx2.send(l);
+            }
+        });
+        Watching { child, lines: rx }
+    }
+
+    /// The output lines up to the next "watching" line (a bounded wait: a hang
+    /// fails the test instead of blocking it).
+    fn until_ready(&self) -> Vec<String> {
+        let mut got = Vec::new();
+        loop {
+            match self.lines.recv_timeout(std::time::Duration::from_secs(60)) {
+                Ok(l) if l.contains("for changes") => return got,
+                Ok(l) => got.push(l),
+                Err(_) => panic!("no `watching` line; got so far: {got:?}"),
+            }
+        }
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn watch_reruns_once_per_burst_and_ignores_its_own_writes_target_and_git() {
+    let a = arena(r#"count = 'echo "run $(ls src | wc -l)"; echo again > own-output.txt'"#);
+    std::fs::create_dir_all(a.path("src")).unwrap();
+    std::fs::create_dir_all(a.path("target/debug")).unwrap();
+    std::fs::create_dir_all(a.path(".git")).unwrap();
+    let w = Watching::start(&a, "count");
+    assert_eq!(w.until_ready(), ["run 0"]);
+    // A burst of five changes: one run, which sees all five. (Its own write to
+    // own-output.txt does not start another: the next run is the next burst's.)
+    for i in 0..5 {
+        std::fs::write(a.path(&format!("src/a{i}.rs")), "x").unwrap();
+    }
+    assert_eq!(w.until_ready(), ["run 5"]);
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    // Build output and git changes do not count; the next burst does. The pause
+    // only gives a wrong run the chance to show up as an extra `run 5` line (it
+    // asserts nothing about time: a slow machine can only hide a bug, not fail).
+    std::fs::write(a.path("target/debug/out"), "x").unwrap();
+    std::fs::write(a.path(".git/index"), "x").unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    std::fs::write(a.path("src/b.rs"), "x").unwrap();
+    assert_eq!(w.until_ready(), ["run 6"]);
+}
