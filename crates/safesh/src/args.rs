@@ -19,6 +19,7 @@ const USAGE: &str = "safesh [OPTIONS] -c SCRIPT [NAME [ARG]...]
     version,
     override_usage = USAGE,
     disable_help_subcommand = true,
+    args_override_self = true,
     after_help = "With neither -c, FILE nor COMMAND, the script is read from stdin (which must not be a terminal).\nSee `safesh explain` for the refusal codes and `safesh COMMAND --help` for each command."
 )]
 pub struct Cli {
