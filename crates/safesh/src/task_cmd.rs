@@ -40,14 +40,19 @@ pub fn run(args: TaskArgs, config: Option<&str>) -> i32 {
             return 2;
         }
     };
-    let roots: Vec<std::path::PathBuf> = policy
+    // The write roots, where the project's files change; `/` (or no root at all)
+    // would mean watching the whole machine: the working directory instead.
+    let mut roots: Vec<std::path::PathBuf> = policy
         .config()
         .sandbox
         .write
         .iter()
         .map(|e| e.path.clone())
-        .filter(|p| p.is_dir())
+        .filter(|p| p.is_dir() && p.parent().is_some())
         .collect();
+    if roots.is_empty() {
+        roots.push(policy.config().base_dir.clone());
+    }
     let runner = Runner { policy };
     if args.watch {
         return crate::watch::watch(&roots, || runner.plan(&plan, false).0);
