@@ -327,6 +327,53 @@ fn positive(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The subcommands' names, without building the grammar (checked against it by
+/// `tests::the_subcommand_list_is_complete`).
+pub const SUBCOMMANDS: &[&str] = &[
+    "run",
+    "check",
+    "config",
+    "explain",
+    "init",
+    "trust",
+    "untrust",
+    "doctor",
+    "audit",
+    "approvals",
+    "approve",
+    "deny",
+    "mcp",
+    "rpc",
+    "task",
+    "tasks",
+    "completions",
+];
+
+/// The bash-like forms run most (`safesh -c SCRIPT …`, `safesh FILE …` with
+/// nothing before them), read without building clap's grammar: building it costs
+/// about 0.23 M instructions, a fifth of `safesh -c true`'s start-up
+/// (docs/BENCHMARKS.md). Every word after `-c` or FILE belongs to the script, so
+/// these forms mean exactly what clap makes of them (`tests::the_fast_path_agrees
+/// _with_clap`); anything else (an option first, a subcommand, `-c` alone) goes to
+/// clap.
+pub fn fast_path(args: &[String]) -> Option<Cli> {
+    let first = args.first()?;
+    let (script, file) = if first == "-c" && args.len() >= 2 {
+        (Some(args[1..].to_vec()), Vec::new())
+    } else if !first.starts_with('-') && !SUBCOMMANDS.contains(&first.as_str()) {
+        (None, args.to_vec())
+    } else {
+        return None;
+    };
+    Some(Cli {
+        script,
+        file,
+        exec: ExecOpts::default(),
+        config: None,
+        command: None,
+    })
+}
+
 /// The names of the subcommands (a FILE that is not found but is close to one of
 /// these gets a "did you mean" hint).
 pub fn subcommand_names() -> Vec<String> {
@@ -341,6 +388,53 @@ pub fn subcommand_names() -> Vec<String> {
 mod tests {
     use super::Cli;
     use clap::CommandFactory;
+
+    #[test]
+    fn the_subcommand_list_is_complete() {
+        let mut from_clap = super::subcommand_names();
+        let mut listed: Vec<String> = super::SUBCOMMANDS.iter().map(|s| s.to_string()).collect();
+        from_clap.sort();
+        listed.sort();
+        assert_eq!(from_clap, listed);
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_clap() {
+        use clap::Parser;
+        let cases: &[&[&str]] = &[
+            &["-c", "true"],
+            &["-c", ""],
+            &[
+                "-c", "echo $0", "name", "--json", "-c", "--", "check", "--help",
+            ],
+            &["-c", "x", "--"],
+            &["script.sh"],
+            &["script.sh", "--json", "-c", "task", "--", "-x"],
+            &["", "a"],
+            &["./check", "x"],
+        ];
+        for case in cases {
+            let args: Vec<String> = case.iter().map(|s| s.to_string()).collect();
+            let fast = super::fast_path(&args).map(|c| format!("{c:?}"));
+            let clap = Cli::try_parse_from(std::iter::once("safesh".to_string()).chain(args))
+                .map(|c| format!("{c:?}"))
+                .ok();
+            assert!(fast.is_some(), "{case:?} should take the fast path");
+            assert_eq!(fast, clap, "{case:?}");
+        }
+        // Not on the fast path: clap decides.
+        for case in [
+            &["-c"][..],
+            &["--json", "-c", "x"],
+            &["check", "-c", "x"],
+            &["task", "x"],
+            &["-x"],
+            &["--help"],
+        ] {
+            let args: Vec<String> = case.iter().map(|s| s.to_string()).collect();
+            assert!(super::fast_path(&args).is_none(), "{case:?}");
+        }
+    }
 
     #[test]
     fn the_grammar_is_consistent() {

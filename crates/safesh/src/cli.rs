@@ -125,7 +125,11 @@ pub fn main() -> i32 {
             }
         })
         .collect();
-    let cli = match Cli::try_parse_from(std::iter::once("safesh".to_string()).chain(args)) {
+    let parsed = match crate::args::fast_path(&args) {
+        Some(cli) => Ok(cli),
+        None => Cli::try_parse_from(std::iter::once("safesh".to_string()).chain(args)),
+    };
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => {
             // --help / --version print to stdout and exit 0; a usage error prints
