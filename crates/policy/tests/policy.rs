@@ -9,3 +9,5 @@ mod config;
 mod decide;
 #[path = "policy/init.rs"]
 mod init;
+#[path = "policy/tasks.rs"]
+mod tasks;

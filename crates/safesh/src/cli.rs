@@ -1,5 +1,7 @@
 //! Argument handling and running for the command line.
 
+use crate::args::{Cli, Command, ExecOpts};
+use clap::Parser;
 use safesh_core::{InputSource, Limits, OutputTarget, Session, SessionOptions};
 use std::io::{IsTerminal, Read, Write};
 
@@ -12,199 +14,90 @@ enum Job {
         stdin_is_script: bool,
     },
     Argv(Vec<String>),
-    /// A human-only tool: `check`, `config`, `audit`, `approve`, … (see `tools`).
-    Tool(String, Vec<String>),
-    /// `--help` / `--version`: text for stdout, status 0.
-    Info(String),
 }
 
-struct Cli {
-    json: bool,
-    output_mode: String,
-    timeout_ms: Option<u64>,
-    config: Option<String>,
-    force: bool,
-    input: Option<String>,
-    job: Job,
-}
-
-const USAGE: &str = "usage: safesh [--config FILE] [--force] [--input TEXT] [--json] [--output-mode MODE] [--timeout-ms N] (-c SCRIPT [NAME [ARG...]] | FILE [ARG...] | run -- PROGRAM [ARG...])
-       safesh [--config FILE] check [--json] (-c SCRIPT | FILE | < SCRIPT)
-       safesh [--config FILE] config show
-       safesh explain CODE
-       safesh init [--force] [DIR]
-       safesh trust [FILE] | safesh untrust [FILE]
-       safesh doctor                    what this host's sandbox can enforce
-       safesh audit [--session S] [--verdict V] [--commit-point P] [--rule R] [--since TIME] [--last N] [--json]
-                                        the commit-point decisions of the audit log
-       safesh approvals [--json]        pending approval requests of running safesh processes
-       safesh approve ID | safesh deny ID   decide one (a human's channel: scripts cannot)
-       safesh [--config FILE] mcp [--http ADDR]   MCP server (stdio, or streamable HTTP)
-       safesh [--config FILE] rpc       JSON-RPC 2.0 agent mode on stdin/stdout";
-
-fn parse_args(args: Vec<String>) -> Result<Cli, String> {
-    let mut json = false;
-    let mut output_mode = "separate".to_string();
-    let mut timeout_ms = None;
-    let mut config = None;
-    let mut force = false;
-    let mut input: Option<String> = None;
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        match a {
-            "--json" => json = true,
-            "--force" => force = true,
-            "--input" => {
-                i += 1;
-                input = Some(args.get(i).cloned().ok_or("--input needs a value")?);
+/// Reads the script a parsed command line names: `-c`, FILE, or stdin.
+fn script_job(script: Option<Vec<String>>, file: Vec<String>) -> Result<Job, String> {
+    if let Some(mut words) = script {
+        // `-c SCRIPT [NAME [ARG…]]`: clap gives at least one word.
+        let text = if words.is_empty() {
+            String::new()
+        } else {
+            words.remove(0)
+        };
+        let mut rest = words.into_iter();
+        let arg0 = rest.next().unwrap_or_else(|| "safesh".into());
+        return Ok(Job::Script {
+            text,
+            arg0,
+            args: rest.collect(),
+            stdin_is_script: false,
+        });
+    }
+    if let Some((path, args)) = file.split_first() {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let mut msg = format!("{path}: {e}");
+            if e.kind() == std::io::ErrorKind::NotFound
+                && let Some(near) = closest_subcommand(path)
+            {
+                msg.push_str(&format!(
+                    "\n  tip: no such script file; did you mean the command `{near}`?"
+                ));
             }
-            "--config" => {
-                i += 1;
-                config = Some(args.get(i).cloned().ok_or("--config needs a FILE")?);
-            }
-            _ if a.starts_with("--config=") => config = Some(a["--config=".len()..].to_string()),
-            "check" | "config" | "explain" | "init" | "trust" | "untrust" | "doctor" | "mcp"
-            | "rpc" | "audit" | "approve" | "deny" | "approvals" => {
-                return Ok(Cli {
-                    json,
-                    output_mode,
-                    timeout_ms,
-                    config,
-                    force,
-                    input,
-                    job: Job::Tool(a.to_string(), args[i + 1..].to_vec()),
-                });
-            }
-            "--output-mode" => {
-                i += 1;
-                output_mode = args.get(i).cloned().ok_or("--output-mode needs a value")?;
-            }
-            "--timeout-ms" => {
-                i += 1;
-                let v = args.get(i).ok_or("--timeout-ms needs a value")?;
-                timeout_ms = Some(
-                    v.parse()
-                        .map_err(|_| format!("invalid --timeout-ms: {v}"))?,
-                );
-            }
-            "-h" | "--help" | "--version" => {
-                let text = if a == "--version" {
-                    format!("safesh {}", env!("CARGO_PKG_VERSION"))
-                } else {
-                    USAGE.to_string()
-                };
-                return Ok(Cli {
-                    json,
-                    output_mode,
-                    timeout_ms,
-                    config,
-                    force,
-                    input,
-                    job: Job::Info(text),
-                });
-            }
-            "-c" => {
-                let text = args
-                    .get(i + 1)
-                    .cloned()
-                    .ok_or("-c: option requires an argument")?;
-                let arg0 = args.get(i + 2).cloned().unwrap_or_else(|| "safesh".into());
-                let rest = args
-                    .get(i + 3..)
-                    .map(<[String]>::to_vec)
-                    .unwrap_or_default();
-                return Ok(Cli {
-                    json,
-                    output_mode,
-                    timeout_ms,
-                    config,
-                    force,
-                    input,
-                    job: Job::Script {
-                        text,
-                        arg0,
-                        args: rest,
-                        stdin_is_script: false,
-                    },
-                });
-            }
-            "run" => {
-                // `safesh run [options] -- PROGRAM ARGS…`: options given after `run`
-                // are read as if they came before it.
-                if let Some(dd) = args[i + 1..].iter().position(|a| a == "--")
-                    && dd > 0
-                    && args[i + 1].starts_with('-')
-                {
-                    let mut again: Vec<String> = args[..i].to_vec();
-                    again.extend(args[i + 1..i + 1 + dd].iter().cloned());
-                    again.push("run".into());
-                    again.extend(args[i + 1 + dd..].iter().cloned());
-                    return parse_args(again);
-                }
-                let mut rest = args[i + 1..].to_vec();
-                if rest.first().map(String::as_str) == Some("--") {
-                    rest.remove(0);
-                }
-                if rest.is_empty() {
-                    return Err("run: missing PROGRAM".into());
-                }
-                return Ok(Cli {
-                    json,
-                    output_mode,
-                    timeout_ms,
-                    config,
-                    force,
-                    input,
-                    job: Job::Argv(rest),
-                });
-            }
-            _ if a.starts_with('-') && a.len() > 1 => {
-                return Err(format!("unknown option {a}\n{USAGE}"));
-            }
-            _ => {
-                let text = std::fs::read_to_string(a).map_err(|e| format!("{a}: {e}"))?;
-                return Ok(Cli {
-                    json,
-                    output_mode,
-                    timeout_ms,
-                    config,
-                    force,
-                    input,
-                    job: Job::Script {
-                        text,
-                        arg0: a.to_string(),
-                        args: args[i + 1..].to_vec(),
-                        stdin_is_script: false,
-                    },
-                });
-            }
-        }
-        i += 1;
+            msg
+        })?;
+        return Ok(Job::Script {
+            text,
+            arg0: path.clone(),
+            args: args.to_vec(),
+            stdin_is_script: false,
+        });
     }
     if std::io::stdin().is_terminal() {
-        return Err(format!(
-            "no script given (and stdin is a terminal)\n{USAGE}"
-        ));
+        return Err(
+            "no script given (and stdin is a terminal)\nusage: safesh -c SCRIPT | safesh FILE | safesh < SCRIPT (see `safesh --help`)"
+                .into(),
+        );
     }
     let mut text = String::new();
     std::io::stdin()
         .read_to_string(&mut text)
         .map_err(|e| format!("reading stdin: {e}"))?;
-    Ok(Cli {
-        json,
-        output_mode,
-        timeout_ms,
-        config,
-        force,
-        input,
-        job: Job::Script {
-            text,
-            arg0: "safesh".into(),
-            args: Vec::new(),
-            stdin_is_script: true,
-        },
+    Ok(Job::Script {
+        text,
+        arg0: "safesh".into(),
+        args: Vec::new(),
+        stdin_is_script: true,
     })
+}
+
+/// A subcommand one or two edits away from `word` (a mistyped command that was
+/// taken for a script file name).
+fn closest_subcommand(word: &str) -> Option<String> {
+    if word.contains('/') {
+        return None;
+    }
+    crate::args::subcommand_names()
+        .into_iter()
+        .map(|n| (edit_distance(word, &n), n))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+/// Levenshtein distance (short words only: subcommand names).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 /// Quotes an argv so that the interpreter sees exactly these words.
@@ -232,26 +125,48 @@ pub fn main() -> i32 {
             }
         })
         .collect();
-    let cli = match parse_args(args) {
+    let parsed = match crate::args::fast_path(&args) {
+        Some(cli) => Ok(cli),
+        None => Cli::try_parse_from(std::iter::once("safesh".to_string()).chain(args)),
+    };
+    let cli = match parsed {
         Ok(c) => c,
-        Err(msg) => {
-            let _ = writeln!(std::io::stderr(), "safesh: {msg}");
-            return 2;
+        Err(e) => {
+            // --help / --version print to stdout and exit 0; a usage error prints
+            // to stderr (naming the option, with the close one) and exits 2.
+            let _ = e.print();
+            return e.exit_code();
         }
     };
-    if let Job::Info(text) = &cli.job {
-        let _ = writeln!(std::io::stdout(), "{}", text.trim_end());
-        return 0;
-    }
-    if let Job::Tool(name, args) = &cli.job {
-        return crate::tools::run(name, args, cli.config.as_deref(), cli.json);
-    }
-    let policy = match crate::tools::load_policy(cli.config.as_deref()) {
+    let Cli {
+        exec,
+        config,
+        script,
+        file,
+        command,
+    } = cli;
+    let (exec, job) = match command {
+        Some(Command::Run(run)) => (exec.merged_with(run.exec), Job::Argv(run.argv)),
+        Some(other) => return crate::tools::run(other, config.as_deref(), exec.json),
+        None => match script_job(script, file) {
+            Ok(job) => (exec, job),
+            Err(msg) => {
+                let _ = writeln!(std::io::stderr(), "safesh: {msg}");
+                return 2;
+            }
+        },
+    };
+    run_job(exec, config.as_deref(), job)
+}
+
+/// Runs a script or an argv through one session, as `-c` does; returns the exit status.
+fn run_job(exec: ExecOpts, config: Option<&str>, job: Job) -> i32 {
+    let policy = match crate::tools::load_policy(config) {
         Ok(p) => p,
         Err(code) => return code,
     };
     let mut limits = limits_from(policy.config());
-    if let Some(t) = cli.timeout_ms {
+    if let Some(t) = exec.timeout_ms {
         let max = policy
             .config()
             .limits
@@ -259,7 +174,7 @@ pub fn main() -> i32 {
             .unwrap_or(DEFAULT_MAX_TIMEOUT_MS);
         limits.script_timeout_ms = t.min(max);
     }
-    let (text, arg0, args, stdin_is_script) = match cli.job {
+    let (text, arg0, args, stdin_is_script) = match job {
         Job::Script {
             text,
             arg0,
@@ -268,15 +183,13 @@ pub fn main() -> i32 {
         } => (text, arg0, args, stdin_is_script),
         // An argv is run as one simple command: each element is one word, quoted.
         Job::Argv(argv) => (quote_argv(&argv), "safesh".to_string(), Vec::new(), false),
-        Job::Tool(..) | Job::Info(_) => return 2,
     };
     // Decided before the policy moves into the session; only `--json` uses it:
     // the same shaping as MCP and JSON-RPC (cap, spill file, true totals, labels
     // per chunk, redaction of what the model may not see).
-    let capture = cli.json.then(|| {
+    let capture = exec.json.then(|| {
         let settings = safesh_server::settings::Settings::from_policy(policy.clone());
-        let mode = serde_json::from_value(serde_json::Value::String(cli.output_mode.clone()))
-            .unwrap_or(safesh_server::shape::OutputMode::Separate);
+        let mode = exec.output_mode.unwrap_or_default().to_mode();
         std::sync::Arc::new(
             safesh_server::shape::Capture::new(
                 mode,
@@ -294,23 +207,9 @@ pub fn main() -> i32 {
     let redaction = capture
         .as_ref()
         .and_then(|_| safesh_server::shape::Redaction::from_config(policy.config()));
-    let mut session = Session::new(SessionOptions {
-        limits,
-        arg0,
-        args,
-        on_calling_thread: raise_stack_limit(),
-        policy: Some(policy),
-        ..SessionOptions::default()
-    });
-    session.set_force(cli.force);
-    // A human at this terminal can answer approvals as they come up; the model-facing
-    // `--json` never asks.
-    if !cli.json
-        && let Some(tty) = crate::tty_approval::TerminalApprover::open()
-    {
-        session.set_approval_channel(Some(std::sync::Arc::new(tty)));
-    }
-    let input = match cli.input {
+    let mut session = terminal_session(policy, limits, arg0, args, raise_stack_limit(), !exec.json);
+    session.set_force(exec.force);
+    let input = match exec.input {
         Some(text) => InputSource::Bytes(text.into_bytes()),
         None if stdin_is_script => InputSource::Empty,
         None => InputSource::Inherit,
@@ -327,11 +226,38 @@ pub fn main() -> i32 {
     outcome.exit_code
 }
 
+/// A session as `safesh -c` runs one: the policy, limits, `$0` and `$@`; with
+/// `ask` (not `--json`), approvals are asked at the terminal when there is one.
+/// Tasks run their scripts through this too.
+pub(crate) fn terminal_session(
+    policy: safesh_policy::Policy,
+    limits: Limits,
+    arg0: String,
+    args: Vec<String>,
+    on_calling_thread: bool,
+    ask: bool,
+) -> Session {
+    let mut session = Session::new(SessionOptions {
+        limits,
+        arg0,
+        args,
+        on_calling_thread,
+        policy: Some(policy),
+        ..SessionOptions::default()
+    });
+    // A human at this terminal can answer approvals as they come up; the model-facing
+    // `--json` never asks.
+    if ask && let Some(tty) = crate::tty_approval::TerminalApprover::open() {
+        session.set_approval_channel(Some(std::sync::Arc::new(tty)));
+    }
+    session
+}
+
 /// The largest request timeout when the config sets none (ms).
 const DEFAULT_MAX_TIMEOUT_MS: u64 = 600_000;
 
 /// Interpreter limits: built-in values, overridden by the config's `[limits]`.
-fn limits_from(config: &safesh_policy::config::Config) -> Limits {
+pub(crate) fn limits_from(config: &safesh_policy::config::Config) -> Limits {
     let mut l = Limits::default();
     let c = &config.limits;
     for (slot, v) in [
@@ -358,7 +284,7 @@ const STACK_BYTES: u64 = 64 * 1024 * 1024;
 /// (no extra thread at start-up). Linux grows the main stack on demand up to the
 /// soft limit, and keeps at least 128 MiB free below it. Returns false (and the
 /// session uses its own thread) when the limit cannot be raised.
-fn raise_stack_limit() -> bool {
+pub(crate) fn raise_stack_limit() -> bool {
     let mut lim = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,

@@ -5,14 +5,20 @@
 //! safesh FILE [ARG…]               run a script file
 //! safesh                           run the script on stdin (when stdin is not a terminal)
 //! safesh run -- PROGRAM [ARG…]     run one command from an argv, no shell parsing
-//! options: --json (one result object on stdout), --output-mode merged|stdout|stderr|separate,
-//!          --timeout-ms N
+//! safesh task NAME [ARG…]          run a task from [tasks] (see `safesh tasks`)
+//! safesh COMMAND …                  check, config, explain, init, trust, doctor, audit,
+//!                                   approvals, approve, deny, mcp, rpc, completions
 //! ```
+//!
+//! The whole grammar is `args.rs` (clap): `safesh --help`, `safesh COMMAND --help`.
 
+mod args;
 mod cli;
 mod serve;
+mod task_cmd;
 mod tools;
 mod tty_approval;
+mod watch;
 
 fn main() {
     let code = cli::main();

@@ -1,67 +1,37 @@
 //! `safesh mcp` and `safesh rpc`: the model-facing servers (crates/server).
 
 use safesh_server::{Server, Settings};
-use std::io::Write;
 
-const USAGE: &str = "usage: safesh [--config FILE] mcp [--http ADDR] [--token-file FILE] [--max-sessions N]\n       safesh [--config FILE] rpc [--max-sessions N]";
+use crate::args::{McpArgs, RpcArgs};
 
-fn fail(msg: impl std::fmt::Display) -> i32 {
-    let _ = writeln!(std::io::stderr(), "safesh: {msg}");
-    2
+/// `safesh mcp`: the MCP face (stdio, or streamable HTTP); returns the exit status.
+pub fn mcp(args: McpArgs, config: Option<&str>) -> i32 {
+    let Some((server, config_token)) = server(config, args.max_sessions) else {
+        return 2;
+    };
+    let token_path = args
+        .token_file
+        .map(std::path::PathBuf::from)
+        .or(config_token);
+    safesh_server::mcp::run(server, args.http.as_deref(), token_path.as_deref())
 }
 
-/// Runs a server face; returns the exit status.
-pub fn run(name: &str, args: &[String], config: Option<&str>) -> i32 {
-    let mut http = None;
-    let mut token_file = None;
-    let mut max_sessions = None;
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        let mut value = |flag: &str| -> Result<String, i32> {
-            if let Some((_, v)) = a.split_once('=') {
-                return Ok(v.to_string());
-            }
-            i += 1;
-            args.get(i)
-                .cloned()
-                .ok_or_else(|| fail(format!("{name} {flag}: option requires an argument")))
-        };
-        match a {
-            "-h" | "--help" => {
-                let _ = writeln!(std::io::stdout(), "{USAGE}");
-                return 0;
-            }
-            f if name == "mcp" && (f == "--http" || f.starts_with("--http=")) => {
-                match value("--http") {
-                    Ok(v) => http = Some(v),
-                    Err(c) => return c,
-                }
-            }
-            f if name == "mcp" && (f == "--token-file" || f.starts_with("--token-file=")) => {
-                match value("--token-file") {
-                    Ok(v) => token_file = Some(v),
-                    Err(c) => return c,
-                }
-            }
-            f if f == "--max-sessions" || f.starts_with("--max-sessions=") => {
-                match value("--max-sessions").map(|v| v.parse::<usize>()) {
-                    Ok(Ok(n)) if n > 0 => max_sessions = Some(n),
-                    Ok(_) => return fail(format!("{name} --max-sessions: give a positive number")),
-                    Err(c) => return c,
-                }
-            }
-            other => return fail(format!("{name}: unknown option {other}\n{USAGE}")),
-        }
-        i += 1;
+/// `safesh rpc`: JSON-RPC 2.0 on stdin/stdout; returns the exit status.
+pub fn rpc(args: RpcArgs, config: Option<&str>) -> i32 {
+    match server(config, args.max_sessions) {
+        Some((server, _)) => safesh_server::rpc::serve_stdio(server),
+        None => 2,
     }
-    let policy = match crate::tools::load_policy(config) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let token_path = token_file
-        .map(std::path::PathBuf::from)
-        .or_else(|| policy.config().mcp_token_file.clone());
+}
+
+/// The server both faces run on, and the config's `[mcp] http_token_file` (None:
+/// the config could not be loaded, said).
+fn server(
+    config: Option<&str>,
+    max_sessions: Option<usize>,
+) -> Option<(std::sync::Arc<Server>, Option<std::path::PathBuf>)> {
+    let policy = crate::tools::load_policy(config).ok()?;
+    let token = policy.config().mcp_token_file.clone();
     let mut settings = Settings::from_policy(policy);
     if let Some(n) = max_sessions {
         settings.max_sessions = n;
@@ -71,9 +41,5 @@ pub fn run(name: &str, args: &[String], config: Option<&str>) -> i32 {
     // Temp dirs of servers killed before they could clean up (kill -9) hold
     // RAM on /dev/shm: a server starting sweeps those whose owner is dead.
     safesh_core::sweep_dead_temp_dirs();
-    let server = Server::new(settings);
-    if name == "rpc" {
-        return safesh_server::rpc::serve_stdio(server);
-    }
-    safesh_server::mcp::run(server, http.as_deref(), token_path.as_deref())
+    Some((Server::new(settings), token))
 }

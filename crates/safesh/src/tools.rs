@@ -3,6 +3,7 @@
 //! `approvals`, and loading the policy every run uses. A script can never run
 //! them: `safesh` itself is on the policy's immutable blocklist.
 
+use crate::args::{AuditArgs, CheckArgs, Command, ConfigAction, InitArgs};
 use jiff::Timestamp;
 use safesh_core::precheck::{Checked, Verdict};
 use safesh_core::{Session, SessionOptions};
@@ -52,23 +53,38 @@ pub fn load_policy(config_file: Option<&str>) -> Result<Policy, i32> {
     }
 }
 
-/// Runs one tool; returns the exit status.
-pub fn run(name: &str, args: &[String], config_file: Option<&str>, json: bool) -> i32 {
-    match name {
-        "check" => check(args, config_file, json),
-        "config" => config_cmd(args, config_file),
-        "explain" => explain(args),
-        "init" => init(args),
-        "trust" => trust(args, config_file, true),
-        "untrust" => trust(args, config_file, false),
-        "doctor" => doctor(json || args.iter().any(|a| a == "--json")),
-        "mcp" | "rpc" => crate::serve::run(name, args, config_file),
-        "audit" => audit(args, config_file, json),
-        "approve" => decide(args, config_file, true),
-        "deny" => decide(args, config_file, false),
-        "approvals" => approvals(args, config_file, json),
-        _ => 2,
+/// Runs one subcommand; returns the exit status. `json` is the top-level
+/// `--json` (given before the subcommand).
+pub fn run(cmd: Command, config_file: Option<&str>, json: bool) -> i32 {
+    match cmd {
+        Command::Check(a) => check(a, config_file, json),
+        Command::Config(a) => config_cmd(a.action, config_file),
+        Command::Explain(a) => explain(a.code.as_deref()),
+        Command::Init(a) => init(a),
+        Command::Trust(a) => trust(a.file.as_deref(), config_file, true),
+        Command::Untrust(a) => trust(a.file.as_deref(), config_file, false),
+        Command::Doctor(a) => doctor(json || a.json),
+        Command::Mcp(a) => crate::serve::mcp(a, config_file),
+        Command::Rpc(a) => crate::serve::rpc(a, config_file),
+        Command::Audit(a) => audit(a, config_file, json),
+        Command::Approve(a) => decide(&a.id, config_file, true),
+        Command::Deny(a) => decide(&a.id, config_file, false),
+        Command::Approvals(a) => approvals(config_file, json || a.json),
+        Command::Task(a) => crate::task_cmd::run(a, config_file),
+        Command::Tasks(a) => crate::task_cmd::list(config_file, json || a.json),
+        Command::Completions(a) => completions(a.shell),
+        // Run by the caller (it runs through the same session as `-c`).
+        Command::Run(_) => 2,
     }
+}
+
+/// `safesh completions SHELL`: the completion script, generated from the same
+/// grammar `--help` shows.
+fn completions(shell: clap_complete::Shell) -> i32 {
+    use clap::CommandFactory;
+    let mut cmd = crate::args::Cli::command();
+    clap_complete::generate(shell, &mut cmd, "safesh", &mut std::io::stdout());
+    0
 }
 
 fn fail(msg: impl std::fmt::Display) -> i32 {
@@ -76,27 +92,16 @@ fn fail(msg: impl std::fmt::Display) -> i32 {
     2
 }
 
-fn check(args: &[String], config_file: Option<&str>, mut json: bool) -> i32 {
-    let mut text = None;
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--json" => json = true,
-            "-c" => {
-                i += 1;
-                match args.get(i) {
-                    Some(t) => text = Some(t.clone()),
-                    None => return fail("check -c: option requires an argument"),
-                }
-            }
-            f if !f.starts_with('-') && text.is_none() => match std::fs::read_to_string(f) {
-                Ok(t) => text = Some(t),
-                Err(e) => return fail(format!("{f}: {e}")),
-            },
-            other => return fail(format!("check: unknown option {other}")),
-        }
-        i += 1;
-    }
+fn check(args: CheckArgs, config_file: Option<&str>, json: bool) -> i32 {
+    let json = json || args.json;
+    let text = match (args.script, args.file) {
+        (Some(t), _) => Some(t),
+        (None, Some(f)) => match std::fs::read_to_string(&f) {
+            Ok(t) => Some(t),
+            Err(e) => return fail(format!("{f}: {e}")),
+        },
+        (None, None) => None,
+    };
     let text = match text {
         Some(t) => t,
         None if !std::io::stdin().is_terminal() => {
@@ -198,23 +203,20 @@ fn entry_line(c: &Checked) -> String {
     }
 }
 
-fn config_cmd(args: &[String], config_file: Option<&str>) -> i32 {
-    match args.first().map(String::as_str) {
-        Some("show") | None => match config::load(&load_options(config_file)) {
+fn config_cmd(action: ConfigAction, config_file: Option<&str>) -> i32 {
+    match action {
+        ConfigAction::Show => match config::load(&load_options(config_file)) {
             Ok(c) => {
                 let _ = write!(std::io::stdout(), "{}", config::render(&c));
                 0
             }
             Err(e) => fail(format!("config error: {e}")),
         },
-        Some(other) => fail(format!(
-            "config: unknown subcommand {other} (try `safesh config show`)"
-        )),
     }
 }
 
-fn explain(args: &[String]) -> i32 {
-    let Some(code) = args.first() else {
+fn explain(code: Option<&str>) -> i32 {
+    let Some(code) = code else {
         let _ = writeln!(
             std::io::stdout(),
             "codes: {}",
@@ -234,11 +236,10 @@ fn explain(args: &[String]) -> i32 {
     }
 }
 
-fn init(args: &[String]) -> i32 {
-    let force = args.iter().any(|a| a == "--force");
+fn init(args: InitArgs) -> i32 {
+    let force = args.force;
     let dir = args
-        .iter()
-        .find(|a| !a.starts_with('-'))
+        .dir
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
     let path = match safesh_policy::init::write(&dir, force) {
@@ -250,13 +251,8 @@ fn init(args: &[String]) -> i32 {
     trust_path(&path, true)
 }
 
-fn trust(args: &[String], config_file: Option<&str>, on: bool) -> i32 {
-    let file = match args
-        .iter()
-        .find(|a| !a.starts_with('-'))
-        .map(String::as_str)
-        .or(config_file)
-    {
+fn trust(file: Option<&str>, config_file: Option<&str>, on: bool) -> i32 {
+    let file = match file.or(config_file) {
         Some(f) => PathBuf::from(f),
         None => {
             let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -355,49 +351,30 @@ fn fail1(msg: impl std::fmt::Display) -> i32 {
     1
 }
 
-const AUDIT_USAGE: &str = "usage: safesh audit [--session S] [--verdict allow|warn|block|request-approval|approved] [--commit-point network|exec|destructive|env|policy] [--rule R] [--since TIME] [--last N] [--json]
-  TIME: RFC 3339 (2026-11-22T08:00:00Z), a date (2026-11-22, UTC), or an age (30s, 10m, 2h, 7d)";
-
 /// `safesh audit …`: the commit-point decisions of the audit log, filtered.
-fn audit(args: &[String], config_file: Option<&str>, mut json: bool) -> i32 {
-    let mut filter = Filter::default();
-    let mut i = 0;
-    while i < args.len() {
-        let flag = args[i].as_str();
-        if flag == "--json" {
-            json = true;
-            i += 1;
-            continue;
+fn audit(args: AuditArgs, config_file: Option<&str>, json: bool) -> i32 {
+    let json = json || args.json;
+    let mut filter = Filter {
+        session: args.session,
+        rule: args.rule,
+        last: args.last,
+        ..Filter::default()
+    };
+    let set = (|| -> Result<(), String> {
+        if let Some(v) = &args.verdict {
+            filter.verdict = Some(kebab::<AuditVerdict>(v).map_err(|e| format!("--verdict: {e}"))?);
         }
-        if flag == "-h" || flag == "--help" {
-            let _ = writeln!(std::io::stdout(), "{AUDIT_USAGE}");
-            return 0;
+        if let Some(v) = &args.commit_point {
+            filter.commit_point =
+                Some(kebab::<CommitPoint>(v).map_err(|e| format!("--commit-point: {e}"))?);
         }
-        let Some(value) = args.get(i + 1) else {
-            return fail(format!("audit: {flag} needs a value\n{AUDIT_USAGE}"));
-        };
-        let set = match flag {
-            "--session" => {
-                filter.session = Some(value.clone());
-                Ok(())
-            }
-            "--rule" => {
-                filter.rule = Some(value.clone());
-                Ok(())
-            }
-            "--verdict" => kebab::<AuditVerdict>(value).map(|v| filter.verdict = Some(v)),
-            "--commit-point" => kebab::<CommitPoint>(value).map(|c| filter.commit_point = Some(c)),
-            "--since" => parse_since(value).map(|t| filter.since = Some(t)),
-            "--last" => value
-                .parse()
-                .map(|n| filter.last = Some(n))
-                .map_err(|_| format!("not a count: {value}")),
-            _ => return fail(format!("audit: unknown option {flag}\n{AUDIT_USAGE}")),
-        };
-        if let Err(e) = set {
-            return fail(format!("audit: {flag}: {e}"));
+        if let Some(v) = &args.since {
+            filter.since = Some(parse_since(v).map_err(|e| format!("--since: {e}"))?);
         }
-        i += 2;
+        Ok(())
+    })();
+    if let Err(e) = set {
+        return fail(format!("audit: {e}"));
     }
     let state = match state_dir_or_fail(config_file) {
         Ok(s) => s,
@@ -472,16 +449,7 @@ fn parse_since(value: &str) -> Result<Timestamp, String> {
 
 /// `safesh approve ID` / `safesh deny ID`: decides a pending approval request in
 /// whichever running safesh process holds it (over its control socket).
-fn decide(args: &[String], config_file: Option<&str>, approve: bool) -> i32 {
-    let verb = if approve { "approve" } else { "deny" };
-    let id = match args {
-        [id] if !id.starts_with('-') => id,
-        _ => {
-            return fail(format!(
-                "usage: safesh {verb} ID   (see `safesh approvals`)"
-            ));
-        }
-    };
+fn decide(id: &str, config_file: Option<&str>, approve: bool) -> i32 {
     let state = match state_dir_or_fail(config_file) {
         Ok(s) => s,
         Err(code) => return code,
@@ -505,13 +473,7 @@ fn decide(args: &[String], config_file: Option<&str>, approve: bool) -> i32 {
 
 /// `safesh approvals`: the pending approval requests of every running safesh
 /// process.
-fn approvals(args: &[String], config_file: Option<&str>, json: bool) -> i32 {
-    let json = json || args.iter().any(|a| a == "--json");
-    if let Some(a) = args.iter().find(|a| *a != "--json") {
-        return fail(format!(
-            "approvals: unknown argument {a} (usage: safesh approvals [--json])"
-        ));
-    }
+fn approvals(config_file: Option<&str>, json: bool) -> i32 {
     let state = match state_dir_or_fail(config_file) {
         Ok(s) => s,
         Err(code) => return code,

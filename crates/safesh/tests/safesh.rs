@@ -27,6 +27,10 @@ mod cases;
 mod checkpoints;
 #[path = "safesh/cli.rs"]
 mod cli;
+#[path = "safesh/cli_args.rs"]
+mod cli_args;
+#[path = "safesh/cli_tasks.rs"]
+mod cli_tasks;
 #[path = "safesh/escape.rs"]
 mod escape;
 #[path = "safesh/escape_support.rs"]

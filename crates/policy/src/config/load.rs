@@ -241,6 +241,9 @@ fn merge(cfg: &mut Config, l: Layer) {
     if let Some(n) = l.checkpoint_max_age_days {
         cfg.checkpoints.max_age_days = n;
     }
+    for task in l.tasks {
+        cfg.tasks.insert(task.name.clone(), task);
+    }
 }
 
 fn same_matcher(a: &NameMatcher, b: &NameMatcher) -> bool {

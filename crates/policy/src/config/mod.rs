@@ -10,6 +10,7 @@
 mod load;
 mod schema;
 mod show;
+mod tasks;
 pub mod trust;
 
 pub use load::{ConfigError, LoadOptions, find_project_file, load, state_dir, user_config_file};
@@ -478,6 +479,9 @@ pub struct Config {
     pub mcp_token_file: Option<PathBuf>,
     /// `[checkpoints]`.
     pub checkpoints: Checkpoints,
+    /// `[tasks]`, by name; a later layer's task replaces an earlier one of the same
+    /// name (an untrusted project config adds none: it is not applied at all).
+    pub tasks: BTreeMap<String, safesh_tasks::Task>,
 }
 
 /// `[checkpoints]`: what a checkpoint leaves out and how many are kept.

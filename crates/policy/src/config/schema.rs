@@ -14,8 +14,8 @@ use std::path::{Component, Path};
 use toml::Spanned;
 use toml::de::{DeString, DeTable, DeValue};
 
-type Key<'i> = Spanned<DeString<'i>>;
-type Val<'i> = Spanned<DeValue<'i>>;
+pub(crate) type Key<'i> = Spanned<DeString<'i>>;
+pub(crate) type Val<'i> = Spanned<DeValue<'i>>;
 
 /// Built-in `[env] allow`.
 pub(crate) const ENV_ALLOW: &[&str] = &["HOME", "PATH", "LANG", "LC_ALL", "TERM", "USER", "TZ"];
@@ -49,6 +49,7 @@ const TOP_KEYS: &[&str] = &[
     "approval",
     "mcp",
     "checkpoints",
+    "tasks",
 ];
 const SANDBOX_KEYS: &[&str] = &["read", "write", "path", "network", "allow_weaker"];
 pub(crate) const LIMIT_KEYS: &[&str] = &[
@@ -119,6 +120,7 @@ pub(crate) struct Layer {
     pub checkpoint_max_mb: Option<u64>,
     pub checkpoint_keep: Option<u64>,
     pub checkpoint_max_age_days: Option<u64>,
+    pub tasks: Vec<safesh_tasks::Task>,
 }
 
 /// The built-in defaults: read and write the working directory, the standard
@@ -191,6 +193,7 @@ pub(crate) fn builtin(opts: &LoadOptions) -> Config {
         approvals: Vec::new(),
         mcp_token_file: None,
         checkpoints: crate::config::Checkpoints::default(),
+        tasks: BTreeMap::new(),
     }
 }
 
@@ -369,7 +372,7 @@ impl Cx<'_> {
         }
     }
 
-    fn origin(&self, span: Range<usize>) -> Origin {
+    pub(crate) fn origin(&self, span: Range<usize>) -> Origin {
         Origin {
             file: Some(self.file.to_path_buf()),
             line: self.pos(span.start).0,
@@ -377,12 +380,12 @@ impl Cx<'_> {
     }
 }
 
-fn key_str<'a>(k: &'a Key<'_>) -> &'a str {
+pub(crate) fn key_str<'a>(k: &'a Key<'_>) -> &'a str {
     k.get_ref().as_ref()
 }
 
 /// Entries in source order (the map itself is sorted by name).
-fn entries<'b, 'i>(t: &'b DeTable<'i>) -> Vec<(&'b Key<'i>, &'b Val<'i>)> {
+pub(crate) fn entries<'b, 'i>(t: &'b DeTable<'i>) -> Vec<(&'b Key<'i>, &'b Val<'i>)> {
     let mut v: Vec<_> = t.iter().collect();
     v.sort_by_key(|(k, _)| k.span().start);
     v
@@ -400,7 +403,7 @@ fn article(t: &str) -> &'static str {
     }
 }
 
-fn unknown(cx: &Cx, k: &Key, section: &str, expected: &[&str]) -> ConfigError {
+pub(crate) fn unknown(cx: &Cx, k: &Key, section: &str, expected: &[&str]) -> ConfigError {
     cx.err(
         k.span(),
         format!(
@@ -412,7 +415,7 @@ fn unknown(cx: &Cx, k: &Key, section: &str, expected: &[&str]) -> ConfigError {
     )
 }
 
-fn wrong_type(cx: &Cx, k: &str, section: &str, v: &Val, expected: &str) -> ConfigError {
+pub(crate) fn wrong_type(cx: &Cx, k: &str, section: &str, v: &Val, expected: &str) -> ConfigError {
     cx.err(
         v.span(),
         format!(
@@ -423,7 +426,7 @@ fn wrong_type(cx: &Cx, k: &str, section: &str, v: &Val, expected: &str) -> Confi
     )
 }
 
-fn as_table<'b, 'i>(
+pub(crate) fn as_table<'b, 'i>(
     cx: &Cx,
     k: &str,
     section: &str,
@@ -440,7 +443,7 @@ fn as_bool(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<bool, ConfigError
         .ok_or_else(|| wrong_type(cx, k, section, v, "a boolean (true or false)"))
 }
 
-fn as_string(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<String, ConfigError> {
+pub(crate) fn as_string(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<String, ConfigError> {
     v.get_ref()
         .as_str()
         .map(str::to_string)
@@ -448,7 +451,7 @@ fn as_string(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<String, ConfigE
 }
 
 /// An array of strings, each with its span.
-fn as_strings(
+pub(crate) fn as_strings(
     cx: &Cx,
     k: &str,
     section: &str,
@@ -640,6 +643,7 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
                     }
                 }
             }
+            "tasks" => layer.tasks = super::tasks::parse(cx, as_table(cx, name, TOP, v)?)?,
             _ => return Err(unknown(cx, k, TOP, TOP_KEYS)),
         }
     }

@@ -269,7 +269,49 @@ pub fn render(config: &Config) -> String {
         c.keep,
         c.max_age_days
     );
+    if !config.tasks.is_empty() {
+        let _ = writeln!(out, "\n[tasks]");
+        for t in config.tasks.values() {
+            let _ = writeln!(out, "{} = {}  # from {}", key(&t.name), task(t), t.origin);
+        }
+    }
     out
+}
+
+/// One task as an inline TOML value.
+fn task(t: &safesh_tasks::Task) -> String {
+    use safesh_tasks::TaskDef;
+    let names = |n: &[String]| n.iter().map(|s| q(s)).collect::<Vec<_>>().join(", ");
+    let mut fields = match &t.def {
+        TaskDef::Script(s) if t.description.is_none() => return q(s),
+        TaskDef::Xrun(x) if t.description.is_none() => return q(&x.to_string()),
+        TaskDef::Script(s) => vec![format!("script = {}", q(s))],
+        TaskDef::Xrun(x) => vec![format!("script = {}", q(&x.to_string()))],
+        TaskDef::Cmd(c) => {
+            let mut f = vec![format!("cmd = {}", q(&c.cmd))];
+            if !c.args.is_empty() {
+                f.push(format!("args = [{}]", names(&c.args)));
+            }
+            if !c.env.is_empty() {
+                let env: Vec<String> = c
+                    .env
+                    .iter()
+                    .map(|(k, v)| format!("{} = {}", key(k), q(v)))
+                    .collect();
+                f.push(format!("env = {{ {} }}", env.join(", ")));
+            }
+            if let Some(d) = &c.cwd {
+                f.push(format!("cwd = {}", q(d)));
+            }
+            f
+        }
+        TaskDef::Serial(n) => vec![format!("serial = [{}]", names(n))],
+        TaskDef::Parallel(n) => vec![format!("parallel = [{}]", names(n))],
+    };
+    if let Some(d) = &t.description {
+        fields.push(format!("description = {}", q(d)));
+    }
+    format!("{{ {} }}", fields.join(", "))
 }
 
 fn rule(out: &mut String, header: &str, r: &CommandRule) {

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// A scratch world: `home`, XDG dirs and a project dir, never the real HOME.
-struct World {
+pub(crate) struct World {
     _tmp: tempfile::TempDir,
     root: PathBuf,
     home: PathBuf,
@@ -16,7 +16,7 @@ struct World {
 }
 
 impl World {
-    fn new() -> World {
+    pub(crate) fn new() -> World {
         let tmp = tempfile::tempdir().unwrap();
         // Canonical, so expectations compare with resolved paths.
         let root = fs::canonicalize(tmp.path()).unwrap();
@@ -32,7 +32,7 @@ impl World {
         }
     }
 
-    fn opts(&self) -> LoadOptions {
+    pub(crate) fn opts(&self) -> LoadOptions {
         LoadOptions {
             cwd: self.proj.clone(),
             home: Some(self.home.clone()),
@@ -43,25 +43,29 @@ impl World {
         }
     }
 
-    fn state(&self) -> PathBuf {
+    pub(crate) fn state(&self) -> PathBuf {
         self.root.join("state/safesh")
     }
 
-    fn user(&self, text: &str) -> PathBuf {
+    pub(crate) fn user(&self, text: &str) -> PathBuf {
         let p = self.root.join("xdg-config/safesh/config.toml");
         write(&p, text);
         p
     }
 
     /// Writes the project file and trusts it.
-    fn project(&self, text: &str) -> PathBuf {
+    pub(crate) fn project(&self, text: &str) -> PathBuf {
         let p = self.proj.join("safesh.toml");
         write(&p, text);
         trust::trust_file(&self.state(), &p).unwrap();
         p
     }
 
-    fn load(&self) -> Config {
+    pub(crate) fn proj_path(&self, rel: &str) -> PathBuf {
+        self.proj.join(rel)
+    }
+
+    pub(crate) fn load(&self) -> Config {
         config::load(&self.opts()).unwrap()
     }
 }
@@ -71,7 +75,7 @@ fn write(p: &Path, text: &str) {
     fs::write(p, text).unwrap();
 }
 
-fn invalid(r: Result<Config, ConfigError>) -> (PathBuf, usize, usize, String) {
+pub(crate) fn invalid(r: Result<Config, ConfigError>) -> (PathBuf, usize, usize, String) {
     match r {
         Err(ConfigError::Invalid {
             path,
