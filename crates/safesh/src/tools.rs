@@ -471,7 +471,8 @@ fn parse_since(value: &str) -> Result<Timestamp, String> {
 }
 
 /// `safesh approve ID` / `safesh deny ID`: decides a pending approval request in
-/// whichever running safesh process holds it (over its control socket).
+/// the state store (its process may have exited), else in whichever running
+/// safesh process holds it (over its control socket).
 fn decide(args: &[String], config_file: Option<&str>, approve: bool) -> i32 {
     let verb = if approve { "approve" } else { "deny" };
     let id = match args {
@@ -497,7 +498,7 @@ fn decide(args: &[String], config_file: Option<&str>, approve: bool) -> i32 {
             0
         }
         Err(ControlError::UnknownId(_)) => fail1(format!(
-            "no running safesh process is waiting on approval `{id}` (unknown, already decided, or expired; see `safesh approvals`)"
+            "no pending approval request `{id}` (unknown, already decided, or expired; see `safesh approvals`)"
         )),
         Err(e) => fail1(e),
     }
