@@ -504,6 +504,38 @@ fn decide(args: &[String], config_file: Option<&str>, approve: bool) -> i32 {
     }
 }
 
+/// The text of a string the control protocol quoted (Rust's `{:?}`), for
+/// `--json`: `"a\"b\u{1b}"` → `a"b<ESC>`; anything else is returned as is.
+fn unquote(q: &str) -> String {
+    let Some(inner) = q.strip_prefix('"').and_then(|q| q.strip_suffix('"')) else {
+        return q.to_string();
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
+            Some('u') => {
+                let hex: String = chars.by_ref().skip(1).take_while(|c| *c != '}').collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(c) => out.push(c),
+                    None => out.push('\u{fffd}'),
+                }
+            }
+            Some(c) => out.push(c),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
 /// `safesh approvals`: the pending approval requests of every running safesh
 /// process.
 fn approvals(args: &[String], config_file: Option<&str>, json: bool) -> i32 {
@@ -539,7 +571,7 @@ fn approvals(args: &[String], config_file: Option<&str>, json: bool) -> i32 {
             writeln!(
                 out,
                 "{}",
-                json!({"id": id, "commit_point": point, "action": action, "target": target})
+                json!({"id": id, "commit_point": point, "action": unquote(action), "target": unquote(target)})
             )
         } else {
             writeln!(out, "{id}  {point:<11} {action} -> {target}")

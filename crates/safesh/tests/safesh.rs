@@ -19,6 +19,8 @@
 
 #[path = "safesh/approval_prompt.rs"]
 mod approval_prompt;
+#[path = "safesh/approvals.rs"]
+mod approvals;
 #[path = "safesh/cases.rs"]
 mod cases;
 #[path = "safesh/cli.rs"]
