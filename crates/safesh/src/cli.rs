@@ -65,7 +65,7 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
             }
             _ if a.starts_with("--config=") => config = Some(a["--config=".len()..].to_string()),
             "check" | "config" | "explain" | "init" | "trust" | "untrust" | "doctor" | "mcp"
-            | "rpc" | "audit" | "approve" | "deny" | "approvals" => {
+            | "rpc" | "audit" | "approve" | "deny" | "approvals" | crate::serve::WORKER => {
                 return Ok(Cli {
                     json,
                     output_mode,

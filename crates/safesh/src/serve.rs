@@ -10,6 +10,35 @@ fn fail(msg: impl std::fmt::Display) -> i32 {
     2
 }
 
+/// The hidden mode a server re-executes this binary in to run one request
+/// (`safesh_server::worker`). Not a user command: it speaks only the worker
+/// protocol on its stdin/stdout.
+pub const WORKER: &str = "__worker";
+
+/// `safesh [--config FILE] __worker`: serves one request from the server that
+/// started it; returns the exit status.
+pub fn worker(config: Option<&str>) -> i32 {
+    let policy = match crate::tools::load_policy(config) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    safesh_server::worker_main::serve(Settings::from_policy(policy))
+}
+
+/// How this server starts its workers: this binary, with the same config file.
+fn worker_spawn(config: Option<&str>) -> Option<safesh_server::worker::WorkerSpawn> {
+    let program = std::env::current_exe().ok()?;
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    if let Some(c) = config {
+        // Absolute: the worker resolves it exactly as this process did.
+        let path = std::path::absolute(c).ok()?;
+        args.push("--config".into());
+        args.push(path.into_os_string());
+    }
+    args.push(WORKER.into());
+    Some(safesh_server::worker::WorkerSpawn { program, args })
+}
+
 /// Runs a server face; returns the exit status.
 pub fn run(name: &str, args: &[String], config: Option<&str>) -> i32 {
     let mut http = None;
@@ -68,6 +97,11 @@ pub fn run(name: &str, args: &[String], config: Option<&str>) -> i32 {
     }
     // Both faces run requests on threads with the interpreter's stack.
     settings.on_calling_thread = true;
+    // Sessionless requests run in worker processes (the isolation model);
+    // `SAFESH_IN_PROCESS=1` keeps them here (to measure the model's cost).
+    if std::env::var_os("SAFESH_IN_PROCESS").is_none_or(|v| v != "1") {
+        settings.worker = worker_spawn(config);
+    }
     let server = Server::new(settings);
     if name == "rpc" {
         return safesh_server::rpc::serve_stdio(server);

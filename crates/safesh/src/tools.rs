@@ -63,6 +63,7 @@ pub fn run(name: &str, args: &[String], config_file: Option<&str>, json: bool) -
         "untrust" => trust(args, config_file, false),
         "doctor" => doctor(json || args.iter().any(|a| a == "--json")),
         "mcp" | "rpc" => crate::serve::run(name, args, config_file),
+        crate::serve::WORKER => crate::serve::worker(config_file),
         "audit" => audit(args, config_file, json),
         "approve" => decide(args, config_file, true),
         "deny" => decide(args, config_file, false),

@@ -6,12 +6,13 @@ use crate::settings::Settings;
 use crate::shape::{Capture, OutputMode, Redaction, ShapeConfig};
 use safesh_core::session::CANCELLED_RULE;
 use safesh_core::{ErrorCode, InputSource, Interrupter, OutputTarget, Session};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-/// The parameters of `exec`/`run` (MCP) and `execute` (JSON-RPC).
-#[derive(Clone, Debug, Default, Deserialize)]
+/// The parameters of `exec`/`run` (MCP) and `execute` (JSON-RPC). Serialized
+/// only to hand a request to a worker process (`worker.rs`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 pub struct ExecParams {
     /// A bash script.
     #[serde(default)]
@@ -46,7 +47,7 @@ pub struct ExecParams {
 }
 
 /// An assertion on a step's output (agsh's verification).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Assertion {
     /// The output is not empty.
@@ -117,18 +118,7 @@ pub fn run(
     settings: &Settings,
     on_start: &dyn Fn(Interrupter),
 ) -> Value {
-    let mode = p.output_mode.unwrap_or_default();
-    let capture = Arc::new(
-        Capture::new(
-            mode,
-            ShapeConfig {
-                cap: settings.cap,
-                spill_dir: settings.spill_dir(),
-                retention: settings.spill_retention,
-            },
-        )
-        .with_redaction(Redaction::from_config(settings.policy.config())),
-    );
+    let capture = capture(p, settings);
     session.set_force(p.force.unwrap_or(false));
     let input = match &p.input {
         Some(s) => InputSource::Bytes(s.clone().into_bytes()),
@@ -171,6 +161,21 @@ pub fn run(
         v["verification"] = verify(&text, asserts);
     }
     v
+}
+
+/// Where a request's output goes: shaped as `p` asks, under `settings`.
+pub fn capture(p: &ExecParams, settings: &Settings) -> Arc<Capture> {
+    Arc::new(
+        Capture::new(
+            p.output_mode.unwrap_or_default(),
+            ShapeConfig {
+                cap: settings.cap,
+                spill_dir: settings.spill_dir(),
+                retention: settings.spill_retention,
+            },
+        )
+        .with_redaction(Redaction::from_config(settings.policy.config())),
+    )
 }
 
 /// Checks assertions against `text`: `{passed, results: [{type, passed, detail}]}`.

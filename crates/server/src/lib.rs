@@ -7,6 +7,8 @@
 //! - [`service`]: the operations shared by the faces, on one [`Server`].
 //! - [`mcp`]: the MCP server (`safesh mcp`, stdio or streamable HTTP).
 //! - [`rpc`]: the JSON-RPC 2.0 agent mode (`safesh rpc`).
+//! - [`worker`] / [`worker_main`]: requests in worker processes (the isolation
+//!   model: a crash or an allocation abort costs one request, not the server).
 
 pub mod error;
 pub mod exec;
@@ -17,6 +19,8 @@ pub mod service;
 pub mod sessions;
 pub mod settings;
 pub mod shape;
+pub mod worker;
+pub mod worker_main;
 
 pub use error::ServerError;
 pub use service::Server;

@@ -194,15 +194,20 @@ impl Server {
                 entry.touch();
                 v
             }
-            None => {
-                let mut s = self.fresh.take();
-                s.set_background_sink(Some(adopter(None)));
-                s.set_approval_channel(approver);
-                let v = crate::exec::run(&mut s, &script, p, &self.settings, on_start);
-                s.set_approval_channel(None);
-                self.fresh.give_back(s);
-                v
+            None if self
+                .settings
+                .worker
+                .as_ref()
+                .is_some_and(|_| crate::worker::eligible(&script)) =>
+            {
+                let spawn = self.settings.worker.as_ref();
+                match spawn.map(|w| crate::worker::exec(w, p, &self.settings, on_start, approver.clone())) {
+                    Some(Ok(v)) => v,
+                    // No worker could start: run it here, as without the model.
+                    _ => self.exec_here(&script, p, on_start, approver),
+                }
             }
+            None => self.exec_here(&script, p, on_start, approver),
         };
         if let Some(id) = &p.session {
             v["session"] = json!(id);
@@ -221,6 +226,26 @@ impl Server {
             h.pop_front();
         }
         Ok(v)
+    }
+
+    /// A sessionless request on a ready session of this process.
+    fn exec_here(
+        &self,
+        script: &str,
+        p: &ExecParams,
+        on_start: &dyn Fn(Interrupter),
+        approver: Option<Arc<dyn ApprovalChannel>>,
+    ) -> Value {
+        let mut s = self.fresh.take();
+        s.set_background_sink(Some(Arc::new(Adopter {
+            jobs: self.jobs.clone(),
+            session: None,
+        })));
+        s.set_approval_channel(approver);
+        let v = crate::exec::run(&mut s, script, p, &self.settings, on_start);
+        s.set_approval_channel(None);
+        self.fresh.give_back(s);
+        v
     }
 
     /// Recent executes, newest last; only those of `session` when given.

@@ -46,6 +46,9 @@ pub struct Settings {
     /// Only for callers whose threads have [`SHELL_STACK`] bytes of stack (the
     /// faces' runtimes and job threads do); it saves a thread per request.
     pub on_calling_thread: bool,
+    /// Run sessionless requests in a worker process started this way (the
+    /// isolation model, `worker.rs`); `None`: in this process.
+    pub worker: Option<crate::worker::WorkerSpawn>,
 }
 
 /// The stack an interpreter thread needs (as the core gives its own threads).
@@ -89,6 +92,7 @@ impl Settings {
             job_ring: DEFAULT_JOB_RING,
             spill_retention: SPILL_RETENTION,
             on_calling_thread: false,
+            worker: None,
         }
     }
 
