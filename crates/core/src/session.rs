@@ -229,7 +229,9 @@ impl Interrupter {
     /// A flag of its own, for a face that runs the request elsewhere (a worker
     /// process) and forwards the interruption itself.
     pub fn detached() -> Interrupter {
-        Interrupter(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)))
+        Interrupter(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
+            false,
+        )))
     }
 
     /// Stops the request running now (if any).

@@ -64,8 +64,20 @@ fn parse_args(args: Vec<String>) -> Result<Cli, String> {
                 config = Some(args.get(i).cloned().ok_or("--config needs a FILE")?);
             }
             _ if a.starts_with("--config=") => config = Some(a["--config=".len()..].to_string()),
-            "check" | "config" | "explain" | "init" | "trust" | "untrust" | "doctor" | "mcp"
-            | "rpc" | "audit" | "approve" | "deny" | "approvals" | crate::serve::WORKER => {
+            "check"
+            | "config"
+            | "explain"
+            | "init"
+            | "trust"
+            | "untrust"
+            | "doctor"
+            | "mcp"
+            | "rpc"
+            | "audit"
+            | "approve"
+            | "deny"
+            | "approvals"
+            | crate::serve::WORKER => {
                 return Ok(Cli {
                     json,
                     output_mode,

@@ -55,6 +55,8 @@ mod flow_store;
 mod flow_support;
 #[path = "safesh/hardening.rs"]
 mod hardening;
+#[path = "safesh/isolation.rs"]
+mod isolation;
 #[path = "safesh/policy_attacks.rs"]
 mod policy_attacks;
 #[path = "safesh/policy_benign.rs"]

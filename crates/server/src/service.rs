@@ -201,7 +201,9 @@ impl Server {
                 .is_some_and(|_| crate::worker::eligible(&script)) =>
             {
                 let spawn = self.settings.worker.as_ref();
-                match spawn.map(|w| crate::worker::exec(w, p, &self.settings, on_start, approver.clone())) {
+                match spawn
+                    .map(|w| crate::worker::exec(w, p, &self.settings, on_start, approver.clone()))
+                {
                     Some(Ok(v)) => v,
                     // No worker could start: run it here, as without the model.
                     _ => self.exec_here(&script, p, on_start, approver),

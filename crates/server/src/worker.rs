@@ -27,8 +27,7 @@ use crate::error::ServerError;
 use crate::exec::ExecParams;
 use crate::settings::Settings;
 use safesh_core::{
-    ApprovalAnswer, ApprovalChannel, ApprovalQuestion, ErrorCode, ExecOutcome, Interrupter,
-    Refusal,
+    ApprovalAnswer, ApprovalChannel, ApprovalQuestion, ErrorCode, ExecOutcome, Interrupter, Refusal,
 };
 use safesh_label::Label;
 use serde::{Deserialize, Serialize};
@@ -278,8 +277,7 @@ pub fn exec(
         .timeout_ms
         .map(|t| settings.clamp_timeout(t))
         .unwrap_or(settings.limits.script_timeout_ms);
-    let hard = (timeout_ms > 0)
-        .then(|| Instant::now() + Duration::from_millis(timeout_ms) + GRACE);
+    let hard = (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms) + GRACE);
     let fd = stdout.as_raw_fd();
     let mut reader = BufReader::new(stdout);
     let mut cancelled = false;
@@ -346,12 +344,20 @@ mod tests {
     use super::*;
 
     fn secs(t: std::time::SystemTime) -> u64 {
-        t.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+        t.duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0)
     }
 
     #[test]
     fn only_scripts_without_a_background_job_go_to_a_worker() {
-        for s in ["echo a && echo b", "ls 2>&1 | wc -l", "cat <&3", "echo x &> f", "true"] {
+        for s in [
+            "echo a && echo b",
+            "ls 2>&1 | wc -l",
+            "cat <&3",
+            "echo x &> f",
+            "true",
+        ] {
             assert!(eligible(s), "{s}");
         }
         for s in ["sleep 5 &", "a & b", "echo 'a&b'", "x|&y"] {

@@ -143,7 +143,9 @@ pub fn serve(settings: Settings) -> i32 {
     };
     set_limit(libc::RLIMIT_CORE, 0);
     if let Some(mb) = settings.policy.config().limits.memory_mb {
-        let bytes = mb.saturating_add(WORKER_HEADROOM_MB).saturating_mul(1 << 20);
+        let bytes = mb
+            .saturating_add(WORKER_HEADROOM_MB)
+            .saturating_mul(1 << 20);
         set_limit(libc::RLIMIT_AS, bytes);
     }
     let mut input = BufReader::new(input);
