@@ -108,6 +108,8 @@ pub struct Server {
     pub jobs: Arc<Jobs>,
     history: Mutex<VecDeque<Value>>,
     fresh: Arc<crate::pool::Pool>,
+    /// Worker processes for sessionless requests (`Settings::worker`).
+    workers: Option<crate::worker::Workers>,
 }
 
 fn env_vec(env: Option<BTreeMap<String, String>>) -> Result<Vec<(String, String)>, ServerError> {
@@ -152,6 +154,7 @@ impl Server {
             sessions: Sessions::with_on_expire(settings.clone(), Some(on_expire)),
             jobs,
             fresh: crate::pool::Pool::new(settings.clone()),
+            workers: settings.worker.clone().map(crate::worker::Workers::new),
             settings,
             history: Mutex::new(VecDeque::new()),
         })
@@ -194,14 +197,9 @@ impl Server {
                 entry.touch();
                 v
             }
-            None if self
-                .settings
-                .worker
-                .as_ref()
-                .is_some_and(|_| crate::worker::eligible(&script)) =>
-            {
-                let spawn = self.settings.worker.as_ref();
-                match spawn
+            None if self.workers.is_some() && crate::worker::eligible(&script) => {
+                let workers = self.workers.as_ref();
+                match workers
                     .map(|w| crate::worker::exec(w, p, &self.settings, on_start, approver.clone()))
                 {
                     Some(Ok(v)) => v,
@@ -377,6 +375,9 @@ impl Server {
     /// Stops everything: running requests, sessions and jobs.
     pub fn shutdown(&self) {
         self.fresh.shutdown();
+        if let Some(w) = &self.workers {
+            w.shutdown();
+        }
         self.sessions.shutdown();
         self.jobs.shutdown();
     }

@@ -38,7 +38,8 @@ use std::os::fd::AsRawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Arc;
+use std::sync::mpsc::{Sender, SyncSender, channel, sync_channel};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 /// How a server starts a worker: `program args…` (the safesh binary with
@@ -232,15 +233,7 @@ fn describe(child: &mut Child) -> (String, i32) {
     }
 }
 
-/// Runs one sessionless request in a new worker process (blocking). `Err` only
-/// when no worker could be started (the caller runs it in-process then).
-pub fn exec(
-    spawn: &WorkerSpawn,
-    p: &ExecParams,
-    settings: &Settings,
-    on_start: &dyn Fn(Interrupter),
-    approver: Option<Arc<dyn ApprovalChannel>>,
-) -> Result<Value, ServerError> {
+fn start(spawn: &WorkerSpawn) -> std::io::Result<Child> {
     let mut cmd = Command::new(&spawn.program);
     cmd.args(&spawn.args)
         .stdin(Stdio::piped())
@@ -249,14 +242,109 @@ pub fn exec(
     // SAFETY: prctl is async-signal-safe; it only sets this process's own flag.
     unsafe {
         cmd.pre_exec(|| {
-            // The worker ends with the server.
+            // The worker ends with the server (with the thread that started it:
+            // a spare whose thread ended is found dead and replaced).
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
         });
     }
-    let mut child = cmd.spawn().map_err(ServerError::Io)?;
+    cmd.spawn()
+}
+
+/// A server's workers: one spare is started ahead, so a request finds a worker
+/// that has loaded the policy and made its session already (the start-up runs
+/// while the client thinks, not while it waits).
+///
+/// Workers are started by one thread that lives as long as this value: the
+/// kernel's parent-death signal follows the *thread* that forked, and a pool
+/// thread of the runtime may end while its worker still waits as the spare.
+#[derive(Debug)]
+pub struct Workers {
+    starter: Mutex<Sender<SyncSender<std::io::Result<Child>>>>,
+    spare: Mutex<Option<Child>>,
+}
+
+impl Workers {
+    /// Workers started as `spawn` says (the first spare starts with the first request).
+    pub fn new(spawn: WorkerSpawn) -> Workers {
+        let (tx, rx) = channel::<SyncSender<std::io::Result<Child>>>();
+        let _ = std::thread::Builder::new()
+            .name("safesh-workers".into())
+            .spawn(move || {
+                for reply in rx {
+                    let _ = reply.send(start(&spawn));
+                }
+            });
+        Workers {
+            starter: Mutex::new(tx),
+            spare: Mutex::new(None),
+        }
+    }
+
+    /// A new worker, started by the starter thread.
+    fn start(&self) -> std::io::Result<Child> {
+        let (tx, rx) = sync_channel(1);
+        let gone = || std::io::Error::other("the worker starter thread is gone");
+        self.starter
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .send(tx)
+            .map_err(|_| gone())?;
+        rx.recv().map_err(|_| gone())?
+    }
+
+    /// A ready worker (the spare if it is alive, else a new one); starts the next spare.
+    fn take(&self) -> std::io::Result<Child> {
+        let mut slot = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        let spare = slot.take().and_then(|mut c| match c.try_wait() {
+            Ok(None) => Some(c),
+            _ => {
+                let _ = c.wait();
+                None
+            }
+        });
+        let child = match spare {
+            Some(c) => c,
+            None => self.start()?,
+        };
+        *slot = self.start().ok();
+        Ok(child)
+    }
+
+    /// Ends the spare (the server is stopping): the end of its input makes it
+    /// exit and remove its session's temp dir; killed if it does not.
+    pub fn shutdown(&self) {
+        let mut slot = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(mut c) = slot.take() {
+            drop(c.stdin.take());
+            let until = Instant::now() + Duration::from_secs(2);
+            while matches!(c.try_wait(), Ok(None)) && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Runs one sessionless request in a worker process (blocking). `Err` only
+/// when no worker could be started (the caller runs it in-process then).
+pub fn exec(
+    workers: &Workers,
+    p: &ExecParams,
+    settings: &Settings,
+    on_start: &dyn Fn(Interrupter),
+    approver: Option<Arc<dyn ApprovalChannel>>,
+) -> Result<Value, ServerError> {
+    let mut child = workers.take().map_err(ServerError::Io)?;
     let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         let _ = child.kill();
         let _ = child.wait();
@@ -310,7 +398,11 @@ pub fn exec(
         match serde_json::from_str::<FromWorker>(&line) {
             Ok(FromWorker::Result { result }) => {
                 drop(stdin);
-                let _ = child.wait();
+                // It exits by itself (its session's clean-up): reap it off the
+                // request's path.
+                let _ = std::thread::Builder::new()
+                    .name("safesh-worker-reap".into())
+                    .spawn(move || child.wait());
                 return Ok(result);
             }
             Ok(FromWorker::Ask { question }) => {

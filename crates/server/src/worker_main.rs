@@ -148,10 +148,16 @@ pub fn serve(settings: Settings) -> i32 {
             .saturating_mul(1 << 20);
         set_limit(libc::RLIMIT_AS, bytes);
     }
+    // Ready before the request comes: the parent starts a spare ahead of time.
+    let session = settings.new_session_on(None, &[], true);
     let mut input = BufReader::new(input);
     let mut first = String::new();
-    if input.read_line(&mut first).is_err() {
-        return fail("no request".into());
+    match input.read_line(&mut first) {
+        // A spare the server no longer needs: end quietly (the session's temp
+        // dir goes with it).
+        Ok(0) => return 0,
+        Ok(_) => {}
+        Err(e) => return fail(format!("no request: {e}")),
     }
     let Ok(ToWorker::Exec { params, ask }) = serde_json::from_str::<ToWorker>(&first) else {
         return fail("the first frame is not a request".into());
@@ -174,7 +180,11 @@ pub fn serve(settings: Settings) -> i32 {
     });
     let run = {
         let out = out.clone();
-        move || run(&settings, &params, channel, &slot, &cancelled, &out)
+        move || {
+            run(
+                session, &settings, &params, channel, &slot, &cancelled, &out,
+            )
+        }
     };
     // The interpreter runs on a thread with its stack (as in the server).
     match std::thread::Builder::new()
@@ -194,6 +204,7 @@ fn devnull() -> i32 {
 }
 
 fn run(
+    mut s: safesh_core::Session,
     settings: &Settings,
     p: &ExecParams,
     channel: Option<Arc<dyn ApprovalChannel>>,
@@ -203,7 +214,6 @@ fn run(
 ) -> i32 {
     let v = match p.script_text() {
         Ok(script) => {
-            let mut s = settings.new_session_on(None, &[], true);
             s.set_approval_channel(channel);
             let on_start = |i: Interrupter| {
                 // A cancel that came before the script started still counts.
