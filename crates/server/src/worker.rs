@@ -13,7 +13,8 @@
 //! parent → worker   {"type":"exec","params":{…ExecParams…},"ask":true}   first, once
 //!                   {"type":"cancel"}                                     the client cancelled
 //!                   {"type":"answer","id":"…","answer":"granted|denied|unanswered"}
-//! worker → parent   {"type":"ask","question":{…}}                         an approval to ask
+//! worker → parent   {"type":"ready","temp_dir":"…"}                       first: its session's $TMPDIR
+//!                   {"type":"ask","question":{…}}                         an approval to ask
 //!                   {"type":"result","result":{…the contract's Result…}}  last, once
 //! ```
 //!
@@ -116,6 +117,9 @@ pub(crate) enum ToWorker {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(crate) enum FromWorker {
+    /// The worker's session is made; its temp dir, removed by the server if the
+    /// worker dies without a result (it cannot clean up after an abort).
+    Ready { temp_dir: Option<PathBuf> },
     /// Ask the human.
     Ask { question: Question },
     /// The shaped result (last line).
@@ -335,6 +339,21 @@ impl Drop for Workers {
     }
 }
 
+/// Removes the temp dir of worker `pid`, which died without cleaning up: only a
+/// directory named as the core names a session's temp dir for that pid
+/// (`safesh-PID-…`), never whatever path a frame said.
+fn remove_temp_dir(dir: Option<PathBuf>, pid: u32) {
+    let Some(dir) = dir else { return };
+    let named = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(&format!("safesh-{pid}-")));
+    let plain = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir());
+    if named && plain {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// Runs one sessionless request in a worker process (blocking). `Err` only
 /// when no worker could be started (the caller runs it in-process then).
 pub fn exec(
@@ -369,6 +388,7 @@ pub fn exec(
     let fd = stdout.as_raw_fd();
     let mut reader = BufReader::new(stdout);
     let mut cancelled = false;
+    let mut temp_dir: Option<PathBuf> = None;
     loop {
         if interrupter.is_interrupted() && !cancelled {
             cancelled = true;
@@ -405,6 +425,7 @@ pub fn exec(
                     .spawn(move || child.wait());
                 return Ok(result);
             }
+            Ok(FromWorker::Ready { temp_dir: t }) => temp_dir = t,
             Ok(FromWorker::Ask { question }) => {
                 let stop = || interrupter.is_interrupted();
                 let a = match &approver {
@@ -428,6 +449,7 @@ pub fn exec(
     }
     drop(stdin);
     let (msg, exit) = describe(&mut child);
+    remove_temp_dir(temp_dir, child.id());
     Ok(failed(p, settings, ErrorCode::ExecutionError, msg, exit))
 }
 

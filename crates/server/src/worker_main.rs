@@ -150,6 +150,13 @@ pub fn serve(settings: Settings) -> i32 {
     }
     // Ready before the request comes: the parent starts a spare ahead of time.
     let session = settings.new_session_on(None, &[], true);
+    let out: Out = Arc::new(Mutex::new(output));
+    let ready = FromWorker::Ready {
+        temp_dir: session.temp_dir().map(std::path::Path::to_path_buf),
+    };
+    if !write_frame(&out, &ready) {
+        return 0; // The server is gone.
+    }
     let mut input = BufReader::new(input);
     let mut first = String::new();
     match input.read_line(&mut first) {
@@ -162,7 +169,6 @@ pub fn serve(settings: Settings) -> i32 {
     let Ok(ToWorker::Exec { params, ask }) = serde_json::from_str::<ToWorker>(&first) else {
         return fail("the first frame is not a request".into());
     };
-    let out: Out = Arc::new(Mutex::new(output));
     let slot: Arc<Mutex<Option<Interrupter>>> = Arc::new(Mutex::new(None));
     let cancelled = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (tx, rx) = channel();

@@ -32,6 +32,8 @@ struct Face {
 
 impl Face {
     fn start(a: &Arena, face: &str) -> Face {
+        // Session temp dirs go here, so the test sees what a worker leaves.
+        let _ = std::fs::create_dir_all(a.root.join("tmp"));
         let mut child = Command::new(env!("CARGO_BIN_EXE_safesh"))
             .arg("--config")
             .arg(&a.config)
@@ -43,6 +45,7 @@ impl Face {
             .env("HOME", &a.home)
             .env("XDG_STATE_HOME", &a.state)
             .env("XDG_CONFIG_HOME", a.root.join("config"))
+            .env("TMPDIR", a.root.join("tmp"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -121,11 +124,23 @@ fn rpc_request_whose_allocation_aborts_costs_only_itself_and_the_server_answers_
     // Benign control of the same shape first: a width within reach.
     let v = rpc.execute(1, BENIGN);
     assert_eq!(v["output"], "6\n", "{v}");
-    let v = rpc.execute(2, ABORTS);
+    let v = rpc.execute(2, &format!("echo $$ > worker.pid; {ABORTS}"));
     assert_worker_died(&v);
     assert!(rpc.alive(), "the server died with the request");
     let v = rpc.execute(3, "echo next");
     assert_eq!(v["output"], "next\n", "{v}");
+    // The dead worker's session temp dir was removed by the server.
+    let pid = std::fs::read_to_string(a.path("worker.pid")).expect("pid file");
+    let left: Vec<String> = std::fs::read_dir(a.root.join("tmp"))
+        .expect("tmp")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("safesh-{}-", pid.trim())))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the aborted worker's temp dir is left: {left:?}"
+    );
     // A session's state is untouched by another request's crash.
     rpc.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "session.start", "params": {}}));
     let sid = rpc.reply(4)["result"]["session"]
