@@ -18,7 +18,7 @@ pub const WORKER: &str = "__worker";
 /// `safesh [--config FILE] __worker`: serves one request from the server that
 /// started it; returns the exit status.
 pub fn worker(config: Option<&str>) -> i32 {
-    let policy = match crate::tools::load_policy(config) {
+    let policy = match crate::tools::load_policy_with(config, false) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -37,10 +37,16 @@ fn load_options(config_file: Option<&str>) -> LoadOptions {
 /// Loads the merged config and builds the policy; prints warnings. On a bad
 /// config prints the error and returns the exit status (2).
 pub fn load_policy(config_file: Option<&str>) -> Result<Policy, i32> {
+    load_policy_with(config_file, true)
+}
+
+/// [`load_policy`]; `warn: false` keeps the config's warnings to itself (a
+/// server's worker: the server printed them once already).
+pub fn load_policy_with(config_file: Option<&str>, warn: bool) -> Result<Policy, i32> {
     match config::load(&load_options(config_file)) {
         Ok(c) => {
             let mut err = std::io::stderr();
-            for w in &c.warnings {
+            for w in c.warnings.iter().filter(|_| warn) {
                 let _ = writeln!(err, "{w}");
             }
             Ok(Policy::new(c))

@@ -271,7 +271,7 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// Workers started as `spawn` says (the first spare starts with the first request).
+    /// Workers started as `spawn` says; the first spare starts now.
     pub fn new(spawn: WorkerSpawn) -> Workers {
         let (tx, rx) = channel::<SyncSender<std::io::Result<Child>>>();
         let _ = std::thread::Builder::new()
@@ -281,10 +281,13 @@ impl Workers {
                     let _ = reply.send(start(&spawn));
                 }
             });
-        Workers {
+        let w = Workers {
             starter: Mutex::new(tx),
             spare: Mutex::new(None),
-        }
+        };
+        // The first request finds one ready too.
+        *w.spare.lock().unwrap_or_else(|p| p.into_inner()) = w.start().ok();
+        w
     }
 
     /// A new worker, started by the starter thread.
