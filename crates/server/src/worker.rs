@@ -387,7 +387,8 @@ pub fn exec(
         .timeout_ms
         .map(|t| settings.clamp_timeout(t))
         .unwrap_or(settings.limits.script_timeout_ms);
-    let hard = (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms) + GRACE);
+    let soft = (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms));
+    let hard = soft.map(|s| s + GRACE);
     let fd = stdout.as_raw_fd();
     let mut reader = BufReader::new(stdout);
     let mut cancelled = false;
@@ -430,7 +431,15 @@ pub fn exec(
             }
             Ok(FromWorker::Ready { temp_dir: t }) => temp_dir = t,
             Ok(FromWorker::Ask { question }) => {
-                let stop = || interrupter.is_interrupted();
+                // Stop asking when the request is cancelled or out of time, or
+                // when the worker has moved on (it stopped waiting itself).
+                let buffered = !reader.buffer().is_empty();
+                let stop = || {
+                    buffered
+                        || interrupter.is_interrupted()
+                        || soft.is_some_and(|s| Instant::now() >= s)
+                        || readable(fd, Duration::ZERO)
+                };
                 let a = match &approver {
                     Some(ch) => ch.ask(&question.to_core(), &stop),
                     None => ApprovalAnswer::Unanswered,
