@@ -154,7 +154,10 @@ impl Server {
             sessions: Sessions::with_on_expire(settings.clone(), Some(on_expire)),
             jobs,
             fresh: crate::pool::Pool::new(settings.clone()),
-            workers: settings.worker.clone().map(crate::worker::Workers::new),
+            workers: settings
+                .worker
+                .clone()
+                .map(|w| crate::worker::Workers::new(w, settings.max_sessions)),
             settings,
             history: Mutex::new(VecDeque::new()),
         })

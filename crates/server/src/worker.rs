@@ -40,7 +40,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Sender, SyncSender, channel, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 /// How a server starts a worker: `program args…` (the safesh binary with
@@ -268,11 +268,28 @@ fn start(spawn: &WorkerSpawn) -> std::io::Result<Child> {
 pub struct Workers {
     starter: Mutex<Sender<SyncSender<std::io::Result<Child>>>>,
     spare: Mutex<Option<Child>>,
+    /// Requests in workers now, and the most allowed at once (more wait).
+    busy: Mutex<usize>,
+    freed: Condvar,
+    max: usize,
+}
+
+/// One request's place among the running workers; freed on drop.
+struct Place<'a>(&'a Workers);
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        let mut busy = self.0.busy.lock().unwrap_or_else(|p| p.into_inner());
+        *busy = busy.saturating_sub(1);
+        self.0.freed.notify_one();
+    }
 }
 
 impl Workers {
-    /// Workers started as `spawn` says; the first spare starts now.
-    pub fn new(spawn: WorkerSpawn) -> Workers {
+    /// Workers started as `spawn` says, at most `max` running requests at once
+    /// (a process each: a flood of requests waits instead of forking without
+    /// bound); the first spare starts now.
+    pub fn new(spawn: WorkerSpawn, max: usize) -> Workers {
         let (tx, rx) = channel::<SyncSender<std::io::Result<Child>>>();
         let _ = std::thread::Builder::new()
             .name("safesh-workers".into())
@@ -284,6 +301,9 @@ impl Workers {
         let w = Workers {
             starter: Mutex::new(tx),
             spare: Mutex::new(None),
+            busy: Mutex::new(0),
+            freed: Condvar::new(),
+            max: max.max(1),
         };
         // The first request finds one ready too.
         *w.spare.lock().unwrap_or_else(|p| p.into_inner()) = w.start().ok();
@@ -300,6 +320,24 @@ impl Workers {
             .send(tx)
             .map_err(|_| gone())?;
         rx.recv().map_err(|_| gone())?
+    }
+
+    /// A place for one more running request; waits for one, `None` when `stop`
+    /// turns true first.
+    fn place(&self, stop: &dyn Fn() -> bool) -> Option<Place<'_>> {
+        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        while *busy >= self.max {
+            if stop() {
+                return None;
+            }
+            busy = self
+                .freed
+                .wait_timeout(busy, TICK)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        *busy += 1;
+        Some(Place(self))
     }
 
     /// A ready worker (the spare if it is alive, else a new one); starts the next spare.
@@ -366,6 +404,17 @@ pub fn exec(
     on_start: &dyn Fn(Interrupter),
     approver: Option<Arc<dyn ApprovalChannel>>,
 ) -> Result<Value, ServerError> {
+    let interrupter = Interrupter::detached();
+    on_start(interrupter.clone());
+    let Some(_place) = workers.place(&|| interrupter.is_interrupted()) else {
+        return Ok(failed(
+            p,
+            settings,
+            ErrorCode::ExecutionError,
+            "the request was cancelled while it waited for a worker".into(),
+            130,
+        ));
+    };
     let mut child = workers.take().map_err(ServerError::Io)?;
     let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         let _ = child.kill();
@@ -381,8 +430,6 @@ pub fn exec(
         let _ = child.wait();
         return Err(ServerError::Io(e));
     }
-    let interrupter = Interrupter::detached();
-    on_start(interrupter.clone());
     let timeout_ms = p
         .timeout_ms
         .map(|t| settings.clamp_timeout(t))
@@ -489,6 +536,26 @@ mod tests {
         for s in ["sleep 5 &", "a & b", "echo 'a&b'", "x|&y"] {
             assert!(!eligible(s), "{s}");
         }
+    }
+
+    #[test]
+    fn requests_past_the_worker_limit_wait_for_a_place() {
+        // `cat` stands in for the worker: only the places are exercised.
+        let w = Workers::new(
+            WorkerSpawn {
+                program: "/bin/cat".into(),
+                args: Vec::new(),
+            },
+            1,
+        );
+        let first = w.place(&|| false);
+        assert!(first.is_some());
+        assert!(
+            w.place(&|| true).is_none(),
+            "a second place while one is busy"
+        );
+        drop(first);
+        assert!(w.place(&|| true).is_some(), "the place was not freed");
     }
 
     #[test]
