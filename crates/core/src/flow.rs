@@ -563,8 +563,17 @@ impl Flow {
             }
             Verdict::RequestApproval => {
                 let kind = req.point.kind();
-                if self.approvals.take_in(&req.command, kind, asker.scope) {
-                    self.record(&req.point, V::Approved, &req, target, &d.rule, None)?;
+                if let Some(id) = self.approvals.take_in(&req.command, kind, asker.scope) {
+                    // The audit names the request whose grant was used.
+                    let id = (!id.is_empty()).then_some(id);
+                    self.record(
+                        &req.point,
+                        V::Approved,
+                        &req,
+                        target,
+                        &d.rule,
+                        id.as_deref(),
+                    )?;
                     return Ok(None);
                 }
                 let pending = self
@@ -671,16 +680,14 @@ impl Flow {
                 }
                 // Granted by the channel, or meanwhile with `safesh approve ID`.
                 if self.approvals.status(id) == Some(Status::Granted)
-                    && self.approvals.take_in(&req.command, kind, asker.scope)
+                    && let Some(used) = self.approvals.take_in(&req.command, kind, asker.scope)
                 {
-                    self.record(
-                        &req.point,
-                        V::Approved,
-                        &req,
-                        target,
-                        &d.rule,
-                        Some(&pending.id),
-                    )?;
+                    let used = if used.is_empty() {
+                        pending.id.clone()
+                    } else {
+                        used
+                    };
+                    self.record(&req.point, V::Approved, &req, target, &d.rule, Some(&used))?;
                     return Ok(None);
                 }
                 Err(refusal(

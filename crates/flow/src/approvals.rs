@@ -478,9 +478,11 @@ impl Approvals {
         })
     }
 
-    fn take_inner(&self, action: &str, point: Option<&str>, scope: &str) -> bool {
+    /// Consumes what authorizes `action`: `Some("")` for a standing approval,
+    /// `Some(id)` for a request's grant.
+    fn take_inner(&self, action: &str, point: Option<&str>, scope: &str) -> Option<String> {
         if self.standing_allows(action, point) {
-            return true;
+            return Some(String::new());
         }
         let mut st = self.lock();
         self.expire(&mut st);
@@ -492,28 +494,29 @@ impl Approvals {
         });
         if let Some(e) = found {
             e.status = Status::Used;
-            return true;
+            return Some(e.req.id.clone());
         }
         drop(st);
-        self.db().is_some_and(|db| {
-            matches!(db.take(action, point, scope, self.clock.now()), Ok(Some(_)))
-        })
+        self.db()?
+            .take(action, point, scope, self.clock.now())
+            .ok()?
     }
 
     /// Consumes an approval of exactly `action` (at any commit point); true when
     /// one authorized it.
     pub fn take(&self, action: &str) -> bool {
-        self.take_inner(action, None, "")
+        self.take_inner(action, None, "").is_some()
     }
 
     /// Consumes an approval of exactly `action` at `commit_point`.
     pub fn take_at(&self, action: &str, commit_point: &str) -> bool {
-        self.take_inner(action, Some(commit_point), "")
+        self.take_inner(action, Some(commit_point), "").is_some()
     }
 
     /// Consumes an approval of exactly `action` at `commit_point` in `scope`
-    /// (standing approvals apply in every scope).
-    pub fn take_in(&self, action: &str, commit_point: &str, scope: &str) -> bool {
+    /// (standing approvals apply in every scope): the id of the request whose
+    /// grant it used (empty for a standing approval), `None` when none did.
+    pub fn take_in(&self, action: &str, commit_point: &str, scope: &str) -> Option<String> {
         self.take_inner(action, Some(commit_point), scope)
     }
 }

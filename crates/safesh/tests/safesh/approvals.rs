@@ -170,7 +170,14 @@ fn cli_approval_granted_after_the_process_exited_lets_the_same_request_run_once(
     assert_eq!(v["error"], Value::Null, "{v}");
     assert_eq!(v["stdout"], "removed\n", "{v}");
     assert!(!a.exists("keep1.txt"));
-    assert!(a.audit_text().contains("\"approved\""));
+    // The audit log names the approval the run used.
+    let audit = a.audit_text();
+    assert!(
+        audit
+            .lines()
+            .any(|l| l.contains("\"approved\"") && l.contains(&id)),
+        "{audit}"
+    );
 
     // Single use: the same request needs a new approval.
     restore_files(&a);
