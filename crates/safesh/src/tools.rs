@@ -594,3 +594,21 @@ fn approvals(args: &[String], config_file: Option<&str>, json: bool) -> i32 {
     }
     0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::unquote;
+
+    #[test]
+    fn quoted_control_protocol_text_reads_back_exactly() {
+        for s in [
+            "rm keep1.txt",
+            "a\"b\\c",
+            "tab\there\nnl",
+            "esc\u{1b}[2K bidi\u{202e}",
+        ] {
+            assert_eq!(unquote(&format!("{s:?}")), s);
+        }
+        assert_eq!(unquote("not quoted"), "not quoted");
+    }
+}
