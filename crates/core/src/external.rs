@@ -437,6 +437,7 @@ impl Shell {
             },
             approver: self.approver.clone(),
             cancel: self.cancel.clone(),
+            scope: self.cwd.to_string_lossy().into_owned(),
             refused: Arc::new(std::sync::Mutex::new(None)),
         };
         Some(Arc::new(crate::external_reads::ReadLabels::new(

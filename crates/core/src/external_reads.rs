@@ -70,6 +70,8 @@ pub(crate) struct ExecGate {
     pub(crate) hosts: Vec<String>,
     pub(crate) approver: Option<Arc<dyn ApprovalChannel>>,
     pub(crate) cancel: Arc<crate::interp::Cancel>,
+    /// The working directory the approvals are scoped to.
+    pub(crate) scope: String,
     /// The first refusal, raised once the program is done.
     pub(crate) refused: Arc<Mutex<Option<Refusal>>>,
 }
@@ -219,11 +221,12 @@ impl ReadLabels {
         target: &str,
     ) -> Result<Option<String>, Refusal> {
         let stop = || self.gate.cancel.is_cancelled();
-        let asker = self.gate.approver.as_deref().map(|channel| Asker {
-            channel,
+        let asker = Asker {
+            channel: self.gate.approver.as_deref(),
             stop: &stop,
-        });
-        self.flow.decide(req, target, asker.as_ref())
+            scope: &self.gate.scope,
+        };
+        self.flow.decide(req, target, &asker)
     }
 
     fn refuse(&self, r: Refusal) {

@@ -81,10 +81,16 @@ pub(crate) fn is_interpreter(program: &str) -> bool {
     INTERPRETERS.contains(&base) || INTERPRETERS.contains(&stem)
 }
 
-/// A channel to the human and when to stop waiting on it.
+/// How long one wait for `safesh approve ID` lasts before the request's
+/// cancellation is looked at again.
+const WAIT_SLICE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Where a decision is asked for: the channel to the human (if any), when to
+/// stop waiting on it, and the scope of an approval (the working directory).
 pub(crate) struct Asker<'a> {
-    pub(crate) channel: &'a dyn ApprovalChannel,
+    pub(crate) channel: Option<&'a dyn ApprovalChannel>,
     pub(crate) stop: &'a dyn Fn() -> bool,
+    pub(crate) scope: &'a str,
 }
 
 /// The session's information-flow state.
@@ -102,6 +108,8 @@ pub(crate) struct Flow {
     /// The reference point of `store_absent`.
     created: std::time::Instant,
     control: OnceLock<Option<safesh_flow::ControlServer>>,
+    /// How long a request with no channel to the human waits for `safesh approve`.
+    approval_wait: std::time::Duration,
     /// Labels of files this process wrote (exact, even without the store).
     written: Mutex<HashMap<PathBuf, Label>>,
     /// Labels of names (entries created by secret or untrusted words): `names.rs`.
@@ -194,7 +202,13 @@ impl Flow {
         Flow {
             classifier: Classifier::from_config(config),
             rules,
-            approvals: Arc::new(Approvals::from_config(config, Arc::new(SystemClock))),
+            approvals: Arc::new(
+                Approvals::from_config(config, Arc::new(SystemClock))
+                    .with_state_dir(config.state_dir.clone()),
+            ),
+            approval_wait: std::time::Duration::from_millis(
+                config.limits.approval_wait_ms.unwrap_or(0),
+            ),
             state_dir: config.state_dir.clone(),
             audit: OnceLock::new(),
             store: OnceLock::new(),
@@ -531,13 +545,14 @@ impl Flow {
     }
 
     /// Decides one commit point: `Ok(Some(warning))` for a rule that warns, a
-    /// refusal for block and for an approval not (yet) granted. With an `asker`
-    /// (a channel to the human), an approval is asked for and waited on.
+    /// refusal for block and for an approval not (yet) granted. With a channel
+    /// to the human in `asker`, an approval is asked for and waited on; without
+    /// one, it waits up to `[limits] approval_wait_ms` for `safesh approve ID`.
     pub(crate) fn decide(
         &self,
         req: CommitRequest,
         target: &str,
-        asker: Option<&Asker<'_>>,
+        asker: &Asker<'_>,
     ) -> Result<Option<String>, Refusal> {
         use safesh_store::Verdict as V;
         let d = self.rules.decide(&req);
@@ -561,11 +576,22 @@ impl Flow {
             }
             Verdict::RequestApproval => {
                 let kind = req.point.kind();
-                if self.approvals.take_at(&req.command, kind) {
-                    self.record(&req.point, V::Approved, &req, target, &d.rule, None)?;
+                if let Some(id) = self.approvals.take_in(&req.command, kind, asker.scope) {
+                    // The audit names the request whose grant was used.
+                    let id = (!id.is_empty()).then_some(id);
+                    self.record(
+                        &req.point,
+                        V::Approved,
+                        &req,
+                        target,
+                        &d.rule,
+                        id.as_deref(),
+                    )?;
                     return Ok(None);
                 }
-                let pending = self.approvals.request(&req.command, kind, target);
+                let pending = self
+                    .approvals
+                    .request_in(&req.command, kind, target, asker.scope);
                 let refusal = |what: &str, suggestion: String| {
                     let mut r = Refusal::new(
                         ErrorCode::ApprovalRequired,
@@ -592,7 +618,8 @@ impl Flow {
                     &d.rule,
                     Some(&pending.id),
                 )?;
-                if let Some(asker) = asker {
+                let id = pending.id.as_str();
+                if let Some(channel) = asker.channel {
                     let question = ApprovalQuestion {
                         id: pending.id.clone(),
                         commit_point: kind.to_string(),
@@ -603,10 +630,9 @@ impl Flow {
                         expires: pending.expires,
                     };
                     // `safesh approve ID` / `deny ID` meanwhile also ends the wait.
-                    let id = pending.id.as_str();
                     let decided_elsewhere = || self.approvals.status(id) != Some(Status::Pending);
                     let stop = || (asker.stop)() || decided_elsewhere();
-                    let answer = match asker.channel.ask(&question, &stop) {
+                    let answer = match channel.ask(&question, &stop) {
                         ApprovalAnswer::Unanswered => match self.approvals.status(id) {
                             Some(Status::Granted) => ApprovalAnswer::Granted,
                             Some(Status::Denied) => ApprovalAnswer::Denied,
@@ -636,18 +662,46 @@ impl Flow {
                         }
                         ApprovalAnswer::Unanswered => {}
                     }
-                    // Granted here, or meanwhile with `safesh approve ID`.
-                    if self.approvals.take_at(&req.command, kind) {
-                        self.record(
-                            &req.point,
-                            V::Approved,
-                            &req,
-                            target,
-                            &d.rule,
-                            Some(&pending.id),
-                        )?;
-                        return Ok(None);
+                } else if !self.approval_wait.is_zero() {
+                    // No channel that asks: `safesh approve ID` (the store or the
+                    // control socket) is the human's way in, for a while.
+                    let until = std::time::Instant::now() + self.approval_wait;
+                    loop {
+                        let left = until.saturating_duration_since(std::time::Instant::now());
+                        if left.is_zero() || (asker.stop)() {
+                            break;
+                        }
+                        match self.approvals.wait(id, left.min(WAIT_SLICE)) {
+                            Ok(Status::Pending) => {}
+                            Ok(Status::Denied) => {
+                                self.record(
+                                    &req.point,
+                                    V::Denied,
+                                    &req,
+                                    target,
+                                    &d.rule,
+                                    Some(id),
+                                )?;
+                                return Err(refusal(
+                                    "the human declined",
+                                    "the human said no to this exact command: do not retry it; ask them what they want instead".to_string(),
+                                ));
+                            }
+                            _ => break,
+                        }
                     }
+                }
+                // Granted by the channel, or meanwhile with `safesh approve ID`.
+                if self.approvals.status(id) == Some(Status::Granted)
+                    && let Some(used) = self.approvals.take_in(&req.command, kind, asker.scope)
+                {
+                    let used = if used.is_empty() {
+                        pending.id.clone()
+                    } else {
+                        used
+                    };
+                    self.record(&req.point, V::Approved, &req, target, &d.rule, Some(&used))?;
+                    return Ok(None);
                 }
                 Err(refusal(
                     "a human's approval is needed",
@@ -740,11 +794,13 @@ impl Shell {
             command,
         };
         let stop = || self.cancel.is_cancelled();
-        let asker = self.approver.as_deref().map(|channel| Asker {
-            channel,
+        let scope = self.cwd.to_string_lossy();
+        let asker = Asker {
+            channel: self.approver.as_deref(),
             stop: &stop,
-        });
-        flow.decide(req, target, asker.as_ref())
+            scope: &scope,
+        };
+        flow.decide(req, target, &asker)
     }
 
     /// Records a policy refusal in the audit log (see [`Flow::record_refusal`]).
@@ -945,6 +1001,8 @@ pub(crate) struct StdinGuard {
     /// The shell's channel to the human, and its cancellation scope.
     approver: Option<Arc<dyn ApprovalChannel>>,
     cancel: Arc<crate::interp::Cancel>,
+    /// The working directory the approvals are scoped to.
+    scope: String,
 }
 
 impl StdinGuard {
@@ -966,16 +1024,18 @@ impl StdinGuard {
             checked: Vec::new(),
             approver: shell.approver.clone(),
             cancel: shell.cancel.clone(),
+            scope: shell.cwd.to_string_lossy().into_owned(),
         })
     }
 
     fn decide(&self, req: CommitRequest, target: &str) -> Result<Option<String>, Refusal> {
         let stop = || self.cancel.is_cancelled();
-        let asker = self.approver.as_deref().map(|channel| Asker {
-            channel,
+        let asker = Asker {
+            channel: self.approver.as_deref(),
             stop: &stop,
-        });
-        self.flow.decide(req, target, asker.as_ref())
+            scope: &self.scope,
+        };
+        self.flow.decide(req, target, &asker)
     }
 
     /// Decides `label`ed input (remembered when allowed).

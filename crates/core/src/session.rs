@@ -230,9 +230,23 @@ pub struct Session {
 pub struct Interrupter(pub(crate) std::sync::Arc<std::sync::atomic::AtomicBool>);
 
 impl Interrupter {
+    /// A flag of its own, for a face that runs the request elsewhere (a worker
+    /// process) and forwards the interruption itself.
+    pub fn detached() -> Interrupter {
+        Interrupter(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
+            false,
+        )))
+    }
+
     /// Stops the request running now (if any).
     pub fn interrupt(&self) {
         self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// True once [`Interrupter::interrupt`] was called (and not yet cleared by
+    /// the next request of the session).
+    pub fn is_interrupted(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 

@@ -16,12 +16,21 @@
 //!   would need consumption state shared by every safesh process and would make a
 //!   config line silently stop working after one use.
 //!
+//! With a state dir ([`Approvals::with_state_dir`]) requests live in the state
+//! store (`safesh_store::ApprovalDb`), shared by every safesh process of the user:
+//! `safesh approve ID` works after the requesting process has exited, and the same
+//! request sent again by any process in the same working directory (the grant's
+//! *scope*) then proceeds, once. Without one (or when the store fails) they live in
+//! this process's memory.
+//!
 //! Time comes from a [`Clock`], so tests control expiry without sleeping.
 
 use safesh_policy::config::{Config, PreApproval};
+use safesh_store::{ApprovalDb, Decide, StoredApproval};
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hasher};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 /// How long a request waits for a human by default.
@@ -77,6 +86,9 @@ pub struct ApprovalRequest {
     pub commit_point: String,
     /// What the action affects (host, paths, variable), for the human.
     pub target: String,
+    /// Where it was asked (the working directory; empty: anywhere in this
+    /// process): a grant authorizes the action only there.
+    pub scope: String,
     /// When it was requested.
     pub created: SystemTime,
     /// When it lapses if not used.
@@ -129,8 +141,8 @@ struct State {
     counter: u64,
 }
 
-/// Pending and granted approvals of one safesh process, plus the standing
-/// approvals from the config.
+/// Pending and granted approvals (in the state store when there is one, else of
+/// this process), plus the standing approvals from the config.
 #[derive(Debug)]
 pub struct Approvals {
     clock: Arc<dyn Clock>,
@@ -138,6 +150,33 @@ pub struct Approvals {
     standing: Vec<PreApproval>,
     state: Mutex<State>,
     changed: Condvar,
+    /// The state dir, and its store once opened (`None` inside: it cannot be).
+    store: Option<(PathBuf, OnceLock<Option<ApprovalDb>>)>,
+}
+
+/// How often a wait on a stored request looks for another process's decision.
+const STORE_POLL: Duration = Duration::from_millis(50);
+
+fn status_of(s: &str) -> Status {
+    match s {
+        "pending" => Status::Pending,
+        "granted" => Status::Granted,
+        "denied" => Status::Denied,
+        "used" => Status::Used,
+        _ => Status::Expired,
+    }
+}
+
+fn from_stored(a: StoredApproval) -> ApprovalRequest {
+    ApprovalRequest {
+        id: a.id,
+        action: a.action,
+        commit_point: a.commit_point,
+        target: a.target,
+        scope: a.scope,
+        created: a.created,
+        expires: a.expires,
+    }
 }
 
 const BASE32: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
@@ -151,7 +190,21 @@ impl Approvals {
             standing: Vec::new(),
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
+            store: None,
         }
+    }
+
+    /// Keeps requests in the state store of `dir` (opened on first use), so they
+    /// outlive this process and any process may consume a grant.
+    pub fn with_state_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.store = dir.map(|d| (d, OnceLock::new()));
+        self
+    }
+
+    /// The state store, if there is one and it can be opened.
+    fn db(&self) -> Option<&ApprovalDb> {
+        let (dir, db) = self.store.as_ref()?;
+        db.get_or_init(|| ApprovalDb::open(dir).ok()).as_ref()
     }
 
     /// With the config's `[[approval]]` entries as standing approvals.
@@ -210,20 +263,56 @@ impl Approvals {
         }
     }
 
-    /// Records a pending request for the exact `action`.
+    /// Records a pending request for the exact `action` (any scope of this process).
     pub fn request(&self, action: &str, commit_point: &str, target: &str) -> ApprovalRequest {
+        self.request_in(action, commit_point, target, "")
+    }
+
+    /// Records a pending request for the exact `action` in `scope` (the working
+    /// directory): in the state store when there is one, else in memory.
+    pub fn request_in(
+        &self,
+        action: &str,
+        commit_point: &str,
+        target: &str,
+        scope: &str,
+    ) -> ApprovalRequest {
         let mut st = self.lock();
         self.expire(&mut st);
-        let id = Self::fresh_id(&mut st);
         let created = self.clock.now();
-        let req = ApprovalRequest {
-            id: id.clone(),
+        let mut req = ApprovalRequest {
+            id: String::new(),
             action: action.to_string(),
             commit_point: commit_point.to_string(),
             target: target.to_string(),
+            scope: scope.to_string(),
             created,
             expires: created + self.ttl,
         };
+        if let Some(db) = self.db() {
+            // A few tries: another process may hold the id already.
+            for _ in 0..4 {
+                req.id = Self::fresh_id(&mut st);
+                let row = StoredApproval {
+                    id: req.id.clone(),
+                    action: req.action.clone(),
+                    commit_point: req.commit_point.clone(),
+                    target: req.target.clone(),
+                    scope: req.scope.clone(),
+                    created,
+                    expires: req.expires,
+                    status: "pending".into(),
+                };
+                match db.insert(&row, created) {
+                    Ok(true) => return req,
+                    Ok(false) => continue,
+                    // The store failed: this process still honours its own requests.
+                    Err(_) => break,
+                }
+            }
+        }
+        let id = Self::fresh_id(&mut st);
+        req.id = id.clone();
         st.entries.insert(
             id,
             Entry {
@@ -237,10 +326,10 @@ impl Approvals {
     fn decide(&self, id: &str, to: Status) -> Result<ApprovalRequest, ApprovalError> {
         let mut st = self.lock();
         self.expire(&mut st);
-        let e = st
-            .entries
-            .get_mut(id)
-            .ok_or_else(|| ApprovalError::UnknownId(id.to_string()))?;
+        let Some(e) = st.entries.get_mut(id) else {
+            drop(st);
+            return self.decide_stored(id, to);
+        };
         match e.status {
             Status::Pending => {
                 e.status = to;
@@ -257,6 +346,28 @@ impl Approvals {
         }
     }
 
+    /// Decides a request kept in the state store.
+    fn decide_stored(&self, id: &str, to: Status) -> Result<ApprovalRequest, ApprovalError> {
+        let unknown = || ApprovalError::UnknownId(id.to_string());
+        let db = self.db().ok_or_else(unknown)?;
+        let word = if to == Status::Granted {
+            "granted"
+        } else {
+            "denied"
+        };
+        let r = match db.decide(id, word, self.clock.now()) {
+            Ok(Decide::Done(a)) => Ok(from_stored(a)),
+            Ok(Decide::Unknown) | Err(_) => Err(unknown()),
+            Ok(Decide::Expired) => Err(ApprovalError::Expired(id.to_string())),
+            Ok(Decide::Already(s)) => Err(ApprovalError::AlreadyDecided {
+                id: id.to_string(),
+                status: status_of(&s),
+            }),
+        };
+        self.changed.notify_all();
+        r
+    }
+
     /// The human grants request `id`.
     pub fn grant(&self, id: &str) -> Result<ApprovalRequest, ApprovalError> {
         self.decide(id, Status::Granted)
@@ -271,7 +382,12 @@ impl Approvals {
     pub fn status(&self, id: &str) -> Option<Status> {
         let mut st = self.lock();
         self.expire(&mut st);
-        st.entries.get(id).map(|e| e.status)
+        if let Some(e) = st.entries.get(id) {
+            return Some(e.status);
+        }
+        drop(st);
+        let a = self.db()?.get(id, self.clock.now()).ok()??;
+        Some(status_of(&a.status))
     }
 
     /// Requests still waiting for the human, oldest first.
@@ -284,6 +400,15 @@ impl Approvals {
             .filter(|e| e.status == Status::Pending)
             .map(|e| e.req.clone())
             .collect();
+        drop(st);
+        if let Some(db) = self.db() {
+            v.extend(
+                db.pending(self.clock.now())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(from_stored),
+            );
+        }
         v.sort_by_key(|r| r.created);
         v
     }
@@ -295,10 +420,10 @@ impl Approvals {
         let mut st = self.lock();
         loop {
             self.expire(&mut st);
-            let e = st
-                .entries
-                .get(id)
-                .ok_or_else(|| ApprovalError::UnknownId(id.to_string()))?;
+            let Some(e) = st.entries.get(id) else {
+                drop(st);
+                return self.wait_stored(id, deadline);
+            };
             if e.status != Status::Pending {
                 return Ok(e.status);
             }
@@ -321,6 +446,25 @@ impl Approvals {
         }
     }
 
+    /// [`Approvals::wait`] for a request in the state store: another process
+    /// decides it, so look again every [`STORE_POLL`].
+    fn wait_stored(&self, id: &str, deadline: Instant) -> Result<Status, ApprovalError> {
+        loop {
+            let status = self
+                .status(id)
+                .ok_or_else(|| ApprovalError::UnknownId(id.to_string()))?;
+            let now = Instant::now();
+            if status != Status::Pending || now >= deadline {
+                return Ok(status);
+            }
+            let st = self.lock();
+            let _ = self
+                .changed
+                .wait_timeout(st, (deadline - now).min(STORE_POLL))
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
     fn standing_allows(&self, action: &str, point: Option<&str>) -> bool {
         let now = self.clock.now();
         self.standing.iter().any(|a| {
@@ -334,34 +478,45 @@ impl Approvals {
         })
     }
 
-    fn take_inner(&self, action: &str, point: Option<&str>) -> bool {
+    /// Consumes what authorizes `action`: `Some("")` for a standing approval,
+    /// `Some(id)` for a request's grant.
+    fn take_inner(&self, action: &str, point: Option<&str>, scope: &str) -> Option<String> {
         if self.standing_allows(action, point) {
-            return true;
+            return Some(String::new());
         }
         let mut st = self.lock();
         self.expire(&mut st);
         let found = st.entries.values_mut().find(|e| {
             e.status == Status::Granted
                 && e.req.action == action
+                && e.req.scope == scope
                 && point.is_none_or(|p| e.req.commit_point == p)
         });
-        match found {
-            Some(e) => {
-                e.status = Status::Used;
-                true
-            }
-            None => false,
+        if let Some(e) = found {
+            e.status = Status::Used;
+            return Some(e.req.id.clone());
         }
+        drop(st);
+        self.db()?
+            .take(action, point, scope, self.clock.now())
+            .ok()?
     }
 
     /// Consumes an approval of exactly `action` (at any commit point); true when
     /// one authorized it.
     pub fn take(&self, action: &str) -> bool {
-        self.take_inner(action, None)
+        self.take_inner(action, None, "").is_some()
     }
 
     /// Consumes an approval of exactly `action` at `commit_point`.
     pub fn take_at(&self, action: &str, commit_point: &str) -> bool {
-        self.take_inner(action, Some(commit_point))
+        self.take_inner(action, Some(commit_point), "").is_some()
+    }
+
+    /// Consumes an approval of exactly `action` at `commit_point` in `scope`
+    /// (standing approvals apply in every scope): the id of the request whose
+    /// grant it used (empty for a standing approval), `None` when none did.
+    pub fn take_in(&self, action: &str, commit_point: &str, scope: &str) -> Option<String> {
+        self.take_inner(action, Some(commit_point), scope)
     }
 }

@@ -13,10 +13,14 @@
 //! `list` → one `pending ID POINT ACTION TARGET` line per request (tab-separated,
 //! action and target quoted).
 //!
-//! The client ([`approve`], [`deny`], [`list`]) tries every socket in the state
-//! directory; a socket nobody listens on (its process died) is removed.
+//! The client ([`approve`], [`deny`], [`list`]) decides requests kept in the
+//! state store (`approvals.db`, see [`crate::approvals`]) directly — their process
+//! may have exited, and the same request sent again then proceeds once — and
+//! tries every socket in the state directory for the others (a process whose
+//! store failed); a socket nobody listens on (its process died) is removed.
 
 use crate::approvals::{ApprovalError, Approvals};
+use safesh_store::{ApprovalDb, Decide};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -259,12 +263,42 @@ fn broadcast(state_dir: &Path, line: &str) -> Result<Vec<Vec<String>>, ControlEr
     }
 }
 
+/// Decides request `id` in the state store: `None` when it is not there.
+fn decide_stored(state_dir: &Path, verb: &str, id: &str) -> Option<Result<String, ControlError>> {
+    let db = ApprovalDb::open_existing(state_dir).ok()??;
+    let (to, done) = if verb == "approve" {
+        ("granted", "approved")
+    } else {
+        ("denied", "denied")
+    };
+    match db.decide(id, to, std::time::SystemTime::now()) {
+        Ok(Decide::Done(a)) => Some(Ok(format!("{done} {id}: {}", one_line(&a.action)))),
+        Ok(Decide::Unknown) | Err(_) => None,
+        Ok(Decide::Expired) => Some(Err(ControlError::Refused(format!(
+            "approval request `{id}` has expired"
+        )))),
+        Ok(Decide::Already(s)) => Some(Err(ControlError::Refused(format!(
+            "approval request `{id}` is already {s}"
+        )))),
+    }
+}
+
 fn decide(state_dir: &Path, verb: &str, id: &str) -> Result<String, ControlError> {
     if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return Err(ControlError::UnknownId(id.to_string()));
     }
+    if let Some(r) = decide_stored(state_dir, verb, id) {
+        return r;
+    }
+    let stored = state_dir.join(safesh_store::APPROVALS_DB).exists();
+    let replies = match broadcast(state_dir, &format!("{verb} {id}")) {
+        Err(ControlError::NoServer(_)) if stored => {
+            return Err(ControlError::UnknownId(id.to_string()));
+        }
+        r => r?,
+    };
     let mut refused = None;
-    for reply in broadcast(state_dir, &format!("{verb} {id}"))? {
+    for reply in replies {
         let first = reply.first().map(String::as_str).unwrap_or_default();
         if let Some(ok) = first.strip_prefix("ok ") {
             return Ok(ok.to_string());
@@ -293,13 +327,32 @@ pub fn deny(state_dir: &Path, id: &str) -> Result<String, ControlError> {
 /// The pending requests of every running safesh process, one line each
 /// (`pending ID<TAB>POINT<TAB>"ACTION"<TAB>"TARGET"`).
 pub fn list(state_dir: &Path) -> Result<Vec<String>, ControlError> {
-    let mut out = Vec::new();
-    for reply in broadcast(state_dir, "list")? {
+    let db = ApprovalDb::open_existing(state_dir).ok().flatten();
+    let mut out: Vec<String> = db
+        .as_ref()
+        .and_then(|db| db.pending(std::time::SystemTime::now()).ok())
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            format!(
+                "pending {}\t{}\t{:?}\t{:?}",
+                r.id, r.commit_point, r.action, r.target
+            )
+        })
+        .collect();
+    let replies = match broadcast(state_dir, "list") {
+        Err(ControlError::NoServer(_)) if db.is_some() => Vec::new(),
+        r => r?,
+    };
+    for reply in replies {
         for l in reply {
             if let Some(e) = l.strip_prefix("error ") {
                 return Err(ControlError::Refused(e.to_string()));
             }
-            out.push(l);
+            // A live process lists the stored requests too: once each.
+            if !out.contains(&l) {
+                out.push(l);
+            }
         }
     }
     Ok(out)

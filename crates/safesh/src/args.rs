@@ -152,6 +152,10 @@ pub enum Command {
     Tasks(JsonArgs),
     /// Print a shell completion script (bash, zsh, fish, …).
     Completions(CompletionsArgs),
+    /// Serve one request for the server that started this process (the
+    /// isolation model's worker; not a user command).
+    #[command(name = "__worker", hide = true)]
+    Worker,
 }
 
 /// `safesh run`.

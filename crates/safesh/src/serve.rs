@@ -41,5 +41,39 @@ fn server(
     // Temp dirs of servers killed before they could clean up (kill -9) hold
     // RAM on /dev/shm: a server starting sweeps those whose owner is dead.
     safesh_core::sweep_dead_temp_dirs();
+    // Sessionless requests run in worker processes (the isolation model);
+    // `SAFESH_IN_PROCESS=1` keeps them here (to measure the model's cost).
+    if std::env::var_os("SAFESH_IN_PROCESS").is_none_or(|v| v != "1") {
+        settings.worker = worker_spawn(config);
+    }
     Some((Server::new(settings), token))
+}
+
+/// The hidden mode a server re-executes this binary in to run one request
+/// (`safesh_server::worker`). Not a user command: it speaks only the worker
+/// protocol on its stdin/stdout.
+pub const WORKER: &str = "__worker";
+
+/// `safesh [--config FILE] __worker`: serves one request from the server that
+/// started it; returns the exit status.
+pub fn worker(config: Option<&str>) -> i32 {
+    let policy = match crate::tools::load_policy_with(config, false) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    safesh_server::worker_main::serve(Settings::from_policy(policy))
+}
+
+/// How this server starts its workers: this binary, with the same config file.
+fn worker_spawn(config: Option<&str>) -> Option<safesh_server::worker::WorkerSpawn> {
+    let program = std::env::current_exe().ok()?;
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    if let Some(c) = config {
+        // Absolute: the worker resolves it exactly as this process did.
+        let path = std::path::absolute(c).ok()?;
+        args.push("--config".into());
+        args.push(path.into_os_string());
+    }
+    args.push(WORKER.into());
+    Some(safesh_server::worker::WorkerSpawn { program, args })
 }

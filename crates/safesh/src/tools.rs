@@ -38,10 +38,16 @@ fn load_options(config_file: Option<&str>) -> LoadOptions {
 /// Loads the merged config and builds the policy; prints warnings. On a bad
 /// config prints the error and returns the exit status (2).
 pub fn load_policy(config_file: Option<&str>) -> Result<Policy, i32> {
+    load_policy_with(config_file, true)
+}
+
+/// [`load_policy`]; `warn: false` keeps the config's warnings to itself (a
+/// server's worker: the server printed them once already).
+pub fn load_policy_with(config_file: Option<&str>, warn: bool) -> Result<Policy, i32> {
     match config::load(&load_options(config_file)) {
         Ok(c) => {
             let mut err = std::io::stderr();
-            for w in &c.warnings {
+            for w in c.warnings.iter().filter(|_| warn) {
                 let _ = writeln!(err, "{w}");
             }
             Ok(Policy::new(c))
@@ -73,6 +79,7 @@ pub fn run(cmd: Command, config_file: Option<&str>, json: bool) -> i32 {
         Command::Task(a) => crate::task_cmd::run(a, config_file),
         Command::Tasks(a) => crate::task_cmd::list(config_file, json || a.json),
         Command::Completions(a) => completions(a.shell),
+        Command::Worker => crate::serve::worker(config_file),
         // Run by the caller (it runs through the same session as `-c`).
         Command::Run(_) => 2,
     }
@@ -448,7 +455,8 @@ fn parse_since(value: &str) -> Result<Timestamp, String> {
 }
 
 /// `safesh approve ID` / `safesh deny ID`: decides a pending approval request in
-/// whichever running safesh process holds it (over its control socket).
+/// the state store (its process may have exited), else in whichever running
+/// safesh process holds it (over its control socket).
 fn decide(id: &str, config_file: Option<&str>, approve: bool) -> i32 {
     let state = match state_dir_or_fail(config_file) {
         Ok(s) => s,
@@ -465,10 +473,42 @@ fn decide(id: &str, config_file: Option<&str>, approve: bool) -> i32 {
             0
         }
         Err(ControlError::UnknownId(_)) => fail1(format!(
-            "no running safesh process is waiting on approval `{id}` (unknown, already decided, or expired; see `safesh approvals`)"
+            "no pending approval request `{id}` (unknown, already decided, or expired; see `safesh approvals`)"
         )),
         Err(e) => fail1(e),
     }
+}
+
+/// The text of a string the control protocol quoted (Rust's `{:?}`), for
+/// `--json`: `"a\"b\u{1b}"` → `a"b<ESC>`; anything else is returned as is.
+fn unquote(q: &str) -> String {
+    let Some(inner) = q.strip_prefix('"').and_then(|q| q.strip_suffix('"')) else {
+        return q.to_string();
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
+            Some('u') => {
+                let hex: String = chars.by_ref().skip(1).take_while(|c| *c != '}').collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(c) => out.push(c),
+                    None => out.push('\u{fffd}'),
+                }
+            }
+            Some(c) => out.push(c),
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 /// `safesh approvals`: the pending approval requests of every running safesh
@@ -500,7 +540,7 @@ fn approvals(config_file: Option<&str>, json: bool) -> i32 {
             writeln!(
                 out,
                 "{}",
-                json!({"id": id, "commit_point": point, "action": action, "target": target})
+                json!({"id": id, "commit_point": point, "action": unquote(action), "target": unquote(target)})
             )
         } else {
             writeln!(out, "{id}  {point:<11} {action} -> {target}")
@@ -515,4 +555,22 @@ fn approvals(config_file: Option<&str>, json: bool) -> i32 {
         );
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unquote;
+
+    #[test]
+    fn quoted_control_protocol_text_reads_back_exactly() {
+        for s in [
+            "rm keep1.txt",
+            "a\"b\\c",
+            "tab\there\nnl",
+            "esc\u{1b}[2K bidi\u{202e}",
+        ] {
+            assert_eq!(unquote(&format!("{s:?}")), s);
+        }
+        assert_eq!(unquote("not quoted"), "not quoted");
+    }
 }

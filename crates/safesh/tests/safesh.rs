@@ -21,6 +21,8 @@
 mod approval_prompt;
 #[path = "safesh/beneath.rs"]
 mod beneath;
+#[path = "safesh/approvals.rs"]
+mod approvals;
 #[path = "safesh/cases.rs"]
 mod cases;
 #[path = "safesh/checkpoints.rs"]
@@ -67,6 +69,8 @@ mod git_wall;
 mod hardening;
 #[path = "safesh/inprocess_limits.rs"]
 mod inprocess_limits;
+#[path = "safesh/isolation.rs"]
+mod isolation;
 #[path = "safesh/policy_attacks.rs"]
 mod policy_attacks;
 #[path = "safesh/policy_benign.rs"]

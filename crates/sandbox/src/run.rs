@@ -561,6 +561,16 @@ pub fn run(
         let v = n.saturating_mul(2);
         rlimits.push((libc::RLIMIT_AS as c_int, rl(v, v)));
         warnings.push("memory limit: no writable memory cgroup, RLIMIT_AS (2x) instead".into());
+    } else {
+        // A worker process bounds its own address space with a soft RLIMIT_AS
+        // (safesh_server::worker_main); the program gets the hard limit back, and
+        // its memory limit is the cgroup's (a runtime that reserves a large
+        // address space, like V8 or the JVM, must not fail on the worker's).
+        let mut as_ = rl(0, 0);
+        // SAFETY: getrlimit into a valid buffer.
+        if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut as_) } == 0 {
+            rlimits.push((libc::RLIMIT_AS as c_int, rl(as_.rlim_max, as_.rlim_max)));
+        }
     }
     if let Some(n) = l.processes
         && !cg.pids

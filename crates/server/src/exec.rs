@@ -6,12 +6,13 @@ use crate::settings::Settings;
 use crate::shape::{Capture, OutputMode, Redaction, ShapeConfig};
 use safesh_core::session::CANCELLED_RULE;
 use safesh_core::{ErrorCode, InputSource, Interrupter, OutputTarget, Session};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-/// The parameters of `exec`/`run` (MCP) and `execute` (JSON-RPC).
-#[derive(Clone, Debug, Default, Deserialize)]
+/// The parameters of `exec`/`run` (MCP) and `execute` (JSON-RPC). Serialized
+/// only to hand a request to a worker process (`worker.rs`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 pub struct ExecParams {
     /// A bash script.
     #[serde(default)]
@@ -50,7 +51,7 @@ pub struct ExecParams {
 }
 
 /// An assertion on a step's output (agsh's verification).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Assertion {
     /// The output is not empty.
@@ -121,23 +122,7 @@ pub fn run(
     settings: &Settings,
     on_start: &dyn Fn(Interrupter),
 ) -> Value {
-    let mode = p.output_mode.unwrap_or_default();
-    let capture = Arc::new(
-        Capture::new(
-            mode,
-            ShapeConfig {
-                cap: settings.cap,
-                // The scope's own directory (crate::owner): not another's to read.
-                spill_dir: crate::owner::scoped(
-                    &settings.spill_dir(),
-                    &crate::owner::scope(&p.conn, p.session.as_deref()),
-                ),
-                retention: settings.spill_retention,
-            },
-        )
-        .with_spill_limits(crate::spill::SpillLimits::of(settings))
-        .with_redaction(Redaction::from_config(settings.policy.config())),
-    );
+    let capture = capture(p, settings);
     session.set_force(p.force.unwrap_or(false));
     let input = match &p.input {
         Some(s) => InputSource::Bytes(s.clone().into_bytes()),
@@ -180,6 +165,26 @@ pub fn run(
         v["verification"] = verify(&text, asserts);
     }
     v
+}
+
+/// Where a request's output goes: shaped as `p` asks, under `settings`.
+pub fn capture(p: &ExecParams, settings: &Settings) -> Arc<Capture> {
+    Arc::new(
+        Capture::new(
+            p.output_mode.unwrap_or_default(),
+            ShapeConfig {
+                cap: settings.cap,
+                // The scope's own directory (crate::owner): not another's to read.
+                spill_dir: crate::owner::scoped(
+                    &settings.spill_dir(),
+                    &crate::owner::scope(&p.conn, p.session.as_deref()),
+                ),
+                retention: settings.spill_retention,
+            },
+        )
+        .with_spill_limits(crate::spill::SpillLimits::of(settings))
+        .with_redaction(Redaction::from_config(settings.policy.config())),
+    )
 }
 
 /// Checks assertions against `text`: `{passed, results: [{type, passed, detail}]}`.

@@ -7,6 +7,8 @@
 //! - [`service`]: the operations shared by the faces, on one [`Server`].
 //! - [`mcp`]: the MCP server (`safesh mcp`, stdio or streamable HTTP).
 //! - [`rpc`]: the JSON-RPC 2.0 agent mode (`safesh rpc`).
+//! - [`worker`] / [`worker_main`]: requests in worker processes (the isolation
+//!   model: a crash or an allocation abort costs one request, not the server).
 
 pub mod error;
 pub mod exec;
@@ -20,6 +22,8 @@ pub mod settings;
 pub mod shape;
 pub mod spill;
 pub mod wire;
+pub mod worker;
+pub mod worker_main;
 
 pub use error::ServerError;
 pub use service::Server;

@@ -143,6 +143,8 @@ pub struct Server {
     pub jobs: Arc<Jobs>,
     history: Mutex<VecDeque<Value>>,
     fresh: Arc<crate::pool::Pool>,
+    /// Worker processes for sessionless requests (`Settings::worker`).
+    workers: Option<crate::worker::Workers>,
 }
 
 fn env_vec(env: Option<BTreeMap<String, String>>) -> Result<Vec<(String, String)>, ServerError> {
@@ -187,6 +189,10 @@ impl Server {
             sessions: Sessions::with_on_expire(settings.clone(), Some(on_expire)),
             jobs,
             fresh: crate::pool::Pool::new(settings.clone()),
+            workers: settings
+                .worker
+                .clone()
+                .map(|w| crate::worker::Workers::new(w, settings.max_sessions)),
             settings,
             history: Mutex::new(VecDeque::new()),
         })
@@ -230,15 +236,17 @@ impl Server {
                 entry.touch();
                 v
             }
-            None => {
-                let mut s = self.fresh.take_for(&crate::owner::scope(&p.conn, None));
-                s.set_background_sink(Some(adopter(None)));
-                s.set_approval_channel(approver);
-                let v = crate::exec::run(&mut s, &script, p, &self.settings, on_start);
-                s.set_approval_channel(None);
-                self.fresh.give_back(s);
-                v
+            None if self.workers.is_some() && crate::worker::eligible(&script) => {
+                let workers = self.workers.as_ref();
+                match workers
+                    .map(|w| crate::worker::exec(w, p, &self.settings, on_start, approver.clone()))
+                {
+                    Some(Ok(v)) => v,
+                    // No worker could start: run it here, as without the model.
+                    _ => self.exec_here(&script, p, on_start, approver),
+                }
             }
+            None => self.exec_here(&script, p, on_start, approver),
         };
         if let Some(id) = &p.session {
             v["session"] = json!(id);
@@ -258,6 +266,27 @@ impl Server {
             h.pop_front();
         }
         Ok(v)
+    }
+
+    /// A sessionless request on a ready session of this process.
+    fn exec_here(
+        &self,
+        script: &str,
+        p: &ExecParams,
+        on_start: &dyn Fn(Interrupter),
+        approver: Option<Arc<dyn ApprovalChannel>>,
+    ) -> Value {
+        let mut s = self.fresh.take_for(&crate::owner::scope(&p.conn, None));
+        s.set_background_sink(Some(Arc::new(Adopter {
+            jobs: self.jobs.clone(),
+            owner: crate::owner::scope(&p.conn, None),
+            session: None,
+        })));
+        s.set_approval_channel(approver);
+        let v = crate::exec::run(&mut s, script, p, &self.settings, on_start);
+        s.set_approval_channel(None);
+        self.fresh.give_back(s);
+        v
     }
 
     /// Recent executes of connection `conn`, newest last; only those of
@@ -407,6 +436,9 @@ impl Server {
     /// Stops everything: running requests, sessions and jobs.
     pub fn shutdown(&self) {
         self.fresh.shutdown();
+        if let Some(w) = &self.workers {
+            w.shutdown();
+        }
         self.sessions.shutdown();
         self.jobs.shutdown();
     }

@@ -50,6 +50,9 @@ pub struct Settings {
     /// Only for callers whose threads have [`SHELL_STACK`] bytes of stack (the
     /// faces' runtimes and job threads do); it saves a thread per request.
     pub on_calling_thread: bool,
+    /// Run sessionless requests in a worker process started this way (the
+    /// isolation model, `worker.rs`); `None`: in this process.
+    pub worker: Option<crate::worker::WorkerSpawn>,
 }
 
 /// The stack an interpreter thread needs (as the core gives its own threads).
@@ -103,6 +106,7 @@ impl Settings {
             spill_max_bytes,
             spill_total_bytes: crate::spill::DEFAULT_TOTAL_BYTES,
             on_calling_thread: false,
+            worker: None,
         }
     }
 

@@ -8,8 +8,11 @@
 //!   file, directory or symlink, keyed by the entry's identity (device, inode), so a
 //!   name derived from a secret or a download stays labeled in listings and globs;
 //! * [`AuditLog`]: every commit-point decision, appended and flushed before the
-//!   action, with secret values redacted by a [`Redactor`].
+//!   action, with secret values redacted by a [`Redactor`];
+//! * [`ApprovalDb`]: pending and granted approvals, so `safesh approve ID` works
+//!   after the requesting process has exited.
 
+mod approvals;
 mod audit;
 mod error;
 mod fingerprint;
@@ -18,6 +21,7 @@ mod labels;
 mod names;
 mod redact;
 
+pub use approvals::{APPROVALS_DB, ApprovalDb, Decide, StoredApproval};
 pub use audit::{
     AUDIT_LOG, AuditLog, AuditRead, CommitPoint, Entry, Filter, LabelBrief, Verdict, render_line,
 };

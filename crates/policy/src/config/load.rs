@@ -321,6 +321,7 @@ fn merge_limits(into: &mut Limits, from: Limits) {
         substitution_depth,
         brace_expansion,
         string_bytes,
+        approval_wait_ms,
     } = from;
     let set = |slot: &mut Option<u64>, v: Option<u64>| {
         if v.is_some() {
@@ -328,6 +329,7 @@ fn merge_limits(into: &mut Limits, from: Limits) {
         }
     };
     set(&mut into.timeout_ms, timeout_ms);
+    set(&mut into.approval_wait_ms, approval_wait_ms);
     set(&mut into.script_timeout_ms, script_timeout_ms);
     set(&mut into.max_timeout_ms, max_timeout_ms);
     set(&mut into.output_bytes, output_bytes);

@@ -278,6 +278,10 @@ pub struct Limits {
     pub brace_expansion: Option<u64>,
     /// Interpreter: bytes in one string.
     pub string_bytes: Option<u64>,
+    /// How long a request that needs an approval, with no channel that asks the
+    /// human, waits for `safesh approve ID` before `APPROVAL_REQUIRED`, ms
+    /// (default 0: it returns at once; the id stays valid for 5 minutes).
+    pub approval_wait_ms: Option<u64>,
 }
 
 /// `[env]`.

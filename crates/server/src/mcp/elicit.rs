@@ -2,9 +2,11 @@
 //! human (never to the model) and sends back the answer.
 //!
 //! Used only when the client declared the `elicitation` capability (form mode).
-//! The interpreter's thread blocks on the request while the connection's runtime
-//! carries it; the wait ends at the approval's expiry or when the request is
-//! cancelled or out of time.
+//! The request is a task on the connection's runtime; the interpreter's thread
+//! (a blocking-pool thread of that runtime, or a job's own thread) waits for its
+//! answer on a plain channel, never by entering the runtime, so it works from
+//! any thread but the runtime's workers. The wait ends at the approval's expiry
+//! or when the request is cancelled or out of time.
 
 use rmcp::Peer;
 use rmcp::model::{
@@ -14,7 +16,7 @@ use rmcp::model::{
 use rmcp::service::{ElicitationMode, RoleServer};
 use safesh_core::{ApprovalAnswer, ApprovalChannel, ApprovalQuestion};
 use std::collections::BTreeMap;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// The form's one field.
 pub const APPROVE_FIELD: &str = "approve";
@@ -87,39 +89,45 @@ fn answer(action: ElicitationAction, content: Option<&serde_json::Value>) -> App
 
 impl ApprovalChannel for ElicitationApprover {
     fn ask(&self, question: &ApprovalQuestion, stop: &dyn Fn() -> bool) -> ApprovalAnswer {
-        // On the connection's runtime itself there is no thread to block.
-        if tokio::runtime::Handle::try_current().is_ok() {
+        // Never called on a runtime worker (tools run on blocking-pool threads, jobs
+        // on their own): on a single-threaded runtime's one thread the request
+        // could not make progress while this thread waits, so do not ask there.
+        if tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread)
+        {
             return ApprovalAnswer::Unanswered;
         }
-        let left = question
-            .expires
-            .duration_since(SystemTime::now())
-            .unwrap_or_default();
+        let deadline = Instant::now()
+            + question
+                .expires
+                .duration_since(SystemTime::now())
+                .unwrap_or_default();
         let peer = self.peer.clone();
         let request = params(question);
-        self.runtime.block_on(async move {
-            let ask = peer.create_elicitation(request);
-            tokio::pin!(ask);
-            let deadline = tokio::time::sleep(left);
-            tokio::pin!(deadline);
-            let mut tick = tokio::time::interval(POLL);
-            loop {
-                tokio::select! {
-                    r = &mut ask => {
-                        return match r {
-                            Ok(res) => answer(res.action, res.content.as_ref()),
-                            Err(_) => ApprovalAnswer::Unanswered,
-                        };
-                    }
-                    _ = &mut deadline => return ApprovalAnswer::Unanswered,
-                    _ = tick.tick() => {
-                        if stop() {
-                            return ApprovalAnswer::Unanswered;
-                        }
-                    }
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let task = self.runtime.spawn(async move {
+            let a = match peer.create_elicitation(request).await {
+                Ok(res) => answer(res.action, res.content.as_ref()),
+                Err(_) => ApprovalAnswer::Unanswered,
+            };
+            let _ = tx.send(a);
+        });
+        let a = loop {
+            let now = Instant::now();
+            if now >= deadline || stop() {
+                break ApprovalAnswer::Unanswered;
+            }
+            match rx.recv_timeout(POLL.min(deadline - now)) {
+                Ok(a) => break a,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    break ApprovalAnswer::Unanswered;
                 }
             }
-        })
+        };
+        // Unanswered: stop waiting for the client (its late answer is dropped).
+        task.abort();
+        a
     }
 }
 

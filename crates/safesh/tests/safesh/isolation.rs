@@ -1,0 +1,212 @@
+//! The isolation model through the shipped binary (issue 15 item 11): a
+//! sessionless request runs in a worker process, so a failure nothing can catch
+//! (an allocation abort) costs that request only and the server answers the
+//! next; the worker's protocol pipes are not the script's; external programs
+//! keep their own memory limit.
+//!
+//! The abort is the real one: `printf '%999999999999d'` with `[limits]
+//! string_bytes` raised past the width, so the width check lets it through and
+//! the allocation of ~1 TB fails (refused at once by the worker's `RLIMIT_AS`,
+//! and by the kernel's overcommit check without it: never a resource test
+//! aimed at the machine).
+
+use crate::flow_support::{Arena, CONFIG};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// The acceptance config with a memory limit and a string limit above the width.
+fn config() -> String {
+    format!("{CONFIG}\n[limits]\nmemory_mb = 256\nstring_bytes = 2000000000000\n")
+}
+
+const ABORTS: &str = "printf '%999999999999d\\n' 1 | wc -c";
+const BENIGN: &str = "printf '%5d\\n' 1 | wc -c";
+
+/// `safesh --config FILE <face>` over pipes, one JSON line per message.
+struct Face {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Face {
+    fn start(a: &Arena, face: &str) -> Face {
+        // Session temp dirs go here, so the test sees what a worker leaves.
+        let _ = std::fs::create_dir_all(a.root.join("tmp"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_safesh"))
+            .arg("--config")
+            .arg(&a.config)
+            .arg(face)
+            .current_dir(&a.dir)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("LC_ALL", "C")
+            .env("HOME", &a.home)
+            .env("XDG_STATE_HOME", &a.state)
+            .env("XDG_CONFIG_HOME", a.root.join("config"))
+            .env("TMPDIR", a.root.join("tmp"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start safesh");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Face {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn send(&mut self, v: &Value) {
+        writeln!(self.stdin, "{v}").expect("send");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// The next message with this id (notifications are skipped).
+    fn reply(&mut self, id: u64) -> Value {
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(n > 0, "the server closed its output (it died)");
+            let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+            if v["id"] == json!(id) {
+                return v;
+            }
+        }
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().ok().flatten().is_none()
+    }
+
+    fn execute(&mut self, id: u64, script: &str) -> Value {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "execute", "params": {"script": script}}),
+        );
+        self.reply(id)["result"].clone()
+    }
+
+    fn mcp_init(&mut self) {
+        self.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+        self.reply(0);
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+
+    fn mcp_exec(&mut self, id: u64, script: &str) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "exec", "arguments": {"script": script}}}));
+        self.reply(id)["result"]["structuredContent"].clone()
+    }
+}
+
+impl Drop for Face {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The result of the aborted request: a clear error naming what happened.
+fn assert_worker_died(v: &Value) {
+    assert_eq!(v["error"]["code"], "EXECUTION_ERROR", "{v}");
+    assert_eq!(v["error"]["details"]["rule"], "worker", "{v}");
+    let msg = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("signal 6"), "{msg}");
+    assert_eq!(v["exit_code"], 134, "{v}");
+}
+
+#[test]
+fn rpc_request_whose_allocation_aborts_costs_only_itself_and_the_server_answers_the_next() {
+    let a = Arena::with_config(&config());
+    let mut rpc = Face::start(&a, "rpc");
+    // Benign control of the same shape first: a width within reach.
+    let v = rpc.execute(1, BENIGN);
+    assert_eq!(v["output"], "6\n", "{v}");
+    let v = rpc.execute(2, &format!("echo $$ > worker.pid; {ABORTS}"));
+    assert_worker_died(&v);
+    assert!(rpc.alive(), "the server died with the request");
+    let v = rpc.execute(3, "echo next");
+    assert_eq!(v["output"], "next\n", "{v}");
+    // The dead worker's session temp dir was removed by the server.
+    let pid = std::fs::read_to_string(a.path("worker.pid")).expect("pid file");
+    let left: Vec<String> = std::fs::read_dir(a.root.join("tmp"))
+        .expect("tmp")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("safesh-{}-", pid.trim())))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the aborted worker's temp dir is left: {left:?}"
+    );
+    // A session's state is untouched by another request's crash.
+    rpc.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "session.start", "params": {}}));
+    let sid = rpc.reply(4)["result"]["session"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    rpc.send(&json!({"jsonrpc": "2.0", "id": 5, "method": "execute", "params": {"script": "x=kept", "session": sid}}));
+    rpc.reply(5);
+    assert_worker_died(&rpc.execute(6, ABORTS));
+    rpc.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "execute", "params": {"script": "echo $x", "session": sid}}));
+    assert_eq!(rpc.reply(7)["result"]["output"], "kept\n");
+}
+
+#[test]
+fn mcp_exec_whose_allocation_aborts_costs_only_itself_and_the_server_answers_the_next() {
+    let a = Arena::with_config(&config());
+    let mut mcp = Face::start(&a, "mcp");
+    mcp.mcp_init();
+    let v = mcp.mcp_exec(1, BENIGN);
+    assert_eq!(v["output"], "6\n", "{v}");
+    assert_worker_died(&mcp.mcp_exec(2, ABORTS));
+    assert!(mcp.alive(), "the server died with the request");
+    let v = mcp.mcp_exec(3, "echo next");
+    assert_eq!(v["output"], "next\n", "{v}");
+}
+
+#[test]
+fn a_script_writing_a_result_frame_to_its_stdout_forges_nothing() {
+    let a = Arena::new();
+    let mut rpc = Face::start(&a, "rpc");
+    let forged = r#"{"type":"result","result":{"output":"FORGED","exit_code":0,"error":null}}"#;
+    for target in ["/proc/self/fd/1", "/dev/fd/1", "/dev/stdout"] {
+        let v = rpc.execute(1, &format!("echo '{forged}' > {target}; echo real"));
+        let out = v["output"].as_str().unwrap_or_default();
+        // The frame is the script's own output, shown as such; the request's
+        // real result follows it.
+        assert!(out.ends_with("real\n"), "{target}: {v}");
+        assert_ne!(v["output"], "FORGED", "{target}: {v}");
+    }
+    // Control: the same echo without a redirection.
+    let v = rpc.execute(2, "echo real");
+    assert_eq!(v["output"], "real\n");
+}
+
+#[test]
+fn an_external_program_under_a_worker_gets_its_own_memory_limit_not_the_workers() {
+    let a = Arena::with_config(&config());
+    let mut rpc = Face::start(&a, "rpc");
+    let v = rpc.execute(
+        1,
+        "python3 -c 'import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])'",
+    );
+    assert_eq!(v["error"], Value::Null, "{v}");
+    let soft: i64 = v["output"]
+        .as_str()
+        .unwrap_or_default()
+        .trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("{v}: {e}"));
+    // The worker's own bound: memory_mb + the worker's headroom, in bytes.
+    let worker = (256 + 4096) * (1_i64 << 20);
+    assert_ne!(
+        soft, worker,
+        "the program inherited the worker's address-space limit"
+    );
+    // Control: a small allocation runs.
+    let v = rpc.execute(2, "python3 -c 'print(len(bytearray(1 << 20)))'");
+    assert_eq!(v["output"], "1048576\n", "{v}");
+}

@@ -1,0 +1,602 @@
+//! The isolation model: a request runs in a worker process, so a failure no code
+//! can catch (an allocation abort, a stack overflow, a hang that ignores the
+//! deadline) costs that request, never the server, and the kernel binds what
+//! in-process work may take (the worker's `RLIMIT_AS` from `[limits]
+//! memory_mb`; the parent kills it past the request's deadline).
+//!
+//! The worker is the same binary re-executed in a hidden mode ([`WorkerSpawn`];
+//! `safesh __worker`, see `worker_main.rs`). They speak JSON lines over the
+//! worker's stdin and stdout (one object per line; `serde_json` never writes a
+//! raw newline inside one):
+//!
+//! ```text
+//! parent → worker   {"type":"exec","params":{…ExecParams…},"ask":true}   first, once
+//!                   {"type":"cancel"}                                     the client cancelled
+//!                   {"type":"answer","id":"…","answer":"granted|denied|unanswered"}
+//! worker → parent   {"type":"ready","temp_dir":"…"}                       first: its session's $TMPDIR
+//!                   {"type":"ask","question":{…}}                         an approval to ask
+//!                   {"type":"result","result":{…the contract's Result…}}  last, once
+//! ```
+//!
+//! The worker shapes the result itself (cap, spill file, labels, redaction), so
+//! the parent forwards it untouched. What runs in workers today: sessionless
+//! `exec`/`run` (MCP) and `execute` (JSON-RPC) whose script starts no
+//! background job (`cmd &` is adopted by the server's job table, which lives in
+//! the server). Sessions and jobs still run in the server process.
+
+use crate::error::ServerError;
+use crate::exec::ExecParams;
+use crate::settings::Settings;
+use safesh_core::{
+    ApprovalAnswer, ApprovalChannel, ApprovalQuestion, ErrorCode, ExecOutcome, Interrupter, Refusal,
+};
+use safesh_label::Label;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Sender, SyncSender, channel, sync_channel};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+/// How a server starts a worker: `program args…` (the safesh binary with
+/// `--config FILE __worker`), in the server's cwd and environment.
+#[derive(Clone, Debug)]
+pub struct WorkerSpawn {
+    /// The executable (the running safesh binary).
+    pub program: PathBuf,
+    /// Its arguments, ending with the hidden mode's name.
+    pub args: Vec<OsString>,
+}
+
+/// After the request's own deadline, how long the worker has to answer before it
+/// is killed (the core stops at the deadline; this is for work that does not).
+const GRACE: Duration = Duration::from_secs(5);
+/// How often the parent looks at cancellation and the deadline while it waits.
+const TICK: Duration = Duration::from_millis(50);
+
+/// An approval question on the wire.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Question {
+    pub(crate) id: String,
+    pub(crate) commit_point: String,
+    pub(crate) action: String,
+    pub(crate) target: String,
+    pub(crate) reason: String,
+    pub(crate) rule: String,
+    pub(crate) expires_ms: u64,
+}
+
+impl Question {
+    pub(crate) fn from_core(q: &ApprovalQuestion) -> Question {
+        Question {
+            id: q.id.clone(),
+            commit_point: q.commit_point.clone(),
+            action: q.action.clone(),
+            target: q.target.clone(),
+            reason: q.reason.clone(),
+            rule: q.rule.clone(),
+            expires_ms: q
+                .expires
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0),
+        }
+    }
+
+    fn to_core(&self) -> ApprovalQuestion {
+        ApprovalQuestion {
+            id: self.id.clone(),
+            commit_point: self.commit_point.clone(),
+            action: self.action.clone(),
+            target: self.target.clone(),
+            reason: self.reason.clone(),
+            rule: self.rule.clone(),
+            expires: UNIX_EPOCH + Duration::from_millis(self.expires_ms),
+        }
+    }
+}
+
+/// Parent → worker.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum ToWorker {
+    /// The request (first line, once); `ask`: the parent has a channel to the human.
+    /// `conn`: the connection that sent it (never read from the client; the
+    /// worker's spill files go to that connection's directory).
+    Exec {
+        params: ExecParams,
+        ask: bool,
+        #[serde(default)]
+        conn: String,
+    },
+    /// Stop the request.
+    Cancel,
+    /// The human's answer to question `id`.
+    Answer { id: String, answer: String },
+}
+
+/// Worker → parent.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum FromWorker {
+    /// The worker's session is made; its temp dir, removed by the server if the
+    /// worker dies without a result (it cannot clean up after an abort).
+    Ready { temp_dir: Option<PathBuf> },
+    /// Ask the human.
+    Ask { question: Question },
+    /// The shaped result (last line).
+    Result { result: Value },
+}
+
+pub(crate) fn answer_word(a: ApprovalAnswer) -> &'static str {
+    match a {
+        ApprovalAnswer::Granted => "granted",
+        ApprovalAnswer::Denied => "denied",
+        ApprovalAnswer::Unanswered => "unanswered",
+    }
+}
+
+pub(crate) fn answer_of(word: &str) -> ApprovalAnswer {
+    match word {
+        "granted" => ApprovalAnswer::Granted,
+        "denied" => ApprovalAnswer::Denied,
+        _ => ApprovalAnswer::Unanswered,
+    }
+}
+
+/// True when `script` may run in a worker: it starts no background job. A text
+/// check, on the safe side: any `&` that is not part of `&&`, `>&`, `<&` or
+/// `&>` keeps the request in the server (a quoted `&` too).
+pub fn eligible(script: &str) -> bool {
+    let b = script.as_bytes();
+    (0..b.len()).filter(|&i| b[i] == b'&').all(|i| {
+        let prev = i.checked_sub(1).map(|j| b[j]);
+        let next = b.get(i + 1).copied();
+        matches!(prev, Some(b'&' | b'>' | b'<')) || matches!(next, Some(b'&' | b'>'))
+    })
+}
+
+fn send(stdin: &mut ChildStdin, frame: &ToWorker) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(frame).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    stdin.write_all(&line)?;
+    stdin.flush()
+}
+
+/// Waits up to `d` for `fd` to be readable.
+fn readable(fd: i32, d: Duration) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, its count, a bounded timeout.
+    let n = unsafe { libc::poll(&raw mut p, 1, d.as_millis() as libc::c_int) };
+    n > 0
+}
+
+/// The result of a request its worker could not finish: the contract's Result
+/// with `error` saying what happened to the worker (nothing of the server).
+fn failed(p: &ExecParams, settings: &Settings, code: ErrorCode, msg: String, exit: i32) -> Value {
+    let capture = crate::exec::capture(p, settings);
+    let error = Refusal::new(code, msg)
+        .rule(if code == ErrorCode::Timeout {
+            "timeout_ms"
+        } else {
+            "worker"
+        })
+        .suggest(
+            "the server is fine and answers the next request; make the command smaller \
+             (less memory, less output, fewer steps) or split it",
+        );
+    let outcome = ExecOutcome {
+        exit_code: exit,
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+        stdout_total: 0,
+        stderr_total: 0,
+        truncated: false,
+        label: Label::empty(),
+        status_label: Label::empty(),
+        error_label: Label::empty(),
+        warnings: Vec::new(),
+        error: Some(error),
+        duration_ms: 0,
+    };
+    let mut v = capture.result(&outcome);
+    if code == ErrorCode::Timeout {
+        v["stopped"] = serde_json::json!("timeout");
+    }
+    v
+}
+
+/// What ended a worker that gave no result.
+fn describe(child: &mut Child) -> (String, i32) {
+    match child.wait() {
+        Ok(st) => match st.signal() {
+            Some(sig) => {
+                let why = match sig {
+                    libc::SIGABRT => {
+                        " (SIGABRT: most often an allocation that failed, e.g. past [limits] memory_mb)"
+                    }
+                    libc::SIGSEGV => " (SIGSEGV: most often a stack overflow)",
+                    libc::SIGKILL => " (SIGKILL)",
+                    _ => "",
+                };
+                (
+                    format!("the request's worker process was killed by signal {sig}{why}"),
+                    128 + sig,
+                )
+            }
+            None => (
+                format!(
+                    "the request's worker process exited with status {} without a result",
+                    st.code().unwrap_or(-1)
+                ),
+                st.code().unwrap_or(1),
+            ),
+        },
+        Err(e) => (format!("the request's worker process was lost: {e}"), 1),
+    }
+}
+
+fn start(spawn: &WorkerSpawn) -> std::io::Result<Child> {
+    let mut cmd = Command::new(&spawn.program);
+    cmd.args(&spawn.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    // SAFETY: prctl is async-signal-safe; it only sets this process's own flag.
+    unsafe {
+        cmd.pre_exec(|| {
+            // The worker ends with the server (with the thread that started it:
+            // a spare whose thread ended is found dead and replaced).
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn()
+}
+
+/// A server's workers: one spare is started ahead, so a request finds a worker
+/// that has loaded the policy and made its session already (the start-up runs
+/// while the client thinks, not while it waits).
+///
+/// Workers are started by one thread that lives as long as this value: the
+/// kernel's parent-death signal follows the *thread* that forked, and a pool
+/// thread of the runtime may end while its worker still waits as the spare.
+#[derive(Debug)]
+pub struct Workers {
+    starter: Mutex<Sender<SyncSender<std::io::Result<Child>>>>,
+    spare: Mutex<Option<Child>>,
+    /// Requests in workers now, and the most allowed at once (more wait).
+    busy: Mutex<usize>,
+    freed: Condvar,
+    max: usize,
+}
+
+/// One request's place among the running workers; freed on drop.
+struct Place<'a>(&'a Workers);
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        let mut busy = self.0.busy.lock().unwrap_or_else(|p| p.into_inner());
+        *busy = busy.saturating_sub(1);
+        self.0.freed.notify_one();
+    }
+}
+
+impl Workers {
+    /// Workers started as `spawn` says, at most `max` running requests at once
+    /// (a process each: a flood of requests waits instead of forking without
+    /// bound); the first spare starts now.
+    pub fn new(spawn: WorkerSpawn, max: usize) -> Workers {
+        let (tx, rx) = channel::<SyncSender<std::io::Result<Child>>>();
+        let _ = std::thread::Builder::new()
+            .name("safesh-workers".into())
+            .spawn(move || {
+                for reply in rx {
+                    let _ = reply.send(start(&spawn));
+                }
+            });
+        let w = Workers {
+            starter: Mutex::new(tx),
+            spare: Mutex::new(None),
+            busy: Mutex::new(0),
+            freed: Condvar::new(),
+            max: max.max(1),
+        };
+        // The first request finds one ready too.
+        *w.spare.lock().unwrap_or_else(|p| p.into_inner()) = w.start().ok();
+        w
+    }
+
+    /// A new worker, started by the starter thread.
+    fn start(&self) -> std::io::Result<Child> {
+        let (tx, rx) = sync_channel(1);
+        let gone = || std::io::Error::other("the worker starter thread is gone");
+        self.starter
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .send(tx)
+            .map_err(|_| gone())?;
+        rx.recv().map_err(|_| gone())?
+    }
+
+    /// A place for one more running request; waits for one, `None` when `stop`
+    /// turns true first.
+    fn place(&self, stop: &dyn Fn() -> bool) -> Option<Place<'_>> {
+        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        while *busy >= self.max {
+            if stop() {
+                return None;
+            }
+            busy = self
+                .freed
+                .wait_timeout(busy, TICK)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        *busy += 1;
+        Some(Place(self))
+    }
+
+    /// A ready worker (the spare if it is alive, else a new one); starts the next spare.
+    fn take(&self) -> std::io::Result<Child> {
+        let mut slot = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        let spare = slot.take().and_then(|mut c| match c.try_wait() {
+            Ok(None) => Some(c),
+            _ => {
+                let _ = c.wait();
+                None
+            }
+        });
+        let child = match spare {
+            Some(c) => c,
+            None => self.start()?,
+        };
+        *slot = self.start().ok();
+        Ok(child)
+    }
+
+    /// Ends the spare (the server is stopping): the end of its input makes it
+    /// exit and remove its session's temp dir; killed if it does not.
+    pub fn shutdown(&self) {
+        let mut slot = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(mut c) = slot.take() {
+            drop(c.stdin.take());
+            let until = Instant::now() + Duration::from_secs(2);
+            while matches!(c.try_wait(), Ok(None)) && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Removes the temp dir of worker `pid`, which died without cleaning up: only a
+/// directory named as the core names a session's temp dir for that pid
+/// (`safesh-PID-…`), never whatever path a frame said.
+fn remove_temp_dir(dir: Option<PathBuf>, pid: u32) {
+    let Some(dir) = dir else { return };
+    let named = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(&format!("safesh-{pid}-")));
+    let plain = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir());
+    if named && plain {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Runs one sessionless request in a worker process (blocking). `Err` only
+/// when no worker could be started (the caller runs it in-process then).
+pub fn exec(
+    workers: &Workers,
+    p: &ExecParams,
+    settings: &Settings,
+    on_start: &dyn Fn(Interrupter),
+    approver: Option<Arc<dyn ApprovalChannel>>,
+) -> Result<Value, ServerError> {
+    let interrupter = Interrupter::detached();
+    on_start(interrupter.clone());
+    let Some(_place) = workers.place(&|| interrupter.is_interrupted()) else {
+        return Ok(failed(
+            p,
+            settings,
+            ErrorCode::ExecutionError,
+            "the request was cancelled while it waited for a worker".into(),
+            130,
+        ));
+    };
+    let mut child = workers.take().map_err(ServerError::Io)?;
+    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(ServerError::Io(std::io::Error::other("worker pipes")));
+    };
+    let first = ToWorker::Exec {
+        params: p.clone(),
+        ask: approver.is_some(),
+        conn: p.conn.clone(),
+    };
+    if let Err(e) = send(&mut stdin, &first) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(ServerError::Io(e));
+    }
+    let timeout_ms = p
+        .timeout_ms
+        .map(|t| settings.clamp_timeout(t))
+        .unwrap_or(settings.limits.script_timeout_ms);
+    let soft = (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms));
+    let hard = soft.map(|s| s + GRACE);
+    let fd = stdout.as_raw_fd();
+    let mut reader = BufReader::new(stdout);
+    let mut cancelled = false;
+    let mut temp_dir: Option<PathBuf> = None;
+    loop {
+        if interrupter.is_interrupted() && !cancelled {
+            cancelled = true;
+            let _ = send(&mut stdin, &ToWorker::Cancel);
+        }
+        if hard.is_some_and(|h| Instant::now() >= h) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(failed(
+                p,
+                settings,
+                ErrorCode::Timeout,
+                format!(
+                    "the request did not stop at its deadline ({timeout_ms} ms); its worker process was killed"
+                ),
+                124,
+            ));
+        }
+        if reader.buffer().is_empty() && !readable(fd, TICK) {
+            continue;
+        }
+        let mut line = String::new();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        match serde_json::from_str::<FromWorker>(&line) {
+            Ok(FromWorker::Result { result }) => {
+                drop(stdin);
+                // It exits by itself (its session's clean-up): reap it off the
+                // request's path.
+                let _ = std::thread::Builder::new()
+                    .name("safesh-worker-reap".into())
+                    .spawn(move || child.wait());
+                return Ok(result);
+            }
+            Ok(FromWorker::Ready { temp_dir: t }) => temp_dir = t,
+            Ok(FromWorker::Ask { question }) => {
+                // Stop asking when the request is cancelled or out of time, or
+                // when the worker has moved on (it stopped waiting itself).
+                let buffered = !reader.buffer().is_empty();
+                let stop = || {
+                    buffered
+                        || interrupter.is_interrupted()
+                        || soft.is_some_and(|s| Instant::now() >= s)
+                        || readable(fd, Duration::ZERO)
+                };
+                let a = match &approver {
+                    Some(ch) => ch.ask(&question.to_core(), &stop),
+                    None => ApprovalAnswer::Unanswered,
+                };
+                let _ = send(
+                    &mut stdin,
+                    &ToWorker::Answer {
+                        id: question.id,
+                        answer: answer_word(a).to_string(),
+                    },
+                );
+            }
+            // Not a frame of ours: the worker is broken; end it.
+            Err(_) => {
+                let _ = child.kill();
+                break;
+            }
+        }
+    }
+    drop(stdin);
+    let (msg, exit) = describe(&mut child);
+    remove_temp_dir(temp_dir, child.id());
+    Ok(failed(p, settings, ErrorCode::ExecutionError, msg, exit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(t: std::time::SystemTime) -> u64 {
+        t.duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn only_scripts_without_a_background_job_go_to_a_worker() {
+        for s in [
+            "echo a && echo b",
+            "ls 2>&1 | wc -l",
+            "cat <&3",
+            "echo x &> f",
+            "true",
+        ] {
+            assert!(eligible(s), "{s}");
+        }
+        for s in ["sleep 5 &", "a & b", "echo 'a&b'", "x|&y"] {
+            assert!(!eligible(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn requests_past_the_worker_limit_wait_for_a_place() {
+        // `cat` stands in for the worker: only the places are exercised.
+        let w = Workers::new(
+            WorkerSpawn {
+                program: "/bin/cat".into(),
+                args: Vec::new(),
+            },
+            1,
+        );
+        let first = w.place(&|| false);
+        assert!(first.is_some());
+        assert!(
+            w.place(&|| true).is_none(),
+            "a second place while one is busy"
+        );
+        drop(first);
+        assert!(w.place(&|| true).is_some(), "the place was not freed");
+    }
+
+    #[test]
+    fn frames_round_trip() {
+        let q = ApprovalQuestion {
+            id: "abcd2345".into(),
+            commit_point: "destructive".into(),
+            action: "rm x".into(),
+            target: "x".into(),
+            reason: "r".into(),
+            rule: "rule".into(),
+            expires: UNIX_EPOCH + Duration::from_secs(1_000_000),
+        };
+        let f = FromWorker::Ask {
+            question: Question::from_core(&q),
+        };
+        let line = serde_json::to_string(&f).unwrap_or_default();
+        assert!(!line.contains('\n'));
+        match serde_json::from_str::<FromWorker>(&line) {
+            Ok(FromWorker::Ask { question }) => {
+                let back = question.to_core();
+                assert_eq!(back, q);
+                assert_eq!(secs(back.expires), 1_000_000);
+            }
+            other => panic!("{other:?}"),
+        }
+        for a in [
+            ApprovalAnswer::Granted,
+            ApprovalAnswer::Denied,
+            ApprovalAnswer::Unanswered,
+        ] {
+            assert_eq!(answer_of(answer_word(a)), a);
+        }
+    }
+}
