@@ -351,6 +351,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "task",
     "tasks",
     "completions",
+    "__worker",
 ];
 
 /// The bash-like forms run most (`safesh -c SCRIPT …`, `safesh FILE …` with
