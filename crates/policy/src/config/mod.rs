@@ -277,6 +277,8 @@ pub struct Limits {
     pub brace_expansion: Option<u64>,
     /// Interpreter: bytes in one string.
     pub string_bytes: Option<u64>,
+    /// Interpreter: bytes in one script (refused before parsing past it; 0 = none).
+    pub script_bytes: Option<u64>,
 }
 
 /// `[env]`.

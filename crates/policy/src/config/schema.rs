@@ -56,6 +56,7 @@ pub(crate) const LIMIT_KEYS: &[&str] = &[
     "substitution_depth",
     "brace_expansion",
     "string_bytes",
+    "script_bytes",
 ];
 const ENV_KEYS: &[&str] = &["allow", "mask"];
 const RULE_KEYS: &[&str] = &[
@@ -685,6 +686,7 @@ fn limits(cx: &Cx, t: &DeTable, l: &mut Limits) -> Result<(), ConfigError> {
             "substitution_depth" => &mut l.substitution_depth,
             "brace_expansion" => &mut l.brace_expansion,
             "string_bytes" => &mut l.string_bytes,
+            "script_bytes" => &mut l.script_bytes,
             _ => return Err(unknown(cx, k, "[limits]", LIMIT_KEYS)),
         };
         *slot = Some(as_u64(cx, name, "[limits]", v)?);

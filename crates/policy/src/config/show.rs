@@ -141,6 +141,7 @@ pub fn render(config: &Config) -> String {
         ("substitution_depth", l.substitution_depth),
         ("brace_expansion", l.brace_expansion),
         ("string_bytes", l.string_bytes),
+        ("script_bytes", l.script_bytes),
     ];
     let mut any = false;
     for (k, v) in limits {

@@ -1,0 +1,80 @@
+//! The pieces' program must be the whole parse's program, locations included.
+
+use super::*;
+
+/// Parses `source` whole (brush's own path) and in pieces of `piece` tokens.
+fn both(source: &str, piece: usize) -> (String, String) {
+    let whole = crate::parse_program(source).map(|p| format!("{p:?}"));
+    let split =
+        parse_in_pieces(source, &Budget::default(), piece).map(|r| r.map(|p| format!("{p:?}")));
+    let whole = whole.unwrap_or_else(|e| format!("error {e}"));
+    let split = match split {
+        Some(r) => r.unwrap_or_else(|e| format!("error {e}")),
+        None => whole.clone(),
+    };
+    (whole, split)
+}
+
+const SCRIPTS: &[&str] = &[
+    "echo a\necho b\n\n\necho c; echo d &\necho e\n",
+    "cat <<EOF; echo x\nbody $HOME\nline two\nEOF\necho after\ncat <<-'Q'\n\tq\n\tQ\necho last\n",
+    "if true\nthen\n echo a\nelse\n echo b\nfi\necho c\n",
+    "for x in 1 2\ndo\n echo $x\ndone\nwhile false\ndo :\ndone\necho z\n",
+    "case a in\n a) echo a\n ;;\n b)\n echo b;;\nesac\necho after\n",
+    "f()\n{\n echo f\n}\nfunction g\n{\n echo g\n}\nf\ng\n",
+    "echo a \\\nb \\\nc\necho 'multi\nline' \"also\nthis\"\necho $(echo a\necho b)\n",
+    "true &&\nfalse ||\necho or\necho a |\ncat\n",
+    "{ echo a\n echo b\n}\n( echo c\n echo d\n)\necho e\n",
+    "a=(1\n2\n3)\necho ${a[@]}\n[[ a == a &&\n b == b ]]\necho ok\n",
+    "coproc\n{ echo x; }\necho y\n",
+    "coproc NAME\n{ echo x; }\necho y\n",
+    "time\necho timed\n! \necho bang\n",
+    "echo if\necho fi\necho done\necho then\necho {\necho }\necho end\n",
+    "echo a # comment ) fi\n# another ( if\necho b\n",
+    "echo `echo a\necho b`\necho c\n",
+    "if true; then\n echo a\n",
+    "echo a\necho 'unterminated\n",
+    "echo a\nfi\necho b\n",
+    "echo a\n)\necho b\n",
+    "select x in a b\ndo\n break\ndone\necho after\n",
+];
+
+#[test]
+fn pieces_equal_the_whole_parse_at_every_piece_size() {
+    for s in SCRIPTS {
+        for piece in [0, 1, 2, 3, 5, 8] {
+            let (whole, split) = both(s, piece);
+            assert_eq!(whole, split, "script {s:?} with pieces of {piece}");
+        }
+    }
+}
+
+#[test]
+fn a_long_script_is_cut_into_many_pieces_and_stays_the_same() {
+    let mut s = String::new();
+    for i in 0..3000 {
+        s.push_str(&format!(
+            "echo {i}; if true\nthen echo in\nfi\ncat <<E\n{i}\nE\n"
+        ));
+    }
+    let (whole, split) = both(&s, PIECE_TOKENS);
+    assert_eq!(whole, split);
+    let tokens = brush_parser::uncached_tokenize_str(&s, &crate::options().tokenizer_options())
+        .unwrap_or_default();
+    assert!(
+        cuts(&tokens).len() >= 3000,
+        "the scan finds the top-level newlines"
+    );
+}
+
+#[test]
+fn a_cancelled_budget_stops_between_pieces() {
+    let s = "echo a\n".repeat(20_000);
+    let stop = || true;
+    let budget = Budget {
+        max_bytes: 0,
+        cancelled: &stop,
+    };
+    let r = parse_in_pieces(&s, &budget, PIECE_TOKENS);
+    assert!(matches!(r, Some(Err(ParseError::Cancelled))));
+}
