@@ -53,6 +53,8 @@ mod flow_store;
 mod flow_support;
 #[path = "safesh/hardening.rs"]
 mod hardening;
+#[path = "safesh/parse_budget.rs"]
+mod parse_budget;
 #[path = "safesh/policy_attacks.rs"]
 mod policy_attacks;
 #[path = "safesh/policy_benign.rs"]
