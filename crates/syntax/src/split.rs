@@ -122,11 +122,7 @@ fn cuts(tokens: &[Token]) -> Vec<usize> {
                 match op.as_str() {
                     "(" => depth += 1,
                     ")" => depth = depth.saturating_sub(1),
-                    "\n" => {
-                        if depth == 0 && i > 0 && !continues(tokens, i) {
-                            out.push(i);
-                        }
-                    }
+                    "\n" if depth == 0 && i > 0 && !continues(tokens, i) => out.push(i),
                     _ => {}
                 }
                 command_position = true;
