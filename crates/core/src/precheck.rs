@@ -253,6 +253,9 @@ impl Walker<'_> {
     fn push(&mut self, c: Checked) {
         if matches!(c.verdict, Verdict::Refuse(_)) {
             self.refused = true;
+        } else if self.stop_at_first {
+            // The pre-run pass wants only the refusal: no copy of every command.
+            return;
         }
         self.out.push(c);
     }
