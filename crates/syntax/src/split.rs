@@ -113,16 +113,20 @@ fn holds_next_line(w: &str) -> bool {
 /// Newline tokens where the scan sees no open construct: candidate cuts.
 fn cuts(tokens: &[Token]) -> Vec<usize> {
     let mut out = Vec::new();
-    // Open constructs: `(`, and reserved words in command position.
-    let mut depth: usize = 0;
+    // Open `(` (a case pattern's lone `)` does not close one), and reserved words
+    // in command position that open a construct.
+    let mut parens: usize = 0;
+    let mut words: usize = 0;
     let mut command_position = true;
     for (i, t) in tokens.iter().enumerate() {
         match t {
             Token::Operator(op, _) => {
                 match op.as_str() {
-                    "(" => depth += 1,
-                    ")" => depth = depth.saturating_sub(1),
-                    "\n" if depth == 0 && i > 0 && !continues(tokens, i) => out.push(i),
+                    "(" => parens += 1,
+                    ")" => parens = parens.saturating_sub(1),
+                    "\n" if parens == 0 && words == 0 && i > 0 && !continues(tokens, i) => {
+                        out.push(i)
+                    }
                     _ => {}
                 }
                 command_position = true;
@@ -130,13 +134,13 @@ fn cuts(tokens: &[Token]) -> Vec<usize> {
             Token::Word(w, _) => {
                 if command_position {
                     match w.as_str() {
-                        "if" | "case" | "do" | "{" | "[[" => depth += 1,
-                        "fi" | "esac" | "done" | "}" => depth = depth.saturating_sub(1),
+                        "if" | "case" | "do" | "{" | "[[" => words += 1,
+                        "fi" | "esac" | "done" | "}" => words = words.saturating_sub(1),
                         _ => {}
                     }
                 }
                 if w == "]]" {
-                    depth = depth.saturating_sub(1);
+                    words = words.saturating_sub(1);
                 }
                 // After these a command may start; after any other word it may not.
                 command_position = matches!(

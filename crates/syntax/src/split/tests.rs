@@ -78,3 +78,22 @@ fn a_cancelled_budget_stops_between_pieces() {
     let r = parse_in_pieces(&s, &budget, PIECE_TOKENS);
     assert!(matches!(r, Some(Err(ParseError::Cancelled))));
 }
+
+#[test]
+fn every_cut_the_scan_proposes_in_an_ordinary_script_is_a_top_level_one() {
+    let block = "case $x in\n a) echo a ;;\n (b) echo b ;;\nesac\nf() {\n  echo f\n}\n\
+                 while read -r l; do\n  echo \"$l\"\ndone < f\nfor i in 1 2; do echo $i; done\n\
+                 cat <<EOF\nfi done esac )\nEOF\n[[ -n $x &&\n -z $y ]]\n( cd /tmp\n ls )\n\
+                 echo 'fi\n}' # done\n";
+    let s = block.repeat(50);
+    let tokens = brush_parser::uncached_tokenize_str(&s, &crate::options().tokenizer_options())
+        .unwrap_or_default();
+    let cuts = cuts(&tokens);
+    assert!(cuts.len() >= 50 * 8, "{} cuts", cuts.len());
+    let mut start = 0;
+    for cut in cuts {
+        let piece = brush_parser::parse_tokens(&tokens[start..cut], &crate::options());
+        assert!(piece.is_ok(), "cut at token {cut} is not at the top level");
+        start = cut + 1;
+    }
+}
