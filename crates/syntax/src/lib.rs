@@ -10,6 +10,7 @@ mod budget;
 mod check;
 mod nesting;
 mod split;
+mod tokens;
 pub use check::unescape_backquoted;
 mod error;
 

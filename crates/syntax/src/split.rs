@@ -1,9 +1,9 @@
 //! Parsing a long script in pieces, so the parse can be stopped (deadline, cancel)
 //! and its peak memory stays near the size of one piece of parser state.
 //!
-//! The whole text is tokenized once by brush-parser's own tokenizer (quotes,
+//! The whole text is tokenized by brush-parser's own tokenizer (quotes,
 //! here-documents, line continuations and substitutions are its business, and
-//! every token keeps its absolute line and column). The token list is then cut at
+//! every token keeps its absolute line and column), in chunks ([`crate::tokens`]). The token list is then cut at
 //! newline tokens that look like the top level and each piece goes to
 //! [`brush_parser::parse_tokens`]; between pieces the [`Budget`] is checked.
 //!
@@ -40,8 +40,16 @@ fn parse_in_pieces(
     budget: &Budget<'_>,
     piece: usize,
 ) -> Option<Result<ast::Program, ParseError>> {
-    let options = crate::options();
-    let tokens = brush_parser::uncached_tokenize_str(source, &options.tokenizer_options()).ok()?;
+    let chunk = if piece == PIECE_TOKENS {
+        crate::tokens::CHUNK_BYTES
+    } else {
+        piece
+    };
+    let tokens = match crate::tokens::tokenize(source, budget, chunk) {
+        Ok(Some(t)) => t,
+        Ok(None) => return None,
+        Err(e) => return Some(Err(e)),
+    };
     Some(parse_tokens(&tokens, source, budget, piece))
 }
 

@@ -37,6 +37,12 @@ const SCRIPTS: &[&str] = &[
     "echo a\nfi\necho b\n",
     "echo a\n)\necho b\n",
     "select x in a b\ndo\n break\ndone\necho after\n",
+    "cat <<A <<B\na\nA\nb\nB\necho x\n",
+    "cat <<'E'\nline \\\nE\necho y\ncat <<E\nline \\\nE\necho z\n",
+    "x=$(cat <<E\nin\nE\n)\necho $x\n",
+    "# comment \\\necho z\necho $((1 +\n2))\n",
+    "echo \"a\\\nb\"\necho 'c\\\n'\necho é\necho ü\n",
+    "cat <<E\nunterminated\n",
 ];
 
 #[test]
@@ -95,5 +101,23 @@ fn every_cut_the_scan_proposes_in_an_ordinary_script_is_a_top_level_one() {
         let piece = brush_parser::parse_tokens(&tokens[start..cut], &crate::options());
         assert!(piece.is_ok(), "cut at token {cut} is not at the top level");
         start = cut + 1;
+    }
+}
+
+#[test]
+fn chunked_tokens_equal_the_whole_texts_at_every_chunk_size() {
+    let options = crate::options().tokenizer_options();
+    for s in SCRIPTS {
+        let whole = brush_parser::uncached_tokenize_str(s, &options).map(|t| format!("{t:?}"));
+        for chunk in [0, 1, 2, 5, 9, 20] {
+            let chunked = crate::tokens::tokenize(s, &Budget::default(), chunk);
+            match (&whole, chunked) {
+                (Ok(w), Ok(Some(c))) => {
+                    assert_eq!(w, &format!("{c:?}"), "script {s:?} in chunks of {chunk}")
+                }
+                (Err(_), Ok(None)) => {}
+                (w, c) => panic!("script {s:?} in chunks of {chunk}: whole {w:?}, chunked {c:?}"),
+            }
+        }
     }
 }
