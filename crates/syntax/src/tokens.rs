@@ -20,8 +20,9 @@ use std::sync::Arc;
 /// The size a chunk grows to before a cut is tried.
 pub(crate) const CHUNK_BYTES: usize = 64 * 1024;
 
-/// The tokens of `source`, tokenized in chunks of at least `chunk` bytes;
-/// `Ok(None)` when the tokenizer fails (the caller reports the error the usual way).
+/// The tokens of `source`, tokenized in chunks of at least `chunk` bytes; the
+/// error when the tokenizer fails past a cut, `Ok(None)` when it fails before
+/// any cut (the caller then reports the error the usual way).
 pub(crate) fn tokenize(
     source: &str,
     budget: &Budget<'_>,
@@ -57,12 +58,49 @@ pub(crate) fn tokenize(
     }
     if start < source.len() {
         budget.check()?;
-        match brush_parser::uncached_tokenize_str(&source[start..], &options) {
+        let tail = &source[start..];
+        match brush_parser::uncached_tokenize_str(tail, &options) {
             Ok(tokens) => out.extend(tokens.into_iter().map(|t| shifted(t, &base))),
+            // The tokenizer starts the tail in the state it has at the cut (the
+            // top level), so the tail's error is the whole text's, moved to its
+            // place: no need to tokenize everything again to report it.
+            Err(_) if start > 0 => {
+                return match crate::parse_program(tail) {
+                    Err(e) => Err(moved_error(e, base.line)),
+                    Ok(_) => Ok(None),
+                };
+            }
             Err(_) => return Ok(None),
         }
     }
     Ok(Some(out))
+}
+
+/// An error found in a tail that starts at `line`, moved to its place in the whole
+/// text: its position, and the `line,column` pairs brush puts in the message of an
+/// unterminated here-document.
+fn moved_error(e: ParseError, line: usize) -> ParseError {
+    let mut e = e.at(crate::Position { line, column: 1 });
+    if let ParseError::Syntax { message, .. } = &mut e {
+        const AT: &str = "found at: [";
+        if let Some(i) = message.find(AT) {
+            let from = i + AT.len();
+            if let Some(len) = message[from..].find(']') {
+                let moved: Vec<String> = message[from..from + len]
+                    .split(", ")
+                    .map(|pair| match pair.split_once(',') {
+                        Some((l, c)) => match l.parse::<usize>() {
+                            Ok(l) => format!("{},{c}", l + line - 1),
+                            Err(_) => pair.to_string(),
+                        },
+                        None => pair.to_string(),
+                    })
+                    .collect();
+                message.replace_range(from..from + len, &moved.join(", "));
+            }
+        }
+    }
+    e
 }
 
 /// The byte offset just after the first newline at or past `min_len` bytes of
