@@ -1,11 +1,12 @@
-//! Parsing a long script in pieces, so the parse can be stopped (deadline, cancel)
-//! and its peak memory stays near the size of one piece of parser state.
+//! Parsing a long script in pieces, so the parse can be stopped (deadline, cancel):
+//! brush-parser cannot be interrupted inside one call.
 //!
 //! The whole text is tokenized by brush-parser's own tokenizer (quotes,
 //! here-documents, line continuations and substitutions are its business, and
-//! every token keeps its absolute line and column), in chunks ([`crate::tokens`]). The token list is then cut at
-//! newline tokens that look like the top level and each piece goes to
-//! [`brush_parser::parse_tokens`]; between pieces the [`Budget`] is checked.
+//! every token keeps its absolute line and column), in chunks
+//! ([`crate::tokens`]). The token list is then cut at newline tokens that look
+//! like the top level and each piece goes to [`brush_parser::parse_tokens`];
+//! between pieces the [`Budget`] is checked.
 //!
 //! Faithful by construction: brush's grammar is `program = linebreak
 //! complete_command (newline_list complete_command)* linebreak`, so at a top-level
@@ -31,20 +32,17 @@ pub(crate) const PIECE_TOKENS: usize = 2048;
 /// (the caller then parses the usual way, which reports the error with its
 /// position).
 pub(crate) fn parse(source: &str, budget: &Budget<'_>) -> Option<Result<ast::Program, ParseError>> {
-    parse_in_pieces(source, budget, PIECE_TOKENS)
+    parse_in_pieces(source, budget, PIECE_TOKENS, crate::tokens::CHUNK_BYTES)
 }
 
-/// [`parse`] with pieces of at least `piece` tokens.
+/// [`parse`] with pieces of at least `piece` tokens, tokenized in chunks of at
+/// least `chunk` bytes.
 fn parse_in_pieces(
     source: &str,
     budget: &Budget<'_>,
     piece: usize,
+    chunk: usize,
 ) -> Option<Result<ast::Program, ParseError>> {
-    let chunk = if piece == PIECE_TOKENS {
-        crate::tokens::CHUNK_BYTES
-    } else {
-        piece
-    };
     let tokens = match crate::tokens::tokenize(source, budget, chunk) {
         Ok(Some(t)) => t,
         Ok(None) => return None,

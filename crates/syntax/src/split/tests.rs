@@ -5,8 +5,8 @@ use super::*;
 /// Parses `source` whole (brush's own path) and in pieces of `piece` tokens.
 fn both(source: &str, piece: usize) -> (String, String) {
     let whole = crate::parse_program(source).map(|p| format!("{p:?}"));
-    let split =
-        parse_in_pieces(source, &Budget::default(), piece).map(|r| r.map(|p| format!("{p:?}")));
+    let split = parse_in_pieces(source, &Budget::default(), piece, piece)
+        .map(|r| r.map(|p| format!("{p:?}")));
     let whole = whole.unwrap_or_else(|e| format!("error {e}"));
     let split = match split {
         Some(r) => r.unwrap_or_else(|e| format!("error {e}")),
@@ -86,7 +86,7 @@ fn a_cancelled_budget_stops_between_pieces() {
         max_bytes: 0,
         cancelled: &stop,
     };
-    let r = parse_in_pieces(&s, &budget, PIECE_TOKENS);
+    let r = parse_in_pieces(&s, &budget, PIECE_TOKENS, crate::tokens::CHUNK_BYTES);
     assert!(matches!(r, Some(Err(ParseError::Cancelled))));
 }
 
