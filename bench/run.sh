@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: safesh against bash + GNU tools on the same run (hyperfine).
 #   bench/run.sh            all groups
-#   bench/run.sh startup|corpus|labels|labels-callgrind|big
+#   bench/run.sh startup|corpus|labels|labels-callgrind|big|parse
 # Needs: hyperfine (apt-get install hyperfine), a release build (built here).
 # Big inputs are generated under $BENCH_DIR (default /tmp/safesh-bench), never in the repo.
 set -euo pipefail
@@ -113,12 +113,41 @@ big() {
     /usr/bin/time -f "%M" "$S" -c "cat $f | grep -c padding" 2>&1 | tail -1
 }
 
+parse() {
+    # Parse + deep check + pre-run pass of long scripts that never run (issue 15
+    # item 8), 256 KiB / 1 MiB / 2 MiB each, with peak memory:
+    #   if    `if false; then` N lines `fi`: one compound, one brush call
+    #   lines `exit 0` then N top-level lines: parsed in pieces (split.rs)
+    #   line  `exit 0` then one line of `echo a; `: no newline to cut at
+    local kb
+    for kb in 256 1024 2048; do
+        local n=$((kb * 1024 / 7))
+        awk -v n="$n" 'BEGIN { print "if false; then"; for (i = 0; i < n; i++) print "echo a"; print "fi" }' > "$B/parse-if-$kb.sh"
+        awk -v n="$n" 'BEGIN { print "exit 0"; for (i = 0; i < n; i++) print "echo a" }' > "$B/parse-lines-$kb.sh"
+        awk -v n="$((kb * 1024 / 8))" 'BEGIN { printf "exit 0\n"; for (i = 0; i < n; i++) printf "echo a; "; print "" }' > "$B/parse-line-$kb.sh"
+    done
+    for shape in if lines line; do
+        local args=()
+        for kb in 256 1024 2048; do
+            args+=(-n "safesh $shape ${kb}K" "$S $B/parse-$shape-$kb.sh")
+        done
+        hyperfine -N --warmup 1 --runs "${PARSE_RUNS:-3}" --export-markdown "$B/parse-$shape.md" "${args[@]}"
+        for kb in 256 1024 2048; do
+            printf 'peak memory %s %sK: ' "$shape" "$kb"
+            /usr/bin/time -f "%M KiB" "$S" "$B/parse-$shape-$kb.sh" 2>&1 | tail -1
+        done
+    done
+    # bash for scale (it crashes on the 2 MiB `if`: SIGSEGV, a recursive parser).
+    hyperfine -N -i --warmup 1 --runs "${PARSE_RUNS:-3}" -n "bash if 1024K" "bash $B/parse-if-1024.sh"
+}
+
 case "$what" in
     startup) startup ;;
     corpus) corpus ;;
     labels) labels ;;
     labels-callgrind) labels_callgrind ;;
     big) big ;;
+    parse) parse ;;
     all) startup; corpus; big ;;
     *) echo "unknown group $what" >&2; exit 2 ;;
 esac

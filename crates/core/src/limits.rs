@@ -23,6 +23,10 @@ pub struct Limits {
     pub script_timeout_ms: u64,
     /// Pipeline stages and background jobs alive at once (each is a thread).
     pub processes: u64,
+    /// Bytes in one script (the request's text, and each text given to `eval`,
+    /// `source`, traps or `$(…)`); longer ones are refused before parsing with
+    /// `LIMIT_EXCEEDED` (0 = unlimited). Parsing costs ~250 bytes of memory per byte.
+    pub script_bytes: u64,
     /// Bytes a request may write to its stdout and stderr together (0 = unlimited).
     /// Past it writes fail and the script stops with `LIMIT_EXCEEDED`.
     pub output_bytes: u64,
@@ -40,6 +44,7 @@ impl Default for Limits {
             script_timeout_ms: 120_000,
             processes: 256,
             output_bytes: 0,
+            script_bytes: safesh_syntax::DEFAULT_MAX_SCRIPT_BYTES as u64,
         }
     }
 }

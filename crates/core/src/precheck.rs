@@ -78,6 +78,8 @@ impl Shell {
             policy: &policy,
             functions,
             out: Vec::new(),
+            refused: false,
+            timed_out: false,
             stop_at_first,
             depth: 0,
             line_base: 0,
@@ -142,6 +144,10 @@ struct Walker<'p> {
     policy: &'p Policy,
     functions: HashSet<String>,
     out: Vec<Checked>,
+    /// A refusal is in `out`.
+    refused: bool,
+    /// The deadline passed (or the request was cancelled) during the walk.
+    timed_out: bool,
     stop_at_first: bool,
     depth: usize,
     line_base: usize,
@@ -215,12 +221,43 @@ fn collect_functions(p: &ast::Program, out: &mut HashSet<String>) {
 }
 
 impl Walker<'_> {
+    /// True when the walk should stop: a refusal was found and only the first one
+    /// is wanted. A flag, not a scan of `out`: scanning made the walk quadratic in
+    /// the number of commands (issue 15 item 8).
     fn done(&self) -> bool {
-        self.stop_at_first
-            && self
-                .out
-                .iter()
-                .any(|c| matches!(c.verdict, Verdict::Refuse(_)))
+        self.timed_out || (self.stop_at_first && self.refused)
+    }
+
+    /// True (and the timeout recorded as a refusal, once) when the request's
+    /// deadline passed or it was cancelled: the walk stops there.
+    fn out_of_time(&mut self, line: usize) -> bool {
+        if self.timed_out {
+            return true;
+        }
+        if !self.shell.cancel.is_cancelled() {
+            return false;
+        }
+        self.timed_out = true;
+        let r = self.shell.timeout_refusal();
+        self.push(Checked {
+            line,
+            text: String::new(),
+            argv: None,
+            program: None,
+            verdict: Verdict::Refuse(r),
+        });
+        true
+    }
+
+    /// Records one command's verdict.
+    fn push(&mut self, c: Checked) {
+        if matches!(c.verdict, Verdict::Refuse(_)) {
+            self.refused = true;
+        } else if self.stop_at_first {
+            // The pre-run pass wants only the refusal: no copy of every command.
+            return;
+        }
+        self.out.push(c);
     }
 
     fn program(&mut self, p: &ast::Program) {
@@ -242,7 +279,7 @@ impl Walker<'_> {
 
     fn pipeline(&mut self, p: &ast::Pipeline) {
         for c in &p.seq {
-            if self.done() {
+            if self.done() || self.out_of_time(self.line_base + 1) {
                 return;
             }
             self.command(c);
@@ -386,7 +423,7 @@ impl Walker<'_> {
             .join(" ");
         // The name alone fixed: decide what can be decided on the name.
         if !is_static(&first.value) {
-            self.out.push(Checked {
+            self.push(Checked {
                 line,
                 text,
                 argv: None,
@@ -402,7 +439,7 @@ impl Walker<'_> {
             match self.shell.expand_word_fields(w) {
                 Ok(fields) => argv.extend(fields.into_iter().map(|f| f.text)),
                 Err(_) => {
-                    self.out.push(Checked {
+                    self.push(Checked {
                         line,
                         text,
                         argv: None,
@@ -457,7 +494,7 @@ impl Walker<'_> {
                 Decision::Refuse(r) if name_only(&r) => Decision::Refuse(r),
                 Decision::NotFound => Decision::NotFound,
                 _ => {
-                    self.out.push(Checked {
+                    self.push(Checked {
                         line,
                         text,
                         argv: None,
@@ -489,7 +526,7 @@ impl Walker<'_> {
         };
         // Text this command would run as shell code (eval/trap/flock -c) was
         // decided through the resolver; the walk of `$(…)` happened above.
-        self.out.push(Checked {
+        self.push(Checked {
             line,
             text,
             argv: all_static.then_some(argv),
@@ -542,7 +579,7 @@ impl Walker<'_> {
         if let Err(mut refusal) = result {
             let line = if line == 0 { self.line_of(word) } else { line };
             refusal.details.location = Some(format!("line {line}"));
-            self.out.push(Checked {
+            self.push(Checked {
                 line,
                 text: format!("{} {}", if write { ">" } else { "<" }, word.value),
                 argv: None,

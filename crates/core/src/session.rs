@@ -505,7 +505,7 @@ impl Session {
     /// The policy's pre-run verdicts on `script` without running anything
     /// (`safesh check`). A parse error is returned as the refusal it would be.
     pub fn check(&self, script: &str) -> Result<Vec<crate::precheck::Checked>, Refusal> {
-        let parsed = safesh_syntax::parse(script)?;
+        let parsed = self.shell.parse_budgeted(script)?;
         Ok(self.shell.check_program(&parsed.program, false))
     }
 
@@ -559,19 +559,19 @@ impl Session {
             ),
         };
         let merged = matches!(target, OutputTarget::Merged { .. });
-        let parsed = safesh_syntax::parse(script);
-        let script = match parsed {
-            Ok(s) => s,
-            Err(e) => {
-                let r = Refusal::from(e);
-                let text = format!("safesh: {}: {}\n", r.code, r.message);
-                return refused_up_front(&out, &err, merged, r, &text, started);
-            }
-        };
+        // The request's deadline and cancellation start before parsing: every
+        // phase (parse, check, pre-run pass, run) is inside them.
         self.interrupt
             .store(false, std::sync::atomic::Ordering::SeqCst);
         self.shell.reset_request(self.request_timeout_ms);
         self.apply_force();
+        let script = match self.shell.parse_budgeted(script) {
+            Ok(s) => s,
+            Err(r) => {
+                let text = format!("safesh: {}: {}\n", r.code, r.message);
+                return refused_up_front(&out, &err, merged, r, &text, started);
+            }
+        };
         if let Err(r) = self.shell.precheck(&script.program) {
             let text = refusal_text(&r);
             return refused_up_front(&out, &err, merged, r, &text, started);

@@ -448,7 +448,7 @@ fn text(code: ErrorCode) -> Text {
                   file and read parts of it. details.rule names the limit.",
             configure: "[limits] loop_iterations, call_depth, commands, substitution_depth,\n\
                         brace_expansion, string_bytes, memory_mb, processes, file_size_mb,\n\
-                        output_bytes.",
+                        output_bytes, script_bytes (bytes of one script).",
         },
         ErrorCode::ExecutionError => Text {
             title: "safesh could not run something it allowed",

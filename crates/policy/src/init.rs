@@ -425,7 +425,8 @@ script_timeout_ms = 600000   # per script (built-in: 120000)
 # processes = 256             # per external program and everything it starts
 # file_size_mb = 1024         # largest file an external program may write
 # loop_iterations = 1000000   # interpreter: also call_depth, commands,
-#                             # substitution_depth, brace_expansion, string_bytes
+#                             # substitution_depth, brace_expansion, string_bytes,
+#                             # script_bytes (default 4194304)
 "#,
     );
 }

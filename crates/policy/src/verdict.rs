@@ -167,6 +167,21 @@ impl From<safesh_syntax::ParseError> for Refusal {
                 r.details.location = Some(position.to_string());
                 r
             }
+            safesh_syntax::ParseError::TooLarge { size, limit } => Refusal::new(
+                ErrorCode::LimitExceeded,
+                format!("the script is {size} bytes, more than the limit of {limit} bytes"),
+            )
+            .rule("limits.script_bytes")
+            .suggest(
+                "split the work into smaller scripts, or raise [limits] script_bytes in safesh.toml; nothing was run",
+            ),
+            // The caller usually knows whether time ran out or the client cancelled
+            // (the interpreter's `timeout_refusal`); this is the plain case.
+            safesh_syntax::ParseError::Cancelled => Refusal::new(
+                ErrorCode::Timeout,
+                "the script's time ran out while it was being parsed; nothing was run",
+            )
+            .suggest("split the script, or give it more time"),
             safesh_syntax::ParseError::NotSupported { what, position } => {
                 let mut r = Refusal::new(ErrorCode::NotSupported, format!("not supported: {what}"))
                     .suggest("rewrite the script without it; nothing was run");

@@ -267,6 +267,7 @@ pub(crate) fn limits_from(config: &safesh_policy::config::Config) -> Limits {
         (&mut l.substitution_depth, c.substitution_depth),
         (&mut l.brace_expansion, c.brace_expansion),
         (&mut l.string_bytes, c.string_bytes),
+        (&mut l.script_bytes, c.script_bytes),
         (&mut l.script_timeout_ms, c.script_timeout_ms),
         (&mut l.processes, c.processes),
     ] {

@@ -71,6 +71,8 @@ mod hardening;
 mod inprocess_limits;
 #[path = "safesh/isolation.rs"]
 mod isolation;
+#[path = "safesh/parse_budget.rs"]
+mod parse_budget;
 #[path = "safesh/policy_attacks.rs"]
 mod policy_attacks;
 #[path = "safesh/policy_benign.rs"]

@@ -71,6 +71,7 @@ impl Settings {
             (&mut limits.substitution_depth, c.substitution_depth),
             (&mut limits.brace_expansion, c.brace_expansion),
             (&mut limits.string_bytes, c.string_bytes),
+            (&mut limits.script_bytes, c.script_bytes),
             (&mut limits.script_timeout_ms, c.script_timeout_ms),
             (&mut limits.processes, c.processes),
         ] {

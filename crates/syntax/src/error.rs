@@ -36,6 +36,17 @@ pub enum ParseError {
         /// Where the bound was passed.
         position: Position,
     },
+    /// The script is longer than the configured limit (`[limits] script_bytes`).
+    #[error("the script is {size} bytes, more than the limit of {limit} bytes")]
+    TooLarge {
+        /// The script's size.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The parse was stopped: the request's deadline passed or it was cancelled.
+    #[error("parsing stopped: the request's time ran out or it was cancelled")]
+    Cancelled,
     /// Valid syntax that safesh does not implement.
     #[error("not supported: {what} (at {position})")]
     NotSupported {
@@ -52,7 +63,8 @@ impl ParseError {
         match self {
             ParseError::Syntax { .. } => "PARSE_ERROR",
             ParseError::NotSupported { .. } => "NOT_SUPPORTED",
-            ParseError::TooDeep { .. } => "LIMIT_EXCEEDED",
+            ParseError::TooDeep { .. } | ParseError::TooLarge { .. } => "LIMIT_EXCEEDED",
+            ParseError::Cancelled => "TIMEOUT",
         }
     }
 
@@ -70,6 +82,7 @@ impl ParseError {
             ParseError::Syntax { position, .. }
             | ParseError::NotSupported { position, .. }
             | ParseError::TooDeep { position, .. } => position,
+            ParseError::TooLarge { .. } | ParseError::Cancelled => return self,
         };
         if pos.line == 0 {
             *pos = base;
@@ -179,7 +192,9 @@ fn token_at(source: &str, index: usize) -> Option<String> {
 /// before `index` (a cheap scan; good enough to say "expected `fi`").
 fn expected_hint(source: &str, index: usize) -> String {
     let upto = source.get(..index).unwrap_or(source);
-    let Ok(tokens) = brush_parser::tokenize_str(upto) else {
+    // Uncached: brush's cache would keep the tokens of every failed prefix.
+    let options = crate::options().tokenizer_options();
+    let Ok(tokens) = brush_parser::uncached_tokenize_str(upto, &options) else {
         return String::new();
     };
     let mut stack: Vec<(&'static str, &'static str)> = Vec::new();

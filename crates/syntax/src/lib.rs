@@ -6,14 +6,18 @@
 //! implement — is reported up front with its line and column, and nothing runs.
 
 pub mod arith;
+mod budget;
 mod check;
 mod nesting;
 mod open_quote;
+mod split;
+mod tokens;
 pub use check::unescape_backquoted;
 mod error;
 
 pub use brush_parser::ast;
 pub use brush_parser::word::{self, WordPiece, WordPieceWithSource};
+pub use budget::{Budget, DEFAULT_MAX_SCRIPT_BYTES};
 pub use error::{ParseError, Position};
 pub use nesting::MAX_NESTING;
 
@@ -68,8 +72,19 @@ pub fn options() -> brush_parser::ParserOptions {
     }
 }
 
-/// Parses `source` as a whole script and checks everything inside it.
+/// Parses `source` as a whole script and checks everything inside it, with the
+/// default [`Budget`] (size limit, never cancelled).
 pub fn parse(source: &str) -> Result<Script, ParseError> {
+    parse_with(source, &Budget::default())
+}
+
+/// Parses `source` as a whole script and checks everything inside it, within
+/// `budget`: a script over its size is refused before any work, and every phase
+/// (nesting scan, parse, deep check) stops with [`ParseError::Cancelled`] soon
+/// after the budget says so. Time and memory grow linearly with the script.
+pub fn parse_with(source: &str, budget: &Budget<'_>) -> Result<Script, ParseError> {
+    budget.check_size(source.len())?;
+    budget.check()?;
     // A here-document may end at the very end of the text; the tokenizer wants a newline.
     let owned;
     let source = if source.ends_with('\n') {
@@ -78,10 +93,10 @@ pub fn parse(source: &str) -> Result<Script, ParseError> {
         owned = format!("{source}\n");
         owned.as_str()
     };
-    nesting::check(source)?;
+    nesting::check(source, budget)?;
     let patched = patch_empty_for_condition(source);
-    let program = parse_program(&patched)?;
-    check::program(&program)?;
+    let program = parse_top(&patched, budget)?;
+    check::Checker::new(budget).program(&program)?;
     Ok(Script {
         program: Arc::new(program),
         source: Arc::from(source),
@@ -148,6 +163,25 @@ mod regex_lite_like {
     }
 }
 
+/// Parses a whole script without the deep check, in pieces (see [`split`]) so the
+/// budget is honoured while brush-parser works.
+fn parse_top(source: &str, budget: &Budget<'_>) -> Result<ast::Program, ParseError> {
+    match catch_quietly(|| split::parse(source, budget)) {
+        Ok(Some(r)) => r,
+        // The tokenizer failed: the usual path reports where.
+        Ok(None) => parse_program(source),
+        Err(_) => Err(panicked()),
+    }
+}
+
+/// The error for a parser panic.
+fn panicked() -> ParseError {
+    ParseError::Syntax {
+        position: Position { line: 1, column: 1 },
+        message: "the parser could not handle this input (a number too large?)".into(),
+    }
+}
+
 /// Parses without the deep check (used by the checker for nested substitutions).
 pub(crate) fn parse_program(source: &str) -> Result<ast::Program, ParseError> {
     let run = || {
@@ -158,10 +192,7 @@ pub(crate) fn parse_program(source: &str) -> Result<ast::Program, ParseError> {
     // parse error for us, never a crash.
     match catch_quietly(run) {
         Ok(r) => r.map_err(|e| error::from_brush(e, source)),
-        Err(_) => Err(ParseError::Syntax {
-            position: Position { line: 1, column: 1 },
-            message: "the parser could not handle this input (a number too large?)".into(),
-        }),
+        Err(_) => Err(panicked()),
     }
 }
 

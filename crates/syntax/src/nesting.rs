@@ -1,6 +1,7 @@
 //! A cheap bound on nesting, checked before the (recursive) parser runs, so a
 //! hostile script of ten thousand `(` is refused instead of overflowing a stack.
 
+use crate::budget::Budget;
 use crate::error::{ParseError, Position};
 
 /// The deepest nesting of groups, substitutions and compound commands accepted.
@@ -12,7 +13,10 @@ const MAX_UNCLOSED_PARENS: usize = 10;
 
 /// Scans `source` for nesting depth: `(`, `{`, `$(`, `` ` `` and the keywords that
 /// open compound commands. Quotes are respected roughly; the bound is generous.
-pub(crate) fn check(source: &str) -> Result<(), ParseError> {
+/// The scan polls `budget` once per this many characters.
+const POLL_CHARS: usize = 64 * 1024;
+
+pub(crate) fn check(source: &str, budget: &Budget<'_>) -> Result<(), ParseError> {
     let mut depth: usize = 0;
     let mut parens: usize = 0;
     let mut line = 1;
@@ -33,7 +37,10 @@ pub(crate) fn check(source: &str) -> Result<(), ParseError> {
         }
         word.clear();
     };
-    for c in source.chars() {
+    for (n, c) in source.chars().enumerate() {
+        if n % POLL_CHARS == 0 {
+            budget.check()?;
+        }
         col += 1;
         if c == '\n' {
             line += 1;
@@ -123,19 +130,31 @@ mod tests {
     #[test]
     fn deep_parentheses_are_refused() {
         let s = format!("{}true{}", "(".repeat(2000), ")".repeat(2000));
-        assert!(matches!(check(&s), Err(ParseError::TooDeep { .. })));
+        assert!(matches!(
+            check(&s, &Budget::default()),
+            Err(ParseError::TooDeep { .. })
+        ));
     }
 
     #[test]
     fn many_unclosed_parentheses_fail_fast() {
         let s = format!("{}a", "(".repeat(30));
-        assert!(matches!(check(&s), Err(ParseError::Syntax { .. })));
+        assert!(matches!(
+            check(&s, &Budget::default()),
+            Err(ParseError::Syntax { .. })
+        ));
     }
 
     #[test]
     fn ordinary_scripts_pass() {
-        assert!(check("if true; then (echo $(echo 'a(((b')); fi").is_ok());
+        assert!(
+            check(
+                "if true; then (echo $(echo 'a(((b')); fi",
+                &Budget::default()
+            )
+            .is_ok()
+        );
         let s = format!("{}true{}", "(".repeat(100), ")".repeat(100));
-        assert!(check(&s).is_ok());
+        assert!(check(&s, &Budget::default()).is_ok());
     }
 }

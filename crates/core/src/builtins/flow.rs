@@ -109,6 +109,13 @@ pub(super) fn return_(sh: &mut Shell, argv: &[Field]) -> Exec {
     Err(Stop::Return)
 }
 
+/// A parse refusal that ends the whole script (a limit, the deadline, a cancel),
+/// unlike a syntax error in the text, which is the command's status 2 as in bash.
+fn stops_script(r: &Refusal) -> bool {
+    use crate::error::ErrorCode as C;
+    !matches!(r.code, C::ParseError | C::NotSupported)
+}
+
 pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
     let text = texts(&argv[1..]).join(" ");
     if text.trim().is_empty() {
@@ -118,6 +125,8 @@ pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
     let label = args_label(sh, argv);
     let script = match sh.parse_cached(&text) {
         Ok(s) => s,
+        // A limit or the deadline stops the script, as everywhere else.
+        Err(r) if stops_script(&r) => return Err(r.into()),
         Err(r) => {
             sh.diag(format!("eval: {}", r.message));
             sh.set_status(2);
@@ -232,6 +241,7 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     };
     let script = match sh.parse_cached(&text) {
         Ok(s) => s,
+        Err(r) if stops_script(&r) => return Err(r.into()),
         Err(r) => {
             sh.diag(format!("{}: {}", file.text, r.message));
             sh.set_status(2);

@@ -636,12 +636,28 @@ impl Shell {
             .unwrap_or_default()
     }
 
+    /// Parses `text` within this request's budget: `[limits] script_bytes`, and
+    /// the deadline and cancellation of the current scope, polled while parsing
+    /// and checking (a stopped parse is `TIMEOUT`, or the cancellation refusal).
+    pub fn parse_budgeted(&self, text: &str) -> Result<safesh_syntax::Script, Refusal> {
+        let cancel = self.cancel.clone();
+        let stop = move || cancel.is_cancelled();
+        let budget = safesh_syntax::Budget {
+            max_bytes: usize::try_from(self.shared.limits.script_bytes).unwrap_or(usize::MAX),
+            cancelled: &stop,
+        };
+        safesh_syntax::parse_with(text, &budget).map_err(|e| match e {
+            safesh_syntax::ParseError::Cancelled => self.timeout_refusal(),
+            e => Refusal::from(e),
+        })
+    }
+
     /// Parses (with caching) a script given at run time (`eval`, `source`, `$(…)`).
     pub fn parse_cached(&self, text: &str) -> Result<safesh_syntax::Script, Refusal> {
         if let Some(s) = crate::io::lock(&self.shared.script_cache).get(text) {
             return Ok(s.clone());
         }
-        let script = safesh_syntax::parse(text)?;
+        let script = self.parse_budgeted(text)?;
         let mut cache = crate::io::lock(&self.shared.script_cache);
         if cache.len() > 4096 {
             cache.clear();

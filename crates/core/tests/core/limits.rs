@@ -14,6 +14,7 @@ fn limited() -> Limits {
         script_timeout_ms: 2000,
         processes: 16,
         output_bytes: 0,
+        script_bytes: 10_000,
     }
 }
 
@@ -29,6 +30,17 @@ fn assert_refused(script: &str, code: ErrorCode, status: i32) {
     assert!(err.suggestion.is_some());
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains(code.as_str()), "{stderr}");
+}
+
+#[test]
+fn a_script_over_script_bytes_is_refused_before_parsing() {
+    assert_refused(&"echo a\n".repeat(2000), ErrorCode::LimitExceeded, 125);
+    // `$(…)` text built at run time is bound too (run through eval).
+    assert_refused(
+        "s=$(printf 'echo a;%.0s' $(seq 1 2000)); eval \"$s\"",
+        ErrorCode::LimitExceeded,
+        125,
+    );
 }
 
 #[test]

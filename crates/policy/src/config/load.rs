@@ -322,6 +322,7 @@ fn merge_limits(into: &mut Limits, from: Limits) {
         brace_expansion,
         string_bytes,
         approval_wait_ms,
+        script_bytes,
     } = from;
     let set = |slot: &mut Option<u64>, v: Option<u64>| {
         if v.is_some() {
@@ -342,6 +343,7 @@ fn merge_limits(into: &mut Limits, from: Limits) {
     set(&mut into.substitution_depth, substitution_depth);
     set(&mut into.brace_expansion, brace_expansion);
     set(&mut into.string_bytes, string_bytes);
+    set(&mut into.script_bytes, script_bytes);
 }
 
 fn union_strings(into: &mut Vec<String>, from: Vec<String>) {

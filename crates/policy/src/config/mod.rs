@@ -282,6 +282,8 @@ pub struct Limits {
     /// human, waits for `safesh approve ID` before `APPROVAL_REQUIRED`, ms
     /// (default 0: it returns at once; the id stays valid for 5 minutes).
     pub approval_wait_ms: Option<u64>,
+    /// Interpreter: bytes in one script (refused before parsing past it; 0 = none).
+    pub script_bytes: Option<u64>,
 }
 
 /// `[env]`.

@@ -67,6 +67,7 @@ pub(crate) const LIMIT_KEYS: &[&str] = &[
     "brace_expansion",
     "string_bytes",
     "approval_wait_ms",
+    "script_bytes",
 ];
 const ENV_KEYS: &[&str] = &["allow", "mask"];
 const RULE_KEYS: &[&str] = &[
@@ -724,6 +725,7 @@ fn limits(cx: &Cx, t: &DeTable, l: &mut Limits) -> Result<(), ConfigError> {
             "brace_expansion" => &mut l.brace_expansion,
             "string_bytes" => &mut l.string_bytes,
             "approval_wait_ms" => &mut l.approval_wait_ms,
+            "script_bytes" => &mut l.script_bytes,
             _ => return Err(unknown(cx, k, "[limits]", LIMIT_KEYS)),
         };
         *slot = Some(as_u64(cx, name, "[limits]", v)?);

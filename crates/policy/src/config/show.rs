@@ -142,6 +142,7 @@ pub fn render(config: &Config) -> String {
         ("brace_expansion", l.brace_expansion),
         ("string_bytes", l.string_bytes),
         ("approval_wait_ms", l.approval_wait_ms),
+        ("script_bytes", l.script_bytes),
     ];
     let mut any = false;
     for (k, v) in limits {

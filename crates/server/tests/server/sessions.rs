@@ -348,4 +348,42 @@ fn a_session_cannot_start_or_move_outside_the_read_roots() {
         conn: String::new(),
     });
     assert!(matches!(bad, Err(ServerError::BadParams(_))), "{bad:?}");
+
+/// Issue 15 item 8: a cancel reaches a request still parsing (and pre-checking)
+/// a huge script: it ends as cancelled without running any of it, instead of
+/// holding a core until the parse is done, and the session works on.
+#[test]
+fn a_cancelled_request_stops_while_parsing_a_huge_script() {
+    let env = Env::new();
+    let s = env.server();
+    let id = start(&s, None);
+    // ~3 MB that takes seconds to parse; nothing in it would print before the end.
+    let script = format!(
+        "if false; then\n{}fi\necho after\n",
+        "echo a\n".repeat(420_000)
+    );
+    let slot: std::sync::Arc<std::sync::Mutex<Option<safesh_core::Interrupter>>> =
+        Default::default();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (s2, slot2, done2, id2) = (s.clone(), slot.clone(), done.clone(), id.clone());
+    let h = std::thread::spawn(move || {
+        let p = crate::params(json!({"script": script, "session": id2}));
+        let v = s2
+            .exec(&p, &move |i| *slot2.lock().unwrap() = Some(i))
+            .unwrap();
+        done2.store(true, std::sync::atomic::Ordering::SeqCst);
+        v
+    });
+    while !done.load(std::sync::atomic::Ordering::SeqCst) {
+        if let Some(i) = slot.lock().unwrap().as_ref() {
+            i.interrupt();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let v = h.join().unwrap();
+    assert_eq!(v["error"]["details"]["rule"], "cancelled", "{v}");
+    assert!(!v["output"].as_str().unwrap_or("").contains("after"), "{v}");
+    // Benign control: the session works on.
+    let v = exec(&s, json!({"script": "echo again", "session": id}));
+    assert_eq!(v["output"], "again\n", "{v}");
 }
