@@ -19,10 +19,10 @@
 
 #[path = "safesh/approval_prompt.rs"]
 mod approval_prompt;
-#[path = "safesh/beneath.rs"]
-mod beneath;
 #[path = "safesh/approvals.rs"]
 mod approvals;
+#[path = "safesh/beneath.rs"]
+mod beneath;
 #[path = "safesh/cases.rs"]
 mod cases;
 #[path = "safesh/checkpoints.rs"]

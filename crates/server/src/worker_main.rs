@@ -166,7 +166,11 @@ pub fn serve(settings: Settings) -> i32 {
         Ok(_) => {}
         Err(e) => return fail(format!("no request: {e}")),
     }
-    let Ok(ToWorker::Exec { mut params, ask, conn }) = serde_json::from_str::<ToWorker>(&first)
+    let Ok(ToWorker::Exec {
+        mut params,
+        ask,
+        conn,
+    }) = serde_json::from_str::<ToWorker>(&first)
     else {
         return fail("the first frame is not a request".into());
     };

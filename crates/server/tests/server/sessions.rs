@@ -348,6 +348,7 @@ fn a_session_cannot_start_or_move_outside_the_read_roots() {
         conn: String::new(),
     });
     assert!(matches!(bad, Err(ServerError::BadParams(_))), "{bad:?}");
+}
 
 /// Issue 15 item 8: a cancel reaches a request still parsing (and pre-checking)
 /// a huge script: it ends as cancelled without running any of it, instead of
