@@ -109,7 +109,7 @@ pub(crate) enum ToWorker {
     /// `conn`: the connection that sent it (never read from the client; the
     /// worker's spill files go to that connection's directory).
     Exec {
-        params: ExecParams,
+        params: Box<ExecParams>,
         ask: bool,
         #[serde(default)]
         conn: String,
@@ -430,7 +430,7 @@ pub fn exec(
         return Err(ServerError::Io(std::io::Error::other("worker pipes")));
     };
     let first = ToWorker::Exec {
-        params: p.clone(),
+        params: Box::new(p.clone()),
         ask: approver.is_some(),
         conn: p.conn.clone(),
     };
