@@ -229,6 +229,11 @@ fn merge(cfg: &mut Config, l: Layer) {
     if l.mcp_token_file.is_some() {
         cfg.mcp_token_file = l.mcp_token_file;
     }
+    let (c, h) = (&mut cfg.context, &mut cfg.history);
+    c.max_value_bytes = l.context.max_value_bytes.or(c.max_value_bytes);
+    c.max_keys = l.context.max_keys.or(c.max_keys);
+    h.max_entries = l.history.max_entries.or(h.max_entries);
+    h.persist = l.history.persist.or(h.persist);
 }
 
 fn same_matcher(a: &NameMatcher, b: &NameMatcher) -> bool {

@@ -476,6 +476,30 @@ pub struct Config {
     pub approvals: Vec<PreApproval>,
     /// `[mcp] http_token_file`.
     pub mcp_token_file: Option<PathBuf>,
+    /// `[context]`: limits of the context store.
+    pub context: ContextLimits,
+    /// `[history]`: the persistent history.
+    pub history: HistorySettings,
+}
+
+/// `[context]`: every key optional; unset keys keep the built-in value
+/// (`safesh_context::Limits`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContextLimits {
+    /// The largest value, in bytes of its JSON text.
+    pub max_value_bytes: Option<u64>,
+    /// The most keys in one scope.
+    pub max_keys: Option<u64>,
+}
+
+/// `[history]`: every key optional; unset keys keep the built-in value
+/// (10000 entries, persisted).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HistorySettings {
+    /// Entries kept (the oldest are dropped).
+    pub max_entries: Option<u64>,
+    /// Whether entries are written to the state dir at all.
+    pub persist: Option<bool>,
 }
 
 impl Config {

@@ -40,6 +40,7 @@ pub(crate) const PATH: &[&str] = &["/usr/local/bin", "/usr/bin", "/bin"];
 const TOP: &str = "the top level";
 const TOP_KEYS: &[&str] = &[
     "sandbox", "limits", "env", "commands", "nudge", "labels", "rule", "approval", "mcp",
+    "context", "history",
 ];
 const SANDBOX_KEYS: &[&str] = &["read", "write", "path", "network", "allow_weaker"];
 pub(crate) const LIMIT_KEYS: &[&str] = &[
@@ -88,6 +89,8 @@ const WHEN_KEYS: &[(&str, &[&str])] = &[
 const WHEN_INTEGRITY: &[&str] = &["untrusted", "network", "sandboxed", "trusted"];
 const WHEN_PC: &[&str] = &["tainted", "secret", "untrusted"];
 const MCP_KEYS: &[&str] = &["http_token_file"];
+const CONTEXT_KEYS: &[&str] = &["max_value_bytes", "max_keys"];
+const HISTORY_KEYS: &[&str] = &["max_entries", "persist"];
 
 /// One config file (or the built-in defaults), parsed and validated, before merging.
 #[derive(Debug, Default)]
@@ -105,6 +108,8 @@ pub(crate) struct Layer {
     pub rules: Vec<ExchangeRule>,
     pub approvals: Vec<PreApproval>,
     pub mcp_token_file: Option<PathBuf>,
+    pub context: ContextLimits,
+    pub history: HistorySettings,
 }
 
 /// The built-in defaults: read and write the working directory, the standard
@@ -176,6 +181,8 @@ pub(crate) fn builtin(opts: &LoadOptions) -> Config {
         rules: Vec::new(),
         approvals: Vec::new(),
         mcp_token_file: None,
+        context: ContextLimits::default(),
+        history: HistorySettings::default(),
     }
 }
 
@@ -604,6 +611,31 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
                             );
                         }
                         _ => return Err(unknown(cx, k, "[mcp]", MCP_KEYS)),
+                    }
+                }
+            }
+            "context" => {
+                for (k, v) in entries(as_table(cx, name, TOP, v)?) {
+                    let key = key_str(k);
+                    let slot = match key {
+                        "max_value_bytes" => &mut layer.context.max_value_bytes,
+                        "max_keys" => &mut layer.context.max_keys,
+                        _ => return Err(unknown(cx, k, "[context]", CONTEXT_KEYS)),
+                    };
+                    *slot = Some(as_u64(cx, key, "[context]", v)?);
+                }
+            }
+            "history" => {
+                for (k, v) in entries(as_table(cx, name, TOP, v)?) {
+                    match key_str(k) {
+                        "max_entries" => {
+                            layer.history.max_entries =
+                                Some(as_u64(cx, "max_entries", "[history]", v)?)
+                        }
+                        "persist" => {
+                            layer.history.persist = Some(as_bool(cx, "persist", "[history]", v)?)
+                        }
+                        _ => return Err(unknown(cx, k, "[history]", HISTORY_KEYS)),
                     }
                 }
             }
