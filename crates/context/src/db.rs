@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS context (
     key TEXT NOT NULL,
     value TEXT NOT NULL,
     label TEXT NOT NULL,
+    key_label TEXT NOT NULL,
     tags TEXT NOT NULL,
     updated_ms INTEGER NOT NULL,
     PRIMARY KEY (scope, owner, key)
@@ -117,7 +118,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ContextError> {
     }
     // Checks the columns too: a foreign database with these tables fails here.
     for q in [
-        "SELECT scope, owner, key, value, label, tags, updated_ms FROM context LIMIT 0",
+        "SELECT scope, owner, key, value, label, key_label, tags, updated_ms FROM context LIMIT 0",
         "SELECT id, time_unix_ms, session, entry FROM history LIMIT 0",
     ] {
         tx.prepare(q).map_err(|err| ContextError::Corrupt {

@@ -81,14 +81,20 @@ pub const DEFAULT_LIMIT: usize = 20;
 
 impl ContextStore {
     /// Appends `entry` (nothing when `config.persist` is false) and drops the
-    /// oldest entries past `config.max_entries`. No fsync (see `db.rs`).
+    /// oldest entries past `config.max_entries`; in the same transaction, clears
+    /// the step scope of `clear_step` (a request ended: its step is over). No
+    /// fsync (see `db.rs`): one WAL append per script.
     pub fn append_history(
         &self,
         entry: &HistoryEntry,
         config: HistoryConfig,
+        clear_step: Option<&str>,
     ) -> Result<(), ContextError> {
         if !config.persist {
-            return Ok(());
+            return match clear_step {
+                Some(owner) => self.clear_step(owner).map(drop),
+                None => Ok(()),
+            };
         }
         let text = serde_json::to_string(entry).map_err(|e| ContextError::Corrupt {
             path: self.path().to_path_buf(),
@@ -108,6 +114,13 @@ impl ContextStore {
                 params![last.saturating_sub(max)],
             )
             .map_err(|e| sql_err(&path, e))?;
+            if let Some(owner) = clear_step {
+                tx.execute(
+                    "DELETE FROM context WHERE scope = 'step' AND owner = ?1",
+                    [owner],
+                )
+                .map_err(|e| sql_err(&path, e))?;
+            }
             Ok(())
         })
     }
@@ -169,6 +182,7 @@ impl ContextStore {
                 updated_unix_ms: e.time_unix_ms,
                 value: serde_json::to_value(e).unwrap_or(Value::Null),
                 label: Label::agent(),
+                key_label: Label::agent(),
                 tags: Default::default(),
             })
             .collect())
@@ -184,6 +198,7 @@ impl ContextStore {
             updated_unix_ms: e.time_unix_ms,
             value: serde_json::to_value(e).unwrap_or(Value::Null),
             label: Label::agent(),
+            key_label: Label::agent(),
             tags: Default::default(),
         })
     }

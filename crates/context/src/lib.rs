@@ -21,4 +21,4 @@ mod store;
 pub use error::ContextError;
 pub use history::{DEFAULT_LIMIT, HistoryConfig, HistoryEntry, HistoryQuery};
 pub use scope::{MAX_KEY_BYTES, Scope, check_key};
-pub use store::{CONTEXT_DB, ContextStore, Item, Limits, Owners, now_unix_ms};
+pub use store::{CONTEXT_DB, ContextStore, Item, Limits, NewValue, Owners, now_unix_ms};

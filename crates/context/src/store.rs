@@ -72,10 +72,25 @@ pub struct Item {
     pub value: Value,
     /// What it was made of: a value set from a secret stays secret.
     pub label: Label,
+    /// What chose its key (a listing of keys carries it, not the value's).
+    pub key_label: Label,
     /// The caller's tags.
     pub tags: BTreeMap<String, String>,
     /// When it was last set (ms since the Unix epoch).
     pub updated_unix_ms: u64,
+}
+
+/// What [`ContextStore::set`] stores.
+#[derive(Clone, Copy, Debug)]
+pub struct NewValue<'a> {
+    /// The value.
+    pub value: &'a Value,
+    /// Its label: what it was made of (and the PC).
+    pub label: &'a Label,
+    /// What chose the key.
+    pub key_label: &'a Label,
+    /// The caller's tags.
+    pub tags: &'a BTreeMap<String, String>,
 }
 
 /// The context store of one state dir. `Sync`: one connection behind a mutex,
@@ -154,37 +169,32 @@ impl ContextStore {
         let conn = self.conn();
         let row = conn
             .query_row(
-                "SELECT value, label, tags, updated_ms FROM context
+                "SELECT key, value, label, key_label, tags, updated_ms FROM context
                  WHERE scope = ?1 AND owner = ?2 AND key = ?3",
                 params![scope.as_str(), owner, key],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, i64>(3)?,
-                    ))
-                },
+                row,
             )
             .optional()
             .map_err(|e| sql_err(&self.path, e))?;
-        row.map(|(v, l, t, ms)| self.decode(key.to_string(), &v, &l, &t, ms))
-            .transpose()
+        row.map(|r| self.decode(r)).transpose()
     }
 
     /// Sets `key` in `scope` of `owner` to `value`, labeled `label`. Refused
     /// (nothing stored) past `limits` or in the read-only `history` scope.
-    #[allow(clippy::too_many_arguments)]
     pub fn set(
         &self,
         scope: Scope,
         owner: &str,
         key: &str,
-        value: &Value,
-        label: &Label,
-        tags: &BTreeMap<String, String>,
+        new: NewValue<'_>,
         limits: Limits,
     ) -> Result<(), ContextError> {
+        let NewValue {
+            value,
+            label,
+            key_label,
+            tags,
+        } = new;
         check_key(key)?;
         if scope == Scope::History {
             return Err(ContextError::ReadOnly);
@@ -200,6 +210,7 @@ impl ContextStore {
             });
         }
         let label_text = serde_json::to_string(label).map_err(|e| self.corrupt(e))?;
+        let key_label_text = serde_json::to_string(key_label).map_err(|e| self.corrupt(e))?;
         let tags_text = serde_json::to_string(tags).map_err(|e| self.corrupt(e))?;
         let path = self.path.clone();
         let e = move |e| sql_err(&path, e);
@@ -232,14 +243,16 @@ impl ContextStore {
                 }
             }
             tx.execute(
-                "INSERT OR REPLACE INTO context (scope, owner, key, value, label, tags, updated_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT OR REPLACE INTO context
+                 (scope, owner, key, value, label, key_label, tags, updated_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     scope.as_str(),
                     owner,
                     key,
                     text,
                     label_text,
+                    key_label_text,
                     tags_text,
                     now_unix_ms() as i64
                 ],
@@ -275,23 +288,21 @@ impl ContextStore {
         if scope == Scope::History {
             return self.history_items(prefix);
         }
-        let rows: Vec<(String, String, String, String, i64)> = {
+        let rows: Vec<RawRow> = {
             let conn = self.conn();
             let mut stmt = conn
                 .prepare_cached(
-                    "SELECT key, value, label, tags, updated_ms FROM context
+                    "SELECT key, value, label, key_label, tags, updated_ms FROM context
                      WHERE scope = ?1 AND owner = ?2 ORDER BY key",
                 )
                 .map_err(|e| sql_err(&self.path, e))?;
-            stmt.query_map(params![scope.as_str(), owner], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })
-            .and_then(|rows| rows.collect::<Result<_, _>>())
-            .map_err(|e| sql_err(&self.path, e))?
+            stmt.query_map(params![scope.as_str(), owner], row)
+                .and_then(|rows| rows.collect::<Result<_, _>>())
+                .map_err(|e| sql_err(&self.path, e))?
         };
         rows.into_iter()
-            .filter(|(k, ..)| prefix.is_none_or(|p| k.starts_with(p)))
-            .map(|(k, v, l, t, ms)| self.decode(k, &v, &l, &t, ms))
+            .filter(|r| prefix.is_none_or(|p| r.0.starts_with(p)))
+            .map(|r| self.decode(r))
             .collect()
     }
 
@@ -325,21 +336,30 @@ impl ContextStore {
         }
     }
 
-    fn decode(
-        &self,
-        key: String,
-        value: &str,
-        label: &str,
-        tags: &str,
-        ms: i64,
-    ) -> Result<Item, ContextError> {
+    fn decode(&self, r: RawRow) -> Result<Item, ContextError> {
+        let (key, value, label, key_label, tags, ms) = r;
         Ok(Item {
             key,
-            value: serde_json::from_str(value).map_err(|e| self.corrupt(e))?,
+            value: serde_json::from_str(&value).map_err(|e| self.corrupt(e))?,
             // A label that cannot be read back would launder the value: refuse.
-            label: serde_json::from_str(label).map_err(|e| self.corrupt(e))?,
-            tags: serde_json::from_str(tags).map_err(|e| self.corrupt(e))?,
+            label: serde_json::from_str(&label).map_err(|e| self.corrupt(e))?,
+            key_label: serde_json::from_str(&key_label).map_err(|e| self.corrupt(e))?,
+            tags: serde_json::from_str(&tags).map_err(|e| self.corrupt(e))?,
             updated_unix_ms: ms.max(0) as u64,
         })
     }
+}
+
+/// A row as stored: key, value, label, key label, tags (JSON texts), time.
+type RawRow = (String, String, String, String, String, i64);
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
+    Ok((
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+    ))
 }

@@ -14,6 +14,7 @@ pub mod limits;
 pub mod registry;
 pub mod session;
 
+pub mod context;
 mod destructive;
 mod external;
 mod external_reads;

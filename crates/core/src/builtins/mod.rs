@@ -5,6 +5,7 @@
 //! To add a builtin: implement `fn(&mut Shell, &[Field]) -> Exec` in the module for its
 //! kind and add it to [`BUILTINS`].
 
+mod context;
 mod dirs;
 mod flow;
 mod read;
@@ -26,6 +27,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("builtin", wrappers::builtin),
     ("cd", dirs::cd),
     ("command", wrappers::command),
+    ("context", context::context),
     ("continue", flow::continue_),
     ("declare", vars::declare),
     ("env", wrappers::env),
@@ -37,6 +39,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("flock", wrappers::flock),
     ("getopts", read::getopts),
     ("hash", flow::colon),
+    ("history", context::history),
     ("ionice", wrappers::ionice),
     ("let", vars::let_),
     ("local", vars::local),
