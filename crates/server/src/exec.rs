@@ -138,7 +138,9 @@ pub fn run(
     // The core stops the request at its deadline with TIMEOUT (rule `timeout_ms`);
     // without one, the config's script limit applies.
     session.set_script_timeout_ms(p.timeout_ms.map(|t| settings.clamp_timeout(t)));
+    crate::context_face::begin(session, p);
     let outcome = session.exec(script, input, OutputTarget::Stream(capture.clone()));
+    crate::context_face::record(session, script, p, &outcome);
     let mut v = capture.result(&outcome);
     if let Some(e) = &outcome.error {
         // Say plainly whether a time limit or the client stopped it.

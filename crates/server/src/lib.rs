@@ -8,6 +8,7 @@
 //! - [`mcp`]: the MCP server (`safesh mcp`, stdio or streamable HTTP).
 //! - [`rpc`]: the JSON-RPC 2.0 agent mode (`safesh rpc`).
 
+pub mod context_face;
 pub mod error;
 pub mod exec;
 pub mod ids;

@@ -111,6 +111,9 @@ pub fn tools() -> Vec<Tool> {
             sc::job_follow_output(),
         ),
     ]
+    .into_iter()
+    .chain(crate::context_face::tools())
+    .collect()
 }
 
 /// A readable text for an exec-style result.
@@ -193,6 +196,7 @@ fn json_result(r: Result<Value, ServerError>) -> CallToolResponse {
 impl SafeshMcp {
     /// A handler over `server`.
     pub fn new(server: Arc<Server>) -> SafeshMcp {
+        crate::context_face::set_face("mcp");
         SafeshMcp {
             server,
             tools: Arc::new(tools()),
@@ -380,7 +384,7 @@ impl SafeshMcp {
                 },
                 Err(e) => server_error(&e),
             },
-            _ => return None,
+            _ => json_result(crate::context_face::mcp(s.clone(), name, args).await?),
         })
     }
 }
@@ -410,7 +414,7 @@ impl ServerHandler for SafeshMcp {
             Some(r) => Ok(r),
             None => Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool {:?}; tools: exec, run, session_start, session_end, session_update, job_start, job_list, job_output, job_kill, job_follow",
+                    "unknown tool {:?}; tools: exec, run, session_start, session_end, session_update, job_start, job_list, job_output, job_kill, job_follow, context_get, context_set, context_delete, context_list, history",
                     request.name
                 ),
                 None,

@@ -100,14 +100,6 @@ struct PipelineParams {
 }
 
 #[derive(Deserialize)]
-struct HistoryParams {
-    #[serde(default, alias = "session_id")]
-    session: Option<String>,
-    #[serde(default)]
-    limit: Option<usize>,
-}
-
-#[derive(Deserialize)]
 struct DescribeParams {
     name: String,
 }
@@ -119,6 +111,7 @@ fn id_ok(id: &Value) -> bool {
 impl Rpc {
     /// An endpoint over `server`.
     pub fn new(server: Arc<Server>) -> Rpc {
+        crate::context_face::set_face("json-rpc");
         Rpc {
             server,
             current: Arc::new(Mutex::new(None)),
@@ -276,10 +269,6 @@ impl Rpc {
                     )
                 })
             }
-            "history" => {
-                let h: HistoryParams = params(p)?;
-                Ok(s.history(h.session.as_deref(), h.limit.unwrap_or(20)))
-            }
             "session.start" => Ok(s.session_start(params::<SessionStartParams>(p)?)?),
             "session.end" => Ok(s.session_end(params::<SessionEndParams>(p)?)?),
             "session.update" => Ok(s.session_update(params::<SessionUpdateParams>(p)?)?),
@@ -288,8 +277,8 @@ impl Rpc {
             "job.output" => Ok(s.job_output(params::<JobOutputParams>(p)?)?),
             "job.kill" => Ok(s.job_kill(params::<JobKillParams>(p)?)?),
             "job.follow" => Ok(s.job_follow(params::<JobOutputParams>(p)?)?),
-            m if m.starts_with("context.")
-                || m.starts_with("checkpoint.")
+            m if let Some(r) = crate::context_face::rpc(s, m, p.clone()) => Ok(r?),
+            m if m.starts_with("checkpoint.")
                 || m.starts_with("project.") =>
             {
                 Err(RpcError::new(
@@ -300,7 +289,7 @@ impl Rpc {
             m => Err(RpcError::new(
                 METHOD_NOT_FOUND,
                 format!(
-                    "unknown method {m:?}; methods: execute, pipeline, commands.list, commands.describe, history, session.start|end|update, job.start|list|output|kill|follow"
+                    "unknown method {m:?}; methods: execute, pipeline, commands.list, commands.describe, history, context.get|set|delete|list, session.start|end|update, job.start|list|output|kill|follow"
                 ),
             )),
         }

@@ -147,7 +147,11 @@ impl Server {
         let jobs = Arc::new(Jobs::new(settings.clone()));
         let j = jobs.clone();
         // An expired session's jobs end with it, as with session_end.
-        let on_expire: crate::sessions::OnExpire = Arc::new(move |id: &str| j.stop_session(id));
+        let st = settings.clone();
+        let on_expire: crate::sessions::OnExpire = Arc::new(move |id: &str| {
+            j.stop_session(id);
+            crate::context_face::end_session(&st, id);
+        });
         Arc::new(Server {
             sessions: Sessions::with_on_expire(settings.clone(), Some(on_expire)),
             jobs,
@@ -250,6 +254,7 @@ impl Server {
     pub fn session_end(&self, p: SessionEndParams) -> Result<Value, ServerError> {
         self.sessions.end(&p.session)?;
         self.jobs.kill_session(&p.session);
+        self.end_context_session(&p.session);
         Ok(json!({"session": p.session, "ended": true}))
     }
 
