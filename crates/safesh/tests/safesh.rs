@@ -23,6 +23,8 @@ mod approval_prompt;
 mod cases;
 #[path = "safesh/cli.rs"]
 mod cli;
+#[path = "safesh/context.rs"]
+mod context;
 #[path = "safesh/escape.rs"]
 mod escape;
 #[path = "safesh/escape_support.rs"]
