@@ -26,13 +26,6 @@ CREATE TABLE IF NOT EXISTS context (
     updated_ms INTEGER NOT NULL,
     PRIMARY KEY (scope, owner, key)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS history (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    time_unix_ms INTEGER NOT NULL,
-    session TEXT,
-    entry TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS history_session ON history (session, id);
 ";
 
 /// Maps a SQLite error: a file that is not our database is `Corrupt`.
@@ -69,10 +62,10 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ContextError> {
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| sql_err(path, e))?;
     let e = |e| sql_err(path, e);
     conn.busy_timeout(BUSY_TIMEOUT).map_err(e)?;
-    // NORMAL in WAL mode: a commit appends to the WAL without fsync (the CLI
-    // appends a history entry per script and must not pay a disk flush). A value
-    // and its label are one row, so a power loss can lose a recent value, never
-    // separate it from its label.
+    // NORMAL in WAL mode: a commit appends to the WAL without fsync. A value and
+    // its label are one row, so a power loss can lose a recent value, never
+    // separate it from its label. A small autocheckpoint keeps the WAL short: a
+    // process opening the database when no other holds it replays the WAL.
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .map_err(e)?;
@@ -81,8 +74,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ContextError> {
         .map_err(e)?;
     if version == SCHEMA_VERSION && mode.eq_ignore_ascii_case("wal") {
         // Set up already (both persist in the file): no write lock per open.
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(e)?;
+        tune(&conn).map_err(e)?;
         return Ok(conn);
     }
     let mode: String = conn
@@ -94,8 +86,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ContextError> {
             detail: format!("cannot switch to WAL mode (journal_mode={mode})"),
         });
     }
-    conn.pragma_update(None, "synchronous", "NORMAL")
-        .map_err(e)?;
+    tune(&conn).map_err(e)?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(e)?;
@@ -119,7 +110,6 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ContextError> {
     // Checks the columns too: a foreign database with these tables fails here.
     for q in [
         "SELECT scope, owner, key, value, label, key_label, tags, updated_ms FROM context LIMIT 0",
-        "SELECT id, time_unix_ms, session, entry FROM history LIMIT 0",
     ] {
         tx.prepare(q).map_err(|err| ContextError::Corrupt {
             path: path.to_path_buf(),
@@ -128,6 +118,15 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ContextError> {
     }
     tx.commit().map_err(e)?;
     Ok(conn)
+}
+
+/// Per-connection settings (see `open`).
+fn tune(conn: &Connection) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "wal_autocheckpoint", 64)?;
+    // Past a checkpoint the WAL file is cut back to this size.
+    let _: i64 = conn.pragma_update_and_check(None, "journal_size_limit", 1 << 20, |r| r.get(0))?;
+    Ok(())
 }
 
 /// Creates `path` 0600 if missing (SQLite gives its WAL and shared-memory files

@@ -9,8 +9,10 @@
 //!   `project` (per project root, outlives processes), `session` (per server
 //!   session, deleted when it ends), `step` (cleared between steps) and `history`
 //!   (read-only to callers).
-//! * [`HistoryEntry`]: one per script a face ran, appended without a disk flush,
-//!   the oldest dropped past `[history] max_entries`. Never a secret value.
+//! * [`HistoryLog`]: one [`HistoryEntry`] per script a face ran, one JSON line
+//!   each in `history.jsonl` (one `O_APPEND` write, no fsync, no database open on
+//!   the CLI's path), compacted to the newest `[history] max_entries`. Never a
+//!   secret value.
 
 mod db;
 mod error;
@@ -19,6 +21,8 @@ mod scope;
 mod store;
 
 pub use error::ContextError;
-pub use history::{DEFAULT_LIMIT, HistoryConfig, HistoryEntry, HistoryQuery};
+pub use history::{
+    DEFAULT_LIMIT, HISTORY_LOG, HistoryConfig, HistoryEntry, HistoryLog, HistoryQuery,
+};
 pub use scope::{MAX_KEY_BYTES, Scope, check_key};
 pub use store::{CONTEXT_DB, ContextStore, Item, Limits, NewValue, Owners, now_unix_ms};

@@ -139,6 +139,11 @@ impl ContextStore {
         &self.path
     }
 
+    /// The history beside it (read through the `history` scope).
+    pub fn history_log(&self) -> crate::history::HistoryLog {
+        crate::history::HistoryLog::new(self.path.parent().unwrap_or(Path::new(".")))
+    }
+
     pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock left no transaction open (a dropped
         // transaction rolls back), so the connection is still good.
@@ -164,7 +169,7 @@ impl ContextStore {
     pub fn get(&self, scope: Scope, owner: &str, key: &str) -> Result<Option<Item>, ContextError> {
         check_key(key)?;
         if scope == Scope::History {
-            return self.history_item(key);
+            return self.history_log().item(key);
         }
         let conn = self.conn();
         let row = conn
@@ -286,7 +291,7 @@ impl ContextStore {
         prefix: Option<&str>,
     ) -> Result<Vec<Item>, ContextError> {
         if scope == Scope::History {
-            return self.history_items(prefix);
+            return self.history_log().items(prefix);
         }
         let rows: Vec<RawRow> = {
             let conn = self.conn();

@@ -5,8 +5,8 @@
 // Tests: a failed fixture setup should abort loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use safesh_context::{
-    CONTEXT_DB, ContextError, ContextStore, HistoryConfig, HistoryEntry, HistoryQuery, Limits,
-    NewValue, Scope,
+    CONTEXT_DB, ContextError, ContextStore, HISTORY_LOG, HistoryConfig, HistoryEntry, HistoryLog,
+    HistoryQuery, Limits, NewValue, Scope,
 };
 use safesh_label::Label;
 use serde_json::{Value, json};
@@ -26,6 +26,7 @@ fn set(s: &ContextStore, scope: Scope, owner: &str, key: &str, v: Value, l: &Lab
 
 fn entry(session: Option<&str>, command: &str, t: u64) -> HistoryEntry {
     HistoryEntry {
+        id: String::new(),
         time_unix_ms: t,
         face: "cli".into(),
         session: session.map(str::to_string),
@@ -116,33 +117,64 @@ fn step_and_session_scopes_are_cleared() {
 }
 
 #[test]
-fn history_drops_the_oldest_and_filters() {
+fn history_filters_and_is_read_through_the_history_scope() {
     let dir = tempfile::tempdir().unwrap();
-    let s = ContextStore::open(dir.path()).unwrap();
-    let cfg = HistoryConfig { max_entries: 3, persist: true };
+    let log = HistoryLog::new(dir.path());
+    let cfg = HistoryConfig::default();
     for i in 0..5u64 {
         let session = if i % 2 == 0 { Some("a") } else { None };
-        s.append_history(&entry(session, &format!("cmd {i}"), 1000 + i), cfg, None).unwrap();
+        log.append(&entry(session, &format!("cmd {i}"), 1000 + i), cfg).unwrap();
     }
-    let all = s.history(&HistoryQuery { limit: Some(100), ..Default::default() }).unwrap();
-    let cmds: Vec<&str> = all.iter().map(|(_, e)| e.command.as_str()).collect();
-    assert_eq!(cmds, ["cmd 2", "cmd 3", "cmd 4"]);
-    let a = s.history(&HistoryQuery { session: Some("a".into()), ..Default::default() }).unwrap();
-    assert_eq!(a.len(), 2);
-    let since = s.history(&HistoryQuery { since: Some(1004), ..Default::default() }).unwrap();
+    let all = log.read(&HistoryQuery { limit: Some(100), ..Default::default() }).unwrap();
+    let cmds: Vec<&str> = all.iter().map(|e| e.command.as_str()).collect();
+    assert_eq!(cmds, ["cmd 0", "cmd 1", "cmd 2", "cmd 3", "cmd 4"]);
+    let a = log.read(&HistoryQuery { session: Some("a".into()), ..Default::default() }).unwrap();
+    assert_eq!(a.len(), 3);
+    let since = log.read(&HistoryQuery { since: Some(1004), ..Default::default() }).unwrap();
     assert_eq!(since.len(), 1);
-    let one = s.history(&HistoryQuery { limit: Some(1), ..Default::default() }).unwrap();
-    assert_eq!(one[0].1.command, "cmd 4");
-    // Read through the history scope too.
-    let item = s.get(Scope::History, "", &one[0].0.to_string()).unwrap().unwrap();
+    let one = log.read(&HistoryQuery { limit: Some(1), ..Default::default() }).unwrap();
+    assert_eq!(one[0].command, "cmd 4");
+    // Read through the history scope of the store beside it.
+    let s = ContextStore::open(dir.path()).unwrap();
+    let item = s.get(Scope::History, "", &one[0].id).unwrap().unwrap();
     assert_eq!(item.value["command"], "cmd 4");
-    // Not persisted: nothing appended, but the step still ends.
-    set(&s, Scope::Step, "st", "k", json!(1), &Label::agent()).unwrap();
+    assert_eq!(s.list(Scope::History, "", None).unwrap().len(), 5);
+    // Not persisted: nothing appended.
     let off = HistoryConfig { max_entries: 3, persist: false };
-    s.append_history(&entry(None, "hidden", 2000), off, Some("st")).unwrap();
-    let last = s.history(&HistoryQuery { limit: Some(1), ..Default::default() }).unwrap();
-    assert_eq!(last[0].1.command, "cmd 4");
-    assert!(s.get(Scope::Step, "st", "k").unwrap().is_none());
+    log.append(&entry(None, "hidden", 2000), off).unwrap();
+    let last = log.read(&HistoryQuery { limit: Some(1), ..Default::default() }).unwrap();
+    assert_eq!(last[0].command, "cmd 4");
+    let mode = std::fs::metadata(dir.path().join(HISTORY_LOG)).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn history_is_compacted_to_the_newest_max_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = HistoryLog::new(dir.path());
+    // 3 entries of ~1 KiB pass the 1 MiB floor of the threshold only after
+    // ~1000 appends: use big commands to get there quickly.
+    let cfg = HistoryConfig { max_entries: 3, persist: true };
+    let big = "x".repeat(64 * 1024);
+    for i in 0..20u64 {
+        log.append(&entry(None, &format!("{i} {big}"), i), cfg).unwrap();
+    }
+    let all = log.read(&HistoryQuery { limit: Some(100), ..Default::default() }).unwrap();
+    assert!(all.len() <= 16, "never compacted: {} entries", all.len());
+    assert!(all.last().unwrap().command.starts_with("19 "), "the newest is kept");
+    let size = std::fs::metadata(dir.path().join(HISTORY_LOG)).unwrap().len();
+    assert!(size <= 1 << 20, "{size}");
+    // Small entries: at most max_entries survive a compaction.
+    let dir = tempfile::tempdir().unwrap();
+    let log = HistoryLog::new(dir.path());
+    let cfg = HistoryConfig { max_entries: 10, persist: true };
+    let mid = "y".repeat(2000);
+    for i in 0..600u64 {
+        log.append(&entry(None, &format!("{i} {mid}"), i), cfg).unwrap();
+    }
+    let all = log.read(&HistoryQuery { limit: Some(1000), ..Default::default() }).unwrap();
+    assert!(all.len() < 600, "never compacted");
+    assert!(all.last().unwrap().command.starts_with("599 "));
 }
 
 #[test]

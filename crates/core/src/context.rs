@@ -6,7 +6,7 @@ use crate::error::{ErrorCode, Refusal};
 use crate::interp::Shell;
 use crate::session::{ExecOutcome, Session};
 use safesh_context::{
-    ContextError, ContextStore, HistoryConfig, HistoryEntry, Limits, Owners, Scope,
+    ContextError, ContextStore, HistoryConfig, HistoryEntry, HistoryLog, Limits, Owners,
 };
 use safesh_policy::config::Config;
 use std::path::PathBuf;
@@ -23,6 +23,26 @@ fn process_owner() -> &'static str {
         format!("process:{}:{nanos:x}", std::process::id())
     });
     &OWNER
+}
+
+/// Step owners whose step scope holds values (so that ending a request that
+/// never used it opens no database).
+static STEPS_USED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes that `owner`'s step scope was written (call before writing it).
+pub fn mark_step(owner: &str) {
+    let mut v = STEPS_USED.lock().unwrap_or_else(|p| p.into_inner());
+    if !v.iter().any(|o| o == owner) {
+        v.push(owner.to_string());
+    }
+}
+
+/// Whether `owner`'s step scope was written since the last call (forgets it).
+fn take_step(owner: &str) -> bool {
+    let mut v = STEPS_USED.lock().unwrap_or_else(|p| p.into_inner());
+    let before = v.len();
+    v.retain(|o| o != owner);
+    v.len() != before
 }
 
 /// The project root: the directory of the trusted (applied) project
@@ -150,15 +170,13 @@ impl Session {
         if config.state_dir.is_none() {
             return;
         }
-        let Ok(store) = store(config) else {
-            return;
-        };
         let command = match &shell.shared.flow {
             Some(flow) => flow.redact_known(rec.script.to_string()),
             None => rec.script.to_string(),
         };
         let o = rec.outcome;
         let entry = HistoryEntry {
+            id: String::new(),
             time_unix_ms: safesh_context::now_unix_ms(),
             face: rec.face.to_string(),
             session: shell.context_session.as_deref().map(str::to_string),
@@ -169,9 +187,16 @@ impl Session {
             duration_ms: o.duration_ms,
             label: HistoryEntry::label_summary(&o.label),
         };
-        let owners = shell.context_owners();
-        let step = owners.as_ref().and_then(|o| o.owner(Scope::Step).ok());
-        let _ = store.append_history(&entry, hc, step);
+        if let Some(dir) = &config.state_dir {
+            let _ = HistoryLog::new(dir).append(&entry, hc);
+        }
+        // The request's step is over (the store is opened only if it was used).
+        if let Some(owners) = shell.context_owners()
+            && take_step(&owners.step)
+            && let Ok(store) = store(config)
+        {
+            let _ = store.clear_step(&owners.step);
+        }
     }
 
     /// Clears this session's `step` scope (between pipeline steps).

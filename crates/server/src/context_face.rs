@@ -9,7 +9,7 @@ use crate::error::ServerError;
 use crate::exec::ExecParams;
 use crate::shape::{Redaction, model_label_json};
 use rmcp::model::Tool;
-use safesh_context::{ContextError, HistoryQuery, Item, NewValue, Scope};
+use safesh_context::{ContextError, HistoryLog, HistoryQuery, Item, NewValue, Scope};
 use safesh_core::Session;
 use safesh_core::context::{self as cx, HistoryRecord};
 use safesh_label::Label;
@@ -148,6 +148,9 @@ impl Server {
                     .value
                     .as_ref()
                     .ok_or_else(|| ServerError::BadParams("missing `value`".into()))?;
+                if scope == Scope::Step {
+                    cx::mark_step(&owner);
+                }
                 // The model wrote it: the agent's label, like its script text.
                 let label = Label::agent();
                 let new = NewValue {
@@ -189,21 +192,14 @@ impl Server {
         if !cx::history_config(config).persist {
             return Ok(self.history(p.session.as_deref(), p.limit.unwrap_or(20)));
         }
-        let store = cx::store(config).map_err(|r| ServerError::Refused(Box::new(r)))?;
         let q = HistoryQuery {
             session: p.session,
             since: p.since,
             limit: p.limit,
         };
-        let entries = store.history(&q).map_err(context_error)?;
-        let entries: Vec<Value> = entries
-            .into_iter()
-            .map(|(id, e)| {
-                let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
-                v["id"] = json!(id);
-                v
-            })
-            .collect();
+        let entries = HistoryLog::new(&self.settings.state_dir)
+            .read(&q)
+            .map_err(context_error)?;
         Ok(json!({"entries": entries}))
     }
 

@@ -7,7 +7,7 @@ use super::{args_label, out};
 use crate::context::{limits, store, store_refusal};
 use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell};
-use safesh_context::{ContextError, HistoryQuery, Item, NewValue, Scope};
+use safesh_context::{ContextError, HistoryLog, HistoryQuery, Item, NewValue, Scope};
 use safesh_label::Label;
 use serde_json::Value;
 
@@ -105,6 +105,9 @@ pub(super) fn context(sh: &mut Shell, argv: &[Field]) -> Exec {
                 key_label: &key_label,
                 tags: &Default::default(),
             };
+            if scope == Scope::Step {
+                crate::context::mark_step(&owner);
+            }
             match store.set(scope, &owner, &args[1].text, new, limits(&config)) {
                 Ok(()) => {
                     sh.set_status(0);
@@ -176,7 +179,11 @@ pub(super) fn history(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.set_status(1);
         return Ok(());
     };
-    let store = store(&config)?;
+    let Some(dir) = config.state_dir.as_deref() else {
+        sh.diag("history: no state directory ($XDG_STATE_HOME/safesh) is known");
+        sh.set_status(1);
+        return Ok(());
+    };
     let q = HistoryQuery {
         session: if all {
             None
@@ -186,14 +193,12 @@ pub(super) fn history(sh: &mut Shell, argv: &[Field]) -> Exec {
         since: None,
         limit,
     };
-    let entries = store.history(&q).map_err(|e| store_refusal(&e))?;
+    let entries = HistoryLog::new(dir)
+        .read(&q)
+        .map_err(|e| store_refusal(&e))?;
     let text: String = entries
         .into_iter()
-        .map(|(id, e)| {
-            let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
-            v["id"] = Value::from(id);
-            format!("{v}\n")
-        })
+        .map(|e| format!("{}\n", serde_json::to_value(e).unwrap_or(Value::Null)))
         .collect();
     let ok = text.is_empty() || out(sh, &text, &label);
     sh.set_status(if ok { 0 } else { 141 });
