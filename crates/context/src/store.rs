@@ -173,13 +173,11 @@ impl ContextStore {
         }
         let conn = self.conn();
         let row = conn
-            .query_row(
+            .prepare_cached(
                 "SELECT key, value, label, key_label, tags, updated_ms FROM context
                  WHERE scope = ?1 AND owner = ?2 AND key = ?3",
-                params![scope.as_str(), owner, key],
-                row,
             )
-            .optional()
+            .and_then(|mut st| st.query_row(params![scope.as_str(), owner, key], row).optional())
             .map_err(|e| sql_err(&self.path, e))?;
         row.map(|r| self.decode(r)).transpose()
     }
@@ -221,21 +219,15 @@ impl ContextStore {
         let e = move |e| sql_err(&path, e);
         self.write(|tx| {
             let exists: bool = tx
-                .query_row(
+                .prepare_cached(
                     "SELECT 1 FROM context WHERE scope = ?1 AND owner = ?2 AND key = ?3",
-                    params![scope.as_str(), owner, key],
-                    |_| Ok(()),
                 )
-                .optional()
-                .map_err(e.clone())?
-                .is_some();
+                .and_then(|mut st| st.exists(params![scope.as_str(), owner, key]))
+                .map_err(e.clone())?;
             if !exists {
                 let n: i64 = tx
-                    .query_row(
-                        "SELECT count(*) FROM context WHERE scope = ?1 AND owner = ?2",
-                        params![scope.as_str(), owner],
-                        |r| r.get(0),
-                    )
+                    .prepare_cached("SELECT count(*) FROM context WHERE scope = ?1 AND owner = ?2")
+                    .and_then(|mut st| st.query_row(params![scope.as_str(), owner], |r| r.get(0)))
                     .map_err(e.clone())?;
                 let n = n.max(0) as u64;
                 if n >= limits.max_keys {
@@ -247,11 +239,13 @@ impl ContextStore {
                     });
                 }
             }
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT OR REPLACE INTO context
                  (scope, owner, key, value, label, key_label, tags, updated_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
+            )
+            .and_then(|mut st| {
+                st.execute(params![
                     scope.as_str(),
                     owner,
                     key,
@@ -260,8 +254,8 @@ impl ContextStore {
                     key_label_text,
                     tags_text,
                     now_unix_ms() as i64
-                ],
-            )
+                ])
+            })
             .map_err(e.clone())?;
             Ok(())
         })

@@ -128,14 +128,14 @@ impl Server {
         let owners = cx::owners(config, p.session.as_deref());
         let owner = owners.owner(scope).map_err(context_error)?.to_string();
         let store = cx::store(config).map_err(|r| ServerError::Refused(Box::new(r)))?;
-        let redaction = Redaction::from_config(config);
+        let redaction = self.context_redaction();
         let base = json!({"scope": scope.as_str()});
         match op {
             "get" => {
                 let key = need_key(&p)?;
                 let item = store.get(scope, &owner, key).map_err(context_error)?;
                 let mut v = match item {
-                    Some(i) => item_json(&i, redaction.as_ref(), true),
+                    Some(i) => item_json(&i, redaction.as_deref(), true),
                     None => json!({"key": key, "value": null}),
                 };
                 v["scope"] = base["scope"].clone();
@@ -175,7 +175,7 @@ impl Server {
                     .map_err(context_error)?;
                 let items: Vec<Value> = items
                     .iter()
-                    .map(|i| item_json(i, redaction.as_ref(), false))
+                    .map(|i| item_json(i, redaction.as_deref(), false))
                     .collect();
                 Ok(json!({"scope": scope.as_str(), "items": items}))
             }
@@ -183,6 +183,14 @@ impl Server {
                 "unknown method context.{op}; context methods: get, set, delete, list"
             ))),
         }
+    }
+
+    /// The model-facing redaction of this server's config, built once (a
+    /// classifier per request would cost more than the store's lookup).
+    fn context_redaction(&self) -> Option<Arc<Redaction>> {
+        self.context_redaction
+            .get_or_init(|| Redaction::from_config(self.settings.policy.config()).map(Arc::new))
+            .clone()
     }
 
     /// `history`: the persistent history (`{entries: [...]}`, oldest first);

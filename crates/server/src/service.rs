@@ -108,6 +108,8 @@ pub struct Server {
     pub jobs: Arc<Jobs>,
     history: Mutex<VecDeque<Value>>,
     fresh: Arc<crate::pool::Pool>,
+    /// The model-facing redaction of `context.*` values (`context_face.rs`).
+    pub(crate) context_redaction: std::sync::OnceLock<Option<Arc<crate::shape::Redaction>>>,
 }
 
 fn env_vec(env: Option<BTreeMap<String, String>>) -> Result<Vec<(String, String)>, ServerError> {
@@ -158,6 +160,7 @@ impl Server {
             fresh: crate::pool::Pool::new(settings.clone()),
             settings,
             history: Mutex::new(VecDeque::new()),
+            context_redaction: Default::default(),
         })
     }
 
