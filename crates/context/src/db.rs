@@ -108,14 +108,13 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ContextError> {
         }
     }
     // Checks the columns too: a foreign database with these tables fails here.
-    for q in [
+    tx.prepare(
         "SELECT scope, owner, key, value, label, key_label, tags, updated_ms FROM context LIMIT 0",
-    ] {
-        tx.prepare(q).map_err(|err| ContextError::Corrupt {
-            path: path.to_path_buf(),
-            detail: err.to_string(),
-        })?;
-    }
+    )
+    .map_err(|err| ContextError::Corrupt {
+        path: path.to_path_buf(),
+        detail: err.to_string(),
+    })?;
     tx.commit().map_err(e)?;
     Ok(conn)
 }

@@ -197,7 +197,9 @@ impl HistoryLog {
             keep.push(*l);
         }
         keep.reverse();
-        let tmp = self.path.with_extension(format!("jsonl.{}.tmp", std::process::id()));
+        let tmp = self
+            .path
+            .with_extension(format!("jsonl.{}.tmp", std::process::id()));
         let mut out = OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -210,7 +212,9 @@ impl HistoryLog {
             body.push('\n');
         }
         let written = out.write_all(body.as_bytes()).map_err(io("writing", &tmp));
-        if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &self.path).map_err(io("renaming", &tmp))) {
+        if let Err(e) =
+            written.and_then(|()| std::fs::rename(&tmp, &self.path).map_err(io("renaming", &tmp)))
+        {
             let _ = std::fs::remove_file(&tmp);
             return Err(e);
         }

@@ -80,7 +80,10 @@ mod tests {
         for s in Scope::ALL {
             assert_eq!(Scope::parse(s.as_str()).ok(), Some(s));
         }
-        assert!(matches!(Scope::parse("global"), Err(ContextError::BadScope(_))));
+        assert!(matches!(
+            Scope::parse("global"),
+            Err(ContextError::BadScope(_))
+        ));
     }
 
     #[test]

@@ -177,7 +177,10 @@ impl ContextStore {
                 "SELECT key, value, label, key_label, tags, updated_ms FROM context
                  WHERE scope = ?1 AND owner = ?2 AND key = ?3",
             )
-            .and_then(|mut st| st.query_row(params![scope.as_str(), owner, key], row).optional())
+            .and_then(|mut st| {
+                st.query_row(params![scope.as_str(), owner, key], row)
+                    .optional()
+            })
             .map_err(|e| sql_err(&self.path, e))?;
         row.map(|r| self.decode(r)).transpose()
     }

@@ -100,13 +100,14 @@ pub fn store(config: &Config) -> Result<Arc<ContextStore>, Refusal> {
 /// The refusal for a store that cannot be used, or a limit.
 pub fn store_refusal(e: &ContextError) -> Refusal {
     match e {
-        ContextError::LimitExceeded { key, .. } => {
-            Refusal::new(ErrorCode::LimitExceeded, e.to_string())
-                .rule(format!("context.{key}"))
-                .suggest(format!(
-                    "store less (delete keys you no longer need), or raise [context] {key} in safesh.toml"
-                ))
-        }
+        ContextError::LimitExceeded { key, .. } => Refusal::new(
+            ErrorCode::LimitExceeded,
+            e.to_string(),
+        )
+        .rule(format!("context.{key}"))
+        .suggest(format!(
+            "store less (delete keys you no longer need), or raise [context] {key} in safesh.toml"
+        )),
         _ => Refusal::new(ErrorCode::ExecutionError, e.to_string())
             .rule("context.store")
             .suggest("ask the human to repair safesh's state directory (context.db)"),

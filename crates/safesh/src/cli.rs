@@ -317,7 +317,9 @@ pub fn main() -> i32 {
     };
     if let Some(capture) = capture {
         let outcome = session.exec(&text, input, OutputTarget::Stream(capture.clone()));
-        session.record_history(safesh_core::context::HistoryRecord::new("cli", &text, &outcome));
+        session.record_history(safesh_core::context::HistoryRecord::new(
+            "cli", &text, &outcome,
+        ));
         let value = capture.result(&outcome);
         let _ = writeln!(std::io::stdout(), "{value}");
         // The process status is model-facing too under --json.
@@ -325,7 +327,9 @@ pub fn main() -> i32 {
     }
     let outcome = session.exec(&text, input, OutputTarget::Inherit);
     let _ = std::io::stdout().flush();
-    session.record_history(safesh_core::context::HistoryRecord::new("cli", &text, &outcome));
+    session.record_history(safesh_core::context::HistoryRecord::new(
+        "cli", &text, &outcome,
+    ));
     outcome.exit_code
 }
 

@@ -107,7 +107,10 @@ fn item_json(item: &Item, redaction: Option<&Redaction>, with_value: bool) -> Va
     });
     if with_value {
         v["value"] = match redaction.filter(|_| hidden) {
-            Some(r) => json!(r.placeholder(&item.label, 1).unwrap_or_else(|| "[redacted]".into())),
+            Some(r) => json!(
+                r.placeholder(&item.label, 1)
+                    .unwrap_or_else(|| "[redacted]".into())
+            ),
             None => item.value.clone(),
         };
     }
@@ -242,7 +245,11 @@ pub fn rpc(server: &Server, method: &str, p: Value) -> Option<Result<Value, Serv
 }
 
 /// Runs an MCP tool of this face in a blocking thread (`None`: not one of them).
-pub async fn mcp(server: Arc<Server>, name: &str, args: Value) -> Option<Result<Value, ServerError>> {
+pub async fn mcp(
+    server: Arc<Server>,
+    name: &str,
+    args: Value,
+) -> Option<Result<Value, ServerError>> {
     let method = match name {
         "history" => "history".to_string(),
         n => format!("context.{}", n.strip_prefix("context_")?),
@@ -274,7 +281,8 @@ fn tool(name: &'static str, description: &'static str, props: Value, required: &
 /// The MCP tools of this face.
 pub fn tools() -> Vec<Tool> {
     let session = json!({"type": "string", "description": "the session id (for the session and step scopes)"});
-    let key = json!({"type": "string", "description": "the key (1–256 bytes, no control characters)"});
+    let key =
+        json!({"type": "string", "description": "the key (1–256 bytes, no control characters)"});
     vec![
         tool(
             "context_get",

@@ -278,14 +278,10 @@ impl Rpc {
             "job.kill" => Ok(s.job_kill(params::<JobKillParams>(p)?)?),
             "job.follow" => Ok(s.job_follow(params::<JobOutputParams>(p)?)?),
             m if let Some(r) = crate::context_face::rpc(s, m, p.clone()) => Ok(r?),
-            m if m.starts_with("checkpoint.")
-                || m.starts_with("project.") =>
-            {
-                Err(RpcError::new(
-                    METHOD_NOT_FOUND,
-                    format!("method {m:?} is reserved for a later version of safesh"),
-                ))
-            }
+            m if m.starts_with("checkpoint.") || m.starts_with("project.") => Err(RpcError::new(
+                METHOD_NOT_FOUND,
+                format!("method {m:?} is reserved for a later version of safesh"),
+            )),
             m => Err(RpcError::new(
                 METHOD_NOT_FOUND,
                 format!(

@@ -145,7 +145,9 @@ fn label_of(sh: &Shell, words: &[&Field]) -> Label {
 /// The keys, one per line, with the labels of what chose them.
 fn print_keys(sh: &Shell, items: &[Item], label: &Label) -> bool {
     let text: String = items.iter().map(|i| format!("{}\n", i.key)).collect();
-    let label = items.iter().fold(label.clone(), |l, i| l.join(&i.key_label));
+    let label = items
+        .iter()
+        .fold(label.clone(), |l, i| l.join(&i.key_label));
     text.is_empty() || out(sh, &text, &label)
 }
 
@@ -168,7 +170,9 @@ pub(super) fn history(sh: &mut Shell, argv: &[Field]) -> Exec {
                 }
             },
             other => {
-                sh.diag(format!("history: unknown argument {other:?}; usage: history [-n LIMIT] [--all]"));
+                sh.diag(format!(
+                    "history: unknown argument {other:?}; usage: history [-n LIMIT] [--all]"
+                ));
                 sh.set_status(2);
                 return Ok(());
             }
