@@ -200,15 +200,16 @@ impl Server {
     /// with `[history] persist = false`, this process's executes only.
     pub fn history_entries(&self, p: HistoryParams) -> Result<Value, ServerError> {
         let config = self.settings.policy.config();
-        if !cx::history_config(config).persist {
+        // Where the sessions write it (the config's state dir, as the CLI's).
+        let (true, Some(dir)) = (cx::history_config(config).persist, &config.state_dir) else {
             return Ok(self.history(p.session.as_deref(), p.limit.unwrap_or(20)));
-        }
+        };
         let q = HistoryQuery {
             session: p.session,
             since: p.since,
             limit: p.limit,
         };
-        let entries = HistoryLog::new(&self.settings.state_dir)
+        let entries = HistoryLog::new(dir)
             .read(&q)
             .map_err(context_error)?;
         Ok(json!({"entries": entries}))
