@@ -16,15 +16,7 @@ use safesh_label::Label;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
-
-/// Which face this process serves (`json-rpc`, `mcp`): one per process.
-static FACE: OnceLock<&'static str> = OnceLock::new();
-
-/// Names the face this process serves, for its history entries.
-pub fn set_face(face: &'static str) {
-    let _ = FACE.set(face);
-}
+use std::sync::Arc;
 
 /// Before an exec: its `session` scope is the request's session. After it:
 /// its history entry (and the end of its step).
@@ -35,7 +27,7 @@ pub fn begin(session: &mut Session, p: &ExecParams) {
 /// Appends the history entry of an exec that just ran.
 pub fn record(session: &Session, script: &str, p: &ExecParams, o: &safesh_core::ExecOutcome) {
     session.record_history(HistoryRecord {
-        face: FACE.get().copied().unwrap_or("library"),
+        face: p.face.unwrap_or("json-rpc"),
         script,
         intent: p.intent.clone(),
         outcome: o,
@@ -209,9 +201,7 @@ impl Server {
             since: p.since,
             limit: p.limit,
         };
-        let entries = HistoryLog::new(dir)
-            .read(&q)
-            .map_err(context_error)?;
+        let entries = HistoryLog::new(dir).read(&q).map_err(context_error)?;
         Ok(json!({"entries": entries}))
     }
 
@@ -300,7 +290,7 @@ pub fn tools() -> Vec<Tool> {
         ),
         tool(
             "context_delete",
-            "Delete a key from the context store.",
+            "Delete a key from the context store (`deleted` says whether it was set).",
             json!({"scope": scope_schema(), "key": key, "session": session}),
             &["scope", "key"],
         ),

@@ -43,6 +43,10 @@ pub struct ExecParams {
     /// Assertions checked against stdout after the run.
     #[serde(default)]
     pub verify: Option<Vec<Assertion>>,
+    /// The face the request came through, for its history entry (set by the
+    /// face, never by the client; `None`: JSON-RPC).
+    #[serde(skip)]
+    pub face: Option<&'static str>,
 }
 
 /// An assertion on a step's output (agsh's verification).

@@ -196,7 +196,6 @@ fn json_result(r: Result<Value, ServerError>) -> CallToolResponse {
 impl SafeshMcp {
     /// A handler over `server`.
     pub fn new(server: Arc<Server>) -> SafeshMcp {
-        crate::context_face::set_face("mcp");
         SafeshMcp {
             server,
             tools: Arc::new(tools()),
@@ -333,6 +332,7 @@ impl SafeshMcp {
                 if let Some(msg) = problem {
                     return Some(server_error(&ServerError::BadParams(msg.into())));
                 }
+                p.face = Some("mcp");
                 match self.exec(p, ctx).await {
                     Ok(v) => {
                         let is_error = !v["error"].is_null();

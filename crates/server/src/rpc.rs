@@ -111,7 +111,6 @@ fn id_ok(id: &Value) -> bool {
 impl Rpc {
     /// An endpoint over `server`.
     pub fn new(server: Arc<Server>) -> Rpc {
-        crate::context_face::set_face("json-rpc");
         Rpc {
             server,
             current: Arc::new(Mutex::new(None)),
