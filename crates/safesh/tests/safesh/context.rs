@@ -413,3 +413,22 @@ fn config_show_lists_the_context_and_history_sections_and_the_schema_is_strict()
     assert_ne!(r.status, 0, "{}", r.dump());
     assert!(r.stderr.contains("max_kyes"), "{}", r.dump());
 }
+
+#[test]
+fn concurrent_processes_share_the_store_and_max_keys_holds_across_them() {
+    let a = Arena::with_extra("[context]\nmax_keys = 50\n");
+    std::thread::scope(|s| {
+        for p in 0..4 {
+            let a = &a;
+            s.spawn(move || {
+                let script: String = (0..20)
+                    .map(|i| format!("context set project p{p}k{i} {i} || true\n"))
+                    .collect();
+                a.run(&script)
+            });
+        }
+    });
+    let r = a.run("context list project | wc -l");
+    assert!(!r.timed_out, "{}", r.dump());
+    assert_eq!(r.stdout.trim(), "50", "{}", r.dump());
+}
