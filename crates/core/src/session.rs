@@ -286,6 +286,16 @@ fn label_environment(shell: &mut crate::interp::Shell, flow: &crate::flow::Flow)
 }
 
 impl Session {
+    /// The session's shell (`context.rs`).
+    pub(crate) fn shell(&self) -> &Shell {
+        &self.shell
+    }
+
+    /// The session's shell, to change (`context.rs`).
+    pub(crate) fn shell_mut(&mut self) -> &mut Shell {
+        &mut self.shell
+    }
+
     /// Creates a session.
     pub fn new(opts: SessionOptions) -> Self {
         let mut shell = Shell::new(opts.cwd, opts.env, opts.limits);

@@ -216,6 +216,9 @@ fn run_job(exec: ExecOpts, config: Option<&str>, job: Job) -> i32 {
     };
     if let Some(capture) = capture {
         let outcome = session.exec(&text, input, OutputTarget::Stream(capture.clone()));
+        session.record_history(safesh_core::context::HistoryRecord::new(
+            "cli", &text, &outcome,
+        ));
         let value = capture.result(&outcome);
         let _ = writeln!(std::io::stdout(), "{value}");
         // The process status is model-facing too under --json.
@@ -223,6 +226,9 @@ fn run_job(exec: ExecOpts, config: Option<&str>, job: Job) -> i32 {
     }
     let outcome = session.exec(&text, input, OutputTarget::Inherit);
     let _ = std::io::stdout().flush();
+    session.record_history(safesh_core::context::HistoryRecord::new(
+        "cli", &text, &outcome,
+    ));
     outcome.exit_code
 }
 

@@ -53,6 +53,14 @@ const DESCRIPTIONS: &[(&str, &str)] = &[
     ("stat", "display file status"),
     ("tac", "print lines in reverse order"),
     ("tail", "print the last lines of files"),
+    (
+        "context",
+        "the shared context store: context get|set|delete|list SCOPE KEY [VALUE]",
+    ),
+    (
+        "history",
+        "the persistent history of scripts run through safesh (one JSON line each)",
+    ),
     ("tee", "copy stdin to files and stdout"),
     ("test", "evaluate a conditional expression"),
     ("touch", "change file timestamps or create empty files"),

@@ -25,6 +25,9 @@ pub enum ServerError {
     /// The config cannot be used.
     #[error("config error: {0}")]
     Config(String),
+    /// Refused by safesh (a `[context]` limit), or its state cannot be used.
+    #[error("{}: {}", .0.code, .0.message)]
+    Refused(Box<safesh_core::Refusal>),
     /// The state directory, a spill file or a job log failed.
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
@@ -41,6 +44,7 @@ impl ServerError {
             ServerError::TooManyJobs(_) => "TOO_MANY_JOBS",
             ServerError::Config(_) => "CONFIG_ERROR",
             ServerError::Io(_) => "IO_ERROR",
+            ServerError::Refused(r) => r.code.as_str(),
         }
     }
 
@@ -57,6 +61,9 @@ impl ServerError {
 
     /// The error as a JSON object `{code, message}`.
     pub fn to_json(&self) -> serde_json::Value {
+        if let ServerError::Refused(r) = self {
+            return serde_json::to_value(r).unwrap_or_default();
+        }
         serde_json::json!({"code": self.code(), "message": self.to_string()})
     }
 }

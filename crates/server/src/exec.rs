@@ -48,6 +48,10 @@ pub struct ExecParams {
     /// JSON): what it may use and own (see [`crate::owner`]).
     #[serde(skip)]
     pub conn: String,
+    /// The face the request came through, for its history entry (set by the
+    /// face, never by the client; `None`: JSON-RPC).
+    #[serde(skip)]
+    pub face: Option<&'static str>,
 }
 
 /// An assertion on a step's output (agsh's verification).
@@ -132,7 +136,9 @@ pub fn run(
     // The core stops the request at its deadline with TIMEOUT (rule `timeout_ms`);
     // without one, the config's script limit applies.
     session.set_script_timeout_ms(p.timeout_ms.map(|t| settings.clamp_timeout(t)));
+    crate::context_face::begin(session, p);
     let outcome = session.exec(script, input, OutputTarget::Stream(capture.clone()));
+    crate::context_face::record(session, script, p, &outcome);
     let mut v = capture.result(&outcome);
     if let Some(e) = &outcome.error {
         // Say plainly whether a time limit or the client stopped it.

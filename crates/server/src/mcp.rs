@@ -114,6 +114,9 @@ pub fn tools() -> Vec<Tool> {
             sc::job_follow_output(),
         ),
     ]
+    .into_iter()
+    .chain(crate::context_face::tools())
+    .collect()
 }
 
 /// A readable text for an exec-style result.
@@ -353,6 +356,7 @@ impl SafeshMcp {
                 if let Some(msg) = problem {
                     return Some(server_error(&ServerError::BadParams(msg.into())));
                 }
+                p.face = Some("mcp");
                 match self.exec(p, ctx).await {
                     Ok(v) => {
                         let is_error = !v["error"].is_null();
@@ -405,7 +409,9 @@ impl SafeshMcp {
                 },
                 Err(e) => server_error(&e),
             },
-            _ => return None,
+            _ => json_result(
+                crate::context_face::mcp(s.clone(), name, args, conn.to_string()).await?,
+            ),
         })
     }
 }
@@ -435,7 +441,7 @@ impl ServerHandler for SafeshMcp {
             Some(r) => Ok(r),
             None => Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool {:?}; tools: exec, run, session_start, session_end, session_update, job_start, job_list, job_output, job_kill, job_follow",
+                    "unknown tool {:?}; tools: exec, run, session_start, session_end, session_update, job_start, job_list, job_output, job_kill, job_follow, context_get, context_set, context_delete, context_list, history",
                     request.name
                 ),
                 None,

@@ -98,14 +98,6 @@ struct PipelineParams {
 }
 
 #[derive(Deserialize)]
-struct HistoryParams {
-    #[serde(default, alias = "session_id")]
-    session: Option<String>,
-    #[serde(default)]
-    limit: Option<usize>,
-}
-
-#[derive(Deserialize)]
 struct DescribeParams {
     name: String,
 }
@@ -279,10 +271,6 @@ impl Rpc {
                     )
                 })
             }
-            "history" => {
-                let h: HistoryParams = params(p)?;
-                Ok(s.history(&self.conn, h.session.as_deref(), h.limit.unwrap_or(20)))
-            }
             "session.start" => Ok(s.session_start(self.owned::<SessionStartParams>(p)?)?),
             "session.end" => Ok(s.session_end(self.owned::<SessionEndParams>(p)?)?),
             "session.update" => Ok(s.session_update(self.owned::<SessionUpdateParams>(p)?)?),
@@ -291,19 +279,15 @@ impl Rpc {
             "job.output" => Ok(s.job_output(self.owned::<JobOutputParams>(p)?)?),
             "job.kill" => Ok(s.job_kill(self.owned::<JobKillParams>(p)?)?),
             "job.follow" => Ok(s.job_follow(self.owned::<JobOutputParams>(p)?)?),
-            m if m.starts_with("context.")
-                || m.starts_with("checkpoint.")
-                || m.starts_with("project.") =>
-            {
-                Err(RpcError::new(
-                    METHOD_NOT_FOUND,
-                    format!("method {m:?} is reserved for a later version of safesh"),
-                ))
-            }
+            m if let Some(r) = crate::context_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
+            m if m.starts_with("checkpoint.") || m.starts_with("project.") => Err(RpcError::new(
+                METHOD_NOT_FOUND,
+                format!("method {m:?} is reserved for a later version of safesh"),
+            )),
             m => Err(RpcError::new(
                 METHOD_NOT_FOUND,
                 format!(
-                    "unknown method {m:?}; methods: execute, pipeline, commands.list, commands.describe, history, session.start|end|update, job.start|list|output|kill|follow"
+                    "unknown method {m:?}; methods: execute, pipeline, commands.list, commands.describe, history, context.get|set|delete|list, session.start|end|update, job.start|list|output|kill|follow"
                 ),
             )),
         }

@@ -145,6 +145,8 @@ pub struct Server {
     fresh: Arc<crate::pool::Pool>,
     /// Worker processes for sessionless requests (`Settings::worker`).
     workers: Option<crate::worker::Workers>,
+    /// The model-facing redaction of `context.*` values (`context_face.rs`).
+    pub(crate) context_redaction: std::sync::OnceLock<Option<Arc<crate::shape::Redaction>>>,
 }
 
 fn env_vec(env: Option<BTreeMap<String, String>>) -> Result<Vec<(String, String)>, ServerError> {
@@ -184,7 +186,11 @@ impl Server {
         let jobs = Arc::new(Jobs::new(settings.clone()));
         let j = jobs.clone();
         // An expired session's jobs end with it, as with session_end.
-        let on_expire: crate::sessions::OnExpire = Arc::new(move |id: &str| j.stop_session(id));
+        let st = settings.clone();
+        let on_expire: crate::sessions::OnExpire = Arc::new(move |id: &str| {
+            j.stop_session(id);
+            crate::context_face::end_session(&st, id);
+        });
         Arc::new(Server {
             sessions: Sessions::with_on_expire(settings.clone(), Some(on_expire)),
             jobs,
@@ -195,6 +201,7 @@ impl Server {
                 .map(|w| crate::worker::Workers::new(w, settings.max_sessions)),
             settings,
             history: Mutex::new(VecDeque::new()),
+            context_redaction: Default::default(),
         })
     }
 
@@ -324,6 +331,7 @@ impl Server {
     pub fn session_end(&self, p: SessionEndParams) -> Result<Value, ServerError> {
         self.sessions.end(&p.session, &p.conn)?;
         self.jobs.kill_session(&p.session);
+        self.end_context_session(&p.session);
         Ok(json!({"session": p.session, "ended": true}))
     }
 

@@ -6,6 +6,7 @@
 //! kind and add it to [`BUILTINS`].
 
 mod checkpoint;
+mod context;
 mod dirs;
 mod flow;
 mod read;
@@ -28,6 +29,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("cd", dirs::cd),
     ("checkpoint", checkpoint::checkpoint),
     ("command", wrappers::command),
+    ("context", context::context),
     ("continue", flow::continue_),
     ("declare", vars::declare),
     ("env", wrappers::env),
@@ -39,6 +41,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("flock", wrappers::flock),
     ("getopts", read::getopts),
     ("hash", flow::colon),
+    ("history", context::history),
     ("ionice", wrappers::ionice),
     ("let", vars::let_),
     ("local", vars::local),

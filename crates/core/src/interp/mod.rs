@@ -295,6 +295,8 @@ pub(crate) struct Shell {
     pub line: usize,
     pub last_subst_status: Option<i32>,
     pub source_depth: u32,
+    /// The server session the context store's `session` scope belongs to.
+    pub context_session: Option<Arc<str>>,
     pub getopts_pos: usize,
     pub dir_stack: Vec<String>,
     /// Set by `exec` without a command: keep the redirections it was given.
@@ -397,6 +399,7 @@ impl Shell {
             line: 0,
             last_subst_status: None,
             source_depth: 0,
+            context_session: None,
             getopts_pos: 0,
             dir_stack: Vec::new(),
             cwd_label: Label::empty(),

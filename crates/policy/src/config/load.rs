@@ -244,6 +244,11 @@ fn merge(cfg: &mut Config, l: Layer) {
     for task in l.tasks {
         cfg.tasks.insert(task.name.clone(), task);
     }
+    let (c, h) = (&mut cfg.context, &mut cfg.history);
+    c.max_value_bytes = l.context.max_value_bytes.or(c.max_value_bytes);
+    c.max_keys = l.context.max_keys.or(c.max_keys);
+    h.max_entries = l.history.max_entries.or(h.max_entries);
+    h.persist = l.history.persist.or(h.persist);
 }
 
 fn same_matcher(a: &NameMatcher, b: &NameMatcher) -> bool {

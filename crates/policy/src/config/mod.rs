@@ -488,6 +488,10 @@ pub struct Config {
     /// `[tasks]`, by name; a later layer's task replaces an earlier one of the same
     /// name (an untrusted project config adds none: it is not applied at all).
     pub tasks: BTreeMap<String, safesh_tasks::Task>,
+    /// `[context]`: limits of the context store.
+    pub context: ContextLimits,
+    /// `[history]`: the persistent history.
+    pub history: HistorySettings,
 }
 
 /// `[checkpoints]`: what a checkpoint leaves out and how many are kept.
@@ -517,6 +521,26 @@ impl Default for Checkpoints {
             max_age_days: 30,
         }
     }
+}
+
+/// `[context]`: every key optional; unset keys keep the built-in value
+/// (`safesh_context::Limits`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContextLimits {
+    /// The largest value, in bytes of its JSON text.
+    pub max_value_bytes: Option<u64>,
+    /// The most keys in one scope.
+    pub max_keys: Option<u64>,
+}
+
+/// `[history]`: every key optional; unset keys keep the built-in value
+/// (10000 entries, persisted).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HistorySettings {
+    /// Entries kept (the oldest are dropped).
+    pub max_entries: Option<u64>,
+    /// Whether entries are written to the state dir at all.
+    pub persist: Option<bool>,
 }
 
 impl Config {

@@ -50,6 +50,8 @@ const TOP_KEYS: &[&str] = &[
     "mcp",
     "checkpoints",
     "tasks",
+    "context",
+    "history",
 ];
 const SANDBOX_KEYS: &[&str] = &["read", "write", "path", "network", "allow_weaker"];
 pub(crate) const LIMIT_KEYS: &[&str] = &[
@@ -101,6 +103,8 @@ const WHEN_INTEGRITY: &[&str] = &["untrusted", "network", "sandboxed", "trusted"
 const WHEN_PC: &[&str] = &["tainted", "secret", "untrusted"];
 const MCP_KEYS: &[&str] = &["http_token_file"];
 const CHECKPOINT_KEYS: &[&str] = &["exclude", "max_mb", "keep", "max_age_days"];
+const CONTEXT_KEYS: &[&str] = &["max_value_bytes", "max_keys"];
+const HISTORY_KEYS: &[&str] = &["max_entries", "persist"];
 
 /// One config file (or the built-in defaults), parsed and validated, before merging.
 #[derive(Debug, Default)]
@@ -123,6 +127,8 @@ pub(crate) struct Layer {
     pub checkpoint_keep: Option<u64>,
     pub checkpoint_max_age_days: Option<u64>,
     pub tasks: Vec<safesh_tasks::Task>,
+    pub context: ContextLimits,
+    pub history: HistorySettings,
 }
 
 /// The built-in defaults: read and write the working directory, the standard
@@ -196,6 +202,8 @@ pub(crate) fn builtin(opts: &LoadOptions) -> Config {
         mcp_token_file: None,
         checkpoints: crate::config::Checkpoints::default(),
         tasks: BTreeMap::new(),
+        context: ContextLimits::default(),
+        history: HistorySettings::default(),
     }
 }
 
@@ -646,6 +654,31 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
                 }
             }
             "tasks" => layer.tasks = super::tasks::parse(cx, as_table(cx, name, TOP, v)?)?,
+            "context" => {
+                for (k, v) in entries(as_table(cx, name, TOP, v)?) {
+                    let key = key_str(k);
+                    let slot = match key {
+                        "max_value_bytes" => &mut layer.context.max_value_bytes,
+                        "max_keys" => &mut layer.context.max_keys,
+                        _ => return Err(unknown(cx, k, "[context]", CONTEXT_KEYS)),
+                    };
+                    *slot = Some(as_u64(cx, key, "[context]", v)?);
+                }
+            }
+            "history" => {
+                for (k, v) in entries(as_table(cx, name, TOP, v)?) {
+                    match key_str(k) {
+                        "max_entries" => {
+                            layer.history.max_entries =
+                                Some(as_u64(cx, "max_entries", "[history]", v)?)
+                        }
+                        "persist" => {
+                            layer.history.persist = Some(as_bool(cx, "persist", "[history]", v)?)
+                        }
+                        _ => return Err(unknown(cx, k, "[history]", HISTORY_KEYS)),
+                    }
+                }
+            }
             _ => return Err(unknown(cx, k, TOP, TOP_KEYS)),
         }
     }

@@ -277,6 +277,13 @@ pub fn render(config: &Config) -> String {
             let _ = writeln!(out, "{} = {}  # from {}", key(&t.name), task(t), t.origin);
         }
     }
+    let (c, h) = (&config.context, &config.history);
+    let _ = writeln!(out, "\n[context]");
+    shown(&mut out, "max_value_bytes", c.max_value_bytes, "1048576");
+    shown(&mut out, "max_keys", c.max_keys, "1000");
+    let _ = writeln!(out, "\n[history]");
+    shown(&mut out, "max_entries", h.max_entries, "10000");
+    shown(&mut out, "persist", h.persist, "true");
     out
 }
 
@@ -314,6 +321,14 @@ fn task(t: &safesh_tasks::Task) -> String {
         fields.push(format!("description = {}", q(d)));
     }
     format!("{{ {} }}", fields.join(", "))
+}
+
+/// `key = value  # from config`, or the built-in value.
+fn shown<T: std::fmt::Display>(out: &mut String, k: &str, v: Option<T>, builtin: &str) {
+    let _ = match v {
+        Some(v) => writeln!(out, "{k} = {v}  # from config"),
+        None => writeln!(out, "{k} = {builtin}  # built-in"),
+    };
 }
 
 fn rule(out: &mut String, header: &str, r: &CommandRule) {

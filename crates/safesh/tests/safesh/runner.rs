@@ -58,6 +58,11 @@ fn harness_config() -> String {
     path.to_string()
 }
 
+/// The state dir of every run of this harness (outside the fixture trees).
+fn harness_state_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("safesh-harness-state-{}", std::process::id()))
+}
+
 /// A shell to run scripts with: `program pre_args… -c SCRIPT`.
 #[derive(Debug, Clone)]
 pub struct Shell {
@@ -101,6 +106,9 @@ impl Shell {
             .env_clear()
             .env("LC_ALL", "C")
             .env("HOME", dir)
+            // safesh keeps state (its history) under $XDG_STATE_HOME: outside the
+            // compared tree. Both shells get it, so `env` prints the same.
+            .env("XDG_STATE_HOME", harness_state_dir())
             .env("PATH", "/usr/bin:/bin")
             .env("TZ", "UTC")
             .stdin(if stdin.is_some() {

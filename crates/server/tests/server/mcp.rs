@@ -77,6 +77,30 @@ async fn initialize_and_list_tools_with_schemas() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn context_tools_and_history() {
+    let env = Env::new();
+    let c = connect(&env).await;
+    let r = call(
+        &c,
+        "context_set",
+        json!({"scope": "project", "key": "k", "value": {"n": 1}}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let r = call(&c, "exec", json!({"script": "context get project k"})).await;
+    assert_eq!(r.structured_content.unwrap()["output"], "{\"n\":1}\n");
+    let r = call(&c, "context_get", json!({"scope": "project", "key": "k"})).await;
+    assert_eq!(r.structured_content.unwrap()["value"], json!({"n": 1}));
+    let r = call(&c, "context_get", json!({"scope": "nope", "key": "k"})).await;
+    assert_eq!(r.is_error, Some(true));
+    let r = call(&c, "history", json!({"limit": 1})).await;
+    let sc = r.structured_content.unwrap();
+    assert_eq!(sc["entries"][0]["command"], "context get project k", "{sc}");
+    assert_eq!(sc["entries"][0]["face"], "mcp", "{sc}");
+    let _ = c.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exec_run_and_refusal() {
     let env = Env::new();
     let c = connect(&env).await;

@@ -41,7 +41,12 @@ fn error_codes() {
     let r = call(&rpc, &req(7, "nope", json!({})));
     assert_eq!(r["error"]["code"], -32601);
     assert_eq!(r["id"], 7);
-    for m in ["context.get", "checkpoint.save", "project.plan"] {
+    // context.* is served now (issue 17): without params it is a bad request.
+    assert_eq!(
+        call(&rpc, &req(1, "context.get", json!({})))["error"]["code"],
+        -32602
+    );
+    for m in ["checkpoint.save", "project.plan"] {
         let r = call(&rpc, &req(1, m, json!({})));
         assert_eq!(r["error"]["code"], -32601);
         assert!(

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""context.set + context.get round trips per second over JSON-RPC (issue 17).
+
+Usage: bench/context_rpc.py [SAFESH] [N]
+  SAFESH  the binary (default: target/release/safesh)
+  N       set+get pairs (default: 5000)
+
+Starts one `safesh rpc` in a fresh state dir (XDG_STATE_HOME in a temp dir) and
+sends, strictly one after the other (each request waits for its response),
+N `context.set` and N `context.get` on the project scope. Prints requests per
+second and set+get pairs per second.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+safesh = sys.argv[1] if len(sys.argv) > 1 else "target/release/safesh"
+n = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
+
+with tempfile.TemporaryDirectory() as tmp:
+    proj = os.path.join(tmp, "proj")
+    os.mkdir(proj)
+    env = {"PATH": "/usr/bin:/bin", "HOME": tmp, "XDG_STATE_HOME": os.path.join(tmp, "state"), "LC_ALL": "C"}
+    p = subprocess.Popen([os.path.abspath(safesh), "rpc"], cwd=proj, env=env,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    rid = 0
+
+    def call(method, params):
+        global rid
+        rid += 1
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n")
+        p.stdin.flush()
+        r = json.loads(p.stdout.readline())
+        if "error" in r:
+            sys.exit(f"error: {r}")
+        return r["result"]
+
+    call("context.set", {"scope": "project", "key": "warm", "value": 0})
+    start = time.perf_counter()
+    for i in range(n):
+        key = f"k{i % 100}"
+        call("context.set", {"scope": "project", "key": key, "value": {"i": i, "s": "value"}})
+        got = call("context.get", {"scope": "project", "key": key})
+        assert got["value"]["i"] == i, got
+    secs = time.perf_counter() - start
+    p.stdin.close()
+    p.wait()
+    print(f"{n} set+get pairs in {secs:.3f} s: {2 * n / secs:,.0f} requests/s, {n / secs:,.0f} pairs/s")
