@@ -326,9 +326,12 @@ impl Store {
             }
             snaps.push(RootSnapshot { root, entries });
         }
+        // Strictly after the newest one, so the order of saves is the order of
+        // times even within one millisecond (retention drops the oldest).
+        let after = previous.as_ref().map_or(0, |m| m.created_unix_ms + 1);
         let manifest = Manifest {
             name: name.clone(),
-            created_unix_ms: now_ms(),
+            created_unix_ms: now_ms().max(after),
             roots: snaps,
             extra: extra.clone(),
         };
