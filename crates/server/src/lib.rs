@@ -10,6 +10,7 @@
 //! - [`worker`] / [`worker_main`]: requests in worker processes (the isolation
 //!   model: a crash or an allocation abort costs one request, not the server).
 
+pub mod checkpoint_face;
 pub mod context_face;
 pub mod error;
 pub mod exec;

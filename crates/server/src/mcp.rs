@@ -116,6 +116,7 @@ pub fn tools() -> Vec<Tool> {
     ]
     .into_iter()
     .chain(crate::context_face::tools())
+    .chain(crate::checkpoint_face::tools())
     .collect()
 }
 
@@ -409,6 +410,9 @@ impl SafeshMcp {
                 },
                 Err(e) => server_error(&e),
             },
+            n if n.starts_with("checkpoint_") => json_result(
+                crate::checkpoint_face::mcp(s.clone(), name, args, conn.to_string()).await?,
+            ),
             _ => json_result(
                 crate::context_face::mcp(s.clone(), name, args, conn.to_string()).await?,
             ),

@@ -280,7 +280,8 @@ impl Rpc {
             "job.kill" => Ok(s.job_kill(self.owned::<JobKillParams>(p)?)?),
             "job.follow" => Ok(s.job_follow(self.owned::<JobOutputParams>(p)?)?),
             m if let Some(r) = crate::context_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
-            m if m.starts_with("checkpoint.") || m.starts_with("project.") => Err(RpcError::new(
+            m if let Some(r) = crate::checkpoint_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
+            m if m.starts_with("project.") => Err(RpcError::new(
                 METHOD_NOT_FOUND,
                 format!("method {m:?} is reserved for a later version of safesh"),
             )),

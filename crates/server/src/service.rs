@@ -142,7 +142,7 @@ pub struct Server {
     /// Background jobs (also those a script starts with `cmd &`).
     pub jobs: Arc<Jobs>,
     history: Mutex<VecDeque<Value>>,
-    fresh: Arc<crate::pool::Pool>,
+    pub(crate) fresh: Arc<crate::pool::Pool>,
     /// Worker processes for sessionless requests (`Settings::worker`).
     workers: Option<crate::worker::Workers>,
     /// The model-facing redaction of `context.*` values (`context_face.rs`).

@@ -59,3 +59,71 @@ fn a_restore_named_by_downloaded_text_needs_approval() {
     a.run("checkpoint restore keepdir > /dev/null").assert_ok();
     assert!(!a.exists("later.txt"));
 }
+
+#[test]
+fn checkpoints_over_json_rpc_save_diff_restore_and_refuse_bad_names() {
+    use std::io::Write;
+    let a = Arena::new();
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"checkpoint.save","params":{"name":"r1"}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"execute","params":{"script":"echo zzz > README.md; echo new > n.txt"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"checkpoint.diff","params":{"a":"r1"}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"checkpoint.restore","params":{"name":"r1"}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"checkpoint.list"}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"checkpoint.restore","params":{"name":"../x"}}"#,
+    ];
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
+        .args(["--config"])
+        .arg(&a.config)
+        .arg("rpc")
+        .current_dir(&a.dir)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &a.home)
+        .env("XDG_STATE_HOME", &a.state)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for l in lines {
+            writeln!(stdin, "{l}").unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let replies: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let by_id = |id: i64| {
+        replies
+            .iter()
+            .find(|r| r["id"] == id)
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(by_id(1)["result"]["name"], "r1", "{replies:?}");
+    let d = &by_id(3)["result"];
+    assert_eq!(
+        d["added"][0],
+        a.dir.join("n.txt").display().to_string(),
+        "{d}"
+    );
+    assert_eq!(
+        d["modified"][0],
+        a.dir.join("README.md").display().to_string(),
+        "{d}"
+    );
+    assert_eq!(
+        by_id(4)["result"]["removed"][0],
+        a.dir.join("n.txt").display().to_string()
+    );
+    assert_eq!(by_id(5)["result"][0]["name"], "r1");
+    assert_eq!(by_id(6)["error"]["code"], -32602, "{replies:?}");
+    assert_eq!(
+        std::fs::read_to_string(a.dir.join("README.md")).unwrap(),
+        "# demo\n\nTODO: write the docs\n"
+    );
+    assert!(!a.exists("n.txt"));
+}
