@@ -150,6 +150,11 @@ pub enum Command {
     Task(TaskArgs),
     /// List the tasks of the config, with their descriptions.
     Tasks(JsonArgs),
+    /// Save, restore, list, diff or delete checkpoints of the write roots
+    /// (`checkpoint save [NAME] | restore NAME | list | diff A [B] | delete NAME`).
+    Checkpoint(WordsArgs),
+    /// Show the persistent history of scripts and requests (`history [-n N] [--all]`).
+    History(WordsArgs),
     /// Print a shell completion script (bash, zsh, fish, …).
     Completions(CompletionsArgs),
     /// Serve one request for the server that started this process (the
@@ -227,6 +232,19 @@ pub struct TrustArgs {
     /// The config file (default: --config, else the nearest safesh.toml).
     #[arg(value_name = "FILE")]
     pub file: Option<String>,
+}
+
+/// A subcommand that runs the builtin of the same name with these words, through
+/// the same session as `-c` (policy, labels, audit).
+#[derive(Debug, Args)]
+pub struct WordsArgs {
+    /// The builtin's arguments (`--json` among them prints JSON).
+    #[arg(
+        value_name = "ARG",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub words: Vec<String>,
 }
 
 /// A subcommand whose only option is `--json`.
@@ -351,6 +369,8 @@ pub const SUBCOMMANDS: &[&str] = &[
     "task",
     "tasks",
     "completions",
+    "checkpoint",
+    "history",
     "__worker",
 ];
 

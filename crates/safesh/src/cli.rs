@@ -108,6 +108,11 @@ fn quote_argv(argv: &[String]) -> String {
         .join(" ")
 }
 
+/// `name` followed by `words`: a builtin's argv.
+fn builtin_argv(name: &str, words: Vec<String>) -> Vec<String> {
+    std::iter::once(name.to_string()).chain(words).collect()
+}
+
 /// Runs the command line; returns the exit status.
 pub fn main() -> i32 {
     // Arguments are OS strings: a byte that is not UTF-8 must not panic. The
@@ -147,6 +152,9 @@ pub fn main() -> i32 {
     } = cli;
     let (exec, job) = match command {
         Some(Command::Run(run)) => (exec.merged_with(run.exec), Job::Argv(run.argv)),
+        // The builtins of the same name, run as a one-command script.
+        Some(Command::Checkpoint(w)) => (exec, Job::Argv(builtin_argv("checkpoint", w.words))),
+        Some(Command::History(w)) => (exec, Job::Argv(builtin_argv("history", w.words))),
         Some(other) => return crate::tools::run(other, config.as_deref(), exec.json),
         None => match script_job(script, file) {
             Ok(job) => (exec, job),

@@ -127,3 +127,16 @@ fn checkpoints_over_json_rpc_save_diff_restore_and_refuse_bad_names() {
     );
     assert!(!a.exists("n.txt"));
 }
+
+#[test]
+fn the_cli_subcommands_run_the_builtins() {
+    let a = Arena::new();
+    a.run_args(&["checkpoint", "save", "cli1"])
+        .assert_ok_with("saved checkpoint cli1: 5 files, 89 bytes (5 read, the rest unchanged)\n");
+    let r = a.run_args(&["checkpoint", "list", "--json"]);
+    assert!(r.stdout.contains("\"name\":\"cli1\""), "{}", r.dump());
+    let r = a.run_args(&["checkpoint", "restore", "../x"]);
+    assert_eq!(r.status, 1, "{}", r.dump());
+    let r = a.run_args(&["history", "-n", "1"]);
+    assert!(r.stdout.contains("checkpoint"), "{}", r.dump());
+}
