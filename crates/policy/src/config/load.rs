@@ -83,15 +83,76 @@ pub fn find_project_file(cwd: &Path) -> Option<PathBuf> {
         .find(|f| f.is_file())
 }
 
-/// Loads and merges every layer.
+/// Loads and merges every layer. The user layer governs the roots it grants: it
+/// applies only when the user owns it and its directory, no one else may write
+/// them, and it does not lie inside a write root of the merged config (where
+/// commands could write it) — unless the human trusted it (`safesh trust FILE`).
 pub fn load(opts: &LoadOptions) -> Result<Config, ConfigError> {
+    let cfg = load_layers(opts, true)?;
+    let Some(user) = cfg
+        .sources
+        .iter()
+        .find(|s| s.layer == "user" && s.applied)
+        .map(|s| s.path.clone())
+    else {
+        return Ok(cfg);
+    };
+    let Some(why) = user_layer_unsafe(&user, &cfg) else {
+        return Ok(cfg);
+    };
+    let mut without = load_layers(opts, false)?;
+    without.warnings.push(format!(
+        "safesh: ignoring {p}: {why}; a file commands could write grants them nothing (`safesh trust {p}` applies it anyway)",
+        p = user.display()
+    ));
+    without.sources.insert(
+        0,
+        SourceFile {
+            path: user,
+            layer: "user",
+            applied: false,
+        },
+    );
+    Ok(without)
+}
+
+/// Why the user config at `file` must not be applied (`None`: it may be).
+fn user_layer_unsafe(file: &Path, cfg: &Config) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let real = std::fs::canonicalize(file).ok()?;
+    if let Some(state) = &cfg.state_dir
+        && let Ok(bytes) = std::fs::read(&real)
+        && trust::is_trusted(state, &real, &bytes)
+    {
+        return None;
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    for p in [Some(real.as_path()), real.parent()].into_iter().flatten() {
+        let m = std::fs::metadata(p).ok()?;
+        if m.uid() != me {
+            return Some(format!("{} is not owned by this user", p.display()));
+        }
+        if m.mode() & 0o022 != 0 {
+            return Some(format!("{} is writable by other users", p.display()));
+        }
+    }
+    cfg.sandbox
+        .write
+        .iter()
+        .map(|w| std::fs::canonicalize(&w.path).unwrap_or_else(|_| w.path.clone()))
+        .find(|w| real.starts_with(w))
+        .map(|w| format!("it lies inside the write root {}", w.display()))
+}
+
+fn load_layers(opts: &LoadOptions, with_user: bool) -> Result<Config, ConfigError> {
     let mut cfg = schema::builtin(opts);
     cfg.state_dir = state_dir(opts);
     let home = opts.home.as_deref();
     // Layers in merge order; kept to list rules/nudges/approvals in reverse.
     let mut layers: Vec<Layer> = Vec::new();
 
-    if let Some(user) = user_config_file(opts).filter(|f| f.is_file()) {
+    if let Some(user) = user_config_file(opts).filter(|f| with_user && f.is_file()) {
         let bytes = read(&user)?;
         layers.push(parse(&user, &bytes, home)?);
         cfg.sources.push(SourceFile {

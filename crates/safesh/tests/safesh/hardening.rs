@@ -389,3 +389,71 @@ fn a_program_may_start_the_allowed_programs_without_argument_rules() {
     a.run(&spawn("git")).assert_ok_with("denied\n");
     a.run(&spawn("perl")).assert_ok_with("denied\n");
 }
+
+#[test]
+fn a_user_config_commands_could_write_grants_nothing() {
+    // Item 0c: with XDG_CONFIG_HOME inside the project (a write root), a script
+    // writes `…/safesh/config.toml` granting `write = ["/outside"]`; the next run
+    // must not apply it.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let (proj, outside, state) = (root.join("proj"), root.join("outside"), root.join("state"));
+    for d in [&proj, &outside, &state] {
+        std::fs::create_dir(d).unwrap();
+    }
+    let xdg = proj.join("xdg");
+    let run = |script: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
+            .args(["-c", script])
+            .current_dir(&proj)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &root)
+            .env("XDG_STATE_HOME", &state)
+            .env("XDG_CONFIG_HOME", &xdg)
+            .output()
+            .unwrap()
+    };
+    let plant = format!(
+        "mkdir -p xdg/safesh && printf '[sandbox]\\nwrite = [\"{}\"]\\n' > xdg/safesh/config.toml",
+        outside.display()
+    );
+    let out = run(&plant);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&format!("echo pwned > {}/x.txt", outside.display()));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(126), "{err}");
+    assert!(
+        !outside.join("x.txt").exists(),
+        "the planted user config applied: {err}"
+    );
+    assert!(err.contains("inside the write root"), "{err}");
+    // Benign: the same user config outside every write root applies.
+    let xdg2 = root.join("xdg2");
+    std::fs::create_dir_all(xdg2.join("safesh")).unwrap();
+    std::fs::write(
+        xdg2.join("safesh/config.toml"),
+        format!("[sandbox]\nwrite = [\"{}\"]\n", outside.display()),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
+        .args(["-c", &format!("echo ok > {}/y.txt", outside.display())])
+        .current_dir(&proj)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &root)
+        .env("XDG_STATE_HOME", &state)
+        .env("XDG_CONFIG_HOME", &xdg2)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(outside.join("y.txt").exists());
+}
