@@ -137,7 +137,7 @@ pub fn tools() -> Vec<Tool> {
         ),
         tool(
             "checkpoint_list",
-            "The project's checkpoints, oldest first.",
+            "The project's checkpoints, oldest first: name, time saved, files and bytes.",
             json!({"session": session}),
             &[],
         ),
@@ -149,7 +149,7 @@ pub fn tools() -> Vec<Tool> {
         ),
         tool(
             "checkpoint_delete",
-            "Remove a checkpoint.",
+            "Remove a checkpoint (its contents go when no other checkpoint uses them).",
             json!({"name": name, "session": session}),
             &["name"],
         ),
