@@ -152,16 +152,7 @@ impl ApprovalDb {
         let mut conn = self.conn();
         let e = |e| sql_err(&self.path, e);
         conn.busy_timeout(BUSY_TIMEOUT).map_err(e)?;
-        let mode: String = conn
-            .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
-            .map_err(e)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::Corrupt {
-                path: self.path.clone(),
-                detail: format!("cannot switch to WAL mode (journal_mode={mode})"),
-            });
-        }
-        conn.pragma_update(None, "synchronous", "FULL").map_err(e)?;
+        crate::labels::wal_full(&conn, &self.path)?;
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(e)?;

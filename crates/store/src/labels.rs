@@ -112,16 +112,7 @@ impl LabelStore {
         // WAL: readers never block the writer, and one writer at a time across
         // processes. FULL: a committed label survives a power loss (a lost label
         // would launder a secret file to public).
-        let mode: String = conn
-            .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
-            .map_err(e)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::Corrupt {
-                path: self.path.clone(),
-                detail: format!("cannot switch to WAL mode (journal_mode={mode})"),
-            });
-        }
-        conn.pragma_update(None, "synchronous", "FULL").map_err(e)?;
+        wal_full(&conn, &self.path)?;
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(e)?;
@@ -624,6 +615,24 @@ fn fingerprint_required(path: &Path) -> Result<Fingerprint, StoreError> {
 }
 
 /// Map a SQLite error: "not a database" and "malformed" are corruption.
+/// Puts the database at `path` in WAL mode with `synchronous=FULL`: readers
+/// never block the writer, one writer at a time across processes, and a
+/// committed row survives a power loss. A database that cannot switch is
+/// reported as corrupt.
+pub(crate) fn wal_full(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let e = |e| sql_err(path, e);
+    let mode: String = conn
+        .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
+        .map_err(e)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::Corrupt {
+            path: path.to_path_buf(),
+            detail: format!("cannot switch to WAL mode (journal_mode={mode})"),
+        });
+    }
+    conn.pragma_update(None, "synchronous", "FULL").map_err(e)
+}
+
 pub(crate) fn sql_err(db: &Path, e: rusqlite::Error) -> StoreError {
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
