@@ -123,6 +123,11 @@ impl<'a> ShellHost<'a> {
         labels: Vec<Label>,
         pc: &Label,
     ) -> Self {
+        // Names are labeled only when a word is worth labeling (check_write):
+        // the common public command line keeps nothing (no copy per utility).
+        if !crate::names::worth_labeling(&self.argv_label) {
+            return self;
+        }
         self.word_labels = argv.iter().cloned().zip(labels).collect();
         self.pc = pc.clone();
         self
