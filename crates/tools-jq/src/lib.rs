@@ -6,6 +6,7 @@
 //! Known differences: `DIFFERENCES.md`.
 
 mod cli;
+mod constkeys;
 mod engine;
 mod envuse;
 mod errors;
