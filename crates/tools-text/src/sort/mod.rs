@@ -259,13 +259,15 @@ fn run(
         let read = open_input(&mut *ctx.stdin, host, &cwd, f).and_then(|mut i| {
             // Reserve a regular file's size up front instead of growing by
             // doubling (up to the budget).
+            // Small budgets read in small steps, so that each run fits.
+            let step = (budget / 4).clamp(512, BUF);
             if let Some(md) = i.file().and_then(|f| f.metadata().ok()) {
-                let size = usize::try_from(md.len()).unwrap_or(0).saturating_add(1);
+                // Room for the last read's step too, so the buffer is never
+                // reallocated (copied) at the end.
+                let size = usize::try_from(md.len()).unwrap_or(0).saturating_add(step);
                 data.reserve(size.min(budget.saturating_add(BUF)));
             }
             let mut got = 0usize;
-            // Small budgets read in small steps, so that each run fits.
-            let step = (budget / 4).clamp(512, BUF);
             loop {
                 let len = data.len();
                 data.resize(len + step, 0);
@@ -284,7 +286,7 @@ fn run(
                 got += n;
                 lines_held += memchr::memchr_iter(delim, &data[len..]).count();
                 let Some(dir) = &spill_dir else { continue };
-                if data.len() + lines_held.saturating_mul(spill::LINE_COST) <= budget {
+                if data.len() + lines_held.saturating_mul(spill::line_cost(cfg)) <= budget {
                     continue;
                 }
                 // Past the budget: the complete lines so far become a sorted run

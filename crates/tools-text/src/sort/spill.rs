@@ -14,9 +14,16 @@ use std::path::Path;
 /// Runs merged at once (GNU sort's default `--batch-size`).
 pub(super) const NMERGE: usize = 16;
 
-/// What one line costs in memory besides its bytes while it is sorted: its
-/// slice, and the (line, first key) pair sorted with keys.
-pub(super) const LINE_COST: usize = 48;
+/// What one line costs in memory besides its bytes while it is sorted: the
+/// row `sort_write` holds for it (a line slice, with its first key's slice or
+/// integer value when there are keys).
+pub(super) fn line_cost(cfg: &Config) -> usize {
+    match cfg.keys.first() {
+        None => 16,
+        Some(k) if super::key::fast_numeric_key(&k.flags) => 24,
+        Some(_) => 32,
+    }
+}
 
 /// How often (in lines) the merge looks at the deadline.
 const CHECK_EVERY: u64 = 4096;
