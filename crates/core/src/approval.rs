@@ -96,6 +96,11 @@ pub trait ApprovalChannel: Send + Sync {
     ///
     /// [`Unanswered`]: ApprovalAnswer::Unanswered
     fn ask(&self, question: &ApprovalQuestion, stop: &dyn Fn() -> bool) -> ApprovalAnswer;
+
+    /// The channel's name in the audit log's record of the human's decision.
+    fn name(&self) -> &str {
+        "approval prompt"
+    }
 }
 
 #[cfg(test)]

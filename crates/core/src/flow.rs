@@ -589,9 +589,14 @@ impl Flow {
                     )?;
                     return Ok(None);
                 }
-                let pending = self
-                    .approvals
-                    .request_in(&req.command, kind, target, asker.scope);
+                // The request is stored (and shown) with known secret values
+                // withheld from its target, as its command already is.
+                let pending = self.approvals.request_in(
+                    &req.command,
+                    kind,
+                    &self.redact_known(target.to_string()),
+                    asker.scope,
+                );
                 let refusal = |what: &str, suggestion: String| {
                     let mut r = Refusal::new(
                         ErrorCode::ApprovalRequired,
@@ -624,7 +629,7 @@ impl Flow {
                         id: pending.id.clone(),
                         commit_point: kind.to_string(),
                         action: req.command.clone(),
-                        target: target.to_string(),
+                        target: pending.target.clone(),
                         reason: d.reason.clone(),
                         rule: d.rule.clone(),
                         expires: pending.expires,
@@ -643,10 +648,10 @@ impl Flow {
                     match answer {
                         ApprovalAnswer::Granted => {
                             // Already granted over the control socket is as good.
-                            let _ = self.approvals.grant(&pending.id);
+                            let _ = self.approvals.decide_by(&pending.id, true, channel.name());
                         }
                         ApprovalAnswer::Denied => {
-                            let _ = self.approvals.deny(&pending.id);
+                            let _ = self.approvals.decide_by(&pending.id, false, channel.name());
                             self.record(
                                 &req.point,
                                 V::Denied,

@@ -243,6 +243,21 @@ pub(crate) fn refusal_of(i: Interrupt) -> Refusal {
         Ok(r) => return *r,
         Err(e) => e,
     };
+    let e = match e.downcast::<safesh_utils::ctx::MemoryLimit>() {
+        Ok(m) => {
+            return Refusal::new(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "{} would hold more than {} MiB of input in memory (its share of [limits] memory_mb)",
+                    m.what,
+                    m.budget >> 20
+                ),
+            )
+            .rule("memory_mb")
+            .suggest("give it less input (head, a narrower grep first), or process the data in a stream (a pipeline that does not need all of it at once)");
+        }
+        Err(e) => e,
+    };
     match e.downcast::<safesh_utils::ShellString>() {
         Ok(s) => shell_string_refusal(&s.0),
         Err(e) => Refusal::new(ErrorCode::ExecutionError, e.to_string()),
@@ -344,6 +359,13 @@ impl Host for ShellHost<'_> {
     fn output_is_count(&self) {
         if let Some(f) = &self.count {
             f.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    fn check_write_linked(&self, path: &Path, dev: u64, ino: u64) -> io::Result<()> {
+        match &self.shell.shared.policy {
+            Some(p) => p.check_linked(path, dev, ino).map_err(|r| self.refuse(r)),
+            None => Ok(()),
         }
     }
 

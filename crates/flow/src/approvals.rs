@@ -157,6 +157,37 @@ pub struct Approvals {
 /// How often a wait on a stored request looks for another process's decision.
 const STORE_POLL: Duration = Duration::from_millis(50);
 
+/// Writes a human's decision on approval request `req` to the audit log of
+/// `state_dir`, like every other decision: the exact action (as requested: its
+/// secret words already withheld, and the log redacts what it writes), what it
+/// aimed at, the id, and which channel the human used. Best effort: the
+/// decision stands whether or not it is recorded.
+pub fn audit_decision(
+    state_dir: &std::path::Path,
+    req: &ApprovalRequest,
+    granted: bool,
+    channel: &str,
+) {
+    use safesh_store::CommitPoint as P;
+    let point = [P::Network, P::Exec, P::Destructive, P::Env]
+        .into_iter()
+        .find(|p| p.as_str() == req.commit_point)
+        .unwrap_or(P::Policy);
+    let verdict = if granted {
+        safesh_store::Verdict::Approved
+    } else {
+        safesh_store::Verdict::Denied
+    };
+    let entry = safesh_store::Entry::new("human", point, verdict)
+        .with_command(req.action.clone())
+        .with_target(req.target.clone())
+        .with_rule(format!("approval decided by the human ({channel})"))
+        .with_approval(req.id.clone());
+    if let Ok(log) = safesh_store::AuditLog::open(state_dir) {
+        let _ = log.append(&entry);
+    }
+}
+
 fn status_of(s: &str) -> Status {
     match s {
         "pending" => Status::Pending,
@@ -376,6 +407,26 @@ impl Approvals {
     /// The human denies request `id`.
     pub fn deny(&self, id: &str) -> Result<ApprovalRequest, ApprovalError> {
         self.decide(id, Status::Denied)
+    }
+
+    /// The human decides request `id` through `channel` (the terminal prompt,
+    /// MCP elicitation, `safesh approve`/`deny`); the decision is audited.
+    pub fn decide_by(
+        &self,
+        id: &str,
+        granted: bool,
+        channel: &str,
+    ) -> Result<ApprovalRequest, ApprovalError> {
+        let to = if granted {
+            Status::Granted
+        } else {
+            Status::Denied
+        };
+        let req = self.decide(id, to)?;
+        if let Some((dir, _)) = &self.store {
+            audit_decision(dir, &req, granted, channel);
+        }
+        Ok(req)
     }
 
     /// Where request `id` stands (`None` if unknown or forgotten).

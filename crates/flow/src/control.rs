@@ -171,11 +171,7 @@ fn handle(stream: UnixStream, approvals: &Approvals) -> std::io::Result<()> {
     let mut words = line.split_whitespace();
     let reply = match (words.next(), words.next(), words.next()) {
         (Some(verb @ ("approve" | "deny")), Some(id), None) => {
-            let r = if verb == "approve" {
-                approvals.grant(id)
-            } else {
-                approvals.deny(id)
-            };
+            let r = approvals.decide_by(id, verb == "approve", &format!("safesh {verb}"));
             match r {
                 Ok(req) => format!(
                     "ok {} {id}: {}\n",
@@ -272,7 +268,24 @@ fn decide_stored(state_dir: &Path, verb: &str, id: &str) -> Option<Result<String
         ("denied", "denied")
     };
     match db.decide(id, to, std::time::SystemTime::now()) {
-        Ok(Decide::Done(a)) => Some(Ok(format!("{done} {id}: {}", one_line(&a.action)))),
+        Ok(Decide::Done(a)) => {
+            let req = crate::approvals::ApprovalRequest {
+                id: a.id.clone(),
+                action: a.action.clone(),
+                commit_point: a.commit_point.clone(),
+                target: a.target.clone(),
+                scope: a.scope.clone(),
+                created: a.created,
+                expires: a.expires,
+            };
+            crate::approvals::audit_decision(
+                state_dir,
+                &req,
+                done == "approved",
+                &format!("safesh {verb}"),
+            );
+            Some(Ok(format!("{done} {id}: {}", one_line(&a.action))))
+        }
         Ok(Decide::Unknown) | Err(_) => None,
         Ok(Decide::Expired) => Some(Err(ControlError::Refused(format!(
             "approval request `{id}` has expired"

@@ -256,7 +256,38 @@ impl Policy {
                 &self.write_roots,
             ));
         }
+        // A second name (hard link) of a protected file writes that file.
+        if let Ok(m) = std::fs::symlink_metadata(&real) {
+            use std::os::unix::fs::MetadataExt;
+            if m.is_file() && m.nlink() > 1 {
+                self.check_linked(path, m.dev(), m.ino())?;
+            }
+        }
         Ok(())
+    }
+
+    /// Refuses a write to the file `(dev, ino)` (reached as `path`, with more
+    /// than one name) when it is a protected file's inode
+    /// ([`crate::protected::linked_reason`]). Callers holding the opened file
+    /// ask this with its `fstat`, so the decision is on what was opened.
+    pub fn check_linked(&self, path: &Path, dev: u64, ino: u64) -> Result<(), Refusal> {
+        let Some(why) = crate::protected::linked_reason(
+            dev,
+            ino,
+            self.config.home.as_deref(),
+            self.config.state_dir.as_deref(),
+            &self.write_roots,
+        ) else {
+            return Ok(());
+        };
+        let mut r = Refusal::new(
+            ErrorCode::PathViolation,
+            format!("{} is protected: {why}", path.display()),
+        )
+        .rule("paths.protected")
+        .suggest("write a copy instead (cp, then edit the copy); protected files are the human's to change");
+        r.details.path = Some(path.display().to_string());
+        Err(r)
     }
 
     /// May `path` be removed or moved away? Like a write, and never a root itself

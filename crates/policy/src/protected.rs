@@ -239,6 +239,113 @@ pub fn existing_at(root: &Path, home: Option<&Path>, git_writes: bool) -> Vec<st
         .collect()
 }
 
+/// Files beneath a protected directory looked at for [`linked_reason`].
+const LINKED_SCAN: usize = 512;
+
+/// Why the file `(dev, ino)` — one with more than one name — is protected: it
+/// is the inode of a protected file under `home`, `state` or a write root (a
+/// hard link made to `~/.bashrc`, `.git/config`, `safesh.toml` … would be a
+/// second, unprotected name to write it by). `None`: no protected file has it.
+pub fn linked_reason(
+    dev: u64,
+    ino: u64,
+    home: Option<&Path>,
+    state: Option<&Path>,
+    roots: &[std::path::PathBuf],
+) -> Option<&'static str> {
+    use std::os::unix::fs::MetadataExt;
+    let same = |p: &Path| {
+        std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file() && m.dev() == dev && m.ino() == ino)
+    };
+    // Files under `dir` (a few levels, a bounded number).
+    let under = |dir: &Path| {
+        let mut left = LINKED_SCAN;
+        let mut stack = vec![(dir.to_path_buf(), 0u8)];
+        while let Some((d, depth)) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                if same(&d) {
+                    return true;
+                }
+                continue;
+            };
+            for e in rd.flatten() {
+                if left == 0 {
+                    return false;
+                }
+                left -= 1;
+                let p = e.path();
+                match e.file_type() {
+                    Ok(t) if t.is_dir() && depth < 3 => stack.push((p, depth + 1)),
+                    Ok(t) if t.is_file() && same(&p) => return true,
+                    _ => {}
+                }
+            }
+        }
+        false
+    };
+    let mut places: Vec<std::path::PathBuf> = roots.to_vec();
+    places.extend(home.map(Path::to_path_buf));
+    for root in &places {
+        let named = RC_FILES
+            .iter()
+            .chain(GIT_WORKTREE_FILES)
+            .chain(&["safesh.toml"])
+            .any(|n| same(&root.join(n)));
+        if named {
+            return Some(
+                "it is a hard link to a protected file (a shell start-up file, safesh.toml or git settings)",
+            );
+        }
+        let git = root.join(".git");
+        if git.is_dir() && git_member_has(dev, ino, &git) {
+            return Some("it is a hard link to a file git reads as configuration or runs");
+        }
+    }
+    if let Some(h) = home
+        && HOME_PATHS.iter().any(|p| under(&h.join(p)))
+    {
+        return Some("it is a hard link to user configuration that runs code or grants access");
+    }
+    if let Some(s) = state
+        && under(s)
+    {
+        return Some("it is a hard link to safesh's own state");
+    }
+    None
+}
+
+/// True when a member of git dir `git` that git reads as configuration or runs
+/// (not its objects, index, refs or logs: git hard-links objects between
+/// clones itself) is the inode `(dev, ino)`.
+fn git_member_has(dev: u64, ino: u64, git: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let same = |p: &Path| {
+        std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file() && m.dev() == dev && m.ino() == ino)
+    };
+    let Ok(rd) = std::fs::read_dir(git) else {
+        return false;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let protected = is_git_config_member(&name) || GIT_DIR_MEMBERS.contains(&name.as_ref());
+        if !protected {
+            continue;
+        }
+        if same(&p) {
+            return true;
+        }
+        if p.is_dir()
+            && std::fs::read_dir(&p)
+                .is_ok_and(|rd| rd.flatten().take(LINKED_SCAN).any(|e| same(&e.path())))
+        {
+            return true;
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,10 +1,10 @@
 //! Verdicts: the stable refusal codes of DESIGN.md "Contracts" and the refusal
 //! object that errors, `safesh check`, the audit log and tests all share.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A stable refusal code. Each has the exit status the contract gives it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[allow(missing_docs)]
 pub enum ErrorCode {
@@ -67,7 +67,8 @@ impl std::fmt::Display for ErrorCode {
 }
 
 /// Details of a refusal, for the model and for tests.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Details {
     /// The command concerned.
     pub command: Option<String>,
@@ -87,7 +88,7 @@ pub struct Details {
 }
 
 /// A refusal or failure that stopped a script.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct Refusal {
     /// Stable code.
@@ -95,6 +96,7 @@ pub struct Refusal {
     /// What happened, in one sentence.
     pub message: String,
     /// Structured details (boxed: refusals travel through every `Result`).
+    #[serde(default)]
     pub details: Box<Details>,
     /// What to do instead.
     #[serde(skip_serializing_if = "Option::is_none")]

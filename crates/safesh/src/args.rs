@@ -304,6 +304,10 @@ pub struct McpArgs {
     /// At most N sessions at once.
     #[arg(long, value_name = "N", value_parser = positive)]
     pub max_sessions: Option<usize>,
+    /// At most N MCP-over-HTTP clients (transport sessions) at once; past it
+    /// the least recently used one is closed.
+    #[arg(long, value_name = "N", value_parser = positive)]
+    pub max_transport_sessions: Option<usize>,
 }
 
 /// `safesh rpc`.

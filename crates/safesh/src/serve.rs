@@ -6,7 +6,9 @@ use crate::args::{McpArgs, RpcArgs};
 
 /// `safesh mcp`: the MCP face (stdio, or streamable HTTP); returns the exit status.
 pub fn mcp(args: McpArgs, config: Option<&str>) -> i32 {
-    let Some((server, config_token)) = server(config, args.max_sessions) else {
+    let Some((server, config_token)) =
+        server(config, args.max_sessions, args.max_transport_sessions)
+    else {
         return 2;
     };
     let token_path = args
@@ -18,7 +20,7 @@ pub fn mcp(args: McpArgs, config: Option<&str>) -> i32 {
 
 /// `safesh rpc`: JSON-RPC 2.0 on stdin/stdout; returns the exit status.
 pub fn rpc(args: RpcArgs, config: Option<&str>) -> i32 {
-    match server(config, args.max_sessions) {
+    match server(config, args.max_sessions, None) {
         Some((server, _)) => safesh_server::rpc::serve_stdio(server),
         None => 2,
     }
@@ -29,12 +31,16 @@ pub fn rpc(args: RpcArgs, config: Option<&str>) -> i32 {
 fn server(
     config: Option<&str>,
     max_sessions: Option<usize>,
+    max_transport_sessions: Option<usize>,
 ) -> Option<(std::sync::Arc<Server>, Option<std::path::PathBuf>)> {
     let policy = crate::tools::load_policy(config).ok()?;
     let token = policy.config().mcp_token_file.clone();
     let mut settings = Settings::from_policy(policy);
     if let Some(n) = max_sessions {
         settings.max_sessions = n;
+    }
+    if let Some(n) = max_transport_sessions {
+        settings.max_transport_sessions = n;
     }
     // Both faces run requests on threads with the interpreter's stack.
     settings.on_calling_thread = true;

@@ -73,6 +73,10 @@ fn parse_answer(line: &[u8]) -> ApprovalAnswer {
 }
 
 impl ApprovalChannel for TerminalApprover {
+    fn name(&self) -> &str {
+        "terminal prompt"
+    }
+
     fn ask(&self, question: &ApprovalQuestion, stop: &dyn Fn() -> bool) -> ApprovalAnswer {
         // One question at a time (pipeline stages may ask together).
         let mut tty = self.tty.lock().unwrap_or_else(|e| e.into_inner());

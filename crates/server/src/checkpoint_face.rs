@@ -29,7 +29,7 @@ pub struct CheckpointParams {
     pub session: Option<String>,
 }
 
-fn op_of(op: &str, p: &CheckpointParams) -> Result<CheckpointOp, ServerError> {
+pub(crate) fn op_of(op: &str, p: &CheckpointParams) -> Result<CheckpointOp, ServerError> {
     let need = |v: &Option<String>, what: &str| {
         v.clone()
             .ok_or_else(|| ServerError::BadParams(format!("checkpoint.{op} needs `{what}`")))
@@ -56,12 +56,21 @@ impl Server {
         p: CheckpointParams,
         conn: &str,
     ) -> Result<Value, ServerError> {
+        let op_name = op;
         let op = op_of(op, &p)?;
         let r = match &p.session {
             Some(id) => {
                 let entry = self.sessions.get(id, conn)?;
-                let mut s = crate::shape::lock(&entry.session);
-                s.checkpoint(&op)
+                let mut guard = crate::shape::lock(&entry.session);
+                match (&entry.remote, guard.as_mut()) {
+                    // The session's interpreter is in its worker process.
+                    (Some(r), _) => {
+                        let params = serde_json::json!({"name": p.name, "a": p.a, "b": p.b});
+                        return r.checkpoint(op_name, params);
+                    }
+                    (None, Some(s)) => s.checkpoint(&op),
+                    (None, None) => return Err(ServerError::UnknownSession(id.clone())),
+                }
             }
             None => {
                 let mut s = self.fresh.take_for(&crate::owner::scope(conn, None));

@@ -13,6 +13,12 @@ pub enum ServerError {
         "unknown session `{0}` (it ended, expired after being idle, or never existed); start one with session_start"
     )]
     UnknownSession(String),
+    /// The session's worker process died (a crash, an allocation abort, a
+    /// request killed past its deadline): its state is gone.
+    #[error(
+        "session `{0}` is lost: {1}; start a new one with session_start (the server and other sessions are fine)"
+    )]
+    SessionLost(String, String),
     /// No job has this id.
     #[error("unknown job `{0}`; job_list shows the jobs")]
     UnknownJob(String),
@@ -40,6 +46,7 @@ impl ServerError {
             ServerError::BadParams(_) => "INVALID_PARAMS",
             ServerError::UnknownSession(_) => "UNKNOWN_SESSION",
             ServerError::UnknownJob(_) => "UNKNOWN_JOB",
+            ServerError::SessionLost(..) => "SESSION_LOST",
             ServerError::TooManySessions(_) => "TOO_MANY_SESSIONS",
             ServerError::TooManyJobs(_) => "TOO_MANY_JOBS",
             ServerError::Config(_) => "CONFIG_ERROR",

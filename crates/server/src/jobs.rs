@@ -120,6 +120,14 @@ pub struct JobOptions {
     pub owner: String,
 }
 
+/// Stops a running job (called repeatedly until it has ended).
+pub type StopFn = Arc<dyn Fn() + Send + Sync>;
+
+/// A [`StopFn`] that interrupts an in-process job.
+pub fn stop_local(i: Interrupter) -> StopFn {
+    Arc::new(move || i.interrupt())
+}
+
 /// One background job.
 pub struct Job {
     /// Its id.
@@ -138,7 +146,8 @@ pub struct Job {
     ring: Mutex<Ring>,
     log: Mutex<Option<std::fs::File>>,
     changed: Condvar,
-    interrupter: Mutex<Option<Interrupter>>,
+    /// Stops it: its session's interrupter, or a frame to the worker running it.
+    interrupter: Mutex<Option<StopFn>>,
     /// Redaction of output the model may not see (`None`: turned off).
     redaction: Option<Redaction>,
     /// The session's known secret values and the window over the last chunk's
@@ -148,7 +157,7 @@ pub struct Job {
 
 /// A job's output sink: log file first (so older bytes can always be read back),
 /// then the ring.
-struct JobSink(Arc<Job>);
+pub(crate) struct JobSink(pub(crate) Arc<Job>);
 
 impl StreamConsumer for JobSink {
     fn write(&self, _kind: StreamKind, data: &[u8], label: &Label) -> std::io::Result<()> {
@@ -243,12 +252,32 @@ impl JobSink {
 }
 
 impl Job {
+    /// Sets what stops it.
+    pub(crate) fn set_stop(&self, stop: StopFn) {
+        *lock(&self.interrupter) = Some(stop);
+    }
+
+    /// The hooks that feed this job from elsewhere (a worker process's frames).
+    pub(crate) fn hooks(self: &Arc<Self>) -> BackgroundHooks {
+        let j = self.clone();
+        let finisher = Finisher(Some(self.clone()));
+        BackgroundHooks {
+            output: Arc::new(JobSink(self.clone())),
+            on_start: Some(self.pid_hook()),
+            finished: Box::new(move |end: BackgroundEnd| {
+                let mut f = finisher;
+                f.0.take();
+                j.end(Some((end.exit_code, end.error, end.label, end.error_label)));
+            }),
+        }
+    }
+
     fn status(&self) -> Status {
         lock(&self.state).status
     }
 
     /// The hook the sandbox tells each started program's pid 1 to.
-    fn pid_hook(self: &Arc<Self>) -> safesh_core::session::StartHook {
+    pub(crate) fn pid_hook(self: &Arc<Self>) -> safesh_core::session::StartHook {
         let weak = Arc::downgrade(self);
         Arc::new(move |pid| {
             if let Some(j) = weak.upgrade() {
@@ -257,9 +286,8 @@ impl Job {
         })
     }
 
-    /// Records the end: `(exit code, error, label)`, or `None` when it never ran.
     /// Records the end: `(exit code, error, output label, error label)`.
-    fn end(&self, outcome: Option<(i32, Option<Refusal>, Label, Label)>) {
+    pub(crate) fn end(&self, outcome: Option<(i32, Option<Refusal>, Label, Label)>) {
         *lock(&self.log) = None;
         let mut st = lock(&self.state);
         if st.status != Status::Running {
@@ -479,8 +507,9 @@ impl Job {
         }
         let deadline = Instant::now() + grace;
         loop {
-            if let Some(i) = lock(&self.interrupter).as_ref() {
-                i.interrupt();
+            let stop = lock(&self.interrupter).clone();
+            if let Some(stop) = stop {
+                stop();
             }
             if self.wait(Duration::from_millis(20)) || Instant::now() >= deadline {
                 return;
@@ -528,8 +557,12 @@ pub struct Adopter {
 
 impl BackgroundSink for Adopter {
     fn start(&self, command: &str, stop: Interrupter) -> Result<BackgroundHooks, Refusal> {
-        self.jobs
-            .adopt(command, self.session.clone(), self.owner.clone(), stop)
+        self.jobs.adopt(
+            command,
+            self.session.clone(),
+            self.owner.clone(),
+            stop_local(stop),
+        )
     }
 }
 
@@ -551,7 +584,7 @@ impl Jobs {
     }
 
     /// Registers a new running job (log file open, listed) without starting it.
-    fn create(
+    pub(crate) fn create(
         &self,
         command: String,
         session: Option<String>,
@@ -658,7 +691,7 @@ impl Jobs {
             .stack_size(crate::settings::SHELL_STACK)
             .spawn(move || {
                 let mut session = settings.new_session_on(cwd, &env, true);
-                *lock(&j.interrupter) = Some(session.interrupter());
+                *lock(&j.interrupter) = Some(stop_local(session.interrupter()));
                 session.set_on_start(Some(j.pid_hook()));
                 session.set_approval_channel(approver);
                 session.set_force(force);
@@ -699,7 +732,7 @@ impl Jobs {
         command: &str,
         session: Option<String>,
         owner: String,
-        stop: Interrupter,
+        stop: StopFn,
     ) -> Result<BackgroundHooks, Refusal> {
         let job = self
             .create(format!("{command} &"), session, owner)

@@ -8,7 +8,8 @@
 //! - [`mcp`]: the MCP server (`safesh mcp`, stdio or streamable HTTP).
 //! - [`rpc`]: the JSON-RPC 2.0 agent mode (`safesh rpc`).
 //! - [`worker`] / [`worker_main`]: requests in worker processes (the isolation
-//!   model: a crash or an allocation abort costs one request, not the server).
+//!   model: a crash or an allocation abort costs one request, not the server);
+//!   [`worker_remote`]: long-lived workers holding a session or a job.
 
 pub mod checkpoint_face;
 pub mod context_face;
@@ -26,6 +27,8 @@ pub mod spill;
 pub mod wire;
 pub mod worker;
 pub mod worker_main;
+pub mod worker_remote;
+mod worker_session;
 
 pub use error::ServerError;
 pub use service::Server;

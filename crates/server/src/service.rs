@@ -234,12 +234,20 @@ impl Server {
         let mut v = match &p.session {
             Some(id) => {
                 let entry = self.sessions.get(id, &p.conn)?;
-                let mut s = lock(&entry.session);
-                s.set_background_sink(Some(adopter(Some(id.clone()))));
-                s.set_approval_channel(approver);
-                let v = crate::exec::run(&mut s, &script, p, &self.settings, on_start);
-                entry.remember_cwd(s.cwd());
-                drop(s);
+                let mut guard = lock(&entry.session);
+                let v = match (&entry.remote, guard.as_mut()) {
+                    // The session's interpreter is in its worker process.
+                    (Some(r), _) => r.exec(p, &self.settings, on_start, approver)?,
+                    (None, Some(s)) => {
+                        s.set_background_sink(Some(adopter(Some(id.clone()))));
+                        s.set_approval_channel(approver);
+                        let v = crate::exec::run(s, &script, p, &self.settings, on_start);
+                        entry.remember_cwd(s.cwd());
+                        v
+                    }
+                    (None, None) => return Err(ServerError::UnknownSession(id.clone())),
+                };
+                drop(guard);
                 entry.touch();
                 v
             }
@@ -251,6 +259,17 @@ impl Server {
                     Some(Ok(v)) => v,
                     // No worker could start: run it here, as without the model.
                     _ => self.exec_here(&script, p, on_start, approver),
+                }
+            }
+            // It starts a background job: a worker that lives as long as its jobs.
+            None if self.workers.is_some() => {
+                match self.open_remote(&p.conn, None, None, Vec::new()) {
+                    Ok(r) => {
+                        let v = r.exec(p, &self.settings, on_start, approver)?;
+                        r.linger();
+                        v
+                    }
+                    Err(_) => self.exec_here(&script, p, on_start, approver),
                 }
             }
             None => self.exec_here(&script, p, on_start, approver),
@@ -273,6 +292,21 @@ impl Server {
             h.pop_front();
         }
         Ok(v)
+    }
+
+    /// A long-lived worker process for connection `conn` (a session's or a job's).
+    fn open_remote(
+        &self,
+        conn: &str,
+        session: Option<String>,
+        cwd: Option<std::path::PathBuf>,
+        env: Vec<(String, String)>,
+    ) -> Result<Arc<crate::worker_remote::Remote>, ServerError> {
+        let w = self
+            .workers
+            .as_ref()
+            .ok_or_else(|| ServerError::Config("no worker processes".into()))?;
+        crate::worker_remote::Remote::open(w, self.jobs.clone(), conn, session, cwd, env)
     }
 
     /// A sessionless request on a ready session of this process.
@@ -320,7 +354,16 @@ impl Server {
     /// Starts a session: `{session, cwd}`.
     pub fn session_start(&self, p: SessionStartParams) -> Result<Value, ServerError> {
         let env = env_vec(p.env)?;
-        let e = self.sessions.start(&p.conn, p.cwd.as_deref(), env)?;
+        let conn = p.conn.clone();
+        let open = |id: &str, cwd, env| self.open_remote(&conn, Some(id.to_string()), cwd, env);
+        let remote: Option<&crate::sessions::OpenRemote<'_>> = if self.workers.is_some() {
+            Some(&open as &crate::sessions::OpenRemote<'_>)
+        } else {
+            None
+        };
+        let e = self
+            .sessions
+            .start_with(&p.conn, p.cwd.as_deref(), env, remote)?;
         let (cwd, _) = e.snapshot();
         Ok(
             json!({"session": e.id, "cwd": cwd.to_string_lossy(), "idle_timeout_ms": self.settings.idle.as_millis() as u64}),
@@ -378,6 +421,27 @@ impl Server {
             }
             None => (None, Vec::new()),
         };
+        let owner = crate::owner::scope(&p.conn, p.session.as_deref());
+        if self.workers.is_some() {
+            // The job runs in a worker process of its own.
+            let job = self.jobs.create(shown, p.session.clone(), owner)?;
+            let started = self
+                .open_remote(&p.conn, p.session.clone(), cwd, env)
+                .and_then(|r| r.start_job(&job, script, p.force.unwrap_or(false), approver));
+            if let Err(e) = started {
+                job.end(Some((
+                    126,
+                    Some(safesh_core::Refusal::new(
+                        safesh_core::ErrorCode::ExecutionError,
+                        format!("cannot start the job's worker process: {e}"),
+                    )),
+                    safesh_label::Label::empty(),
+                    safesh_label::Label::empty(),
+                )));
+                return Err(e);
+            }
+            return Ok(job.info());
+        }
         let job = self.jobs.start(
             script,
             shown,
@@ -387,7 +451,7 @@ impl Server {
             crate::jobs::JobOptions {
                 approver,
                 force: p.force.unwrap_or(false),
-                owner: crate::owner::scope(&p.conn, p.session.as_deref()),
+                owner,
             },
         )?;
         Ok(job.info())

@@ -1,9 +1,12 @@
 //! Named sessions: each a separate [`Session`] (cwd, env, variables, functions
 //! kept between calls), with idle expiry and a limit on how many live at once.
+//! With the isolation model on (`Settings::worker`) the session's interpreter
+//! lives in a worker process of its own ([`Remote`]); else in this process.
 
 use crate::error::ServerError;
 use crate::settings::Settings;
 use crate::shape::lock;
+use crate::worker_remote::Remote;
 use safesh_core::{Interrupter, Session};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,8 +20,11 @@ pub struct SessionEntry {
     /// The connection that started it: the only one that can use it
     /// (see [`crate::owner`]).
     pub conn: String,
-    /// The shell; locked while a request runs in it (requests in one session queue).
-    pub session: Mutex<Session>,
+    /// The shell (`None` when it lives in a worker process: [`SessionEntry::remote`]);
+    /// locked while a request runs in the session (requests in one session queue).
+    pub session: Mutex<Option<Session>>,
+    /// The worker process holding the session's interpreter, if it has one.
+    pub remote: Option<Arc<Remote>>,
     /// Stops its running request without taking the lock.
     pub interrupter: Interrupter,
     last_used: Mutex<Instant>,
@@ -36,9 +42,12 @@ impl SessionEntry {
 
     /// The cwd and env a job started from this session gets.
     pub fn snapshot(&self) -> (PathBuf, Vec<(String, String)>) {
-        let cwd = match self.session.try_lock() {
-            Ok(s) => s.cwd().to_path_buf(),
-            Err(_) => lock(&self.cwd).clone(),
+        let cwd = match (&self.remote, self.session.try_lock()) {
+            (Some(r), _) => r.cwd(),
+            (None, Ok(s)) => s
+                .as_ref()
+                .map_or_else(|| lock(&self.cwd).clone(), |s| s.cwd().to_path_buf()),
+            (None, Err(_)) => lock(&self.cwd).clone(),
         };
         (cwd, lock(&self.env).clone())
     }
@@ -48,6 +57,10 @@ impl SessionEntry {
         *lock(&self.cwd) = cwd.to_path_buf();
     }
 }
+
+/// Starts the worker process of session `id` with a cwd and environment.
+pub type OpenRemote<'a> =
+    dyn Fn(&str, Option<PathBuf>, Vec<(String, String)>) -> Result<Arc<Remote>, ServerError> + 'a;
 
 /// Told the id of each session that ended by idle expiry (the server kills its jobs).
 pub type OnExpire = Arc<dyn Fn(&str) + Send + Sync>;
@@ -109,12 +122,24 @@ impl Sessions {
         }
     }
 
-    /// Starts a session owned by connection `conn`; returns its entry.
+    /// Starts a session owned by connection `conn` in this process; returns its entry.
     pub fn start(
         &self,
         conn: &str,
         cwd: Option<&str>,
         env: Vec<(String, String)>,
+    ) -> Result<Arc<SessionEntry>, ServerError> {
+        self.start_with(conn, cwd, env, None)
+    }
+
+    /// Starts a session owned by connection `conn`; with `open`, its
+    /// interpreter lives in the worker process `open(id, cwd, env)` starts.
+    pub fn start_with(
+        &self,
+        conn: &str,
+        cwd: Option<&str>,
+        env: Vec<(String, String)>,
+        open: Option<&OpenRemote<'_>>,
     ) -> Result<Arc<SessionEntry>, ServerError> {
         self.sweep();
         let cwd = cwd.map(|c| self.usable_cwd(c)).transpose()?;
@@ -125,16 +150,28 @@ impl Sessions {
             }
         }
         let id = crate::ids::short("s");
-        let mut session = self.settings.new_session(cwd, &env);
-        // Its commands may read its own spill files and job logs, no other's.
-        let scope = crate::owner::scope(conn, Some(&id));
-        session.set_state_scope(Some(crate::owner::scope_dir(&scope)));
+        let (session, remote, interrupter, now) = match open {
+            Some(open) => {
+                let r = open(&id, cwd, env.clone())?;
+                let now = r.cwd();
+                (None, Some(r.clone()), r.stopper_of_requests(), now)
+            }
+            None => {
+                let mut session = self.settings.new_session(cwd, &env);
+                // Its commands may read its own spill files and job logs, no other's.
+                let scope = crate::owner::scope(conn, Some(&id));
+                session.set_state_scope(Some(crate::owner::scope_dir(&scope)));
+                let (i, now) = (session.interrupter(), session.cwd().to_path_buf());
+                (Some(session), None, i, now)
+            }
+        };
         let entry = Arc::new(SessionEntry {
             id,
             conn: conn.to_string(),
-            interrupter: session.interrupter(),
-            cwd: Mutex::new(session.cwd().to_path_buf()),
+            interrupter,
+            cwd: Mutex::new(now),
             session: Mutex::new(session),
+            remote,
             last_used: Mutex::new(Instant::now()),
             env: Mutex::new(env),
         });
@@ -225,15 +262,21 @@ impl Sessions {
     ) -> Result<PathBuf, ServerError> {
         let e = self.get(id, conn)?;
         let cwd = cwd.map(|c| self.usable_cwd(c)).transpose()?;
-        let mut s = lock(&e.session);
-        if let Some(c) = cwd {
-            s.set_cwd(c);
-        }
-        for (k, v) in &env {
-            s.set_env(k, v);
-        }
-        let now = s.cwd().to_path_buf();
-        drop(s);
+        let mut guard = lock(&e.session);
+        let now = match (&e.remote, guard.as_mut()) {
+            (Some(r), _) => r.update(cwd, env.clone())?,
+            (None, Some(s)) => {
+                if let Some(c) = cwd {
+                    s.set_cwd(c);
+                }
+                for (k, v) in &env {
+                    s.set_env(k, v);
+                }
+                s.cwd().to_path_buf()
+            }
+            (None, None) => return Err(ServerError::UnknownSession(id.to_string())),
+        };
+        drop(guard);
         e.remember_cwd(&now);
         let mut stored = lock(&e.env);
         for (k, v) in env {

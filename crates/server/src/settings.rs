@@ -16,6 +16,9 @@ pub const DEFAULT_IDLE: Duration = Duration::from_secs(30 * 60);
 /// Live sessions allowed at once when nothing else is set (`--max-sessions N`
 /// changes it). Enough for 100 concurrent agents out of the box.
 pub const DEFAULT_MAX_SESSIONS: usize = 128;
+/// Default limit on live MCP-over-HTTP transport sessions (past it the least
+/// recently used one is closed to make room).
+pub const DEFAULT_MAX_TRANSPORT_SESSIONS: usize = 256;
 /// Bytes of a job's output kept in memory (older bytes are read from its log file).
 pub const DEFAULT_JOB_RING: usize = 1024 * 1024;
 /// Spill files older than this are removed when a new one is written.
@@ -38,6 +41,9 @@ pub struct Settings {
     pub idle: Duration,
     /// Live sessions allowed at once.
     pub max_sessions: usize,
+    /// Live MCP-over-HTTP transport sessions allowed at once (a limit of its
+    /// own: a client holds one transport session and any number of shell sessions).
+    pub max_transport_sessions: usize,
     /// Bytes of each job's output kept in memory.
     pub job_ring: usize,
     /// How long spill files are kept.
@@ -102,6 +108,7 @@ impl Settings {
             max_timeout_ms,
             idle: DEFAULT_IDLE,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            max_transport_sessions: DEFAULT_MAX_TRANSPORT_SESSIONS,
             job_ring: DEFAULT_JOB_RING,
             spill_retention: SPILL_RETENTION,
             spill_max_bytes,

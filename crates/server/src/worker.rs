@@ -88,7 +88,7 @@ impl Question {
         }
     }
 
-    fn to_core(&self) -> ApprovalQuestion {
+    pub(crate) fn to_core(&self) -> ApprovalQuestion {
         ApprovalQuestion {
             id: self.id.clone(),
             commit_point: self.commit_point.clone(),
@@ -118,6 +118,32 @@ pub(crate) enum ToWorker {
     Cancel,
     /// The human's answer to question `id`.
     Answer { id: String, answer: String },
+    /// First frame of a long-lived worker (a shell session, a job): its place
+    /// and owner. Later frames: `exec`, `update`, `job`, `checkpoint`, `kill_job`.
+    Open {
+        cwd: Option<PathBuf>,
+        env: Vec<(String, String)>,
+        conn: String,
+        session: Option<String>,
+    },
+    /// Change the session's cwd and environment (`session.update`).
+    Update {
+        cwd: Option<PathBuf>,
+        env: Vec<(String, String)>,
+    },
+    /// Run `script` as background job `id` (`job.start`), streaming its output.
+    Job {
+        id: String,
+        script: String,
+        force: bool,
+        ask: bool,
+    },
+    /// A checkpoint operation in the session (`checkpoint.*`).
+    Checkpoint { op: String, params: Value },
+    /// Stop background job `id` of this worker.
+    KillJob { id: String },
+    /// The server's answer to `job_start`: `error` when it refused the job.
+    JobAck { id: String, error: Option<Refusal> },
 }
 
 /// Worker → parent.
@@ -131,6 +157,33 @@ pub(crate) enum FromWorker {
     Ask { question: Question },
     /// The shaped result (last line).
     Result { result: Value },
+    /// The session's cwd after an `update`.
+    Updated { cwd: PathBuf },
+    /// A checkpoint operation's answer: a value, a usage error, or a refusal.
+    Reply {
+        ok: Option<Value>,
+        invalid: Option<String>,
+        refused: Option<Refusal>,
+    },
+    /// A background job (`cmd &`) is starting; the server answers `job_ack`.
+    JobStart { id: String, command: String },
+    /// Output of job `id` (`text` when UTF-8, else `bytes`) and its label.
+    JobOut {
+        id: String,
+        text: Option<String>,
+        bytes: Option<Vec<u8>>,
+        label: Label,
+    },
+    /// Job `id` started a sandboxed program: its host pid.
+    JobPid { id: String, pid: u32 },
+    /// Job `id` ended.
+    JobEnd {
+        id: String,
+        exit_code: i32,
+        error: Option<Refusal>,
+        label: Label,
+        error_label: Label,
+    },
 }
 
 pub(crate) fn answer_word(a: ApprovalAnswer) -> &'static str {
@@ -161,7 +214,7 @@ pub fn eligible(script: &str) -> bool {
     })
 }
 
-fn send(stdin: &mut ChildStdin, frame: &ToWorker) -> std::io::Result<()> {
+pub(crate) fn send(stdin: &mut ChildStdin, frame: &ToWorker) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(frame).map_err(std::io::Error::other)?;
     line.push(b'\n');
     stdin.write_all(&line)?;
@@ -169,7 +222,7 @@ fn send(stdin: &mut ChildStdin, frame: &ToWorker) -> std::io::Result<()> {
 }
 
 /// Waits up to `d` for `fd` to be readable.
-fn readable(fd: i32, d: Duration) -> bool {
+pub(crate) fn readable(fd: i32, d: Duration) -> bool {
     let mut p = libc::pollfd {
         fd,
         events: libc::POLLIN,
@@ -182,7 +235,13 @@ fn readable(fd: i32, d: Duration) -> bool {
 
 /// The result of a request its worker could not finish: the contract's Result
 /// with `error` saying what happened to the worker (nothing of the server).
-fn failed(p: &ExecParams, settings: &Settings, code: ErrorCode, msg: String, exit: i32) -> Value {
+pub(crate) fn failed(
+    p: &ExecParams,
+    settings: &Settings,
+    code: ErrorCode,
+    msg: String,
+    exit: i32,
+) -> Value {
     let capture = crate::exec::capture(p, settings);
     let error = Refusal::new(code, msg)
         .rule(if code == ErrorCode::Timeout {
@@ -216,7 +275,7 @@ fn failed(p: &ExecParams, settings: &Settings, code: ErrorCode, msg: String, exi
 }
 
 /// What ended a worker that gave no result.
-fn describe(child: &mut Child) -> (String, i32) {
+pub(crate) fn describe(child: &mut Child) -> (String, i32) {
     match child.wait() {
         Ok(st) => match st.signal() {
             Some(sig) => {
@@ -283,7 +342,7 @@ pub struct Workers {
 }
 
 /// One request's place among the running workers; freed on drop.
-struct Place<'a>(&'a Workers);
+pub(crate) struct Place<'a>(&'a Workers);
 
 impl Drop for Place<'_> {
     fn drop(&mut self) {
@@ -332,7 +391,7 @@ impl Workers {
 
     /// A place for one more running request; waits for one, `None` when `stop`
     /// turns true first.
-    fn place(&self, stop: &dyn Fn() -> bool) -> Option<Place<'_>> {
+    pub(crate) fn place(&self, stop: &dyn Fn() -> bool) -> Option<Place<'_>> {
         let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
         while *busy >= self.max {
             if stop() {
@@ -349,7 +408,7 @@ impl Workers {
     }
 
     /// A ready worker (the spare if it is alive, else a new one); starts the next spare.
-    fn take(&self) -> std::io::Result<Child> {
+    pub(crate) fn take(&self) -> std::io::Result<Child> {
         let mut slot = self.spare.lock().unwrap_or_else(|p| p.into_inner());
         let spare = slot.take().and_then(|mut c| match c.try_wait() {
             Ok(None) => Some(c),
@@ -391,7 +450,7 @@ impl Drop for Workers {
 /// Removes the temp dir of worker `pid`, which died without cleaning up: only a
 /// directory named as the core names a session's temp dir for that pid
 /// (`safesh-PID-…`), never whatever path a frame said.
-fn remove_temp_dir(dir: Option<PathBuf>, pid: u32) {
+pub(crate) fn remove_temp_dir(dir: Option<PathBuf>, pid: u32) {
     let Some(dir) = dir else { return };
     let named = dir
         .file_name()
@@ -508,6 +567,8 @@ pub fn exec(
                     },
                 );
             }
+            // Frames of long-lived workers only (worker_remote.rs).
+            Ok(_) => {}
             // Not a frame of ours: the worker is broken; end it.
             Err(_) => {
                 let _ = child.kill();

@@ -54,9 +54,9 @@ fn set_limit(resource: libc::__rlimit_resource_t, soft: u64) {
 }
 
 /// The frames out, shared by the result and the approval questions.
-type Out = Arc<Mutex<File>>;
+pub(crate) type Out = Arc<Mutex<File>>;
 
-fn write_frame(out: &Out, frame: &FromWorker) -> bool {
+pub(crate) fn write_frame(out: &Out, frame: &FromWorker) -> bool {
     let Ok(mut line) = serde_json::to_vec(frame) else {
         return false;
     };
@@ -66,12 +66,16 @@ fn write_frame(out: &Out, frame: &FromWorker) -> bool {
 }
 
 /// Approvals asked through the parent (which has the channel to the human).
-struct ParentChannel {
-    out: Out,
-    answers: Mutex<Receiver<(String, String)>>,
+pub(crate) struct ParentChannel {
+    pub(crate) out: Out,
+    pub(crate) answers: Mutex<Receiver<(String, String)>>,
 }
 
 impl ApprovalChannel for ParentChannel {
+    fn name(&self) -> &str {
+        "approval prompt of the server"
+    }
+
     fn ask(&self, question: &ApprovalQuestion, stop: &dyn Fn() -> bool) -> ApprovalAnswer {
         let q = Question::from_core(question);
         if !write_frame(&self.out, &FromWorker::Ask { question: q }) {
@@ -166,13 +170,29 @@ pub fn serve(settings: Settings) -> i32 {
         Ok(_) => {}
         Err(e) => return fail(format!("no request: {e}")),
     }
-    let Ok(ToWorker::Exec {
-        mut params,
-        ask,
-        conn,
-    }) = serde_json::from_str::<ToWorker>(&first)
-    else {
-        return fail("the first frame is not a request".into());
+    let (mut params, ask, conn) = match serde_json::from_str::<ToWorker>(&first) {
+        Ok(ToWorker::Exec { params, ask, conn }) => (params, ask, conn),
+        // A long-lived worker: a shell session or a job (worker_session.rs).
+        Ok(ToWorker::Open {
+            cwd,
+            env,
+            conn,
+            session: sid,
+        }) => {
+            return crate::worker_session::serve(
+                session,
+                settings,
+                crate::worker_session::Place {
+                    cwd,
+                    env,
+                    conn,
+                    session: sid,
+                },
+                input,
+                out,
+            );
+        }
+        _ => return fail("the first frame is not a request".into()),
     };
     // The request's owner, as in the server (crate::owner): its spill files go
     // to the connection's directory, and its commands may read only those.

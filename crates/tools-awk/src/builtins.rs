@@ -195,7 +195,7 @@ impl Interp<'_, '_> {
                         match &sep[..] {
                             b" " => Splitter::Space,
                             b"" => Splitter::Chars,
-                            [c] if *c != b'\\' => Splitter::Byte(*c),
+                            [c] => Splitter::Byte(*c),
                             _ => Splitter::Regex(self.regex_for(&sep)?),
                         }
                     }

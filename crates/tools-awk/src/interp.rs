@@ -368,7 +368,7 @@ impl<'c, 'u> Interp<'c, 'u> {
         let sp = match fs {
             b" " => Splitter::Space,
             b"" => Splitter::Chars,
-            [c] if *c != b'\\' => Splitter::Byte(*c),
+            [c] => Splitter::Byte(*c),
             _ => Splitter::Regex(self.regex_for(fs)?),
         };
         Ok(sp)

@@ -197,6 +197,21 @@ fn escape_at(s: &[u8], i: usize) -> (Option<u8>, usize) {
             }
             return (Some(v as u8), n);
         }
+        // mawk: `\x` and up to two hex digits.
+        b'x' => {
+            let mut v: u32 = 0;
+            let mut n = 0;
+            while n < 2
+                && let Some(d) = s.get(i + 1 + n).and_then(|&b| (b as char).to_digit(16))
+            {
+                v = v * 16 + d;
+                n += 1;
+            }
+            if n == 0 {
+                return (None, 1);
+            }
+            return (Some(v as u8), 1 + n);
+        }
         _ => return (None, 1),
     };
     (Some(b), 1)

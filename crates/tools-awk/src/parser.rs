@@ -31,6 +31,7 @@ pub fn parse(src: &[u8]) -> Result<Program, ParseError> {
         locals: None,
         refusal: None,
         in_rule: false,
+        loops: 0,
         depth: 0,
         group_ok: false,
     };
@@ -76,6 +77,9 @@ struct Parser<'a> {
     in_rule: bool,
     /// The next primary may be a `(a, b)` print argument list.
     group_ok: bool,
+    /// How many loops enclose the statement being parsed (`break` and
+    /// `continue` outside any are compile errors, as in mawk).
+    loops: usize,
     /// Current recursion depth (bounded so hostile programs cannot overflow the stack).
     depth: usize,
 }
@@ -320,12 +324,12 @@ impl Parser<'_> {
                     self.advance()?;
                     return Ok(Stmt::While(c, Box::new(Stmt::Block(Vec::new()))));
                 }
-                let body = self.stmt_body()?;
+                let body = self.loop_body()?;
                 Stmt::While(c, Box::new(body))
             }
             Tok::Do => {
                 self.advance()?;
-                let body = self.stmt_body()?;
+                let body = self.loop_body()?;
                 self.skip_terminators()?;
                 self.expect(Tok::While)?;
                 self.expect(Tok::LParen)?;
@@ -348,6 +352,14 @@ impl Parser<'_> {
         Ok(s)
     }
 
+    /// The body of a loop: `break` and `continue` are allowed inside.
+    fn loop_body(&mut self) -> R<Stmt> {
+        self.loops += 1;
+        let body = self.stmt_body();
+        self.loops -= 1;
+        body
+    }
+
     fn for_stmt(&mut self) -> R<Stmt> {
         self.advance()?;
         self.expect(Tok::LParen)?;
@@ -363,7 +375,7 @@ impl Parser<'_> {
                         self.advance()?;
                         let kv = self.var(&k);
                         let av = self.var(&a);
-                        let body = self.stmt_body()?;
+                        let body = self.loop_body()?;
                         return Ok(Stmt::ForIn(kv, av, Box::new(body)));
                     }
                 }
@@ -400,7 +412,7 @@ impl Parser<'_> {
                 Box::new(Stmt::Block(Vec::new())),
             ));
         }
-        let body = self.stmt_body()?;
+        let body = self.loop_body()?;
         Ok(Stmt::For(init, cond, step, Box::new(body)))
     }
 
@@ -477,6 +489,14 @@ impl Parser<'_> {
             }
             Tok::Return if self.locals.is_none() => {
                 return Err("return outside function body".into());
+            }
+            Tok::Break | Tok::Continue if self.loops == 0 => {
+                let what = if self.tok == Tok::Break {
+                    "break"
+                } else {
+                    "continue"
+                };
+                return Err(format!("{what} statement outside of loop"));
             }
             Tok::Break => {
                 self.advance()?;
@@ -920,7 +940,12 @@ impl Parser<'_> {
             Tok::LParen => {
                 self.advance()?;
                 self.skip_newlines()?;
-                let list = self.expr_list()?;
+                // mawk: `print ()` is `print` (an empty argument list).
+                let list = if group_ok && self.tok == Tok::RParen {
+                    Vec::new()
+                } else {
+                    self.expr_list()?
+                };
                 self.skip_newlines()?;
                 self.expect(Tok::RParen)?;
                 if self.tok == Tok::In {

@@ -1,6 +1,8 @@
 //! `od` (GNU coreutils 9.1): offsets (`-A d|o|x|n`), output types (`-t` with
-//! `d o u x` sizes 1/2/4/8, `c`, `a`, `z` trailer; traditional `-b -c -d -i -l -o
-//! -s -x`), `-j` skip, `-N` limit, `-w` width, `-v`, and `*` for repeated lines.
+//! `d o u x` sizes 1/2/4/8, `f` sizes 4/8/16 (`F D L`), `c`, `a`, `z` trailer;
+//! traditional `-a -b -B -c -d -D -e -f -F -h -H -i -I -l -L -o -O -s -x -X`), `-j`
+//! skip, `-N` limit, `-w` width, `-v`, `*` for repeated lines, and the old-style
+//! operands (`[FILE] [[+]OFFSET [[+]LABEL]]`, `--traditional`).
 
 use crate::out::Out;
 use safesh_utils::{UtilCtx, UtilResult};
@@ -15,6 +17,9 @@ enum Kind {
     Hex,
     Char,
     Named,
+    /// IEEE floats (4, 8 bytes) and the x87 `long double` (16 bytes, 10 used),
+    /// printed as GNU does: the shortest `%g` that reads back as the same value.
+    Float,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -34,6 +39,12 @@ impl Type {
             Kind::Octal => [3, 6, 11, 22][idx.min(3)],
             Kind::Hex => [2, 4, 8, 16][idx.min(3)],
             Kind::Char | Kind::Named => 3,
+            // GNU's widths: FLT/DBL/LDBL_STRLEN_BOUND_L + 1 separator counted apart.
+            Kind::Float => match size {
+                4 => 15,
+                8 => 24,
+                _ => 29,
+            },
         };
         Type {
             kind,
@@ -65,10 +76,39 @@ fn parse_types(s: &str, out: &mut Vec<Type>) -> Result<(), String> {
             b'x' => Kind::Hex,
             b'c' => Kind::Char,
             b'a' => Kind::Named,
+            b'f' => Kind::Float,
             _ => return Err(format!("invalid type string '{s}'")),
         };
         i += 1;
         let mut size = 1;
+        if kind == Kind::Float {
+            size = 8;
+            match b.get(i) {
+                Some(b'F') => {
+                    size = 4;
+                    i += 1;
+                }
+                Some(b'D') => {
+                    size = 8;
+                    i += 1;
+                }
+                Some(b'L') => {
+                    size = 16;
+                    i += 1;
+                }
+                Some(c) if c.is_ascii_digit() => {
+                    let n = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+                    size = s[i..i + n].parse().unwrap_or(0);
+                    i += n;
+                    if ![4, 8, 16].contains(&size) {
+                        return Err(format!(
+                            "invalid type string '{s}';\nthis system doesn't provide a {size}-byte floating point type"
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
         if matches!(
             kind,
             Kind::Signed | Kind::Unsigned | Kind::Octal | Kind::Hex
@@ -144,6 +184,13 @@ struct Opts {
     verbose: bool,
     width: usize,
     files: Vec<String>,
+    /// An option of the modern syntax was given (`-A -j -N -t -v -w`): operands
+    /// are files only, unless `--traditional`.
+    modern: bool,
+    /// `--traditional`: `[FILE] [[+]OFFSET [[+]LABEL]]`.
+    traditional: bool,
+    /// The label of the first byte (`LABEL`), printed after the address.
+    pseudo_start: Option<u64>,
 }
 
 fn parse_args(args: &[String]) -> Result<Opts, String> {
@@ -155,6 +202,9 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
         verbose: false,
         width: 16,
         files: Vec::new(),
+        modern: false,
+        traditional: false,
+        pseudo_start: None,
     };
     let mut i = 0;
     let value = |name: &str, rest: &str, i: &mut usize| -> Result<String, String> {
@@ -170,6 +220,7 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
         }
     };
     let apply = |o: &mut Opts, key: char, v: Option<String>| -> Result<(), String> {
+        o.modern = true;
         let v = v.unwrap_or_default();
         match key {
             'A' => {
@@ -228,13 +279,18 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                 ("format", 't'),
                 ("output-duplicates", 'v'),
                 ("width", 'w'),
+                ("traditional", 'T'),
             ];
             let hits: Vec<_> = table.iter().filter(|(n, _)| n.starts_with(name)).collect();
             let [(full, key)] = hits[..] else {
                 return Err(format!("unrecognized option '{a}'"));
             };
             match key {
-                'v' => o.verbose = true,
+                'v' => {
+                    o.verbose = true;
+                    o.modern = true;
+                }
+                'T' => o.traditional = true,
                 'w' => apply(&mut o, 'w', inline)?,
                 _ => {
                     let v = match inline {
@@ -253,6 +309,12 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
             let trad = match c {
                 'a' => Some(Type::new(Kind::Named, 1)),
                 'b' => Some(Type::new(Kind::Octal, 1)),
+                'B' => Some(Type::new(Kind::Octal, 2)),
+                'e' | 'F' => Some(Type::new(Kind::Float, 8)),
+                'f' => Some(Type::new(Kind::Float, 4)),
+                'h' => Some(Type::new(Kind::Hex, 2)),
+                'H' => Some(Type::new(Kind::Hex, 4)),
+                'I' | 'L' => Some(Type::new(Kind::Signed, 8)),
                 'c' => Some(Type::new(Kind::Char, 1)),
                 'd' => Some(Type::new(Kind::Unsigned, 2)),
                 'o' => Some(Type::new(Kind::Octal, 2)),
@@ -270,7 +332,10 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                 continue;
             }
             match c {
-                'v' => o.verbose = true,
+                'v' => {
+                    o.verbose = true;
+                    o.modern = true;
+                }
                 'w' => {
                     apply(&mut o, 'w', Some(rest.to_string()))?;
                     break;
@@ -284,10 +349,88 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
             }
         }
     }
+    if !o.modern || o.traditional {
+        old_operands(&mut o);
+        if o.traditional && o.files.len() > 1 {
+            return Err(format!(
+                "extra operand '{}'\ncompatibility mode supports at most one file",
+                o.files[1]
+            ));
+        }
+    }
     if o.types.is_empty() {
         o.types.push(Type::new(Kind::Octal, 2));
     }
     Ok(o)
+}
+
+/// GNU's reading of old-style operands: `+OFFSET` (or, with `--traditional`,
+/// any OFFSET) as the bytes to skip, and with two offsets a label.
+fn old_operands(o: &mut Opts) {
+    let f = &o.files;
+    match f.len() {
+        1 => {
+            if (o.traditional || f[0].starts_with('+'))
+                && let Some(skip) = old_offset(&f[0])
+            {
+                o.skip = skip;
+                o.files.clear();
+            }
+        }
+        2 => {
+            let second = &f[1];
+            let candidate = o.traditional
+                || second.starts_with('+')
+                || second.bytes().next().is_some_and(|b| b.is_ascii_digit());
+            if candidate && let Some(o2) = old_offset(second) {
+                match old_offset(&f[0]).filter(|_| o.traditional) {
+                    Some(o1) => {
+                        o.skip = o1;
+                        o.pseudo_start = Some(o2);
+                        o.files.clear();
+                    }
+                    None => {
+                        o.skip = o2;
+                        o.files.truncate(1);
+                    }
+                }
+            }
+        }
+        3 if o.traditional => {
+            if let (Some(o1), Some(o2)) = (old_offset(&f[1]), old_offset(&f[2])) {
+                o.skip = o1;
+                o.pseudo_start = Some(o2);
+                o.files.truncate(1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// GNU's `parse_old_offset`: an optional `+`, then octal, `0x` hex, or decimal
+/// when the text holds a `.` (which GNU 9.1 then rejects as a suffix); `b`
+/// multiplies by 512, `B` by 1024.
+fn old_offset(s: &str) -> Option<u64> {
+    let s = s.strip_prefix('+').unwrap_or(s);
+    if s.is_empty() {
+        return None;
+    }
+    let (radix, body) = if s.contains('.') {
+        (10, s)
+    } else if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (16, h)
+    } else {
+        (8, s)
+    };
+    let (digits, mult) = match body.as_bytes().last() {
+        Some(b'b') if radix != 16 => (&body[..body.len() - 1], 512),
+        Some(b'B') if radix != 16 => (&body[..body.len() - 1], 1024),
+        _ => (body, 1),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()?.checked_mul(mult)
 }
 
 /// Renders one element (`size` bytes, little-endian) of type `t`.
@@ -326,6 +469,7 @@ fn render(t: &Type, bytes: &[u8]) -> String {
             };
             format!("{s:>3}")
         }
+        Kind::Float => float_text(t.size, bytes),
         Kind::Named => {
             let c = bytes.first().copied().unwrap_or(0) & 0x7f;
             let s = match c {
@@ -336,6 +480,118 @@ fn render(t: &Type, bytes: &[u8]) -> String {
             format!("{s:>3}")
         }
     }
+}
+
+/// A float element as GNU od prints it (`ftoastr`): `%g` at the smallest
+/// precision, from the type's `DIG` (1 below its smallest normal value), that
+/// reads back as the same value.
+fn float_text(size: usize, bytes: &[u8]) -> String {
+    use crate::cfmt::{Conv, fmt_ld};
+    use crate::ld::Ld;
+    let mut b = [0u8; 16];
+    let n = bytes.len().min(16);
+    b[..n].copy_from_slice(&bytes[..n]);
+    let g = |v: Ld, prec: usize| {
+        let c = Conv {
+            conv: b'g',
+            prec: Some(prec),
+            ..Conv::default()
+        };
+        String::from_utf8_lossy(&fmt_ld(&c, v)).into_owned()
+    };
+    let shortest = |v: Ld, tiny: bool, dig: usize, bound: usize, same: &dyn Fn(&str) -> bool| {
+        let mut prec = if tiny { 1 } else { dig };
+        loop {
+            let s = g(v, prec);
+            if prec >= bound || same(&s) {
+                return s;
+            }
+            prec += 1;
+        }
+    };
+    match size {
+        4 => {
+            let x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            let tiny = x.abs() < f32::MIN_POSITIVE;
+            let v = Ld::from_f64(f64::from(x));
+            shortest(v, tiny, 6, 9, &|s| {
+                s.parse::<f32>()
+                    .is_ok_and(|y| y == x || (x.is_nan() && y.is_nan()))
+            })
+        }
+        8 => {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[..8]);
+            let x = f64::from_le_bytes(a);
+            let tiny = x.abs() < f64::MIN_POSITIVE;
+            shortest(Ld::from_f64(x), tiny, 15, 17, &|s| {
+                s.parse::<f64>()
+                    .is_ok_and(|y| y == x || (x.is_nan() && y.is_nan()))
+            })
+        }
+        _ => {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[..8]);
+            let mant = u64::from_le_bytes(a);
+            let se = u16::from_le_bytes([b[8], b[9]]);
+            let neg = se & 0x8000 != 0;
+            let e = i32::from(se & 0x7fff);
+            let v = if e == 0x7fff {
+                if mant << 1 == 0 {
+                    Ld::Inf(neg)
+                } else {
+                    Ld::Nan(neg)
+                }
+            } else if mant == 0 {
+                Ld::Finite {
+                    neg,
+                    mant: 0,
+                    exp: 0,
+                }
+            } else {
+                // Denormals (and the x87's unnormals) have the top bit clear.
+                let shift = mant.leading_zeros();
+                let exp = e.max(1) - 16383 - 63 - shift as i32;
+                Ld::Finite {
+                    neg,
+                    mant: mant << shift,
+                    exp,
+                }
+            };
+            // LDBL_MIN is 2^-16382: a value below it has exponent field 0.
+            let tiny = e == 0;
+            shortest(v, tiny, 18, 21, &|s| match Ld::parse_prefix(s.as_bytes()) {
+                // A denormal reads back as a multiple of 2^-16445 (what
+                // strtold rounds to), which `Ld` keeps at full precision.
+                Some((_, y)) if e == 0 => denormal_units(y) == Some(mant),
+                Some((_, y)) => y == v,
+                None => false,
+            })
+        }
+    }
+}
+
+/// `y` in units of the smallest x87 denormal (2^-16445), rounded to even:
+/// the mantissa a `long double` denormal would hold.
+fn denormal_units(y: crate::ld::Ld) -> Option<u64> {
+    let crate::ld::Ld::Finite { mant, exp, .. } = y else {
+        return None;
+    };
+    let shift = -16445 - i64::from(exp);
+    if shift <= 0 {
+        return mant
+            .checked_shl(u32::try_from(-shift).ok()?)
+            .filter(|m| m >> -shift == mant);
+    }
+    if shift > 64 {
+        return Some(0);
+    }
+    let wide = u128::from(mant);
+    let q = wide >> shift;
+    let rem = wide & ((1u128 << shift) - 1);
+    let half = 1u128 << (shift - 1);
+    let up = rem > half || (rem == half && q & 1 == 1);
+    u64::try_from(q + u128::from(up)).ok()
 }
 
 fn lcm(a: usize, b: usize) -> usize {
@@ -379,6 +635,7 @@ pub fn od(ctx: &mut UtilCtx<'_>) -> UtilResult {
         files,
         next: 0,
         cur: Cur::None,
+        opened_any: false,
     };
     let mut out = Out::new(ctx);
     // Skip.
@@ -438,10 +695,28 @@ pub fn od(ctx: &mut UtilCtx<'_>) -> UtilResult {
             break;
         }
     }
-    if let Some(r) = o.radix {
-        out.write(format!("{}\n", fmt_offset(offset, r)).as_bytes());
+    let end = address(&o, offset);
+    // GNU prints nothing, not even the final offset, when no input opened.
+    if !end.is_empty() && data_src.opened_any {
+        out.write(format!("{end}\n").as_bytes());
     }
     Ok(out.finish_with(status))
+}
+
+/// The address column for `offset`: the offset in the `-A` radix, then the
+/// label (`(LABEL)`) when old-style operands gave one.
+fn address(o: &Opts, offset: u64) -> String {
+    let std = o.radix.map(|r| fmt_offset(offset, r));
+    match (std, o.pseudo_start) {
+        (Some(s), Some(p)) => {
+            let label = offset.wrapping_sub(o.skip).wrapping_add(p);
+            format!("{s} ({})", fmt_offset(label, o.radix.unwrap_or(8)))
+        }
+        // GNU prints the offset itself in parentheses under `-An`.
+        (None, Some(_)) => format!("({})", fmt_offset(offset, 8)),
+        (Some(s), None) => s,
+        (None, None) => String::new(),
+    }
 }
 
 fn fmt_offset(off: u64, radix: u32) -> String {
@@ -456,11 +731,10 @@ fn format_line(o: &Opts, offset: u64, data: &[u8], per_line: usize, wpb: usize) 
     let mut s = String::new();
     for (k, t) in o.types.iter().enumerate() {
         if k == 0 {
-            if let Some(r) = o.radix {
-                s.push_str(&fmt_offset(offset, r));
-            }
-        } else if let Some(r) = o.radix {
-            s.push_str(&" ".repeat(fmt_offset(0, r).len()));
+            s.push_str(&address(o, offset));
+        } else if o.radix.is_some() || o.pseudo_start.is_some() {
+            // GNU pads with the width of the plain offset, label or not.
+            s.push_str(&" ".repeat(fmt_offset(0, o.radix.unwrap_or(8)).len()));
         }
         let fields = per_line / t.size;
         let present = data.len().div_ceil(t.size);
@@ -471,7 +745,7 @@ fn format_line(o: &Opts, offset: u64, data: &[u8], per_line: usize, wpb: usize) 
             let next_pad = pad * (i - 1) / fields;
             let adjusted = pad_remaining - next_pad + t.width;
             let start = f * t.size;
-            let mut elem = [0u8; 8];
+            let mut elem = [0u8; 16];
             let end = (start + t.size).min(data.len());
             elem[..end - start].copy_from_slice(&data[start..end]);
             let text = render(t, &elem[..t.size]);
@@ -509,6 +783,8 @@ struct Source {
     files: Vec<String>,
     next: usize,
     cur: Cur,
+    /// Some input was opened.
+    opened_any: bool,
 }
 
 impl Source {
@@ -524,9 +800,13 @@ impl Source {
                     self.next += 1;
                     if name == "-" {
                         self.cur = Cur::Stdin;
+                        self.opened_any = true;
                     } else {
                         match ctx.open(&name) {
-                            Ok(f) => self.cur = Cur::File(f),
+                            Ok(f) => {
+                                self.cur = Cur::File(f);
+                                self.opened_any = true;
+                            }
                             Err(e) => {
                                 ctx.warn_io(&name, &e);
                                 *status = 1;

@@ -209,6 +209,12 @@ pub fn compile(code: &str, named: &[String]) -> Result<Program, (String, usize)>
             );
             (msg, n)
         })?;
+    if let Some(msg) = crate::constkeys::first_bad_key(code) {
+        return Err((
+            format!("jq: error: {msg} at <top-level>, line 1:\n{code}\n"),
+            1,
+        ));
+    }
     let mut globals: Vec<&str> = FIXED_GLOBALS.to_vec();
     globals.extend(named.iter().map(String::as_str));
     Compiler::default()

@@ -6,6 +6,7 @@
 //! Known differences: `DIFFERENCES.md`.
 
 mod cli;
+mod constkeys;
 mod engine;
 mod envuse;
 mod errors;
@@ -188,12 +189,21 @@ pub fn jq(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut globals = vec![env_val, Val::obj(loc), args_val];
     globals.extend(named_vals);
 
-    // Input: the files concatenated (as jq feeds them to one parser), or stdin.
+    // Input: the files concatenated (as jq feeds them to one parser), or stdin,
+    // within the utility's share of [limits] memory_mb (jq holds all of it).
+    let budget = ctx.host.memory_budget();
     let mut data = Vec::new();
     let mut input_errors = false;
     let mut bounds = Vec::new();
     if files.is_empty() {
-        if let Err(e) = ctx.stdin.read_to_end(&mut data) {
+        let read = std::io::Read::read_to_end(
+            &mut std::io::Read::take(&mut *ctx.stdin, budget.saturating_add(1)),
+            &mut data,
+        );
+        if data.len() as u64 > budget {
+            return Err(safesh_utils::ctx::MemoryLimit::interrupt("jq", budget));
+        }
+        if let Err(e) = read {
             ctx.warn(format_args!("error: {}", io_error_text(&e)));
             input_errors = true;
         }
@@ -202,6 +212,9 @@ pub fn jq(ctx: &mut UtilCtx<'_>) -> UtilResult {
     for f in files.drain(..) {
         match ctx.read_file(&f) {
             Ok(b) => {
+                if (data.len() + b.len()) as u64 > budget {
+                    return Err(safesh_utils::ctx::MemoryLimit::interrupt("jq", budget));
+                }
                 data.extend_from_slice(&b);
                 bounds.push((data.len(), f));
             }

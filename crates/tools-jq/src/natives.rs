@@ -242,12 +242,88 @@ fn base64d(v: &Val) -> ValR<Val> {
     Ok(Val::from(String::from_utf8_lossy(&out).into_owned()))
 }
 
+const B32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/// `@base32` (jq 1.7): RFC 4648 with `=` padding, of the text of the input.
+fn base32(v: &Val) -> Val {
+    let data = to_string_bytes(v);
+    let mut out = Vec::with_capacity(data.len().div_ceil(5) * 8);
+    for chunk in data.chunks(5) {
+        let mut block = [0u8; 5];
+        block[..chunk.len()].copy_from_slice(chunk);
+        let n = block.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+        // Characters that carry data: ceil(bits / 5).
+        let used = (chunk.len() * 8).div_ceil(5);
+        for k in 0..8 {
+            if k < used {
+                out.push(B32[((n >> (35 - 5 * k)) & 31) as usize]);
+            } else {
+                out.push(b'=');
+            }
+        }
+    }
+    Val::from(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// `@base32d` (jq 1.7): decodes up to the first `=`; anything outside the
+/// alphabet is an error, like `@base64d`.
+fn base32d(v: &Val) -> ValR<Val> {
+    let data = to_string_bytes(v);
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u64, 0u32);
+    for &c in &data {
+        if c == b'=' {
+            break;
+        }
+        let Some(d) = B32.iter().position(|&x| x == c) else {
+            return Err(err(format!(
+                "{} ({}) is not valid base32 data",
+                kind(v),
+                trunc(v)
+            )));
+        };
+        acc = (acc << 5) | d as u64;
+        bits += 5;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Ok(Val::from(String::from_utf8_lossy(&out).into_owned()))
+}
+
 /// Index of an array element for path deletion, jq style (negative from the end).
 fn arr_index(i: &Val, len: usize) -> Option<usize> {
     let Val::Num(n) = i else { return None };
     let f = n.floor();
     let idx = if f < 0.0 { len as f64 + f } else { f };
     (idx >= 0.0 && idx < len as f64).then_some(idx as usize)
+}
+
+/// The element range of a slice key `{"start": s, "end": e}` on an array of
+/// `len` elements, as jq 1.6 clamps it (negative from the end, null = open).
+fn slice_range(key: &Val, len: usize) -> Result<(usize, usize), Error<Val>> {
+    let Val::Obj(o) = key else {
+        return Err(err("Invalid slice".into()));
+    };
+    let bound = |name: &str, open: f64| -> Result<f64, Error<Val>> {
+        match o.get(&Val::from(name.to_string())) {
+            None | Some(Val::Null) => Ok(open),
+            Some(Val::Num(n)) => Ok(*n),
+            Some(_) => Err(err(
+                "Start and end indices of an array slice must be numbers".into(),
+            )),
+        }
+    };
+    let n = len as f64;
+    let clamp = |x: f64| {
+        let x = if x < 0.0 { x + n } else { x };
+        x.clamp(0.0, n)
+    };
+    let start = clamp(bound("start", 0.0)?).floor();
+    let end = clamp(bound("end", n)?).ceil().max(start);
+    Ok((start as usize, end as usize))
 }
 
 /// Deletes `path` from `v`, keeping the order of what remains.
@@ -271,6 +347,23 @@ fn delpath(v: Val, path: &[Val]) -> ValR<Val> {
                 *x = delpath(std::mem::take(x), rest)?;
             }
             Ok(Val::obj(m))
+        }
+        Val::Arr(a) if matches!(first, Val::Obj(_)) => {
+            // A slice: `del(.[2:4])`, `del(.[-2:])`.
+            let mut a = (*a).clone();
+            let (start, end) = slice_range(first, a.len())?;
+            if rest.is_empty() {
+                a.drain(start..end);
+            } else {
+                let part = Val::from_iter(a[start..end].to_vec());
+                let Val::Arr(kept) = delpath(part, rest)? else {
+                    return Err(err(
+                        "A slice of an array can only be assigned another array".into(),
+                    ));
+                };
+                a.splice(start..end, kept.iter().cloned());
+            }
+            Ok(Val::from_iter(a))
         }
         Val::Arr(a) => {
             if !matches!(first, Val::Num(_)) {
@@ -318,6 +411,9 @@ fn setpath(v: Val, path: &[Val], x: Val) -> ValR<Val> {
             if idx < 0.0 {
                 return Err(err("Out of bounds negative array index".to_string()));
             }
+            if idx > crate::val::MAX_ARRAY_INDEX as f64 {
+                return Err(err(crate::val::TOO_LARGE.to_string()));
+            }
             let i = idx as usize;
             if i >= a.len() {
                 a.resize(i + 1, Val::Null);
@@ -340,7 +436,19 @@ fn setpath(v: Val, path: &[Val], x: Val) -> ValR<Val> {
 fn num_pred(v: &Val, p: fn(f64) -> bool) -> ValR<Val> {
     match v {
         Val::Num(n) => Ok(Val::Bool(p(*n))),
-        _ => Err(err(format!("{} number required", desc(v)))),
+        // jq 1.6 answers false for anything that is not a number.
+        _ => Ok(Val::Bool(false)),
+    }
+}
+
+/// `utf8bytelength`, with jq 1.6's error for anything but a string.
+fn utf8bytelength(v: &Val) -> ValR<Val> {
+    match v {
+        Val::Str(s) => Ok(Val::from(s.len())),
+        _ => Err(err(format!(
+            "{} only strings have UTF-8 byte length",
+            desc(v)
+        ))),
     }
 }
 
@@ -474,7 +582,7 @@ type NativeDef = (&'static str, Box<[jaq_core::Bind]>, RunPtr<Jq>);
 
 /// Native filters of this crate.
 pub fn funs() -> impl Iterator<Item = Fun<Jq>> {
-    let fs: [NativeDef; 16] = [
+    let fs: [NativeDef; 18] = [
         ("_jq_tostring", v(0), |cv| {
             bome(Ok(s(to_string_bytes(&cv.1))))
         }),
@@ -488,6 +596,8 @@ pub fn funs() -> impl Iterator<Item = Fun<Jq>> {
         ("_jq_sh", v(0), |cv| bome(sh(&cv.1))),
         ("_jq_base64", v(0), |cv| bome(Ok(base64(&cv.1)))),
         ("_jq_base64d", v(0), |cv| bome(base64d(&cv.1))),
+        ("_jq_base32", v(0), |cv| bome(Ok(base32(&cv.1)))),
+        ("_jq_base32d", v(0), |cv| bome(base32d(&cv.1))),
         ("_jq_delpath", v(1), |mut cv| {
             let p = cv.0.pop_var();
             let r = match &p {
@@ -546,7 +656,7 @@ pub fn funs() -> impl Iterator<Item = Fun<Jq>> {
             _ => Err(err("Path must be specified as an array".to_string())),
         })
     });
-    let more: [NativeDef; 16] = [
+    let more: [NativeDef; 17] = [
         ("_jq_tick", v(0), |cv| {
             let env = *cv.0.data();
             if env.tick() {
@@ -584,6 +694,7 @@ pub fn funs() -> impl Iterator<Item = Fun<Jq>> {
         ("tojson", v(0), |cv| bome(Ok(s(to_json(&cv.1))))),
         ("fromjson", v(0), |cv| bome(fromjson(&cv.1))),
         ("length", v(0), |cv| bome(length(&cv.1))),
+        ("_jq_utf8bytelength", v(0), |cv| bome(utf8bytelength(&cv.1))),
         ("contains", v(1), |mut cv| {
             let y = cv.0.pop_var();
             bome(contains_top(&cv.1, &y).map(Val::Bool))

@@ -40,8 +40,9 @@ def join($x): reduce .[] as $i (null;
 ) // "";
 
 def _jq_key: if type == "string" then . else error("Cannot use \(type) (\(tojson)) as object key") end;
-def from_entries: map({(.key // .name // .Name // .K // .Key | _jq_key):
-  (if has("value") then .value else .v end)}) | add + {} // {};
+# jq 1.6's key and value names (not jq 1.7's `k`/`K`/`v`/`V`).
+def from_entries: map({(.key // .Key // .name // .Name | _jq_key):
+  (if has("value") then .value else .Value end)}) | add + {} // {};
 def setpath($p; $x): _jq_setpath($p; $x);
 
 def walk(f): . as $in
@@ -66,6 +67,7 @@ def input_line_number: _jq_input_line;
 def nan: _jq_nan;
 def infinite: _jq_infinite;
 def isnan: _jq_isnan;
+def utf8bytelength: _jq_utf8bytelength;
 def isinfinite: _jq_isinfinite;
 def isnormal: _jq_isnormal;
 def isfinite: type == "number" and (isinfinite | not);
@@ -73,6 +75,11 @@ def leaf_paths: paths(scalars);
 def recurse_down: recurse;
 def INDEX(stream; idx_expr): reduce stream as $row ({}; .[$row|idx_expr|tostring] |= $row);
 def INDEX(idx_expr): INDEX(.[]; idx_expr);
+def JOIN($idx; idx_expr): [.[] | [., $idx[idx_expr]]];
+def JOIN($idx; stream; idx_expr): stream | [., $idx[idx_expr]];
+def JOIN($idx; stream; idx_expr; join_expr): stream | [., $idx[idx_expr]] | join_expr;
+def nth($n): .[$n];
+def nth($n; f): if $n < 0 then error("nth doesn't support negative indices") else last(limit($n + 1; f)) end;
 def IN(s): any(s == .; .);
 def IN(src; s): any(src == s; .);
 def todate: strftime("%Y-%m-%dT%H:%M:%SZ");
@@ -96,9 +103,15 @@ def recurse(f; cond): def r: ., (f | select(cond) | _jq_tick | r); r;
 def _flatten($x): reduce .[] as $i ([]; if $i | type == "array" and $x != 0 then . + ($i | _flatten($x - 1)) else . + [$i] end);
 def flatten($x): if $x < 0 then error("flatten depth must not be negative") else _flatten($x) end;
 def flatten: _flatten(-1);
-# Formats jq 1.6 does not have.
-def @base32: error("base32 is not a valid format");
-def @base32d: error("base32d is not a valid format");
+# jq 1.7 additions jq 1.6 lacks (no conflict: 1.6 stops with an error).
+def @base32: _jq_base32;
+def @base32d: _jq_base32d;
+def toarray: if type == "array" then . else [.] end;
+def pick(pathexps): . as $top
+  | reduce path(pathexps) as $p (null; setpath($p; $top | getpath($p)));
+# Numbers are doubles here: no literal or decNumber precision is kept.
+def have_literal_numbers: false;
+def have_decnum: false;
 # Loops of jq 1.6, each step polling for cancellation (`_jq_tick`).
 def range($from; $upto; $by): _jq_range($from; $upto; $by);
 def range($from; $upto): _jq_range($from; $upto; 1);

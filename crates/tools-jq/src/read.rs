@@ -15,6 +15,21 @@ pub fn num_val(f: f64) -> Val {
 /// Parses a number the way jq's literal scanner does; `None` when invalid.
 pub fn parse_number(tok: &[u8]) -> Option<f64> {
     let s = std::str::from_utf8(tok).ok()?;
+    // jq 1.6 hands other tokens to strtod, which also reads `NaN`, `inf` and
+    // `Infinity` (any case, signed) — but a token starting with `n` is a
+    // misspelt `null` ("Invalid literal"), so `nan` alone is refused.
+    let unsigned = s.strip_prefix(['-', '+']).unwrap_or(s);
+    if !s.starts_with(['t', 'f', 'n']) {
+        let neg = s.starts_with('-');
+        let special = match unsigned.to_ascii_lowercase().as_str() {
+            "nan" => Some(f64::NAN),
+            "inf" | "infinity" => Some(f64::INFINITY),
+            _ => None,
+        };
+        if let Some(v) = special {
+            return Some(if neg { -v } else { v });
+        }
+    }
     let valid = !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
@@ -62,9 +77,15 @@ fn is_ws(b: u8) -> bool {
 impl Reader {
     /// A reader over `data`.
     pub fn new(data: Vec<u8>) -> Self {
+        // jq's parser skips a UTF-8 byte order mark at the start of its text.
+        let pos = if data.starts_with(b"\xef\xbb\xbf") {
+            3
+        } else {
+            0
+        };
         Reader {
             data,
-            pos: 0,
+            pos,
             line: 1,
             line_start: 0,
             failed: false,

@@ -450,6 +450,14 @@ impl std::ops::Neg for Val {
     }
 }
 
+/// The largest array index an assignment may create. Growing an array past
+/// it would allocate gigabytes (jq 1.6 tries and dies; jq 1.7 stops at
+/// 2^29 - 1 with the same message).
+pub const MAX_ARRAY_INDEX: usize = (1 << 24) - 1;
+
+/// The error for an index past [`MAX_ARRAY_INDEX`].
+pub const TOO_LARGE: &str = "Array index too large";
+
 impl jaq_core::ValT for Val {
     fn from_num(n: &str) -> R {
         n.parse::<f64>()
@@ -593,6 +601,9 @@ impl jaq_core::ValT for Val {
                     return opt.fail(Val::Arr(a), |_| {
                         Exn::from(err("Out of bounds negative array index"))
                     });
+                }
+                if i > MAX_ARRAY_INDEX as f64 {
+                    return opt.fail(Val::Arr(a), |_| Exn::from(err(TOO_LARGE)));
                 }
                 let i = i as usize;
                 let v = Rc::make_mut(&mut a);

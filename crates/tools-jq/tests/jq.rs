@@ -3,6 +3,7 @@
 
 mod jq {
     pub mod cases;
+    pub mod clusters;
     pub mod deep;
     pub mod table;
 }

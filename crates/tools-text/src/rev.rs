@@ -36,6 +36,25 @@ fn reverse_into(line: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// util-linux reads lines as C wide strings: a line ends at its first NUL, and
+/// a line cut short that way (no newline) is joined with the next line(s)
+/// until one ends with a newline or the input ends.
+fn cut_at_nul(r: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<()> {
+    if let Some(i) = memchr::memchr(0, line) {
+        line.truncate(i);
+    }
+    while !line.is_empty() && line.last() != Some(&b'\n') {
+        let before = line.len();
+        if r.read_until(b'\n', line)? == 0 {
+            break;
+        }
+        if let Some(i) = memchr::memchr(0, &line[before..]) {
+            line.truncate(before + i);
+        }
+    }
+    Ok(())
+}
+
 fn run(ctx: &mut UtilCtx<'_>, delim: u8, files: &[String]) -> io::Result<i32> {
     let name = ctx.name().to_string();
     let host = ctx.host;
@@ -84,6 +103,17 @@ fn run(ctx: &mut UtilCtx<'_>, delim: u8, files: &[String]) -> io::Result<i32> {
                     status = 1;
                     break;
                 }
+            }
+            if delim == b'\n'
+                && let Err(e) = cut_at_nul(&mut r, &mut line)
+            {
+                let _ = writeln!(
+                    ctx.stderr,
+                    "{name}: {f}: {}",
+                    safesh_utils::io_error_text(&e)
+                );
+                status = 1;
+                break;
             }
             let (content, has) = crate::common::strip_delim(&line, delim);
             rev.clear();

@@ -124,9 +124,28 @@ pub fn tac(ctx: &mut UtilCtx<'_>) -> UtilResult {
     } else {
         p.operands
     };
-    let r = run(ctx, &sep, regex.as_ref(), before, &files);
-    finish(ctx, r)
+    let budget = ctx.host.memory_budget();
+    let r = run(ctx, &sep, regex.as_ref(), before, &files, budget);
+    match r {
+        // Its input would not fit its share of [limits] memory_mb.
+        Err(e) if e.get_ref().is_some_and(|i| i.is::<OverBudget>()) => {
+            Err(safesh_utils::ctx::MemoryLimit::interrupt("tac", budget))
+        }
+        r => finish(ctx, r),
+    }
 }
+
+/// The input of one file is larger than the memory budget.
+#[derive(Debug)]
+struct OverBudget;
+
+impl std::fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("over the memory budget")
+    }
+}
+
+impl std::error::Error for OverBudget {}
 
 fn run(
     ctx: &mut UtilCtx<'_>,
@@ -134,6 +153,7 @@ fn run(
     regex: Option<&regex::bytes::Regex>,
     before: bool,
     files: &[String],
+    budget: u64,
 ) -> io::Result<i32> {
     let name = ctx.name().to_string();
     let host = ctx.host;
@@ -143,8 +163,12 @@ fn run(
     let mut data = Vec::new();
     for f in files {
         data.clear();
-        let res =
-            open_input(&mut *ctx.stdin, host, &cwd, f).and_then(|mut i| i.read_to_end(&mut data));
+        // Reads at most one byte past the budget: enough to know it is over.
+        let res = open_input(&mut *ctx.stdin, host, &cwd, f)
+            .and_then(|i| i.take(budget.saturating_add(1)).read_to_end(&mut data));
+        if res.is_ok() && data.len() as u64 > budget {
+            return Err(io::Error::other(OverBudget));
+        }
         if let Err(e) = res {
             warn_io(&mut *ctx.stderr, &name, f, &e);
             status = 1;

@@ -18,6 +18,28 @@ pub struct Interrupt(pub Box<dyn std::error::Error + Send + Sync>);
 #[error("{0}")]
 pub struct ShellString(pub String);
 
+/// A utility would hold more of its input in memory than the host's
+/// [`Host::memory_budget`] (`tac`, `jq --slurp` …): the interpreter turns this
+/// into a `LIMIT_EXCEEDED` refusal (rule `memory_mb`) that stops the script.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}: holding more than {budget} bytes of input in memory")]
+pub struct MemoryLimit {
+    /// The utility (and what it holds).
+    pub what: String,
+    /// The budget in bytes.
+    pub budget: u64,
+}
+
+impl MemoryLimit {
+    /// The interruption that stops the script.
+    pub fn interrupt(what: impl Into<String>, budget: u64) -> Interrupt {
+        Interrupt(Box::new(MemoryLimit {
+            what: what.into(),
+            budget,
+        }))
+    }
+}
+
 /// What a utility returns: its exit status, or an interruption to propagate.
 pub type UtilResult = Result<i32, Interrupt>;
 
@@ -68,6 +90,13 @@ pub trait Host: Send + Sync {
     /// Called before any change to the filesystem at `path` (create, write, remove,
     /// rename, chmod, mkdir, touch). May refuse (`PermissionDenied`).
     fn check_write(&self, path: &Path) -> io::Result<()>;
+    /// Called with a file opened for writing as `path` that has more than one
+    /// name (hard links): may refuse when it is a protected file's inode, so
+    /// the decision is on the file opened, not the name. The default allows.
+    fn check_write_linked(&self, path: &Path, dev: u64, ino: u64) -> io::Result<()> {
+        let _ = (path, dev, ino);
+        Ok(())
+    }
     /// Opens `path` (absolute) when it names one of the script's descriptors
     /// (`/dev/stdout`, `/dev/fd/3`, `/proc/self/fd/1`, or a symlink to one): the
     /// file given is a pipe to or from that stream of the script, never the
@@ -375,15 +404,27 @@ pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<c
         return f.map(|f| crate::WriteFile::new(f, append, None));
     }
     host.check_write(path)?;
+    // Truncated only once the opened file is decided (a hard link to a
+    // protected file must not lose its content to a refused write).
     let flags = libc::O_WRONLY
         | libc::O_CREAT
         | match mode {
-            WriteMode::Truncate => libc::O_TRUNC,
+            WriteMode::Truncate => 0,
             WriteMode::Append => libc::O_APPEND,
             WriteMode::CreateNew => libc::O_EXCL,
         };
-    crate::open::open_decided(path, flags, 0o666, |real| host.check_write(real))
-        .map(|f| crate::WriteFile::new(f, append, host.file_limit()))
+    let f = crate::open::open_decided(path, flags, 0o666, |real| host.check_write(real))?;
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = f.metadata()?;
+        if m.is_file() && m.nlink() > 1 {
+            host.check_write_linked(path, m.dev(), m.ino())?;
+        }
+        if mode == WriteMode::Truncate && m.is_file() {
+            f.set_len(0)?;
+        }
+    }
+    Ok(crate::WriteFile::new(f, append, host.file_limit()))
 }
 
 /// Resolves `path` (absolute) for a change that does not follow its final

@@ -120,13 +120,9 @@ impl Shell {
             self.diag(format!("{name}: cannot overwrite existing file"));
             return Ok(Err(RedirectFailed));
         }
-        let flags = libc::O_WRONLY
-            | libc::O_CREAT
-            | if append {
-                libc::O_APPEND
-            } else {
-                libc::O_TRUNC
-            };
+        // Truncated only once the file opened is decided (below): a second
+        // name of a protected file must not lose its content to a refusal.
+        let flags = libc::O_WRONLY | libc::O_CREAT | if append { libc::O_APPEND } else { 0 };
         // A file this redirection creates is named by its word (`> "$n"`).
         let creates = crate::names::worth_labeling(&name_label.join(&self.pc))
             && path.symlink_metadata().is_err();
@@ -146,6 +142,23 @@ impl Shell {
             })
         })
         .and_then(|(f, real)| {
+            // A file with more than one name: decided by its inode (a hard
+            // link to a protected file is that file).
+            {
+                use std::os::unix::fs::MetadataExt;
+                let m = f.metadata()?;
+                if m.is_file()
+                    && m.nlink() > 1
+                    && let Some(p) = &self.shared.policy
+                    && let Err(r) = p.check_linked(&path, m.dev(), m.ino())
+                {
+                    refused = Some(r);
+                    return Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+                }
+                if !append && m.is_file() {
+                    f.set_len(0)?;
+                }
+            }
             // The file opened is named by the walk: the record follows it.
             if let Some(flow) = self.shared.flow.clone() {
                 match crate::io::FileRecord::open(real, append, flow, self.shared.clone(), &self.pc)

@@ -347,3 +347,51 @@ fn a_request_waiting_within_approval_wait_ms_is_refused_when_the_human_denies() 
     assert!(msg.contains("declined"), "{v}");
     assert!(the_files_are_there(&a));
 }
+
+// ==== the human's decisions are audited (issue 15, harden item 2) ======================
+
+/// `safesh approve ID` and `safesh deny ID` write the human's decision to the
+/// audit log — verdict, the exact action, the id, the channel — before the
+/// request that asked uses it; an action that named a secret's value holds
+/// `[secret]` there, never the value. Control: a decision for another id does
+/// not stand for this one.
+#[test]
+fn the_humans_approve_and_deny_are_audited_and_hold_no_secret() {
+    let a = Arena::new();
+    let (_, v) = a.run_json(RM_DOWNLOADED);
+    let granted = approval_id(&v);
+    let (_, v) = a.run_json("rm -f $(curl -s {URL}/list.txt)");
+    let denied = approval_id(&v);
+    // The action names the secret's value (read from .env): withheld.
+    let (_, v) = a.run_json("k=$(cut -d= -f2 .env); rm $(curl -s {URL}/list.txt) \"$k\"");
+    let secret_id = (v["error"]["code"] == APPROVAL).then(|| approval_id(&v));
+    let before = a.audit_text();
+    assert!(
+        !before.lines().any(|l| l.contains("decided by the human")),
+        "no human decided yet: {before}"
+    );
+    assert_eq!(human(&a, "approve", &granted).status, 0);
+    assert_eq!(human(&a, "deny", &denied).status, 0);
+    if let Some(id) = &secret_id {
+        assert_eq!(human(&a, "approve", id).status, 0);
+    }
+    let audit = a.audit_text();
+    let decided = |id: &str, verdict: &str| {
+        audit.lines().any(|l| {
+            l.contains(id)
+                && l.contains(&format!("\"verdict\":\"{verdict}\""))
+                && l.contains("decided by the human (safesh ")
+        })
+    };
+    assert!(decided(&granted, "approved"), "{audit}");
+    assert!(decided(&denied, "denied"), "{audit}");
+    assert!(!decided(&granted, "denied"), "{audit}");
+    assert!(!decided(&denied, "approved"), "{audit}");
+    if let Some(id) = &secret_id {
+        assert!(decided(id, "approved"), "{audit}");
+    }
+    assert!(
+        !audit.contains(crate::flow_support::SECRET_MARK),
+        "the audit log holds the secret:\n{audit}"
+    );
+}

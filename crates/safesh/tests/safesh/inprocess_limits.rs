@@ -199,3 +199,24 @@ fn sort_check_streams_and_stops_at_the_first_disorder_like_gnu() {
     let r = p.run("seq 1 1000 | sort -n -c");
     r.assert_ok();
 }
+
+/// Issue 15 (harden item 5): `tac` and `jq` hold all their input in memory;
+/// past their share of `memory_mb` (a quarter: 1 MiB of 4 here) they stop with
+/// `LIMIT_EXCEEDED` (rule `memory_mb`) instead of growing without bound. Benign
+/// neighbours of the same shape under the budget give tac's and jq's answers.
+#[test]
+fn tac_and_jq_stop_at_their_memory_budget() {
+    let p = Project::with_extra("[limits]\nmemory_mb = 4");
+    for script in [
+        "seq 1 400000 | tac | head -n 1",
+        "seq 1 400000 | jq -s length",
+        "seq 1 400000 > nums.txt; jq -s length nums.txt",
+    ] {
+        let r = p.run(script);
+        assert_stopped(&r, "LIMIT_EXCEEDED", 125);
+        assert!(r.stderr.contains("memory_mb"), "{script}: {}", r.dump());
+    }
+    p.run("seq 1 1000 | tac | head -n 2")
+        .assert_ok_with("1000\n999\n");
+    p.run("seq 1 1000 | jq -s length").assert_ok_with("1000\n");
+}

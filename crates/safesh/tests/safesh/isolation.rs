@@ -210,3 +210,167 @@ fn an_external_program_under_a_worker_gets_its_own_memory_limit_not_the_workers(
     let v = rpc.execute(2, "python3 -c 'print(len(bytearray(1 << 20)))'");
     assert_eq!(v["output"], "1048576\n", "{v}");
 }
+
+impl Face {
+    /// A JSON-RPC call; the whole reply (`result` or `error`).
+    fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.reply(id)
+    }
+
+    fn session(&mut self, id: u64) -> String {
+        let v = self.call(id, "session.start", json!({}));
+        v["result"]["session"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{v}"))
+            .to_string()
+    }
+
+    fn in_session(&mut self, id: u64, sid: &str, script: &str) -> Value {
+        self.call(id, "execute", json!({"script": script, "session": sid}))
+    }
+}
+
+#[test]
+fn session_whose_request_aborts_is_lost_and_other_sessions_and_requests_go_on() {
+    let a = Arena::with_config(&config());
+    let mut rpc = Face::start(&a, "rpc");
+    let doomed = rpc.session(1);
+    let other = rpc.session(2);
+    rpc.in_session(3, &doomed, "x=doomed");
+    rpc.in_session(4, &other, "y=kept; f() { echo from-f; }");
+    // The abort, in a session: its worker dies, not the server.
+    let v = rpc.in_session(5, &doomed, ABORTS)["result"].clone();
+    assert_worker_died(&v);
+    let msg = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains(&format!("session {doomed} is lost")), "{msg}");
+    assert!(rpc.alive(), "the server died with the session's request");
+    // The next request to that session: a clear error, not a silent new shell.
+    let v = rpc.in_session(6, &doomed, "echo ${x:-fresh}");
+    assert_eq!(v["error"]["data"]["code"], "SESSION_LOST", "{v}");
+    let msg = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("session_start"), "{msg}");
+    // The other session kept its state; sessionless requests work.
+    let v = rpc.in_session(7, &other, "echo $y; f");
+    assert_eq!(v["result"]["output"], "kept\nfrom-f\n", "{v}");
+    assert_eq!(rpc.execute(8, "echo next")["output"], "next\n");
+    // A new session works.
+    let fresh = rpc.session(9);
+    let v = rpc.in_session(10, &fresh, BENIGN);
+    assert_eq!(v["result"]["output"], "6\n", "{v}");
+}
+
+#[test]
+fn session_state_persists_across_calls_in_its_own_worker_process() {
+    let a = Arena::new();
+    std::fs::create_dir_all(a.path("sub")).expect("sub");
+    let mut rpc = Face::start(&a, "rpc");
+    let server_pid = rpc.child.id().to_string();
+    let sid = rpc.session(1);
+    let v = rpc.in_session(2, &sid, "echo $$; x=1; g() { echo g$1; }; cd sub");
+    let worker_pid = v["result"]["output"]
+        .as_str()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    assert!(!worker_pid.is_empty(), "{v}");
+    assert_ne!(
+        worker_pid, server_pid,
+        "the session ran in the server process"
+    );
+    let v = rpc.in_session(3, &sid, "echo $$ $x; g 2; basename $PWD");
+    assert_eq!(
+        v["result"]["output"],
+        format!("{worker_pid} 1\ng2\nsub\n"),
+        "{v}"
+    );
+    // session.update reaches the worker's shell.
+    let v = rpc.call(
+        4,
+        "session.update",
+        json!({"session": sid, "env": {"GREETING": "hi"}, "cwd": a.dir.to_string_lossy()}),
+    );
+    assert!(v["error"].is_null(), "{v}");
+    let v = rpc.in_session(5, &sid, "echo $GREETING; pwd");
+    assert_eq!(
+        v["result"]["output"],
+        format!("hi\n{}\n", a.dir.display()),
+        "{v}"
+    );
+    // session.end: the session is gone.
+    rpc.call(6, "session.end", json!({"session": sid}));
+    let v = rpc.in_session(7, &sid, "true");
+    assert_eq!(v["error"]["data"]["code"], "UNKNOWN_SESSION", "{v}");
+}
+
+#[test]
+fn jobs_in_workers_are_listed_followed_and_killed_by_their_session_only() {
+    let a = Arena::new();
+    let mut rpc = Face::start(&a, "rpc");
+    let mine = rpc.session(1);
+    let theirs = rpc.session(2);
+    // job.start: a worker of its own.
+    let v = rpc.call(
+        3,
+        "job.start",
+        json!({"script": "echo started; sleep 30", "session": mine}),
+    );
+    let job = v["result"]["job_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{v}"))
+        .to_string();
+    let v = rpc.call(4, "job.output", json!({"job_id": job, "session": theirs}));
+    assert_eq!(v["error"]["data"]["code"], "UNKNOWN_JOB", "{v}");
+    let v = rpc.call(5, "job.list", json!({"session": theirs}));
+    assert_eq!(v["result"]["jobs"], json!([]), "{v}");
+    let v = rpc.call(6, "job.kill", json!({"job_id": job, "session": mine}));
+    assert_eq!(v["result"]["status"], "killed", "{v}");
+    // A job that ends by itself is followed to its end.
+    let v = rpc.call(
+        7,
+        "job.start",
+        json!({"script": "echo one; echo two", "session": mine}),
+    );
+    let done = v["result"]["job_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let v = rpc.call(
+        8,
+        "job.follow",
+        json!({"job_id": done, "session": mine, "timeout_ms": 20000}),
+    );
+    assert_eq!(v["result"]["output"], "one\ntwo\n", "{v}");
+    assert_eq!(v["result"]["status"], "exited", "{v}");
+    // `cmd &` inside a session's request: adopted by the server's job table.
+    let v = rpc.in_session(9, &mine, "sleep 30 & echo after");
+    assert_eq!(v["result"]["output"], "after\n", "{v}");
+    let v = rpc.call(10, "job.list", json!({"session": mine}));
+    let jobs = v["result"]["jobs"].as_array().cloned().unwrap_or_default();
+    let bg = jobs
+        .iter()
+        .find(|j| j["command"] == "sleep 30 &")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(bg["status"], "running", "{v}");
+    let bg = bg["job_id"].as_str().unwrap_or_default().to_string();
+    let v = rpc.call(11, "job.kill", json!({"job_id": bg, "session": theirs}));
+    assert_eq!(v["error"]["data"]["code"], "UNKNOWN_JOB", "{v}");
+    let v = rpc.call(12, "job.kill", json!({"job_id": bg, "session": mine}));
+    assert_eq!(v["result"]["status"], "killed", "{v}");
+    // The session still answers after its job was killed.
+    let v = rpc.in_session(13, &mine, "echo alive");
+    assert_eq!(v["result"]["output"], "alive\n", "{v}");
+    // A sessionless `cmd &` is a job of the connection, and its output is kept.
+    let v = rpc.execute(14, "echo bg-out & wait_ok=1; echo fg");
+    assert_eq!(v["output"], "fg\n", "{v}");
+    let v = rpc.call(15, "job.list", json!({}));
+    let jobs = v["result"]["jobs"].as_array().cloned().unwrap_or_default();
+    let id = jobs
+        .iter()
+        .find(|j| j["command"] == "echo bg-out &")
+        .and_then(|j| j["job_id"].as_str())
+        .unwrap_or_else(|| panic!("{v}"))
+        .to_string();
+    let v = rpc.call(16, "job.follow", json!({"job_id": id, "timeout_ms": 20000}));
+    assert_eq!(v["result"]["output"], "bg-out\n", "{v}");
+}

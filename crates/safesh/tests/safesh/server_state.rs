@@ -338,25 +338,37 @@ fn mcp_http_malformed_json_gets_400_with_a_parse_error() {
 }
 
 #[test]
-fn mcp_http_initialize_flood_is_refused_past_the_session_limit() {
+fn mcp_http_initialize_flood_evicts_the_least_recently_used_client_and_tells_it() {
     let home = Home::new();
-    let h = Http::start(&home, &["--max-sessions", "3"]);
-    // Control: clients up to the limit are served.
+    // Shell sessions have a limit of their own: one here, three clients.
+    let h = Http::start(
+        &home,
+        &["--max-transport-sessions", "3", "--max-sessions", "1"],
+    );
     let ids: Vec<String> = (0..3).map(|_| h.client().unwrap()).collect();
-    let (st, body) = h.client().unwrap_err();
-    assert_eq!(st, 503, "{body}");
-    assert!(body.contains("too many MCP sessions"), "{body}");
-    // Every client already in keeps working.
-    for id in &ids {
+    // The first client is the least recently used once the others have worked.
+    for id in &ids[1..] {
         let r = h.tool(id, "exec", json!({"script": "echo in"}));
         assert_eq!(r["structuredContent"]["output"], "in\n", "{r}");
     }
-    // A client that leaves (DELETE) makes room for a new one.
-    let (st, _, body) = h.send("DELETE", Some(&ids[0]), b"");
-    assert!(st == 200 || st == 202 || st == 204, "{st} {body}");
-    let fresh = h.client().unwrap();
-    let r = h.tool(&fresh, "exec", json!({"script": "echo new"}));
+    // A flood of new clients: each is served, the oldest idle ones make room.
+    let flood: Vec<String> = (0..5).map(|_| h.client().unwrap()).collect();
+    let newest = flood.last().unwrap();
+    let r = h.tool(newest, "exec", json!({"script": "echo new"}));
     assert_eq!(r["structuredContent"]["output"], "new\n", "{r}");
+    // The evicted client is told why, not left guessing.
+    let (st, _, body) = h.send(
+        "POST",
+        Some(&ids[0]),
+        br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"exec","arguments":{"script":"echo x"}}}"#,
+    );
+    assert_eq!(st, 404, "{body}");
+    assert!(body.contains("closed to make room"), "{body}");
+    // Control: a client within the limit that keeps working is not evicted.
+    let r = h.tool(&flood[4], "exec", json!({"script": "echo still"}));
+    assert_eq!(r["structuredContent"]["output"], "still\n", "{r}");
+    let r = h.tool(&flood[3], "exec", json!({"script": "echo also"}));
+    assert_eq!(r["structuredContent"]["output"], "also\n", "{r}");
 }
 
 #[test]

@@ -88,6 +88,10 @@ fn answer(action: ElicitationAction, content: Option<&serde_json::Value>) -> App
 }
 
 impl ApprovalChannel for ElicitationApprover {
+    fn name(&self) -> &str {
+        "MCP elicitation"
+    }
+
     fn ask(&self, question: &ApprovalQuestion, stop: &dyn Fn() -> bool) -> ApprovalAnswer {
         // Never called on a runtime worker (tools run on blocking-pool threads, jobs
         // on their own): on a single-threaded runtime's one thread the request

@@ -3,8 +3,9 @@
 //! request whose `Origin` is not a localhost origin is refused (DNS rebinding),
 //! and rmcp checks that `Host` is a loopback name. Then a POST body is read up
 //! to [`crate::wire::MAX_REQUEST_BYTES`] (413 past it) and checked
-//! ([`crate::wire::check_mcp`]: 400 with the JSON-RPC error), and a new
-//! session past the limit is refused with 503 ([`super::http_sessions`]).
+//! ([`crate::wire::check_mcp`]: 400 with the JSON-RPC error). A new session
+//! past the limit closes the least recently used one ([`super::http_sessions`]),
+//! whose client is told so (404 with a JSON-RPC error) on its next request.
 
 use super::SafeshMcp;
 use super::http_sessions::Bounded;
@@ -212,16 +213,32 @@ async fn check_body(State(sessions): State<Arc<Bounded>>, req: Request, next: Ne
     if let Err(reply) = check_mcp(&bytes) {
         return rpc_error(StatusCode::BAD_REQUEST, reply);
     }
-    if !parts.headers.contains_key("mcp-session-id") && sessions.full().await {
-        let id = serde_json::from_slice::<serde_json::Value>(&bytes)
+    let id = || {
+        serde_json::from_slice::<serde_json::Value>(&bytes)
             .ok()
             .and_then(|v| v.get("id").cloned())
-            .unwrap_or(serde_json::Value::Null);
-        let msg = super::http_sessions::BoundedError::Full(sessions.max()).to_string();
-        return rpc_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            error_reply(id, -32000, msg),
-        );
+            .unwrap_or(serde_json::Value::Null)
+    };
+    match parts
+        .headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+    {
+        // A client whose session was closed to make room: say so plainly.
+        Some(sid) if sessions.was_evicted(sid) => {
+            let msg = super::http_sessions::BoundedError::Evicted(sessions.max()).to_string();
+            return rpc_error(StatusCode::NOT_FOUND, error_reply(id(), -32000, msg));
+        }
+        Some(_) => {}
+        None => {
+            if sessions.full().await && !sessions.evict_oldest().await {
+                let msg = super::http_sessions::BoundedError::Full(sessions.max()).to_string();
+                return rpc_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    error_reply(id(), -32000, msg),
+                );
+            }
+        }
     }
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
         .await
@@ -235,7 +252,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let sessions = Arc::new(Bounded::new(
         server.clone(),
-        server.settings.max_sessions,
+        server.settings.max_transport_sessions,
         server.settings.idle,
     ));
     let handler = SafeshMcp::new(server);

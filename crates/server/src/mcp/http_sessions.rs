@@ -1,7 +1,9 @@
-//! MCP-over-HTTP transport sessions, bounded: at most `max` live at once (a new
-//! `initialize` past it is refused with 503 by [`super::http`], and by
-//! [`Bounded::create_session`] as a backstop), each ending after the server's
-//! idle time without a request (rmcp's keep-alive). A session that ends — a
+//! MCP-over-HTTP transport sessions, bounded: at most `max` live at once
+//! (`--max-transport-sessions`, a limit apart from the shell sessions'). A new
+//! `initialize` past it closes the least recently used session ([`Bounded::evict_oldest`]);
+//! that client's next request is told why (404 with a JSON-RPC error, by
+//! [`super::http`]). Each session also ends after the server's idle time without
+//! a request (rmcp's keep-alive). A session that ends — a
 //! client's DELETE, or expiry — takes its shell sessions and jobs with it
 //! ([`crate::Server::end_connection`]), so nothing a gone client made lingers.
 
@@ -14,8 +16,12 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::session::{
     RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Evicted session ids remembered (to tell their clients why).
+const EVICTED_KEPT: usize = 1024;
 
 /// Why a session could not be made or used.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +31,11 @@ pub enum BoundedError {
         "too many MCP sessions ({0}); close one (HTTP DELETE with its Mcp-Session-Id) or wait for an idle one to expire"
     )]
     Full(usize),
+    /// This client's session was closed to make room for a new client.
+    #[error(
+        "this MCP session was closed to make room for a new client (the server keeps at most {0}; the least recently used goes first) and its shell sessions and jobs ended with it; initialize a new session"
+    )]
+    Evicted(usize),
     /// rmcp's own session error.
     #[error(transparent)]
     Local(#[from] LocalSessionManagerError),
@@ -35,6 +46,10 @@ pub struct Bounded {
     inner: LocalSessionManager,
     max: usize,
     server: Arc<Server>,
+    /// When each live session last had a request.
+    used: Mutex<HashMap<SessionId, Instant>>,
+    /// Sessions closed to make room, newest last.
+    evicted: Mutex<VecDeque<String>>,
 }
 
 impl Bounded {
@@ -46,7 +61,40 @@ impl Bounded {
             inner,
             max: max.max(1),
             server,
+            used: Mutex::new(HashMap::new()),
+            evicted: Mutex::new(VecDeque::new()),
         }
+    }
+
+    fn touch(&self, id: &SessionId) {
+        crate::shape::lock(&self.used).insert(id.clone(), Instant::now());
+    }
+
+    /// True when session `id` was closed to make room.
+    pub fn was_evicted(&self, id: &str) -> bool {
+        crate::shape::lock(&self.evicted).iter().any(|e| e == id)
+    }
+
+    /// Closes the least recently used session (its shell sessions and jobs end
+    /// with it); false when there is none.
+    pub async fn evict_oldest(&self) -> bool {
+        let live: Vec<SessionId> = self.inner.sessions.read().await.keys().cloned().collect();
+        let victim = {
+            let used = crate::shape::lock(&self.used);
+            live.into_iter().min_by_key(|id| used.get(id).copied())
+        };
+        let Some(victim) = victim else {
+            return false;
+        };
+        {
+            let mut ev = crate::shape::lock(&self.evicted);
+            ev.push_back(victim.to_string());
+            while ev.len() > EVICTED_KEPT {
+                ev.pop_front();
+            }
+        }
+        let _ = self.close_session(&victim).await;
+        true
     }
 
     /// Live transport sessions.
@@ -75,10 +123,12 @@ impl SessionManager for Bounded {
     type Transport = <LocalSessionManager as SessionManager>::Transport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        if self.full().await {
+        if self.full().await && !self.evict_oldest().await {
             return Err(BoundedError::Full(self.max));
         }
-        Ok(self.inner.create_session().await?)
+        let (id, t) = self.inner.create_session().await?;
+        self.touch(&id);
+        Ok((id, t))
     }
 
     async fn initialize_session(
@@ -86,6 +136,7 @@ impl SessionManager for Bounded {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        self.touch(id);
         Ok(self.inner.initialize_session(id, message).await?)
     }
 
@@ -95,6 +146,7 @@ impl SessionManager for Bounded {
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         let r = self.inner.close_session(id).await;
+        crate::shape::lock(&self.used).remove(id);
         let server = self.server.clone();
         let conn = super::http_conn(id);
         let _ = tokio::task::spawn_blocking(move || server.end_connection(&conn)).await;
@@ -106,6 +158,7 @@ impl SessionManager for Bounded {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id);
         Ok(self.inner.create_stream(id, message).await?)
     }
 
@@ -114,6 +167,7 @@ impl SessionManager for Bounded {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
+        self.touch(id);
         Ok(self.inner.accept_message(id, message).await?)
     }
 
@@ -121,6 +175,7 @@ impl SessionManager for Bounded {
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id);
         Ok(self.inner.create_standalone_stream(id).await?)
     }
 
@@ -129,6 +184,7 @@ impl SessionManager for Bounded {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id);
         Ok(self.inner.resume(id, last_event_id).await?)
     }
 

@@ -941,3 +941,98 @@ fn nan_and_inf() {
         "",
     );
 }
+
+#[test]
+fn undefined_functions_are_compile_errors() {
+    check(&["BEGIN{ f() }"], "");
+    check(&["BEGIN{ print 1 } END{ g(1, 2) }"], "");
+    check(
+        &["function f(a){return 1} BEGIN{ f(y++); print y; f(g()) }"],
+        "",
+    );
+    // A neighbour: a function defined after its first call.
+    check(&["BEGIN{ print h(2) } function h(x){ return x * 3 }"], "");
+}
+
+#[test]
+fn unused_arguments_are_evaluated() {
+    check(
+        &["function f(a,b){return a} BEGIN{ print f(1, x=5); print x }"],
+        "",
+    );
+    check(
+        &["function f(a){return 7} BEGIN{ print f(y++); print y }"],
+        "",
+    );
+    check(
+        &[
+            "function f(a,b,c){return a} BEGIN{ print f(1, arr[\"k\"]=2, n++); print arr[\"k\"], n }",
+        ],
+        "",
+    );
+    check(&["function f(){return 1} BEGIN{ print f() }"], "");
+}
+
+#[test]
+fn field_separator_option_escapes() {
+    for (fs, input) in [
+        ("\\t", "a\tb:c\n"),
+        ("\\|", "a|b\n"),
+        ("\\\\", "a\\b\n"),
+        ("\\x20", "a b\n"),
+        ("\\040", "a b\n"),
+        (".", "a.b\n"),
+        ("t", "atb\n"),
+        ("\\.", "a.b\n"),
+        ("|", "a|b\n"),
+        ("[:;]", "a:b;c\n"),
+        ("\\/", "a/b\n"),
+    ] {
+        check(&["-F", fs, "{print $2; print NF}"], input);
+    }
+    check(&["-F\\t", "{print $2}"], "a\tb\n");
+}
+
+#[test]
+fn nested_loops_sharing_a_variable() {
+    check(&["BEGIN{for(i=0;i<2;i++) for(i=0;i<3;i++) print i}"], "");
+    check(
+        &["BEGIN{i=0; while(i<3){ for(i=0;i<2;i++) print \"in\", i; i++ } print i}"],
+        "",
+    );
+    check(
+        &["BEGIN{a[1];a[2]; for(k in a) for(k in a) n++; print n}"],
+        "",
+    );
+}
+
+#[test]
+fn empty_parentheses_and_stray_loop_jumps() {
+    check(&["BEGIN{ print () }"], "");
+    check(&["BEGIN{ x = (); print x }"], "");
+    check(&["BEGIN{ break }"], "");
+    check(&["BEGIN{ continue }"], "");
+    check(&["{ continue }"], "a\n");
+    check(&["function f(){ break } BEGIN{ f() }"], "");
+    check(&["BEGIN{ if (1) break }"], "");
+    // Neighbours: break and continue inside loops.
+    check(&["BEGIN{ for(;;) break; print \"out\" }"], "");
+    check(
+        &["BEGIN{ for(i=0;i<3;i++){ if(i==1) continue; print i } }"],
+        "",
+    );
+    check(
+        &["BEGIN{ do { n++; if (n > 2) break } while (1); print n }"],
+        "",
+    );
+}
+
+#[test]
+fn negative_field_index() {
+    check(&["{ print $(-1) }"], "a b\n");
+    check(&["{ $(-1)=\"x\" }"], "a b\n");
+    check(&["{i=-1; print $i}"], "a b\n");
+    check(&["{ print \"before\"; print $(NF-3) }"], "a b\n");
+    // Neighbours: $0 and $NF.
+    check(&["{ print $(NF-1), $(0) }"], "a b\n");
+}

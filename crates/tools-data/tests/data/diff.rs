@@ -316,3 +316,56 @@ fn big_file_with_moves() {
     pair(a.as_bytes(), b.as_bytes(), &[]);
     pair(a.as_bytes(), b.as_bytes(), &["-u"]);
 }
+
+/// Feeds `data` to the fifo at `path` once a reader opens it: the writer
+/// polls with O_NONBLOCK (ENXIO while nobody reads), so a diff that never
+/// opens the fifo leaves no thread blocked; it gives up after ~10 s.
+fn feed_fifo(path: std::path::PathBuf, data: &'static [u8]) -> std::thread::JoinHandle<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    std::thread::spawn(move || {
+        for _ in 0..1000 {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&path)
+            {
+                Ok(mut f) => {
+                    let _ = f.write_all(data);
+                    return;
+                }
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            }
+        }
+    })
+}
+
+#[test]
+fn fifo_operands() {
+    use safesh_utils::testing::{run_real, run_util};
+    for (argv, data) in [
+        (&["diff", "ff", "g"][..], &b"a\nb\n"[..]),
+        (&["diff", "g", "ff"], b"a\nb\n"),
+        (&["diff", "ff", "g"], b"a\nc\n"),
+        (&["diff", "-q", "ff", "g"], b"x\n"),
+        (&["diff", "-", "ff"], b"a\nc\n"),
+    ] {
+        let d = dir_with(&[("g", b"a\nc\n")]);
+        let fifo = d.path().join("ff");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let w = feed_fifo(fifo.clone(), data);
+        let ours = run_util(crate::util("diff"), argv, b"a\nb\n", d.path(), &[]);
+        w.join().unwrap();
+        let w = feed_fifo(fifo, data);
+        let real = run_real(argv, b"a\nb\n", d.path());
+        w.join().unwrap();
+        assert_eq!(
+            (String::from_utf8_lossy(&ours.stdout), ours.status),
+            (String::from_utf8_lossy(&real.stdout), real.status),
+            "argv {argv:?}\nour stderr: {}\nreal stderr: {}",
+            String::from_utf8_lossy(&ours.stderr),
+            String::from_utf8_lossy(&real.stderr),
+        );
+    }
+}

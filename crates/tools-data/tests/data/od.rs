@@ -64,3 +64,130 @@ fn od_cases() {
         same_in(d.path(), &argv, b"stdin\tdata\n");
     }
 }
+
+/// Floats: every special value, denormals, both signs of zero, in all three
+/// sizes (the x87 `long double` included).
+fn float_files() -> tempfile::TempDir {
+    let mut f4 = Vec::new();
+    for v in [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.5,
+        0.1,
+        3.4028235e38,
+        f32::MIN_POSITIVE,
+        1e-45,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        123456.79,
+    ] {
+        f4.extend_from_slice(&v.to_le_bytes());
+    }
+    let mut f8 = Vec::new();
+    for v in [
+        0.0f64,
+        1.0 / 3.0,
+        -2.5e-300,
+        f64::MAX,
+        5e-324,
+        f64::NAN,
+        -f64::INFINITY,
+        1e15,
+    ] {
+        f8.extend_from_slice(&v.to_le_bytes());
+    }
+    // x87: 1.0, -pi-ish, a denormal, infinity, then zero padding.
+    let mut fl = Vec::new();
+    for (mant, se) in [
+        (0x8000_0000_0000_0000u64, 0x3fffu16),
+        (0xc90f_daa2_2168_c235, 0xc000),
+        (0x0000_0000_0000_0001, 0x0000),
+        (0x8000_0000_0000_0000, 0x7fff),
+    ] {
+        fl.extend_from_slice(&mant.to_le_bytes());
+        fl.extend_from_slice(&se.to_le_bytes());
+        fl.extend_from_slice(&[0; 6]);
+    }
+    dir_with(&[
+        ("f4", &f4),
+        ("f8", &f8),
+        ("fl", &fl),
+        ("bb", b"\x01\x02\x03\nABC\xfe"),
+        ("hello", b"HELLO"),
+        ("text", b"HELLO WORLD 12345678"),
+    ])
+}
+
+#[test]
+fn od_float_and_traditional_letters() {
+    let d = float_files();
+    for args in [
+        &["-f", "f4"][..],
+        &["-tf4", "f4"],
+        &["-tfF", "-tx4", "f4"],
+        &["-e", "f8"],
+        &["-F", "f8"],
+        &["-tf", "f8"],
+        &["-tfD", "-w16", "f8"],
+        &["-tf8", "-tf4", "f8"],
+        &["-tfL", "fl"],
+        &["-tf16", "fl"],
+        &["-tf2", "f4"],
+        &["-tf3", "f4"],
+        &["-B", "bb"],
+        &["-e", "bb"],
+        &["-F", "bb"],
+        &["-f", "bb"],
+        &["-H", "bb"],
+        &["-h", "bb"],
+        &["-I", "bb"],
+        &["-L", "bb"],
+        &["-D", "bb"],
+        &["-X", "bb"],
+        &["-O", "bb"],
+        &["-f", "-c", "odd_missing"],
+        &["-tf4z", "hello"],
+    ] {
+        let mut argv = vec!["od"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"\0\0\0\0\0\0\0\0");
+    }
+}
+
+#[test]
+fn od_old_style_offsets_and_traditional() {
+    let d = float_files();
+    for args in [
+        &["-b", "--traditional"][..],
+        &["-b", "--traditional", "hello"],
+        &["--traditional", "-c", "text", "1"],
+        &["--traditional", "-c", "text", "10"],
+        &["--traditional", "-c", "text", "0x3"],
+        &["--traditional", "-c", "text", "+2"],
+        &["--traditional", "-c", "text", "1b"],
+        &["--traditional", "-c", "text", "1."],
+        &["--traditional", "-c", "text", "1", "2"],
+        &["--traditional", "-c", "-tx1", "text", "1", "+2"],
+        &["--traditional", "-Ax", "-c", "-tx1", "text", "1", "2"],
+        &["--traditional", "-An", "-c", "-tx1", "text", "1", "2"],
+        &["--traditional", "-Ad", "-c", "text", "1", "2"],
+        &["--traditional", "-c", "1"],
+        &["--traditional", "-c", "+1"],
+        &["--traditional", "-c", "1", "2"],
+        &["--traditional", "-c", "text", "text"],
+        &["--traditional", "-c", "text", "1", "2", "3"],
+        &["-c", "text", "+2"],
+        &["-c", "text", "2"],
+        &["-c", "+2"],
+        &["-c", "text", "x2"],
+        &["-t", "c", "text", "2"],
+        &["-v", "-c", "text", "2"],
+        &["-c", "text", "hello"],
+    ] {
+        let mut argv = vec!["od"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"HELLO WORLD 12345678");
+    }
+}

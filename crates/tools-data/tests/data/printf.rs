@@ -285,3 +285,28 @@ fn random_floats_exact() {
         crate::same_bash(&["printf", &fmt, &num, &num, &num, &num, &num, &num], b"");
     }
 }
+
+#[test]
+fn bad_numbers_continue_with_status_one() {
+    p(&["%d %d\n", "1", "x", "3"]);
+    p(&["%d\n", "1a"]);
+    p(&["%d|%s\n", "abc", "def"]);
+    p(&["%i %x\n", "0x1g", "3"]);
+    p(&["%u|%o|%X\n", "z", "9z", "-"]);
+    p(&["%f %e\n", "1.5x", "nope"]);
+    p(&["%c%d\n", "ab", "2"]);
+}
+
+#[test]
+fn bare_percent_and_unknown_conversions() {
+    p(&["%"]);
+    p(&["a%"]);
+    p(&["%r\n"]);
+    p(&["%5%\n"]);
+    p(&["x%zy\n"]);
+    p(&["%-%\n"]);
+    p(&["%s %r %s\n", "a", "b"]);
+    p(&["%%|%5.2%"]);
+    // A neighbour: `%%` is a literal percent.
+    p(&["100%%\n"]);
+}

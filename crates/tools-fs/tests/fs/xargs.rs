@@ -107,3 +107,13 @@ fn limits() {
         t.path(),
     );
 }
+
+cases! {
+    replace_skips_blank_lines: ["xargs", "-I", "{}", "echo", "[{}]"] <- b"a\n\n  b c \n\t d\n\n";
+    replace_only_blank_lines: ["xargs", "-I", "{}", "echo", "[{}]"] <- b"\n\n  \n\t\n";
+    replace_leading_blank_stripped: ["xargs", "-I{}", "echo", "[{}]"] <- b" x\n\t\ty z\n";
+    replace_trailing_blank_kept: ["xargs", "-I{}", "echo", "[{}]"] <- b"a \nb\t\n";
+    replace_quotes_and_escapes: ["xargs", "-I{}", "echo", "[{}]"] <- b"a\\ b\n \"q r\"\n";
+    replace_no_final_newline: ["xargs", "-I{}", "echo", "[{}]"] <- b"\n a";
+    replace_with_dash_i: ["xargs", "-i", "echo", "<{}>"] <- b"\n p q\n";
+}

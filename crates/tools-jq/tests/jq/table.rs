@@ -889,8 +889,6 @@ fn table_agent_filters() {
 }
 
 const TABLE_CLI: &[(&[&str], &str)] = &[
-    (&["-r", "@base32"], "\"hello\""),
-    (&["-r", "@base32d"], "\"NBSWY3DP\""),
     (&["-c", "@text, @json, @html, @uri, @csv?, @sh"], "\"a b\""),
     (&["-c", "--indent", "1", "."], "[1,2]"),
     (&["-c", "--indent", "1", "--tab", "-c", "."], "[1,2]"),

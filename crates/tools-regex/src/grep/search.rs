@@ -222,7 +222,18 @@ impl<'a> Searcher<'a> {
                     return Ok(());
                 }
             }
-            self.process(data, f, out, err).map_err(Error::Write)?;
+            if f.binary {
+                // GNU treats NUL bytes of a binary file as line ends (its lines
+                // are never printed, but counts and statuses see them).
+                let term = self.st.term;
+                let split: Vec<u8> = data
+                    .iter()
+                    .map(|&b| if b == 0 { term } else { b })
+                    .collect();
+                self.process(&split, f, out, err).map_err(Error::Write)?;
+            } else {
+                self.process(data, f, out, err).map_err(Error::Write)?;
+            }
             f.base += end as u64;
             buf.copy_within(end..filled, 0);
             filled -= end;

@@ -47,6 +47,10 @@ pub struct Exec<'p> {
     opts: &'p Opts,
     /// Range activity per command: Some(end line for numeric ends) when active.
     ranges: Vec<Option<u64>>,
+    /// Per command, the line numbering ([`Input::numbering`]) in which a range
+    /// with a line-number start last opened: such a range opens once per
+    /// numbering.
+    opened: Vec<Option<u64>>,
     hold: Vec<u8>,
     last_re: Option<Rc<Matcher>>,
     append: Vec<Append>,
@@ -85,6 +89,7 @@ impl<'p> Exec<'p> {
             prog,
             opts,
             ranges: vec![None; prog.cmds.len()],
+            opened: vec![None; prog.cmds.len()],
             hold: Vec::new(),
             last_re: None,
             append: Vec::new(),
@@ -171,17 +176,30 @@ impl<'p> Exec<'p> {
                 }
                 false
             }
+            // GNU: a range starting at line N opens on the first line at or
+            // past N that reaches it, so `1d;1,3p` still prints lines 2-3.
+            Addr::Line(n) => line >= *n && self.opened[k] != Some(input.numbering),
             a => self.match_addr(a, ps, input)?,
         };
         if !start {
             return Ok(false);
         }
+        if matches!(a1, Addr::Line(_)) {
+            self.opened[k] = Some(input.numbering);
+        }
+        // Opened past its start line: a numeric end already passed selects
+        // nothing, and `~N` does not end on this line.
+        let late = matches!(a1, Addr::Line(n) if line > *n);
         match a2 {
             Addr2::Addr(Addr::Line(n)) => {
+                if late && *n < line {
+                    return Ok(false);
+                }
                 if *n > line {
                     self.ranges[k] = Some(*n);
                 }
             }
+            Addr2::Tilde(n) if late && *n > 0 => self.ranges[k] = Some(u64::MAX),
             Addr2::Plus(n) => {
                 if *n > 0 {
                     self.ranges[k] = Some(line + n);

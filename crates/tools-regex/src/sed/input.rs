@@ -21,6 +21,8 @@ pub struct Input<'a> {
     separate: bool,
     /// The current line number.
     pub line: u64,
+    /// Counts restarts of the line numbers (each file with -s/-i).
+    pub numbering: u64,
     /// The record last returned starts a new file.
     pub new_file: bool,
     /// A file could not be read (exit status 2).
@@ -50,6 +52,7 @@ impl<'a> Input<'a> {
             term,
             separate,
             line: 0,
+            numbering: 0,
             new_file: false,
             failed: false,
         }
@@ -138,6 +141,7 @@ impl<'a> Input<'a> {
         self.new_file = self.cur_src != Some(src);
         if self.new_file && self.separate {
             self.line = 0;
+            self.numbering += 1;
         }
         self.cur_src = Some(src);
         self.line += 1;

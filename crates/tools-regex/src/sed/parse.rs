@@ -364,6 +364,11 @@ impl P<'_> {
                 if in_bracket && d == b'n' && is_regex {
                     out.push(b'\n');
                 } else if d == delim && !in_bracket {
+                    // The delimiter stands for itself; in a replacement `&`
+                    // stays literal (GNU: `s&a&[\&]&` gives `[&]`).
+                    if !is_regex && d == b'&' {
+                        out.push(b'\\');
+                    }
                     out.push(d);
                 } else if d == b'\n' {
                     // Escaped newline: a newline.
@@ -638,7 +643,7 @@ impl P<'_> {
                 b'\\' => match self.peek() {
                     Some(d) => {
                         self.i += 1;
-                        out.push(d);
+                        out.push(self.text_escape(d));
                     }
                     None => break,
                 },
@@ -647,6 +652,45 @@ impl P<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// The byte `\d` stands for in `a`/`i`/`c` text (GNU's escapes; any other
+    /// escaped byte is itself). Numeric escapes read their digits here.
+    fn text_escape(&mut self, d: u8) -> u8 {
+        match d {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'f' => 0x0c,
+            b'v' => 0x0b,
+            b'a' => 0x07,
+            b'c' => match self.peek() {
+                Some(x) if x != b'\n' => {
+                    self.i += 1;
+                    x.to_ascii_uppercase() ^ 0x40
+                }
+                _ => d,
+            },
+            b'd' | b'o' | b'x' => {
+                let (radix, max) = match d {
+                    b'd' => (10, 3),
+                    b'o' => (8, 3),
+                    _ => (16, 2),
+                };
+                let mut v: u32 = 0;
+                let mut n = 0;
+                while n < max {
+                    let Some(dig) = self.peek().and_then(|b| (b as char).to_digit(radix)) else {
+                        break;
+                    };
+                    v = v * radix + dig;
+                    self.i += 1;
+                    n += 1;
+                }
+                if n == 0 { d } else { (v & 0xFF) as u8 }
+            }
+            _ => d,
+        }
     }
 
     fn subst(&mut self) -> Result<Kind, ParseError> {

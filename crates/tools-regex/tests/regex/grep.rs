@@ -198,3 +198,26 @@ fn across_buffers() {
     check(&["sed", "-n", "/MARK/{=;p}", "big"], b"", &files);
     check(&["sed", "$!d", "big"], b"", &files);
 }
+
+/// Runs `grep ARGS` with `stdin` and one file `input` holding `file`.
+fn g_with(args: &[&str], file: &'static [u8], stdin: &[u8]) {
+    let mut argv = vec!["grep"];
+    argv.extend_from_slice(args);
+    check(&argv, stdin, &[("input", file)]);
+}
+
+#[test]
+fn nul_bytes_in_lines() {
+    g_with(&["-a", "foo", "input"], b"\0foo\n\n", b"");
+    g_with(&["-a", "foo"], b"", b"\0foo\n\n");
+    g_with(&[".", "input"], b"\0\n", b"");
+    g_with(&["-c", ".", "input"], b"\0\n", b"");
+    g_with(&["-a", "-c", "^.$", "input"], b"\0\n", b"");
+    g_with(&["foo", "input"], b"\0foo\n\n", b"");
+    g_with(&["-a", "-o", "o.b", "input"], b"fo\0bar\n", b"");
+    g_with(&["-z", "b"], b"", b"a\0b\0c");
+    g_with(&["-a", "-v", "x", "input"], b"\0\nx\n\0\0\n", b"");
+    g_with(&["-a", "-n", "", "input"], b"a\0\n\0b\n", b"");
+    // A neighbour: no NUL, plain text.
+    g_with(&["foo", "input"], b"foo\nbar\n", b"");
+}

@@ -187,3 +187,72 @@ fn write_files_and_in_place() {
     check(&["sed", "-s", "1d", "t", "x"], b"", &f);
     check(&["sed", "-n", "w /dev/stdout", "t"], b"", &f);
 }
+
+/// Runs `sed ARGS` on `stdin` (no files).
+fn s_in(args: &[&str], stdin: &[u8]) {
+    let mut argv = vec!["sed"];
+    argv.extend_from_slice(args);
+    check(&argv, stdin, &files());
+}
+
+const FOUR: &[u8] = b"first\nsecond\nthird\nfourth\n";
+
+#[test]
+fn ranges_whose_start_line_was_skipped() {
+    // GNU opens a range that starts at line N on the first line at or past N
+    // that reaches the command (an earlier `d` may have skipped line N).
+    s_in(&["-n", "1d;1,3p"], FOUR);
+    s_in(&["-n", "1d;1,/hir/p"], FOUR);
+    s_in(&["-n", "2d;2,1p"], FOUR);
+    s_in(&["-n", "1,2d;1,+1p"], FOUR);
+    s_in(&["-n", "1,2d;2,/x/p"], FOUR);
+    s_in(&["-n", "1d;1,3!p"], FOUR);
+    for script in [
+        "1,2d;1,+2p",
+        "1d;1,~2p",
+        "1d;1,~4p",
+        "1,3d;2,3p",
+        "1,3d;2,4p",
+        "2d;2,$p",
+        "1,2d;2,/ourth/p",
+    ] {
+        s_in(&["-n", script], b"first\nsecond\nthird\nfourth\nfifth\n");
+    }
+    s_in(&["-n", "1{N;N;d};1p;2,3p;3p;4p"], b"1\n2\n3\n4\n");
+    s_in(&["-n", "1,5d;1,/hir/p", "-", "t"], FOUR);
+    s_in(&["-s", "-n", "1d;1,2p", "-", "t"], FOUR);
+    // Benign neighbours: a plain line address and a range never skipped.
+    s_in(&["-n", "1d;1p"], FOUR);
+    s_in(&["-n", "2,3p;2,3p"], FOUR);
+    s_in(&["-n", "/second/d;/second/,/third/p"], FOUR);
+}
+
+#[test]
+fn text_commands_with_escapes() {
+    s_in(&["a a\\tb\\nc\\rd"], b"x\n");
+    s_in(&["i\\\na\\tb\\nc"], b"x\n");
+    s_in(&["a\\  lead\\\\back\\qz"], b"x\n");
+    s_in(&["-e", "a\\", "-e", "foo\\tbar"], b"x\n");
+    s_in(&["c\\\nx\\ty"], b"1\n2\n");
+    s_in(&["1i\\\\tlead"], b"x\n");
+    s_in(&["$a end\\"], b"x\n");
+}
+
+#[test]
+fn delimiter_characters_escaped_in_the_replacement() {
+    s_in(&["s@o@\\@@g"], b"one@two\n");
+    s_in(&["s.\\..X."], b"a.b\n");
+    s_in(&["s|b|\\||"], b"abc\n");
+    s_in(&["s,b,\\,,"], b"abc\n");
+    s_in(&["s&b&[\\&]&"], b"abc\n");
+    s_in(&["sxbx\\xx"], b"abc\n");
+    s_in(&["s1\\11X1"], b"a1c\n");
+    s_in(&["snanXn"], b"anc\n");
+    s_in(&["N;sn\\nnXn"], b"a\nc\n");
+    s_in(&["s*b*\\**"], b"abc\n");
+    s_in(&["s^b^\\^^"], b"abc\n");
+    s_in(&["s$b$\\$$"], b"abc\n");
+    s_in(&["s[b[\\[["], b"abc\n");
+    s_in(&["s/b/\\//"], b"abc\n");
+    s_in(&["s|\\(b\\)|<\\1\\|>|"], b"abc\n");
+}

@@ -51,6 +51,34 @@ fn magnitude(a: &Num<'_>, b: &Num<'_>) -> Ordering {
         .then_with(|| a.frac.cmp(b.frac))
 }
 
+/// [`integer_key`] of a key that is not a plain integer.
+pub const NOT_INTEGER: i64 = i64::MIN;
+
+/// The value `-n` sees in `key` when it is an integer of at most 18 digits
+/// (after blanks, an optional `-`; a `.` must not start a fraction), so that
+/// two such keys compare as integers exactly as [`numeric`] compares them;
+/// [`NOT_INTEGER`] otherwise. A key with no digits is zero, as in [`numeric`].
+pub fn integer_key(key: &[u8]) -> i64 {
+    let s = skip_blanks(key);
+    let (neg, s) = match s.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, s),
+    };
+    let nd = s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let digits = &s[..nd];
+    let digits = &digits[digits.iter().take_while(|b| **b == b'0').count()..];
+    if digits.len() > 18 {
+        return NOT_INTEGER;
+    }
+    if s.get(nd) == Some(&b'.') && s.get(nd + 1).is_some_and(u8::is_ascii_digit) {
+        return NOT_INTEGER;
+    }
+    let v = digits
+        .iter()
+        .fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0'));
+    if neg { -v } else { v }
+}
+
 /// `-n`: compares leading decimal numbers (after blanks); non-numbers are zero.
 pub fn numeric(a: &[u8], b: &[u8]) -> Ordering {
     let (a, b) = (parse_num(skip_blanks(a)), parse_num(skip_blanks(b)));

@@ -354,6 +354,12 @@ pub fn compare_text(a: &[u8], b: &[u8], f: &Flags) -> Ordering {
     if f.reverse { d.reverse() } else { d }
 }
 
+/// True when a key with these flags orders by `-n` alone, so that an
+/// integer key can be compared as an `i64` ([`super::cmp::integer_key`]).
+pub fn fast_numeric_key(f: &Flags) -> bool {
+    f.kind == Kind::Numeric && !f.random && f.ignore.is_none() && !f.fold
+}
+
 /// The text of `key` in `line` (empty when the end precedes the start).
 pub fn extract<'l>(line: &'l [u8], key: &Key, tab: Option<u8>) -> &'l [u8] {
     let lim = limfield(line, key, tab);

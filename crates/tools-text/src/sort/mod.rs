@@ -73,17 +73,23 @@ impl Config {
 
     /// [`Config::compare`] for (line, first key text) pairs, keys non-empty.
     fn compare_with_first(&self, a: &(&[u8], &[u8]), b: &(&[u8], &[u8])) -> Ordering {
-        let Some((first, rest)) = self.keys.split_first() else {
+        if self.keys.is_empty() {
             return self.compare(a.0, b.0);
-        };
-        let mut d = key::compare_text(a.1, b.1, &first.flags);
+        }
+        let d = key::compare_text(a.1, b.1, &self.keys[0].flags);
+        self.after_first(a.0, b.0, d)
+    }
+
+    /// Completes a comparison of lines `a` and `b` whose first keys compared
+    /// as `d`: the other keys, then the whole lines unless `-s`/`-u`.
+    fn after_first(&self, a: &[u8], b: &[u8], mut d: Ordering) -> Ordering {
         if d == Ordering::Equal {
-            d = key::keycompare(a.0, b.0, rest, self.tab);
+            d = key::keycompare(a, b, self.keys.get(1..).unwrap_or(&[]), self.tab);
         }
         if d != Ordering::Equal || self.unique || self.stable {
             return d;
         }
-        let d = a.0.cmp(b.0);
+        let d = a.cmp(b);
         if self.reverse { d.reverse() } else { d }
     }
 }
@@ -253,13 +259,15 @@ fn run(
         let read = open_input(&mut *ctx.stdin, host, &cwd, f).and_then(|mut i| {
             // Reserve a regular file's size up front instead of growing by
             // doubling (up to the budget).
+            // Small budgets read in small steps, so that each run fits.
+            let step = (budget / 4).clamp(512, BUF);
             if let Some(md) = i.file().and_then(|f| f.metadata().ok()) {
-                let size = usize::try_from(md.len()).unwrap_or(0).saturating_add(1);
+                // Room for the last read's step too, so the buffer is never
+                // reallocated (copied) at the end.
+                let size = usize::try_from(md.len()).unwrap_or(0).saturating_add(step);
                 data.reserve(size.min(budget.saturating_add(BUF)));
             }
             let mut got = 0usize;
-            // Small budgets read in small steps, so that each run fits.
-            let step = (budget / 4).clamp(512, BUF);
             loop {
                 let len = data.len();
                 data.resize(len + step, 0);
@@ -278,7 +286,7 @@ fn run(
                 got += n;
                 lines_held += memchr::memchr_iter(delim, &data[len..]).count();
                 let Some(dir) = &spill_dir else { continue };
-                if data.len() + lines_held.saturating_mul(spill::LINE_COST) <= budget {
+                if data.len() + lines_held.saturating_mul(spill::line_cost(cfg)) <= budget {
                     continue;
                 }
                 // Past the budget: the complete lines so far become a sorted run
@@ -314,15 +322,8 @@ fn run(
             return Ok(2);
         }
     }
-    let mut lines: Vec<&[u8]> = Vec::new();
-    if runs.is_empty() {
-        let mut start = 0;
-        for pos in memchr::memchr_iter(delim, &data) {
-            lines.push(&data[start..pos]);
-            start = pos + 1;
-        }
-        sort_lines(&mut lines, cfg);
-    } else if let Some(dir) = &spill_dir
+    if !runs.is_empty()
+        && let Some(dir) = &spill_dir
         && !data.is_empty()
     {
         runs.push(spill::spill_run(&data, cfg, delim, dir)?);
@@ -342,45 +343,88 @@ fn run(
             let stop = || host.cancelled();
             spill::merge(runs, cfg, delim, dir, &mut out, &stop)?;
         }
-        _ => spill::write_lines(&mut out, &lines, cfg, delim)?,
+        _ => sort_write(&data, cfg, delim, &mut out)?,
     }
     out.flush()?;
     Ok(0)
 }
 
-/// Sorts line slices. When the order is total over whole lines (no `-s`, no `-u`),
-/// equal lines are identical, so an unstable sort gives the same output faster.
-fn sort_lines(lines: &mut Vec<&[u8]>, cfg: &Config) {
+/// Sorts the lines of `data` (each ended by `delim`) and writes them to `out`
+/// (the first of equal lines only, with `-u`). The two halves are sorted on
+/// two threads and merged straight into `out`, so besides `data` only one
+/// row per line is held: a slice (no keys), a slice and the first key's
+/// integer value (a plain `-n` first key), or a slice and the first key's text.
+fn sort_write(data: &[u8], cfg: &Config, delim: u8, out: &mut dyn Write) -> io::Result<()> {
+    let lines = || {
+        let mut start = 0;
+        memchr::memchr_iter(delim, data).map(move |pos| {
+            let l = &data[start..pos];
+            start = pos + 1;
+            l
+        })
+    };
     let stable = cfg.stable || cfg.unique;
-    if cfg.keys.is_empty() {
-        if cfg.reverse {
-            par_sort(lines, |a, b| b.cmp(a), false);
+    let Some(first) = cfg.keys.first() else {
+        // Whole lines: equal lines are identical, so an unstable sort gives
+        // the same output faster.
+        let rows: Vec<&[u8]> = lines().collect();
+        return if cfg.reverse {
+            sorted_out(rows, |a, b| b.cmp(a), false, |r| r, cfg, delim, out)
         } else {
-            par_sort(lines, |a, b| a.cmp(b), false);
-        }
-    } else {
-        // Locate the first key once per line rather than at every comparison.
-        let first = &cfg.keys[0];
-        let mut rows: Vec<(&[u8], &[u8])> = lines
-            .iter()
-            .map(|l| (*l, key::extract(l, first, cfg.tab)))
+            sorted_out(rows, |a, b| a.cmp(b), false, |r| r, cfg, delim, out)
+        };
+    };
+    if key::fast_numeric_key(&first.flags) {
+        let rows: Vec<(i64, &[u8])> = lines()
+            .map(|l| (cmp::integer_key(key::extract(l, first, cfg.tab)), l))
             .collect();
-        par_sort(&mut rows, |a, b| cfg.compare_with_first(a, b), stable);
-        for (dst, (line, _)) in lines.iter_mut().zip(rows) {
-            *dst = line;
-        }
+        let compare = |a: &(i64, &[u8]), b: &(i64, &[u8])| {
+            if a.0 != cmp::NOT_INTEGER && b.0 != cmp::NOT_INTEGER {
+                let d = a.0.cmp(&b.0);
+                let d = if first.flags.reverse { d.reverse() } else { d };
+                return cfg.after_first(a.1, b.1, d);
+            }
+            let (ka, kb) = (
+                key::extract(a.1, first, cfg.tab),
+                key::extract(b.1, first, cfg.tab),
+            );
+            cfg.compare_with_first(&(a.1, ka), &(b.1, kb))
+        };
+        return sorted_out(rows, compare, stable, |r| r.1, cfg, delim, out);
     }
+    // Locate the first key once per line rather than at every comparison.
+    let rows: Vec<(&[u8], &[u8])> = lines()
+        .map(|l| (l, key::extract(l, first, cfg.tab)))
+        .collect();
+    sorted_out(
+        rows,
+        |a, b| cfg.compare_with_first(a, b),
+        stable,
+        |r| r.0,
+        cfg,
+        delim,
+        out,
+    )
 }
 
 /// Below this many items a second thread does not pay for itself.
 const PAR_MIN: usize = 1 << 16;
 
-/// Sorts `v` by `cmp`, the two halves on two threads and then merged (the machine
-/// has two cores, like the GNU sort it is measured against). The merge prefers the
-/// left half on ties, so a stable sort stays stable.
-fn par_sort<T, F>(v: &mut Vec<T>, cmp: F, stable: bool)
+/// Sorts `rows` by `cmp` — the two halves on two threads (the machine has two
+/// cores, like the GNU sort it is measured against) — and writes their lines
+/// (`line`) in merged order. The merge prefers the left half on ties, so a
+/// stable sort stays stable.
+fn sorted_out<T, F>(
+    mut rows: Vec<T>,
+    cmp: F,
+    stable: bool,
+    line: impl Fn(&T) -> &[u8],
+    cfg: &Config,
+    delim: u8,
+    out: &mut dyn Write,
+) -> io::Result<()>
 where
-    T: Send + Copy,
+    T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     let one = |part: &mut [T]| {
@@ -390,37 +434,69 @@ where
             part.sort_unstable_by(&cmp);
         }
     };
-    if v.len() < PAR_MIN {
-        one(v);
-        return;
+    let mut mid = rows.len();
+    if rows.len() >= PAR_MIN {
+        let half = rows.len() / 2;
+        let (left, right) = rows.split_at_mut(half);
+        let split = std::thread::scope(|s| {
+            let spawned = std::thread::Builder::new().spawn_scoped(s, || one(left));
+            one(right);
+            spawned.is_ok_and(|h| h.join().is_ok())
+        });
+        if split {
+            mid = half;
+        } else {
+            // No second thread was available: sort everything here.
+            one(&mut rows);
+        }
+    } else {
+        one(&mut rows);
     }
-    let mid = v.len() / 2;
-    let (left, right) = v.split_at_mut(mid);
-    let split = std::thread::scope(|s| {
-        let spawned = std::thread::Builder::new().spawn_scoped(s, || one(left));
-        one(right);
-        spawned.is_ok_and(|h| h.join().is_ok())
-    });
-    if !split {
-        // No second thread was available: sort everything here.
-        one(v);
-        return;
-    }
-    let mut out = Vec::with_capacity(v.len());
-    let (l, r) = v.split_at(mid);
+    let (l, r) = rows.split_at(mid);
+    let mut w = Emit {
+        prev: None,
+        cfg,
+        delim,
+        out,
+    };
     let (mut i, mut j) = (0, 0);
     while i < l.len() && j < r.len() {
         if cmp(&r[j], &l[i]) == Ordering::Less {
-            out.push(r[j]);
+            w.line(line(&r[j]))?;
             j += 1;
         } else {
-            out.push(l[i]);
+            w.line(line(&l[i]))?;
             i += 1;
         }
     }
-    out.extend_from_slice(&l[i..]);
-    out.extend_from_slice(&r[j..]);
-    *v = out;
+    for x in l[i..].iter().chain(&r[j..]) {
+        w.line(line(x))?;
+    }
+    Ok(())
+}
+
+/// Writes sorted lines, each followed by the delimiter (with `-u`, the first
+/// of equal lines only).
+struct Emit<'c, 'o, 'l> {
+    prev: Option<&'l [u8]>,
+    cfg: &'c Config,
+    delim: u8,
+    out: &'o mut dyn Write,
+}
+
+impl<'l> Emit<'_, '_, 'l> {
+    fn line(&mut self, l: &'l [u8]) -> io::Result<()> {
+        if self.cfg.unique {
+            if let Some(p) = self.prev
+                && self.cfg.compare(p, l) == Ordering::Equal
+            {
+                return Ok(());
+            }
+            self.prev = Some(l);
+        }
+        self.out.write_all(l)?;
+        self.out.write_all(&[self.delim])
+    }
 }
 
 /// `-c` / `-C`: reads `file` line by line, holding two lines, and stops at the

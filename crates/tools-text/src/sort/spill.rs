@@ -14,9 +14,16 @@ use std::path::Path;
 /// Runs merged at once (GNU sort's default `--batch-size`).
 pub(super) const NMERGE: usize = 16;
 
-/// What one line costs in memory besides its bytes while it is sorted: its
-/// slice, and the (line, first key) pair sorted with keys.
-pub(super) const LINE_COST: usize = 48;
+/// What one line costs in memory besides its bytes while it is sorted: the
+/// row `sort_write` holds for it (a line slice, with its first key's slice or
+/// integer value when there are keys).
+pub(super) fn line_cost(cfg: &Config) -> usize {
+    match cfg.keys.first() {
+        None => 16,
+        Some(k) if super::key::fast_numeric_key(&k.flags) => 24,
+        Some(_) => 32,
+    }
+}
 
 /// How often (in lines) the merge looks at the deadline.
 const CHECK_EVERY: u64 = 4096;
@@ -69,45 +76,14 @@ pub(super) fn spill_file(dir: &Path) -> io::Result<File> {
 /// Sorts the lines of `data` (each ended by `delim`) and writes them to a new
 /// spill file in `dir`, rewound for reading.
 pub(super) fn spill_run(data: &[u8], cfg: &Config, delim: u8, dir: &Path) -> io::Result<File> {
-    let mut lines: Vec<&[u8]> = Vec::new();
-    let mut start = 0;
-    for pos in memchr::memchr_iter(delim, data) {
-        lines.push(&data[start..pos]);
-        start = pos + 1;
-    }
-    super::sort_lines(&mut lines, cfg);
     let mut f = spill_file(dir)?;
     {
         let mut w = BufWriter::with_capacity(super::BUF, &mut f);
-        write_lines(&mut w, &lines, cfg, delim)?;
+        super::sort_write(data, cfg, delim, &mut w)?;
         w.flush()?;
     }
     f.rewind()?;
     Ok(f)
-}
-
-/// Writes sorted `lines`, each followed by `delim` (the first of equal lines
-/// only, with `-u`).
-pub(super) fn write_lines(
-    out: &mut dyn Write,
-    lines: &[&[u8]],
-    cfg: &Config,
-    delim: u8,
-) -> io::Result<()> {
-    let mut prev: Option<&[u8]> = None;
-    for l in lines {
-        if cfg.unique {
-            if let Some(p) = prev
-                && cfg.compare(p, l) == Ordering::Equal
-            {
-                continue;
-            }
-            prev = Some(l);
-        }
-        out.write_all(l)?;
-        out.write_all(&[delim])?;
-    }
-    Ok(())
 }
 
 /// Merges the sorted `runs` (in input order) into `out`, at most [`NMERGE`]

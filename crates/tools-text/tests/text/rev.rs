@@ -51,3 +51,18 @@ fn utf8_reversed_by_character() {
     let out = safesh_utils::testing::run_util(f, &["rev"], b"a\xffb\n", dir.path(), &[]);
     assert_eq!(out.stdout, b"b\xffa\n");
 }
+
+#[test]
+fn nul_bytes() {
+    check_in(&["rev"], b"ab\0cd\n");
+    check_in(&["rev"], b"\0\n\0\0x\n");
+    check_in(&["rev"], b"a\0");
+    check_in(&["rev"], b"\0");
+}
+
+#[test]
+fn nul_bytes_join_lines() {
+    check_in(&["rev"], b"ab\0cd\nef\n");
+    check_in(&["rev"], b"x\ny\0z\nw");
+    check_in(&["rev"], b"a\0b\n\0c\nd\n");
+}

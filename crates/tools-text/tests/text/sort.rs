@@ -168,3 +168,74 @@ fn random_sort_groups_equal_lines() {
     got.sort();
     assert_eq!(got, vec![&b"a"[..], b"a", b"a", b"b", b"b", b"c", b"d"]);
 }
+
+/// Integer keys (compared as integers), keys that are not plain integers
+/// (fractions, 19+ digits, blanks, signs, text) and many ties, in a file large
+/// enough to be sorted on two threads.
+fn mixed_numeric_keys() -> Vec<u8> {
+    let special = [
+        "5.5",
+        "5.0",
+        "5.",
+        "-0",
+        "0",
+        "-",
+        "+3",
+        " 12",
+        "\t-12",
+        "abc",
+        "",
+        "1234567890123456789",
+        "123456789012345678",
+        "-123456789012345678",
+        "99999999999999999999",
+        "0007",
+        "7",
+        "-7.25",
+        ".5",
+        "-.5",
+    ];
+    let mut out = Vec::new();
+    let mut x: u64 = 12345;
+    for i in 0..70_000u64 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let n = (x >> 33) % 2000;
+        let key = if i % 97 == 0 {
+            special[(x >> 20) as usize % special.len()].to_string()
+        } else if i % 3 == 0 {
+            format!("-{n}")
+        } else {
+            n.to_string()
+        };
+        out.extend_from_slice(format!("{i},w{},{key},tail{}\n", n % 7, x % 5).as_bytes());
+    }
+    out
+}
+
+#[test]
+fn numeric_keys_fast_path_and_fallback() {
+    let data = mixed_numeric_keys();
+    let files: crate::Files = &[("f", &data)];
+    for args in [
+        &["-t,", "-k3", "-n"][..],
+        &["-t,", "-k3n"],
+        &["-t,", "-k3,3n"],
+        &["-t,", "-k3nr"],
+        &["-t,", "-k3", "-n", "-r"],
+        &["-t,", "-k3n", "-s"],
+        &["-t,", "-k3n", "-u"],
+        &["-t,", "-k3n", "-k2"],
+        &["-t,", "-k3bn"],
+        &["-t,", "-k3", "-g"],
+        &["-t,", "-k2"],
+        &[],
+        &["-r"],
+    ] {
+        let mut argv = vec!["sort"];
+        argv.extend_from_slice(args);
+        argv.push("f");
+        check(files, &argv, b"");
+    }
+}

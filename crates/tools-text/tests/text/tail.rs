@@ -103,3 +103,18 @@ fn odd_forms() {
     check_in(&["tail", "-c"], TEN);
     check_in(&["tail", "-n", "-0"], TEN);
 }
+
+#[test]
+fn bytes_from_past_the_end() {
+    for n in ["+27", "+28", "+100", "+1000000", "+0", "+1"] {
+        check_in(&["tail", "-c", n], b"12345\n");
+        check(&[("f", b"12345\n")], &["tail", "-c", n, "f"], b"");
+        check(&[("f", b"")], &["tail", "-c", n, "f"], b"");
+    }
+    check(
+        &[("f", b"abc"), ("g", b"de")],
+        &["tail", "-c", "+3", "f", "g"],
+        b"",
+    );
+    check_in(&["tail", "-n", "+100"], b"a\nb\n");
+}
