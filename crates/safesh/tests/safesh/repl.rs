@@ -26,7 +26,9 @@ lint = "echo linting"
 
 /// A project (cwd), `$HOME` and a state dir, and a tmux server of its own.
 struct Term {
-    _tmp: tempfile::TempDir,
+    _tmp: Option<tempfile::TempDir>,
+    /// The arena (and its HTTP server) a test built the project from.
+    _arena: Option<crate::flow_support::Arena>,
     dir: PathBuf,
     home: PathBuf,
     state: PathBuf,
@@ -51,13 +53,29 @@ impl Term {
         std::fs::write(dir.join("notes.txt"), "hello\n").expect("notes");
         let socket = format!("safesh-repl-{name}-{}", std::process::id());
         Term {
-            _tmp: tmp,
+            _tmp: Some(tmp),
+            _arena: None,
             dir,
             home,
             state,
             socket,
             target: std::cell::RefCell::new(String::new()),
             starts: std::cell::Cell::new(0),
+        }
+    }
+
+    /// A terminal on the flow suite's project (its config, `.env`, and a local
+    /// HTTP server for downloads).
+    fn on_arena(name: &str, arena: crate::flow_support::Arena) -> Term {
+        Term {
+            _tmp: None,
+            dir: arena.dir.clone(),
+            home: arena.home.clone(),
+            state: arena.state.clone(),
+            socket: format!("safesh-repl-{name}-{}", std::process::id()),
+            target: std::cell::RefCell::new(String::new()),
+            starts: std::cell::Cell::new(0),
+            _arena: Some(arena),
         }
     }
 
@@ -385,4 +403,24 @@ fn a_secret_value_never_lands_in_the_history_file() {
     // Owner-only, outside the project.
     assert!(!t.history_file().starts_with(&t.dir));
     assert!(Path::new(&t.history_file()).exists());
+}
+
+#[test]
+fn an_approval_is_asked_in_place_and_the_repl_goes_on() {
+    let a = crate::flow_support::Arena::new();
+    let rm = a.script("rm $(curl -s {URL}/list.txt) && echo removed");
+    let keep = a.path("keep1.txt");
+    let t = Term::on_arena("approve", a);
+    t.start("");
+    t.line(&rm);
+    t.wait_for("the question", |s| s.contains("[y/N]"));
+    assert!(keep.exists(), "removed before the answer");
+    t.keys(&["y", "Enter"]);
+    t.wait_for("the command's output", |s| {
+        s.lines().any(|l| l == "removed")
+    });
+    assert!(!keep.exists());
+    // The next line is a fresh request: no approval carried over.
+    t.line("echo next-line");
+    t.wait_for("the next line", |s| s.lines().any(|l| l == "next-line"));
 }
