@@ -20,13 +20,16 @@ impl CtrlC {
     pub fn install(interrupter: Interrupter) -> Option<CtrlC> {
         let fired = Arc::new(AtomicBool::new(false));
         let flag = fired.clone();
-        // SAFETY: the action only stores to two atomics (`Interrupter::interrupt`
-        // is one `AtomicBool::store`), which is async-signal-safe: no allocation,
-        // no lock, no I/O.
+        // SAFETY: the action stores to two atomics (`Interrupter::interrupt` is one
+        // `AtomicBool::store`) and makes one write(2) of a static byte: all
+        // async-signal-safe (no allocation, no lock).
         let id = unsafe {
             signal_hook_registry::register(libc::SIGINT, move || {
                 flag.store(true, Ordering::SeqCst);
                 interrupter.interrupt();
+                // The terminal echoed `^C`; what follows (the cancellation
+                // message, the prompt) starts on a line of its own.
+                let _ = libc::write(2, b"\n".as_ptr().cast(), 1);
             })
         }
         .ok()?;

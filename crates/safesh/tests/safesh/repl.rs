@@ -158,10 +158,21 @@ impl Term {
         assert!(out.status.success(), "{out:?}");
     }
 
-    /// Types a line and Enter.
+    /// Ctrl-D at the next empty prompt.
+    fn eof(&self) {
+        self.ready();
+        self.keys(&["C-d"]);
+    }
+
+    /// Types a line and Enter, and waits until the line editor took it (something
+    /// shows below it: output, a prompt), so the next keys go to the next read.
     fn line(&self, text: &str) {
         self.type_text(text);
+        self.wait_for("the typed text", |s| last_non_empty(s).contains(text));
         self.keys(&["Enter"]);
+        self.wait_for("the line to be taken", |s| {
+            !last_non_empty(s).contains(text)
+        });
     }
 
     /// The screen as text (`escapes`: with the colour and underline sequences).
@@ -215,6 +226,11 @@ impl Drop for Term {
     }
 }
 
+/// The last line of the screen with something on it.
+fn last_non_empty(s: &str) -> &str {
+    s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("")
+}
+
 fn count(s: &str, needle: &str) -> usize {
     s.matches(needle).count()
 }
@@ -227,7 +243,7 @@ fn history_survives_a_restart() {
     t.wait_for("the output", |s| {
         s.lines().any(|l| l == "recalled-from-before")
     });
-    t.keys(&["C-d"]);
+    t.eof();
     t.wait_for("the exit", |s| s.contains("EXITED 0"));
     t.start("");
     t.keys(&["Up"]);
@@ -299,7 +315,9 @@ fn ctrl_c_stops_the_running_command_and_the_repl_lives() {
     let t = Term::new("ctrlc");
     // --force: `sleep 100` is otherwise a nudge (a long sleep).
     t.start("--force");
-    t.line("sleep 100; echo not-reached");
+    // (No output until it ends: typed and entered without waiting for one.)
+    t.type_text("sleep 100; echo not-reached");
+    t.keys(&["Enter"]);
     let start = Instant::now();
     // Ctrl-C until the prompt comes back (a key pressed before the command started
     // would only clear the next prompt's line).
@@ -335,7 +353,7 @@ fn ctrl_d_exits_with_the_last_status() {
     t.start("");
     t.line("false");
     t.wait_for("the failed status", |s| s.contains("[1] $"));
-    t.keys(&["C-d"]);
+    t.eof();
     t.wait_for("the exit status", |s| s.contains("EXITED 1"));
     // Benign neighbour: `exit 3` ends it too, with its status.
     t.start("");
@@ -389,7 +407,7 @@ fn a_secret_value_never_lands_in_the_history_file() {
     t.wait_for("the last output", |s| {
         s.lines().any(|l| l == "public-words")
     });
-    t.keys(&["C-d"]);
+    t.eof();
     t.wait_for("the exit", |s| s.contains("EXITED 0"));
     let history = std::fs::read_to_string(t.history_file()).expect("history file");
     assert!(!history.contains(TYPED_SECRET), "{history}");
