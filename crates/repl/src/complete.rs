@@ -136,7 +136,10 @@ fn paths(names: &Names, word: &str) -> Vec<Candidate> {
     let Ok(real) = std::fs::canonicalize(&dir) else {
         return Vec::new();
     };
-    if !inside_roots(&real, &names.read_roots) {
+    // Inside a root: every entry. Above one (`/` when the root is `/home/ann/p`):
+    // only the entries on the way down to a root.
+    let inside = inside_root(&real, &names.read_roots);
+    if !inside && !names.read_roots.iter().any(|r| r.starts_with(&real)) {
         return Vec::new();
     }
     let Ok(entries) = std::fs::read_dir(&real) else {
@@ -148,6 +151,14 @@ fn paths(names: &Names, word: &str) -> Vec<Candidate> {
             let name = e.file_name().into_string().ok()?;
             if !name.starts_with(file_prefix)
                 || (name.starts_with('.') && !file_prefix.starts_with('.'))
+            {
+                return None;
+            }
+            if !inside
+                && !names
+                    .read_roots
+                    .iter()
+                    .any(|r| r.starts_with(real.join(&name)))
             {
                 return None;
             }
@@ -164,11 +175,8 @@ fn paths(names: &Names, word: &str) -> Vec<Candidate> {
     out
 }
 
-fn inside_roots(path: &Path, roots: &[PathBuf]) -> bool {
-    roots.is_empty()
-        || roots
-            .iter()
-            .any(|r| path.starts_with(r) || r.starts_with(path))
+fn inside_root(path: &Path, roots: &[PathBuf]) -> bool {
+    roots.is_empty() || roots.iter().any(|r| path.starts_with(r))
 }
 
 /// A file name as a shell word (backslashes before special characters).
@@ -244,5 +252,13 @@ mod tests {
         assert_eq!(shown(complete(&n, "cat no", 6)), ["notes.txt"]);
         // Outside the read roots: nothing is listed.
         assert!(complete(&n, "cat /etc/pass", 13).1.is_empty());
+        // Above a root: only the way down to it.
+        let top = tempfile::tempdir().unwrap();
+        let top = top.path().canonicalize().unwrap();
+        std::fs::create_dir(top.join("proj")).unwrap();
+        std::fs::create_dir(top.join("other")).unwrap();
+        let n = names(&top.join("proj"));
+        let line = format!("cat {}/", top.display());
+        assert_eq!(shown(complete(&n, &line, line.len())), ["proj/"]);
     }
 }
