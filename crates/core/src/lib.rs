@@ -23,6 +23,7 @@ mod fdpath;
 mod flow;
 mod host;
 mod interp;
+mod introspect;
 mod known;
 mod names;
 pub mod precheck;

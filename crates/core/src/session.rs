@@ -221,6 +221,8 @@ pub struct Session {
     request_timeout_ms: Option<u64>,
     /// Set to stop the running request (and every program it started).
     interrupt: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The last request ended with `exit` (an interactive face then ends).
+    pub(crate) exited: bool,
 }
 
 /// Stops a session's running request (or a background job) from another thread:
@@ -315,6 +317,7 @@ impl Session {
             force: false,
             request_timeout_ms: None,
             interrupt,
+            exited: false,
         };
         if let Some(policy) = opts.policy {
             session.install_policy(policy);
@@ -393,6 +396,7 @@ impl Session {
             force: false,
             request_timeout_ms: None,
             interrupt,
+            exited: false,
         };
         match (reuse, base.policy.as_deref()) {
             (Some(r), _) => s.install(r.policy, Some(r.temp)),
@@ -573,6 +577,7 @@ impl Session {
         // phase (parse, check, pre-run pass, run) is inside them.
         self.interrupt
             .store(false, std::sync::atomic::Ordering::SeqCst);
+        self.exited = false;
         self.shell.reset_request(self.request_timeout_ms);
         self.apply_force();
         let script = match self.shell.parse_budgeted(script) {
@@ -598,13 +603,14 @@ impl Session {
         let shell = &mut self.shell;
         let program = script.program.clone();
         let on_calling_thread = self.on_calling_thread;
+        let exited = &mut self.exited;
         let result = if on_calling_thread {
-            run_top(shell, &program)
+            run_top(shell, &program, exited)
         } else {
             std::thread::scope(|s| {
                 let h = std::thread::Builder::new()
                     .stack_size(crate::interp::SHELL_STACK)
-                    .spawn_scoped(s, move || run_top(shell, &program));
+                    .spawn_scoped(s, move || run_top(shell, &program, exited));
                 match h {
                     Ok(h) => h.join().unwrap_or_else(|_| {
                         Some(Refusal::new(
@@ -651,8 +657,13 @@ impl Session {
 }
 
 /// Runs a program at top level: exit, traps, background jobs, refusals.
-fn run_top(shell: &mut Shell, program: &safesh_syntax::ast::Program) -> Option<Refusal> {
+fn run_top(
+    shell: &mut Shell,
+    program: &safesh_syntax::ast::Program,
+    exited: &mut bool,
+) -> Option<Refusal> {
     let r = shell.run_program_top(program);
+    *exited = matches!(r, Err(Stop::Exit));
     let mut refusal = match r {
         Err(Stop::Refused(r)) => Some(*r),
         _ => None,

@@ -20,7 +20,7 @@ const USAGE: &str = "safesh [OPTIONS] -c SCRIPT [NAME [ARG]...]
     override_usage = USAGE,
     disable_help_subcommand = true,
     args_override_self = true,
-    after_help = "With neither -c, FILE nor COMMAND, the script is read from stdin (which must not be a terminal).\nSee `safesh explain` for the refusal codes and `safesh COMMAND --help` for each command."
+    after_help = "With neither -c, FILE nor COMMAND: the interactive shell (REPL) when stdin is a terminal, else the script on stdin.\nSee `safesh explain` for the refusal codes and `safesh COMMAND --help` for each command."
 )]
 pub struct Cli {
     /// Run SCRIPT; the words after it become $0 (NAME) and $1… (ARGs), as in bash.

@@ -156,6 +156,16 @@ pub fn main() -> i32 {
         Some(Command::Checkpoint(w)) => (exec, Job::Argv(builtin_argv("checkpoint", w.words))),
         Some(Command::History(w)) => (exec, Job::Argv(builtin_argv("history", w.words))),
         Some(other) => return crate::tools::run(other, config.as_deref(), exec.json),
+        // A terminal and nothing to run: the interactive shell (not for `--json`
+        // or `--input`, which say what to do with a script).
+        None if script.is_none()
+            && file.is_empty()
+            && !exec.json
+            && exec.input.is_none()
+            && std::io::stdin().is_terminal() =>
+        {
+            return crate::repl_cmd::run(exec, config.as_deref());
+        }
         None => match script_job(script, file) {
             Ok(job) => (exec, job),
             Err(msg) => {
@@ -169,6 +179,7 @@ pub fn main() -> i32 {
 
 /// Runs a script or an argv through one session, as `-c` does; returns the exit status.
 fn run_job(exec: ExecOpts, config: Option<&str>, job: Job) -> i32 {
+    crate::repl_cmd::register_help();
     let policy = match crate::tools::load_policy(config) {
         Ok(p) => p,
         Err(code) => return code,

@@ -3,7 +3,7 @@
 //! ```text
 //! safesh -c SCRIPT [NAME [ARG…]]   run SCRIPT (streams like bash, exits with its status)
 //! safesh FILE [ARG…]               run a script file
-//! safesh                           run the script on stdin (when stdin is not a terminal)
+//! safesh                           the REPL when stdin is a terminal, else the script on stdin
 //! safesh run -- PROGRAM [ARG…]     run one command from an argv, no shell parsing
 //! safesh task NAME [ARG…]          run a task from [tasks] (see `safesh tasks`)
 //! safesh COMMAND …                  check, config, explain, init, trust, doctor, audit,
@@ -14,6 +14,7 @@
 
 mod args;
 mod cli;
+mod repl_cmd;
 mod serve;
 mod task_cmd;
 mod tools;

@@ -69,6 +69,8 @@ mod flow_support;
 mod git_wall;
 #[path = "safesh/hardening.rs"]
 mod hardening;
+#[path = "safesh/human_builtins.rs"]
+mod human_builtins;
 #[path = "safesh/inprocess_limits.rs"]
 mod inprocess_limits;
 #[path = "safesh/isolation.rs"]
@@ -81,6 +83,8 @@ mod policy_attacks;
 mod policy_benign;
 #[path = "safesh/policy_support.rs"]
 mod policy_support;
+#[path = "safesh/repl.rs"]
+mod repl;
 #[path = "safesh/runner.rs"]
 mod runner;
 #[path = "safesh/server_state.rs"]

@@ -12,6 +12,14 @@ mod flow;
 mod read;
 mod vars;
 mod wrappers;
+// The human's builtins (issue 16): help, label, policy, config.
+mod descriptions;
+mod help;
+mod label;
+mod policy;
+
+pub use descriptions::Description;
+pub use help::{HelpList, HelpSection, add_help_section, describe, help_sections};
 
 use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell};
@@ -29,6 +37,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("cd", dirs::cd),
     ("checkpoint", checkpoint::checkpoint),
     ("command", wrappers::command),
+    ("config", policy::config),
     ("context", context::context),
     ("continue", flow::continue_),
     ("declare", vars::declare),
@@ -41,13 +50,16 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("flock", wrappers::flock),
     ("getopts", read::getopts),
     ("hash", flow::colon),
+    ("help", help::help),
     ("history", context::history),
     ("ionice", wrappers::ionice),
+    ("label", label::label),
     ("let", vars::let_),
     ("local", vars::local),
     ("mapfile", read::mapfile),
     ("nice", wrappers::nice),
     ("nohup", wrappers::nohup),
+    ("policy", policy::policy),
     ("popd", dirs::popd),
     ("printf", read::printf),
     ("pushd", dirs::pushd),
