@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: safesh against bash + GNU tools on the same run (hyperfine).
 #   bench/run.sh            all groups
-#   bench/run.sh startup|corpus|labels|labels-callgrind|big|parse
+#   bench/run.sh startup|corpus|labels|labels-callgrind|big|log3m|mcp-http|parse
 # Needs: hyperfine (apt-get install hyperfine), a release build (built here).
 # Big inputs are generated under $BENCH_DIR (default /tmp/safesh-bench), never in the repo.
 set -euo pipefail
@@ -113,6 +113,45 @@ big() {
     /usr/bin/time -f "%M" "$S" -c "cat $f | grep -c padding" 2>&1 | tail -1
 }
 
+log3m() {
+    # The issue-21 speed goals, on a 3M-line log (`i,word,number,six words`,
+    # ~160 MB): wc -l, wc -c, cat to a file, grep -c, keyed numeric and plain
+    # sort, each with GNU in the same hyperfine run (ratios in the summary),
+    # then peak memory (KiB) of both sorts. Output goes to a file (GNU grep
+    # stops at the first match when its output is /dev/null).
+    local f="$B/log3m.txt"
+    if [ ! -s "$f" ]; then
+        awk 'BEGIN { srand(7); split("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda omicron", w, " ");
+            for (i = 1; i <= 3000000; i++)
+                printf "%d,%s,%d,%s %s %s %s %s %s\n", i, w[int(rand()*12)+1], int(rand()*1000000),
+                    w[int(rand()*12)+1], w[int(rand()*12)+1], w[int(rand()*12)+1],
+                    w[int(rand()*12)+1], w[int(rand()*12)+1], w[int(rand()*12)+1] }' > "$f"
+    fi
+    ls -la "$f"
+    for pair in \
+        "wc -l $f" \
+        "wc -c $f" \
+        "cat $f" \
+        "grep -c gamma $f" \
+        "sort -t, -k3 -n $f" \
+        "sort $f"; do
+        hyperfine -N --warmup 1 --runs "${BIG_RUNS:-5}" --export-markdown "$B/log3m-${pair%% *}.md" \
+            -n "safesh: $pair" "$S -c '$pair > $B/out.txt'" \
+            -n "bash+GNU: $pair" "bash -c '$pair > $B/out.txt'"
+    done
+    for cmd in "sort -t, -k3 -n $f" "sort $f"; do
+        printf 'peak memory (KiB) %s: safesh ' "$cmd"
+        /usr/bin/time -f "%M" "$S" -c "$cmd > $B/out.txt" 2>&1 | tail -1
+        printf '    GNU '
+        /usr/bin/time -f "%M" bash -c "$cmd > $B/out.txt" 2>&1 | tail -1
+    done
+}
+
+mcp_http() {
+    # 100 MCP sessions on keep-alive HTTP connections calling `exec` (bench/mcp_http.sh).
+    bench/mcp_http.sh "$S" "${MCP_CLIENTS:-100}" "${MCP_SECONDS:-10}"
+}
+
 parse() {
     # Parse + deep check + pre-run pass of long scripts that never run (issue 15
     # item 8), 256 KiB / 1 MiB / 2 MiB each, with peak memory:
@@ -147,6 +186,8 @@ case "$what" in
     labels) labels ;;
     labels-callgrind) labels_callgrind ;;
     big) big ;;
+    log3m) log3m ;;
+    mcp-http) mcp_http ;;
     parse) parse ;;
     all) startup; corpus; big ;;
     *) echo "unknown group $what" >&2; exit 2 ;;

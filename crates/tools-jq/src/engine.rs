@@ -197,9 +197,12 @@ pub fn compile(code: &str, named: &[String]) -> Result<Program, (String, usize)>
         .chain(crate::natives::funs());
     let loader = Loader::new(defs);
     let arena = Arena::default();
+    // `?//` is not in jaq's grammar: rewritten into what it means.
+    let rewritten = crate::alt::rewrite(code);
+    let src = rewritten.as_deref().unwrap_or(code);
     let modules = loader
         .load(&arena, File {
-                code,
+                code: src,
                 path: (),
             })
         .map_err(|errs| {
@@ -209,7 +212,7 @@ pub fn compile(code: &str, named: &[String]) -> Result<Program, (String, usize)>
             );
             (msg, n)
         })?;
-    if let Some(msg) = crate::constkeys::first_bad_key(code) {
+    if let Some(msg) = crate::constkeys::first_bad_key(src) {
         return Err((
             format!("jq: error: {msg} at <top-level>, line 1:\n{code}\n"),
             1,

@@ -20,6 +20,14 @@ fn str_of(v: &Val) -> Option<String> {
 
 /// Translates a jaq message into jq 1.6's wording when it has a known shape.
 pub fn translate(msg: &str) -> String {
+    // jaq names the value the non-path expression got; jq 1.6 the one it made.
+    // They are the same for the usual culprits (`map(select(…))`, `tostring`
+    // of a string, `first`-style filters), so only the wording is jq's.
+    if let Some(rest) = msg.strip_prefix("invalid path expression with input ")
+        && let Some((v, _)) = value_prefix(rest)
+    {
+        return format!("Invalid path expression with result {}", trunc(&v));
+    }
     if let Some(rest) = msg.strip_prefix("cannot index ")
         && let Some((a, rest)) = value_prefix(rest)
         && let Some(b_text) = rest.trim_start().strip_prefix("with ")

@@ -5,6 +5,7 @@
 //! output formatting (`write`), error messages and exit statuses are jq 1.6's.
 //! Known differences: `DIFFERENCES.md`.
 
+mod alt;
 mod cli;
 mod constkeys;
 mod engine;

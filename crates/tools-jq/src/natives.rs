@@ -326,6 +326,149 @@ fn slice_range(key: &Val, len: usize) -> Result<(usize, usize), Error<Val>> {
     Ok((start as usize, end as usize))
 }
 
+/// `delpaths(PATHS)` as jq 1.6 does it: the paths sorted, grouped by their
+/// first key, and every deletion at one level applied at once against the
+/// original container (so `del(.[:2], .[5:])` removes both ranges of the
+/// array as it was, and `del(.[0], .[-1])` its two ends).
+fn delpaths(v: Val, paths: &Val) -> ValR<Val> {
+    let Val::Arr(list) = paths else {
+        return Err(err("Paths must be specified as an array".to_string()));
+    };
+    let mut sorted: Vec<&[Val]> = Vec::with_capacity(list.len());
+    for p in list.iter() {
+        match p {
+            Val::Arr(a) => sorted.push(a),
+            other => {
+                return Err(err(format!(
+                    "Path must be specified as array, not {}",
+                    kind(other)
+                )));
+            }
+        }
+    }
+    sorted.sort();
+    sorted.dedup();
+    match sorted.first() {
+        None => Ok(v),
+        Some([]) => Ok(Val::Null),
+        Some(_) => delpaths_sorted(v, &sorted, 0),
+    }
+}
+
+fn delpaths_sorted(mut v: Val, paths: &[&[Val]], depth: usize) -> ValR<Val> {
+    let mut whole = Vec::new();
+    let mut i = 0;
+    while i < paths.len() {
+        let key = &paths[i][depth];
+        let mut j = i;
+        while j < paths.len() && paths[j].get(depth) == Some(key) {
+            j += 1;
+        }
+        if paths[i].len() == depth + 1 {
+            // The whole key goes: deeper deletions under it do not matter.
+            whole.push(key.clone());
+        } else {
+            let sub = get_key(&v, key)?;
+            if !matches!(sub, Val::Null) {
+                let new = delpaths_sorted(sub, &paths[i..j], depth + 1)?;
+                v = set_key(v, key, new)?;
+            }
+        }
+        i = j;
+    }
+    dels(v, &whole)
+}
+
+/// `v[key]` for a deletion below `key` (a slice key gives the slice).
+fn get_key(v: &Val, key: &Val) -> ValR<Val> {
+    match (v, key) {
+        (Val::Null, _) => Ok(Val::Null),
+        (Val::Obj(o), Val::Str(_)) => Ok(o.get(key).cloned().unwrap_or(Val::Null)),
+        (Val::Arr(a), Val::Num(_)) => {
+            Ok(arr_index(key, a.len()).map_or(Val::Null, |i| a[i].clone()))
+        }
+        (Val::Arr(a), Val::Obj(_)) => {
+            let (s, e) = slice_range(key, a.len())?;
+            Ok(Val::from_iter(a[s..e].to_vec()))
+        }
+        _ => Err(err(format!("Cannot index {} with {}", kind(v), kind(key)))),
+    }
+}
+
+/// `v` with `v[key]` replaced by `new` (a slice key splices `new` in).
+fn set_key(v: Val, key: &Val, new: Val) -> ValR<Val> {
+    match (v, key) {
+        (Val::Arr(a), Val::Obj(_)) => {
+            let (s, e) = slice_range(key, a.len())?;
+            let Val::Arr(items) = new else {
+                return Err(err(
+                    "A slice of an array can only be assigned another array".into(),
+                ));
+            };
+            let mut a = (*a).clone();
+            a.splice(s..e, items.iter().cloned());
+            Ok(Val::from_iter(a))
+        }
+        (v, _) => setpath(v, std::slice::from_ref(key), new),
+    }
+}
+
+/// Deletes `keys` from `t` all at once (jq's `jv_dels`): for an array, every
+/// index and slice is resolved against its original length.
+fn dels(t: Val, keys: &[Val]) -> ValR<Val> {
+    if keys.is_empty() {
+        return Ok(t);
+    }
+    match t {
+        Val::Null => Ok(Val::Null),
+        Val::Arr(a) => {
+            let len = a.len();
+            let mut gone = vec![false; len];
+            for k in keys {
+                match k {
+                    Val::Num(n) => {
+                        let i = n.trunc();
+                        let i = if i < 0.0 { len as f64 + i } else { i };
+                        if i >= 0.0 && i < len as f64 {
+                            gone[i as usize] = true;
+                        }
+                    }
+                    Val::Obj(_) => {
+                        let (s, e) = slice_range(k, len)?;
+                        gone[s..e].iter_mut().for_each(|g| *g = true);
+                    }
+                    _ => {
+                        return Err(err(format!("Cannot delete field at index of {}", kind(k))));
+                    }
+                }
+            }
+            Ok(Val::from_iter(
+                a.iter()
+                    .zip(gone)
+                    .filter(|(_, g)| !g)
+                    .map(|(x, _)| x.clone()),
+            ))
+        }
+        Val::Obj(o) => {
+            let mut m = (*o).clone();
+            for k in keys {
+                let Val::Str(_) = k else {
+                    return Err(err(format!(
+                        "Cannot delete field at object index of {}",
+                        kind(k)
+                    )));
+                };
+                m.shift_remove(k);
+            }
+            Ok(Val::obj(m))
+        }
+        other => Err(err(format!(
+            "Cannot delete field at index of {}",
+            kind(&other)
+        ))),
+    }
+}
+
 /// Deletes `path` from `v`, keeping the order of what remains.
 fn delpath(v: Val, path: &[Val]) -> ValR<Val> {
     let Some((first, rest)) = path.split_first() else {
@@ -582,7 +725,7 @@ type NativeDef = (&'static str, Box<[jaq_core::Bind]>, RunPtr<Jq>);
 
 /// Native filters of this crate.
 pub fn funs() -> impl Iterator<Item = Fun<Jq>> {
-    let fs: [NativeDef; 18] = [
+    let fs: [NativeDef; 19] = [
         ("_jq_tostring", v(0), |cv| {
             bome(Ok(s(to_string_bytes(&cv.1))))
         }),
@@ -598,6 +741,10 @@ pub fn funs() -> impl Iterator<Item = Fun<Jq>> {
         ("_jq_base64d", v(0), |cv| bome(base64d(&cv.1))),
         ("_jq_base32", v(0), |cv| bome(Ok(base32(&cv.1)))),
         ("_jq_base32d", v(0), |cv| bome(base32d(&cv.1))),
+        ("_jq_delpaths", v(1), |mut cv| {
+            let p = cv.0.pop_var();
+            bome(delpaths(cv.1, &p))
+        }),
         ("_jq_delpath", v(1), |mut cv| {
             let p = cv.0.pop_var();
             let r = match &p {

@@ -10,7 +10,8 @@ def _jaq_endswith($x): endswith($x);
 def _jaq_limit($n; f): limit($n; f);
 
 # Conversion with jq 1.6 number formatting.
-def tostring: _jq_tostring;
+# (A string is returned as it is, so `path(.a | tostring)` is `["a"]` as in jq 1.6.)
+def tostring: if type == "string" then . else _jq_tostring end;
 def tojson: _jq_tojson;
 def fromjson: _jq_fromjson;
 def tonumber: _jq_tonumber;
@@ -52,7 +53,7 @@ def walk(f): . as $in
     else f end;
 
 # Deleting keeps the order of the remaining keys, as jq does.
-def delpaths($paths): reduce ($paths | unique | reverse[]) as $p (.; _jq_delpath($p));
+def delpaths($paths): _jq_delpaths($paths);
 def del(f): delpaths([path(f)]);
 
 # jq 1.6: limit(0; f) yields the first output, a negative limit yields all.

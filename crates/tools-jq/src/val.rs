@@ -212,13 +212,10 @@ impl From<String> for Val {
 
 impl From<val::Range<Val>> for Val {
     fn from(r: val::Range<Val>) -> Self {
+        // jq 1.6 writes both bounds, null when open: `{"start":1,"end":null}`.
         let mut m = Map::default();
-        if let Some(s) = r.start {
-            m.insert(Val::str("start"), s);
-        }
-        if let Some(e) = r.end {
-            m.insert(Val::str("end"), e);
-        }
+        m.insert(Val::str("start"), r.start.unwrap_or(Val::Null));
+        m.insert(Val::str("end"), r.end.unwrap_or(Val::Null));
         Val::obj(m)
     }
 }

@@ -14,6 +14,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -276,5 +277,12 @@ pub async fn serve(
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn_with_state(sessions, check_body))
         .layer(axum::middleware::from_fn_with_state(Arc::new(token), guard));
+    // Without TCP_NODELAY a keep-alive client waits ~40 ms per call: the
+    // response goes out as several small writes (headers, then each SSE
+    // chunk), and Nagle holds the later ones until the client's delayed ACK.
+    let listener = listener.tap_io(|tcp| {
+        // Only latency is at stake; a socket that refuses the option still works.
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, app).await
 }
