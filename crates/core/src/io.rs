@@ -422,6 +422,12 @@ impl Sink {
         }
     }
 
+    /// True for a pipe whose reader went away (a write to it failed): the
+    /// writing stage is done, as SIGPIPE would end it.
+    pub fn reader_gone(&self) -> bool {
+        matches!(&self.kind, SinkKind::Pipe(tx) if lock(tx).is_none())
+    }
+
     /// True for the discard sink.
     pub fn is_null(&self) -> bool {
         matches!(self.kind, SinkKind::Null)
@@ -434,17 +440,20 @@ fn refused_writer() -> io::Error {
 }
 
 /// Sends a chunk down a pipe; a closed pipe (reader gone) is a broken pipe.
+/// The sender is dropped then, so [`Sink::reader_gone`] can tell.
 fn send(tx: &Mutex<Option<SyncSender<Chunk>>>, data: Vec<u8>, label: &Label) -> io::Result<()> {
-    let guard = lock(tx);
-    match guard.as_ref() {
-        Some(tx) => tx
-            .send(Chunk {
-                data,
-                label: label.clone(),
-            })
-            .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe)),
-        None => Err(io::Error::from(io::ErrorKind::BrokenPipe)),
-    }
+    let mut guard = lock(tx);
+    let sent = match guard.as_ref() {
+        Some(tx) => tx.send(Chunk {
+            data,
+            label: label.clone(),
+        }),
+        None => return Err(io::Error::from(io::ErrorKind::BrokenPipe)),
+    };
+    sent.map_err(|_| {
+        *guard = None;
+        io::Error::from(io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Creates a pipe between two stages: a bounded channel of labeled chunks.

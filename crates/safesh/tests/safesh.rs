@@ -167,9 +167,9 @@ struct Side {
     tree: Option<tree::Tree>,
 }
 
-fn run_side(shell: &Shell, case: &Case) -> Side {
+fn run_side(shell: &Shell, case: &Case, locale: &str) -> Side {
     let sb = Sandbox::new();
-    let mut out = shell.run(&case.script, &sb.proj, case.stdin.as_deref());
+    let mut out = shell.run_in_locale(&case.script, &sb.proj, case.stdin.as_deref(), locale);
     out.stdout = sb.scrub(&out.stdout);
     out.stderr = sb.scrub(&out.stderr);
     let tree = case
@@ -271,9 +271,14 @@ fn run_case_file(file: &str) {
     let mut bad_cases = Vec::new();
     let mut skipped = Vec::new();
     let mut ran = 0;
-    for case in cases.iter().filter(|c| c.name.contains(&filter)) {
+    // A case runs once per locale it names (`#! locale:`).
+    let runs = cases
+        .iter()
+        .filter(|c| c.name.contains(&filter))
+        .flat_map(|c| c.locales.iter().map(move |l| (c, l.as_str())));
+    for (case, locale) in runs {
         ran += 1;
-        let expected = run_side(&bash, case);
+        let expected = run_side(&bash, case, locale);
         if verbose {
             println!(
                 "---- {file}:{} `{}` (bash {}):\n  stdout:\n{}\n  stderr:\n{}",
@@ -291,8 +296,11 @@ fn run_case_file(file: &str) {
             ));
             continue;
         }
-        let actual = run_side(&under_test, case);
-        let problems = compare(&expected, &actual);
+        let actual = run_side(&under_test, case, locale);
+        let mut problems = compare(&expected, &actual);
+        if locale != "C" && !problems.is_empty() {
+            problems.insert(0, format!("LC_ALL={locale}"));
+        }
         if let Some(reason) = &case.skip {
             let now = if problems.is_empty() {
                 "now matches: consider removing the skip"
@@ -362,6 +370,11 @@ case_files! {
     fs_tools => "fs_tools.cases",
     agent => "agent.cases",
     errors => "errors.cases",
+    control => "control.cases",
+    expansion_edges => "expansion_edges.cases",
+    conditionals_arith => "conditionals_arith.cases",
+    heredoc_quoting => "heredoc_quoting.cases",
+    locale => "locale.cases",
 }
 
 #[test]

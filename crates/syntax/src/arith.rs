@@ -33,6 +33,22 @@ pub fn nested_subscript(text: &str) -> Option<std::ops::Range<usize>> {
     None
 }
 
+/// True when the text of a `((…))` that is not arithmetic reads as commands:
+/// `( ( echo deep ) )` reaches the parser as `((echo deep))`, and bash runs it
+/// as nested subshells. Its first word must look like a command name, so that
+/// broken arithmetic (`(( 2#9 ))`, `(( x+1=2 ))`) stays an arithmetic error.
+pub fn looks_like_commands(text: &str) -> bool {
+    let first = text.split_whitespace().next().unwrap_or("");
+    first
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '.' | '/' | '('))
+        && first
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-' | '(' | ')'))
+        && parse(text).is_err()
+}
+
 /// Parses arithmetic text: nested subscripted references are checked on their
 /// own and stand for `0` in the enclosing expression.
 pub fn parse(text: &str) -> Result<brush_parser::ast::ArithmeticExpr, String> {

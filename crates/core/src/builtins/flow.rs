@@ -40,43 +40,71 @@ pub(super) fn test(sh: &mut Shell, argv: &[Field]) -> Exec {
     Ok(())
 }
 
-fn loop_count(sh: &mut Shell, argv: &[Field], name: &str) -> Option<u32> {
-    match argv.get(1) {
-        None => Some(1),
-        Some(f) => match f.text.parse::<i64>() {
-            Ok(n) if n >= 1 => Some(n as u32),
-            _ => {
-                sh.diag(format!("{name}: {}: loop count out of range", f.text));
-                None
-            }
-        },
+/// What `break N` / `continue N` asked for.
+enum LoopArg {
+    /// Leave (or skip) this many loops.
+    Levels(u32),
+    /// A count below 1: bash reports it and leaves the innermost loop, status 1.
+    OutOfRange,
+}
+
+/// Parses the loop count; a bad or extra argument ends the shell as in bash
+/// (status 128 for a non-number, 1 for too many arguments).
+fn loop_count(sh: &mut Shell, argv: &[Field], name: &str) -> Result<LoopArg, Stop> {
+    if argv.len() > 2 {
+        sh.diag(format!("{name}: too many arguments"));
+        sh.set_status(1);
+        return Err(Stop::Exit);
+    }
+    let Some(f) = argv.get(1) else {
+        return Ok(LoopArg::Levels(1));
+    };
+    match f.text.trim().parse::<i64>() {
+        Ok(n) if n >= 1 => Ok(LoopArg::Levels(u32::try_from(n).unwrap_or(u32::MAX))),
+        Ok(_) => {
+            sh.diag(format!("{name}: {}: loop count out of range", f.text));
+            Ok(LoopArg::OutOfRange)
+        }
+        Err(_) => {
+            sh.diag(format!("{name}: {}: numeric argument required", f.text));
+            sh.set_status(128);
+            Err(Stop::Exit)
+        }
+    }
+}
+
+/// `break` and `continue`: outside a loop they only warn (status 0).
+fn leave_loop(sh: &mut Shell, argv: &[Field], name: &str) -> Exec {
+    if sh.loop_depth == 0 {
+        sh.diag(format!(
+            "{name}: only meaningful in a `for', `while', or `until' loop"
+        ));
+        sh.set_status(0);
+        return Ok(());
+    }
+    match loop_count(sh, argv, name)? {
+        LoopArg::OutOfRange => {
+            sh.set_status(1);
+            Err(Stop::Break(1))
+        }
+        LoopArg::Levels(n) => {
+            sh.set_status(0);
+            let n = n.min(sh.loop_depth);
+            Err(if name == "break" {
+                Stop::Break(n)
+            } else {
+                Stop::Continue(n)
+            })
+        }
     }
 }
 
 pub(super) fn break_(sh: &mut Shell, argv: &[Field]) -> Exec {
-    let Some(n) = loop_count(sh, argv, "break") else {
-        sh.set_status(1);
-        return Ok(());
-    };
-    if sh.loop_depth == 0 {
-        sh.set_status(0);
-        return Ok(());
-    }
-    sh.set_status(0);
-    Err(Stop::Break(n.min(sh.loop_depth)))
+    leave_loop(sh, argv, "break")
 }
 
 pub(super) fn continue_(sh: &mut Shell, argv: &[Field]) -> Exec {
-    let Some(n) = loop_count(sh, argv, "continue") else {
-        sh.set_status(1);
-        return Ok(());
-    };
-    if sh.loop_depth == 0 {
-        sh.set_status(0);
-        return Ok(());
-    }
-    sh.set_status(0);
-    Err(Stop::Continue(n.min(sh.loop_depth)))
+    leave_loop(sh, argv, "continue")
 }
 
 fn status_arg(sh: &mut Shell, argv: &[Field], name: &str) -> Option<i32> {
@@ -99,12 +127,13 @@ pub(super) fn exit(sh: &mut Shell, argv: &[Field]) -> Exec {
 }
 
 pub(super) fn return_(sh: &mut Shell, argv: &[Field]) -> Exec {
-    let s = status_arg(sh, argv, "return").unwrap_or(2);
     if !sh.vars.in_function() && sh.source_depth == 0 {
+        // bash 5.2: status 2, whatever the argument.
         sh.diag("return: can only `return' from a function or sourced script");
-        sh.set_status(1);
+        sh.set_status(2);
         return Ok(());
     }
+    let s = status_arg(sh, argv, "return").unwrap_or(2);
     sh.set_status(s);
     Err(Stop::Return)
 }

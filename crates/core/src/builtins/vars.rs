@@ -147,33 +147,24 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.set_status(1);
         return Ok(());
     }
-    let mut status = 0;
-    let mut nameref = false;
     for f in &argv[1..] {
-        if let Some(flags) = f.text.strip_prefix('-') {
-            nameref |= flags.contains('n');
+        if f.text.starts_with('-') {
             continue;
         }
         let (name, value, _) = split_assignment(&f.text);
         let base = name.split('[').next().unwrap_or(name);
         if !valid_name(base) {
-            sh.diag(format!("local: `{}': not a valid identifier", f.text));
-            status = 1;
             continue;
         }
         sh.vars.make_local(base);
-        // `local x` makes x local and unset-but-declared: bash keeps it empty.
-        let _ = sh.vars.unset(base);
-        let _ = sh.vars.set(base, String::new(), Label::agent());
-        if nameref && let Some(v) = sh.vars.get_mut(base) {
-            v.attrs.nameref = true;
-        }
-        if value.is_some() {
-            declare_one(sh, f, "local")?;
+        if value.is_none() {
+            // `local x`: declared in this function but unset (`${x+set}` is
+            // empty) until assigned, whatever the caller's x holds.
+            let _ = sh.vars.unset(base);
         }
     }
-    sh.set_status(status);
-    Ok(())
+    // The flags (`-i`, `-a`, `-n`, …) and values: as `declare` in a function.
+    declare(sh, argv)
 }
 
 /// `declare -f [NAME…]` prints function definitions, `declare -F [NAME…]` only
@@ -339,14 +330,16 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
             }
         }
         if value.is_some() {
-            if !declare_one(sh, f, "declare")? {
+            if !declare_one(sh, f, argv[0].text.as_str())? {
                 status = 1;
                 continue;
             }
         } else if sh.vars.get(&base).is_none() {
+            // `declare x` alone declares x without setting it (`[[ -v x ]]` is
+            // false); an array, export or readonly one exists empty.
             if array {
                 let _ = sh.vars.set_array(&base, Default::default(), Label::agent());
-            } else {
+            } else if export || readonly {
                 let _ = sh.vars.set(&base, String::new(), Label::agent());
             }
         }

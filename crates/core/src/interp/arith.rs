@@ -21,11 +21,25 @@ impl Shell {
         if t.is_empty() {
             return Ok(0);
         }
+        if let Some(at) = comment_start(t) {
+            // bash has no comments in arithmetic: `#` there is an operator error.
+            let token = t[at..].to_string();
+            return Err(self.arith_fail(
+                t,
+                &format!("syntax error: invalid arithmetic operator (error token is \"{token}\")"),
+            ));
+        }
         let t = self.flatten_subscripts(t, 0)?;
         let parsed = safesh_syntax::catch_quietly(|| brush_parser::arithmetic::parse(&t));
         match parsed {
             Ok(Ok(expr)) => self.eval_arith(&expr, 0),
-            _ => Err(self.arith_fail(&t, "syntax error in expression")),
+            _ => {
+                let what = match bad_number(&t) {
+                    Some(n) => format!("value too great for base (error token is \"{n}\")"),
+                    None => "syntax error in expression".to_string(),
+                };
+                Err(self.arith_fail(&t, &what))
+            }
         }
     }
 
@@ -279,8 +293,11 @@ impl Shell {
             B::Multiply => x.wrapping_mul(y),
             B::Divide | B::Modulo => {
                 if y == 0 {
-                    return Err(self
-                        .arith_fail(&format!("{x}/{y}"), "division by 0 (error token is \"0\")"));
+                    let op = if matches!(op, B::Divide) { '/' } else { '%' };
+                    return Err(self.arith_fail(
+                        &format!("{x}{op}{y}"),
+                        "division by 0 (error token is \"0\")",
+                    ));
                 }
                 if matches!(op, B::Divide) {
                     x.wrapping_div(y)
@@ -316,6 +333,40 @@ fn assoc_key(idx: &E) -> String {
         E::Reference(ArithmeticTarget::Variable(name)) => name.clone(),
         other => other.to_string(),
     }
+}
+
+/// Where a `#` starts a would-be comment in arithmetic text: a `#` not right
+/// after the base of a `BASE#digits` constant.
+fn comment_start(t: &str) -> Option<usize> {
+    let b = t.as_bytes();
+    b.iter()
+        .enumerate()
+        .find_map(|(i, c)| (*c == b'#' && !(i > 0 && b[i - 1].is_ascii_digit())).then_some(i))
+}
+
+/// The first number-like token of `t` that is not a valid constant (`08`,
+/// `2#12`, `1x`): the token bash names in "value too great for base".
+fn bad_number(t: &str) -> Option<String> {
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let starts = b[i].is_ascii_digit()
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let end = t[i..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '#' | '@' | '_')))
+            .map(|k| i + k)
+            .unwrap_or(t.len());
+        let token = &t[i..end];
+        if parse_int(token).is_none() {
+            return Some(token.to_string());
+        }
+        i = end;
+    }
+    None
 }
 
 /// Parses a shell integer constant: decimal, `0x…`, octal `0…`, or `BASE#digits`.

@@ -11,6 +11,18 @@ use std::sync::Arc;
 /// `limits.call_depth`, not by the default 2 MiB stack).
 pub(crate) const SHELL_STACK: usize = 64 * 1024 * 1024;
 
+/// True for a command that, alone in a pipeline, sets `PIPESTATUS` itself:
+/// bash leaves it to the commands inside `{ }`, `if`, loops and `case`.
+fn sets_pipestatus(cmd: &Command) -> bool {
+    match cmd {
+        Command::Simple(_) | Command::Function(_) | Command::ExtendedTest(..) => true,
+        Command::Compound(c, _) => matches!(
+            c,
+            CompoundCommand::Subshell(_) | CompoundCommand::Arithmetic(_)
+        ),
+    }
+}
+
 /// What a loop body asked for.
 enum LoopCtl {
     Next,
@@ -246,7 +258,11 @@ impl Shell {
             self.set_status(0);
             Ok(())
         } else if p.seq.len() == 1 {
-            self.run_command(&p.seq[0])
+            let r = self.run_command(&p.seq[0]);
+            if r.is_ok() && sets_pipestatus(&p.seq[0]) {
+                self.set_pipestatus(&[self.last_status]);
+            }
+            r
         } else {
             self.run_stages(&p.seq)
         };
@@ -379,6 +395,7 @@ impl Shell {
         if let Some(r) = refusal {
             return Err(r.into());
         }
+        self.set_pipestatus(&statuses);
         let status = if self.opts.pipefail {
             statuses
                 .iter()
@@ -392,6 +409,19 @@ impl Shell {
         self.set_status(status);
         self.status_label = status_label;
         Ok(())
+    }
+
+    /// Sets `PIPESTATUS` to the statuses of the pipeline that just ended, labeled
+    /// like `$?` (what decided them).
+    pub(crate) fn set_pipestatus(&mut self, statuses: &[i32]) {
+        let items = statuses
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i as i64, s.to_string()))
+            .collect();
+        let label = self.status_label.join(&self.pc);
+        // Readonly only if the script made it so: then bash keeps it as it is too.
+        let _ = self.vars.set_array("PIPESTATUS", items, label);
     }
 
     /// `for ((init; cond; update))`: the condition's label joins the PC of the body.
@@ -530,6 +560,8 @@ impl Shell {
             CompoundCommand::BraceGroup(b) => self.run_list(&b.list),
             CompoundCommand::Subshell(s) => {
                 let mut sub = self.subshell();
+                // `( break )` in a loop: the subshell has no loop to leave.
+                sub.loop_depth = 0;
                 let r = sub.run_list(&s.list);
                 let r = match r {
                     Err(Stop::Refused(r)) => Err(Stop::Refused(r)),
@@ -560,6 +592,11 @@ impl Shell {
                 Ok(())
             }
             CompoundCommand::ForClause(f) => {
+                if !super::vars::valid_name(&f.variable_name) {
+                    self.diag(format!("`{}': not a valid identifier", f.variable_name));
+                    self.set_status(1);
+                    return Ok(());
+                }
                 let items: Vec<(String, Label)> = match &f.values {
                     Some(words) => {
                         let mut out = Vec::new();
@@ -600,7 +637,21 @@ impl Shell {
                 let until = matches!(c, CompoundCommand::UntilClause(_));
                 let mut status = 0;
                 loop {
-                    let ok = self.condition(&w.0)?;
+                    // `break`/`continue` in the condition act on this loop too.
+                    self.loop_depth += 1;
+                    let ok = self.condition(&w.0);
+                    self.loop_depth -= 1;
+                    let ok = match ok {
+                        Ok(ok) => ok,
+                        Err(Stop::Break(n)) if n > 1 => return Err(Stop::Break(n - 1)),
+                        Err(Stop::Break(_)) => break,
+                        Err(Stop::Continue(n)) if n > 1 => return Err(Stop::Continue(n - 1)),
+                        Err(Stop::Continue(_)) => {
+                            self.count_iteration()?;
+                            continue;
+                        }
+                        Err(e) => return Err(e),
+                    };
                     if ok == until {
                         break;
                     }
@@ -689,7 +740,8 @@ impl Shell {
             return None;
         }
         let t = text.trim();
-        if safesh_syntax::arith::parse(t).is_ok() {
+        // Other text that is not arithmetic is an arithmetic error (`(( 2#9 ))`).
+        if !safesh_syntax::arith::looks_like_commands(t) {
             return None;
         }
         self.parse_cached(t).ok()

@@ -81,6 +81,10 @@ impl Shell {
     }
 
     fn var_is_set(&self, s: &str) -> bool {
+        // `-v 1`: a positional parameter.
+        if let Ok(n) = s.parse::<usize>() {
+            return n == 0 || n <= self.positional.len();
+        }
         if let Some((name, idx)) = s.strip_suffix(']').and_then(|x| x.split_once('[')) {
             return match self.vars.get(name).map(|v| &v.value) {
                 Some(super::Value::Array(a)) => {
@@ -147,7 +151,7 @@ impl Shell {
                     BP::StringMatchesRegex => {
                         let (re, label) = self.expand_regex(r)?;
                         self.pc.join_assign(&label);
-                        Some(self.regex_match(&left.text, &re, &left.label.join(&label))?)
+                        self.regex_match(&left.text, &re, &left.label.join(&label))?
                     }
                     BP::ArithmeticEqualTo
                     | BP::ArithmeticNotEqualTo
@@ -181,12 +185,14 @@ impl Shell {
         }
     }
 
-    fn regex_match(&mut self, text: &str, re: &str, label: &Label) -> Result<bool, Stop> {
+    /// `Some(matched)`, or `None` for an invalid expression.
+    fn regex_match(&mut self, text: &str, re: &str, label: &Label) -> Result<Option<bool>, Stop> {
         let translated =
             safesh_utils::posix_regex::translate(re, safesh_utils::posix_regex::Dialect::Extended)
                 .unwrap_or_else(|_| re.to_string());
         let Ok(rx) = regex::Regex::new(&translated) else {
-            return Ok(false);
+            // bash: an invalid regular expression is an error, status 2.
+            return Ok(None);
         };
         match rx.captures(text) {
             Some(caps) => {
@@ -198,13 +204,13 @@ impl Shell {
                     );
                 }
                 let _ = self.vars.set_array("BASH_REMATCH", items, label.clone());
-                Ok(true)
+                Ok(Some(true))
             }
             None => {
                 let _ = self
                     .vars
                     .set_array("BASH_REMATCH", Default::default(), label.clone());
-                Ok(false)
+                Ok(Some(false))
             }
         }
     }

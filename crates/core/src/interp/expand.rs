@@ -3,7 +3,7 @@
 //! the join of everything it was made from.
 
 use super::{Exec, Shell, Stop, Value};
-use crate::error::{ErrorCode, Refusal};
+use crate::error::Refusal;
 use crate::io::{Sink, lock};
 use safesh_label::Label;
 use safesh_syntax::ast;
@@ -81,7 +81,8 @@ impl FieldBuf {
         }
         self.regex.push_str(&regex::escape(s));
         for c in s.chars() {
-            if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            // `&` too: in a `${x/p/rep}` replacement a quoted `&` is literal.
+            if matches!(c, '*' | '?' | '[' | ']' | '\\' | '&') {
                 self.pattern.push('\\');
             }
             self.pattern.push(c);
@@ -106,6 +107,24 @@ struct Acc {
     pending_break: bool,
     ifs: String,
     split: bool,
+    /// Where a `~` after an unquoted `:` (or the first `=`) also expands, as in
+    /// assignments.
+    tildes: TildeMode,
+    /// The word of a `${x:-word}` inside double quotes: quotes in it are literal
+    /// text and `~` is not expanded.
+    in_dquote: bool,
+}
+
+/// Which `~` of a word's unquoted text are tilde prefixes besides the first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TildeMode {
+    /// Only a word's leading `~` (the parser finds it).
+    Leading,
+    /// An assignment's value: also after each unquoted `:`.
+    Colons,
+    /// A word that looks like `name=value` (an argument of `declare`, `echo`):
+    /// also after the first `=` and after each `:`.
+    AssignmentWord,
 }
 
 impl Acc {
@@ -116,6 +135,8 @@ impl Acc {
             pending_break: false,
             ifs,
             split,
+            tildes: TildeMode::Leading,
+            in_dquote: false,
         }
     }
 
@@ -221,11 +242,24 @@ impl Shell {
 
     /// Expands a word into fields (brace, split, glob).
     pub(crate) fn expand_word_fields(&mut self, w: &ast::Word) -> Result<Vec<Field>, Stop> {
+        self.expand_word_fields_as(w, false)
+    }
+
+    /// [`Shell::expand_word_fields`]; `assignment_like`: the word has the form
+    /// `name=value` (then `~` after `=` and `:` expands too, as in bash).
+    pub(crate) fn expand_word_fields_as(
+        &mut self,
+        w: &ast::Word,
+        assignment_like: bool,
+    ) -> Result<Vec<Field>, Stop> {
         let mut out = Vec::new();
         for raw in self.brace_expand(&w.value)? {
             let pieces = self.words_cached(&raw)?;
             let ifs = self.ifs();
             let mut acc = Acc::new(ifs, true);
+            if assignment_like {
+                acc.tildes = TildeMode::AssignmentWord;
+            }
             self.expand_pieces(&pieces, &mut acc, false)?;
             for f in acc.done() {
                 self.check_size(f.text.len())?;
@@ -297,10 +331,37 @@ impl Shell {
         self.expand_raw_single(&w.value)
     }
 
+    /// An assignment's value (`x=~/a:~/b`: `~` after `:` expands too).
+    pub(crate) fn expand_assigned_value(&mut self, w: &ast::Word) -> Result<Field, Stop> {
+        self.expand_raw_single_as(&w.value, TildeMode::Colons, false)
+    }
+
+    /// A declaration builtin's `name=value` argument (`declare d=~/x:~/y`).
+    pub(crate) fn expand_declaration_word(&mut self, w: &ast::Word) -> Result<Field, Stop> {
+        self.expand_raw_single_as(&w.value, TildeMode::AssignmentWord, false)
+    }
+
     /// [`Shell::expand_word_single`] on raw word text.
     pub(crate) fn expand_raw_single(&mut self, raw: &str) -> Result<Field, Stop> {
+        self.expand_raw_single_as(raw, TildeMode::Leading, false)
+    }
+
+    /// The word of `${x:-word}` (and `:=`, `:+`, `:?`): inside double quotes
+    /// (`in_dquote`) its quotes stay literal and `~` does not expand.
+    fn expand_operand(&mut self, raw: &str, in_dquote: bool) -> Result<Field, Stop> {
+        self.expand_raw_single_as(raw, TildeMode::Leading, in_dquote)
+    }
+
+    fn expand_raw_single_as(
+        &mut self,
+        raw: &str,
+        tildes: TildeMode,
+        in_dquote: bool,
+    ) -> Result<Field, Stop> {
         let pieces = self.words_cached(raw)?;
         let mut acc = Acc::new(String::new(), false);
+        acc.tildes = tildes;
+        acc.in_dquote = in_dquote;
         self.expand_pieces(&pieces, &mut acc, false)?;
         let mut text = String::new();
         let mut label = Label::empty();
@@ -318,6 +379,23 @@ impl Shell {
     /// Expands a word as a pattern: quoted characters are escaped.
     pub(crate) fn expand_pattern(&mut self, w: &ast::Word) -> Result<String, Stop> {
         self.expand_raw_pattern(&w.value)
+    }
+
+    /// [`Shell::expand_raw_pattern`] with the label of what it read.
+    fn expand_raw_pattern_labeled(&mut self, raw: &str) -> Result<Field, Stop> {
+        let pieces = self.words_cached(raw)?;
+        let mut acc = Acc::new(String::new(), false);
+        self.expand_pieces(&pieces, &mut acc, false)?;
+        let mut text = String::new();
+        let mut label = Label::empty();
+        for (i, f) in acc.done().into_iter().enumerate() {
+            if i > 0 {
+                text.push(' ');
+            }
+            text.push_str(&f.pattern);
+            label.join_assign(&f.label);
+        }
+        Ok(Field { text, label })
     }
 
     pub(crate) fn expand_raw_pattern(&mut self, raw: &str) -> Result<String, Stop> {
@@ -411,15 +489,23 @@ impl Shell {
         heredoc: bool,
     ) -> Exec {
         let agent = self.code_label.clone();
-        for p in pieces {
+        for (i, p) in pieces.iter().enumerate() {
             match &p.piece {
                 WordPiece::Text(t) => {
                     if heredoc {
                         acc.quoted(t, &agent);
+                    } else if acc.tildes != TildeMode::Leading && !acc.in_dquote {
+                        let first = i == 0;
+                        let last = i + 1 == pieces.len();
+                        self.text_with_tildes(t, acc, first, last, &agent);
                     } else {
                         acc.literal(t, &agent);
                     }
                 }
+                WordPiece::SingleQuotedText(t) if acc.in_dquote => {
+                    acc.quoted(&format!("'{t}'"), &agent)
+                }
+                WordPiece::TildeExpansion(t) if acc.in_dquote => acc.quoted(&tilde_text(t), &agent),
                 WordPiece::SingleQuotedText(t) => acc.quoted(t, &agent),
                 WordPiece::AnsiCQuotedText(t) => {
                     let utf8 = self.utf8_locale();
@@ -447,7 +533,7 @@ impl Shell {
                     acc.quoted(&s, &l);
                 }
                 WordPiece::ParameterExpansion(e) => {
-                    let (pv, label) = self.param_expr(e, heredoc)?;
+                    let (pv, label) = self.param_expr(e, heredoc || acc.in_dquote)?;
                     match pv {
                         PV::Unset => {}
                         PV::One(s) => {
@@ -544,7 +630,7 @@ impl Shell {
                     acc.quoted(&s, &l)
                 }
                 WordPiece::ParameterExpansion(e) => {
-                    let (pv, label) = self.param_expr(e, false)?;
+                    let (pv, label) = self.param_expr(e, true)?;
                     match pv {
                         PV::Unset => {}
                         PV::One(s) => acc.quoted(&s, &label),
@@ -599,11 +685,132 @@ impl Shell {
         };
         match t {
             TildeExpr::Home => var("HOME"),
-            TildeExpr::WorkingDir => var("PWD"),
-            TildeExpr::OldWorkingDir => var("OLDPWD"),
+            TildeExpr::WorkingDir | TildeExpr::OldWorkingDir => {
+                let name = if matches!(t, TildeExpr::WorkingDir) {
+                    "PWD"
+                } else {
+                    "OLDPWD"
+                };
+                match self.vars.get(name) {
+                    Some(v) => (v.as_str().to_string(), code.join(&v.label)),
+                    // Unset: the prefix stays as written.
+                    None => (tilde_text(t), code.clone()),
+                }
+            }
             TildeExpr::UserHome(u) => (home_of(u).unwrap_or_else(|| format!("~{u}")), code.clone()),
             _ => ("~".to_string(), code.clone()),
         }
+    }
+
+    /// `${x@a}` (the attribute letters) and `${x@A}` (a statement recreating
+    /// the variable) of a named variable; `None` when there is nothing to show.
+    fn describe_var(
+        &self,
+        parameter: &Parameter,
+        pv: &PV,
+        op: &ParameterTransformOp,
+    ) -> Option<String> {
+        let (name, whole) = match parameter {
+            Parameter::Named(n) => (n.as_str(), false),
+            Parameter::NamedWithAllIndices { name, .. } => (name.as_str(), true),
+            Parameter::NamedWithIndex { name, .. } => (name.as_str(), false),
+            _ => return None,
+        };
+        let var = self.vars.get(name)?;
+        let mut flags = String::new();
+        match &var.value {
+            Value::Array(_) => flags.push('a'),
+            Value::Assoc(_) => flags.push('A'),
+            Value::Str(_) => {}
+        }
+        for (on, c) in [
+            (var.attrs.integer, 'i'),
+            (var.attrs.lower, 'l'),
+            (var.attrs.nameref, 'n'),
+            (var.readonly, 'r'),
+            (var.attrs.upper, 'u'),
+            (var.exported, 'x'),
+        ] {
+            if on {
+                flags.push(c);
+            }
+        }
+        if matches!(op, ParameterTransformOp::ToAttributeFlags) {
+            return Some(flags);
+        }
+        let value = match (&var.value, whole) {
+            (Value::Array(a), true) => {
+                let items: Vec<String> = a
+                    .iter()
+                    .map(|(k, v)| format!("[{k}]={}", dq_quote(v)))
+                    .collect();
+                format!("({})", items.join(" "))
+            }
+            (Value::Assoc(a), true) => {
+                let items: String = a
+                    .iter()
+                    .map(|(k, v)| format!("[{k}]={} ", dq_quote(v)))
+                    .collect();
+                format!("({items})")
+            }
+            _ => match pv {
+                PV::One(s) => quote_for_reuse(s),
+                _ => return None,
+            },
+        };
+        Some(if flags.is_empty() {
+            format!("{name}={value}")
+        } else {
+            format!("declare -{flags} {name}={value}")
+        })
+    }
+
+    /// Unquoted text of an assignment (or `name=value` word): a `~` right after
+    /// an unquoted `:` (or the first `=` of such a word) starts a tilde prefix
+    /// when it runs to a `/`, a `:` or the end of the word.
+    fn text_with_tildes(&self, t: &str, acc: &mut Acc, first: bool, last: bool, agent: &Label) {
+        let eq_at = (first && acc.tildes == TildeMode::AssignmentWord)
+            .then(|| {
+                let name_len = t
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                    .count();
+                let rest = &t[name_len..];
+                let op = if rest.starts_with("+=") { 2 } else { 1 };
+                (name_len > 0 && (rest.starts_with('=') || rest.starts_with("+=")))
+                    .then_some(name_len + op)
+            })
+            .flatten();
+        let mut lit_start = 0;
+        let mut i = 0;
+        let bytes = t.as_bytes();
+        while i < bytes.len() {
+            let starts_prefix =
+                bytes[i] == b'~' && i > 0 && (bytes[i - 1] == b':' || Some(i) == eq_at);
+            if !starts_prefix {
+                i += 1;
+                continue;
+            }
+            let end = t[i + 1..]
+                .find(['/', ':'])
+                .map(|k| i + 1 + k)
+                .unwrap_or(t.len());
+            if end == t.len() && !last {
+                // `a:~$x`: the prefix would run into an expansion: not a tilde.
+                i += 1;
+                continue;
+            }
+            let Some(expr) = tilde_expr(&t[i + 1..end]) else {
+                i += 1;
+                continue;
+            };
+            acc.literal(&t[lit_start..i], agent);
+            let (s, l) = self.tilde(&expr);
+            acc.quoted(&s, &l);
+            lit_start = end;
+            i = end;
+        }
+        acc.literal(&t[lit_start..], agent);
     }
 
     /// Runs `$(…)` in a subshell and captures its output (trailing newlines removed).
@@ -623,6 +830,10 @@ impl Shell {
         }
         let mut sub = self.subshell();
         sub.subst_depth += 1;
+        // Without `shopt -s inherit_errexit` (off in bash's default mode), `set -e`
+        // does not reach into `$(…)`: `x=$(false; echo sub)` gives `sub`.
+        sub.opts.errexit = false;
+        sub.loop_depth = 0;
         let sink = Sink::capture(self.shared.limits.string_bytes.saturating_add(1));
         sub.fds.insert(1, super::Fd::Out(sink.clone()));
         let r = sub.run_program(&script.program);
@@ -682,15 +893,13 @@ impl Shell {
         let name = match pv {
             PV::One(s) => s,
             PV::Many(items, _) => items.join(" "),
-            PV::Unset => return Ok((PV::Unset, label)),
+            // bash: `${!n}` of an unset `n` is an expansion error.
+            PV::Unset => return Err(self.abort(format!("{p}: invalid indirect expansion"))),
         };
-        let param = safesh_syntax::word::parse_parameter(&name, &safesh_syntax::options())
-            .map_err(|_| {
-                Stop::from(Refusal::new(
-                    ErrorCode::ExecutionError,
-                    format!("{name}: invalid indirect expansion"),
-                ))
-            })?;
+        let param = match safesh_syntax::word::parse_parameter(&name, &safesh_syntax::options()) {
+            Ok(param) if !name.is_empty() => param,
+            _ => return Err(self.abort(format!("{name}: invalid variable name"))),
+        };
         let (pv, l2) = self.param_value_direct(&param)?;
         self.diag_label.join_assign(&l2);
         Ok((pv, label.join(&l2)))
@@ -846,7 +1055,8 @@ impl Shell {
     }
 
     /// Evaluates a parameter expression.
-    fn param_expr(&mut self, e: &ParameterExpr, _heredoc: bool) -> Result<(PV, Label), Stop> {
+    /// `quoted`: the expansion is inside double quotes (or a here-document).
+    fn param_expr(&mut self, e: &ParameterExpr, quoted: bool) -> Result<(PV, Label), Stop> {
         use ParameterExpr as P;
         match e {
             P::Parameter {
@@ -867,7 +1077,7 @@ impl Shell {
             } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 if is_missing(&pv, test_type) {
-                    let f = self.expand_raw_single(default_value.as_deref().unwrap_or(""))?;
+                    let f = self.expand_operand(default_value.as_deref().unwrap_or(""), quoted)?;
                     Ok((PV::One(f.text), f.label))
                 } else {
                     Ok((pv, label))
@@ -881,7 +1091,7 @@ impl Shell {
             } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 if is_missing(&pv, test_type) {
-                    let f = self.expand_raw_single(default_value.as_deref().unwrap_or(""))?;
+                    let f = self.expand_operand(default_value.as_deref().unwrap_or(""), quoted)?;
                     match parameter {
                         Parameter::Named(n) => {
                             self.assign_scalar(n, f.text.clone(), f.label.clone())?
@@ -908,9 +1118,12 @@ impl Shell {
             } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 if is_missing(&pv, test_type) {
-                    let msg = match error_message {
-                        Some(m) => self.expand_raw_single(m)?.text,
-                        None => "parameter null or not set".to_string(),
+                    let msg = match error_message.as_deref().filter(|m| !m.is_empty()) {
+                        Some(m) => self.expand_operand(m, quoted)?.text,
+                        None if matches!(test_type, ParameterTestType::UnsetOrNull) => {
+                            "parameter null or not set".to_string()
+                        }
+                        None => "parameter not set".to_string(),
                     };
                     let name = match parameter {
                         Parameter::Named(n) => n.clone(),
@@ -933,7 +1146,8 @@ impl Shell {
                 if is_missing(&pv, test_type) {
                     Ok((PV::One(String::new()), Label::empty()))
                 } else {
-                    let f = self.expand_raw_single(alternative_value.as_deref().unwrap_or(""))?;
+                    let f =
+                        self.expand_operand(alternative_value.as_deref().unwrap_or(""), quoted)?;
                     Ok((PV::One(f.text), f.label))
                 }
             }
@@ -1012,8 +1226,44 @@ impl Shell {
                     }
                     None => None,
                 };
-                match pv {
-                    PV::Many(items, concat) => {
+                // `${a[@]:off:len}` of an indexed array counts indices, not
+                // elements: a sparse array's gaps take no room.
+                let keys: Option<Vec<i64>> = match parameter {
+                    Parameter::NamedWithAllIndices { name, .. } => {
+                        match self.vars.get(self.vars.resolve(name)).map(|v| &v.value) {
+                            Some(Value::Array(a)) => Some(a.keys().copied().collect()),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                match (pv, keys) {
+                    (PV::Many(items, concat), Some(keys)) => {
+                        let first = if off < 0 {
+                            keys.last().map_or(0, |k| k + 1) + off
+                        } else {
+                            off
+                        };
+                        if first < 0 {
+                            return Ok((PV::Many(Vec::new(), concat), label));
+                        }
+                        let take = match len {
+                            Some(l) if l < 0 => {
+                                return Err(self.abort(format!("{l}: substring expression < 0")));
+                            }
+                            Some(l) => usize::try_from(l).unwrap_or(usize::MAX),
+                            None => usize::MAX,
+                        };
+                        let v: Vec<String> = keys
+                            .iter()
+                            .zip(items)
+                            .filter(|(k, _)| **k >= first)
+                            .map(|(_, v)| v)
+                            .take(take)
+                            .collect();
+                        Ok((PV::Many(v, concat), label))
+                    }
+                    (PV::Many(items, concat), None) => {
                         // Positional parameters count from $1 as index 1 ($0 is index 0).
                         let is_positional = matches!(parameter, Parameter::Special(_));
                         let mut all: Vec<String> = if is_positional {
@@ -1040,8 +1290,8 @@ impl Shell {
                             all.drain(start as usize..end.max(start) as usize).collect();
                         Ok((PV::Many(v, concat), label))
                     }
-                    PV::Unset => Ok((PV::One(String::new()), label)),
-                    PV::One(s) => {
+                    (PV::Unset, _) => Ok((PV::One(String::new()), label)),
+                    (PV::One(s), _) => {
                         let chars: Vec<char> = s.chars().collect();
                         let n = chars.len() as i64;
                         let start = if off < 0 { n + off } else { off };
@@ -1070,7 +1320,16 @@ impl Shell {
                 op,
             } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
+                if let ParameterTransformOp::ToAssignmentLogic
+                | ParameterTransformOp::ToAttributeFlags = op
+                {
+                    let text = self.describe_var(parameter, &pv, op);
+                    return Ok((text.map_or(PV::Unset, PV::One), label));
+                }
+                let utf8 = self.utf8_locale();
                 let f = |s: &str| match op {
+                    ParameterTransformOp::ToUpperCase if !utf8 => s.to_ascii_uppercase(),
+                    ParameterTransformOp::ToLowerCase if !utf8 => s.to_ascii_lowercase(),
                     ParameterTransformOp::ToUpperCase => s.to_uppercase(),
                     ParameterTransformOp::ToLowerCase => s.to_lowercase(),
                     ParameterTransformOp::CapitalizeInitial => {
@@ -1080,7 +1339,10 @@ impl Shell {
                             None => String::new(),
                         }
                     }
-                    ParameterTransformOp::Quoted => shell_quote(s),
+                    ParameterTransformOp::Quoted
+                    | ParameterTransformOp::PossiblyQuoteWithArraysExpanded { .. } => {
+                        quote_for_reuse(s)
+                    }
                     ParameterTransformOp::ExpandEscapeSequences => ansi_c_unescape(s, true),
                     _ => s.to_string(),
                 };
@@ -1113,10 +1375,13 @@ impl Shell {
                 };
                 let upper = matches!(e, P::UppercaseFirstChar { .. } | P::UppercasePattern { .. });
                 let all = matches!(e, P::UppercasePattern { .. } | P::LowercasePattern { .. });
+                // In the C locale only ASCII letters have a case (`é` stays).
+                let utf8 = self.utf8_locale();
                 let f = |s: &str| {
                     let mut out = String::with_capacity(s.len());
                     for (i, c) in s.chars().enumerate() {
                         let applies = (all || i == 0)
+                            && (utf8 || c.is_ascii())
                             && pat
                                 .as_deref()
                                 .is_none_or(|p| super::pattern::matches(p, &c.to_string(), false));
@@ -1143,21 +1408,23 @@ impl Shell {
             } => {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 let pat = self.expand_raw_pattern(pattern)?;
+                // As a pattern: its quoted characters (a quoted `&`) come escaped.
                 let rep = match replacement {
-                    Some(r) => self.expand_raw_single(r)?,
+                    Some(r) => self.expand_raw_pattern_labeled(r)?,
                     None => Field {
                         text: String::new(),
                         label: Label::empty(),
                     },
                 };
+                let (rep, rep_label) = (Replacement::parse(&rep.text), rep.label);
                 let kind = match match_kind {
                     SubstringMatchKind::Prefix => super::pattern::Replace::Prefix,
                     SubstringMatchKind::Suffix => super::pattern::Replace::Suffix,
                     SubstringMatchKind::FirstOccurrence => super::pattern::Replace::First,
                     SubstringMatchKind::Anywhere => super::pattern::Replace::All,
                 };
-                let f = |s: &str| super::pattern::replace(s, &pat, &rep.text, kind);
-                Ok((map_pv(pv, f), label.join(&rep.label)))
+                let f = |s: &str| super::pattern::replace(s, &pat, &|m| rep.render(m), kind);
+                Ok((map_pv(pv, f), label.join(&rep_label)))
             }
             P::VariableNames {
                 prefix,
@@ -1219,6 +1486,88 @@ fn map_pv(pv: PV, f: impl Fn(&str) -> String) -> PV {
     }
 }
 
+/// A tilde prefix as written (`~`, `~user`, `~+`, `~-`).
+fn tilde_text(t: &TildeExpr) -> String {
+    match t {
+        TildeExpr::Home => "~".to_string(),
+        TildeExpr::UserHome(u) => format!("~{u}"),
+        TildeExpr::WorkingDir => "~+".to_string(),
+        TildeExpr::OldWorkingDir => "~-".to_string(),
+        TildeExpr::NthDirFromTopOfDirStack { n, plus_used } => {
+            format!("~{}{n}", if *plus_used { "+" } else { "" })
+        }
+        TildeExpr::NthDirFromBottomOfDirStack { n } => format!("~-{n}"),
+    }
+}
+
+/// The tilde prefix spelled by the text after a `~` (up to `/`, `:` or the end).
+fn tilde_expr(prefix: &str) -> Option<TildeExpr> {
+    match prefix {
+        "" => Some(TildeExpr::Home),
+        "+" => Some(TildeExpr::WorkingDir),
+        "-" => Some(TildeExpr::OldWorkingDir),
+        user if user
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')) =>
+        {
+            Some(TildeExpr::UserHome(user.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// The replacement of `${x/pat/rep}` (bash 5.2's `patsub_replacement`): an
+/// unquoted `&` stands for the matched text; quoted or `\&`, it is literal.
+struct Replacement {
+    parts: Vec<RepPart>,
+}
+
+enum RepPart {
+    Text(String),
+    Match,
+}
+
+impl Replacement {
+    /// From the replacement expanded as a pattern (quoted characters escaped).
+    fn parse(pattern_form: &str) -> Replacement {
+        let mut parts = Vec::new();
+        let mut text = String::new();
+        let mut chars = pattern_form.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                // The escapes the pattern form adds, and `\&`; any other
+                // backslash is the replacement's own text.
+                '\\' => match chars.next() {
+                    Some(n @ ('&' | '\\' | '*' | '?' | '[' | ']')) => text.push(n),
+                    Some(n) => {
+                        text.push('\\');
+                        text.push(n);
+                    }
+                    None => text.push('\\'),
+                },
+                '&' => {
+                    parts.push(RepPart::Text(std::mem::take(&mut text)));
+                    parts.push(RepPart::Match);
+                }
+                c => text.push(c),
+            }
+        }
+        parts.push(RepPart::Text(text));
+        Replacement { parts }
+    }
+
+    fn render(&self, matched: &str) -> String {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                RepPart::Text(t) => out.push_str(t),
+                RepPart::Match => out.push_str(matched),
+            }
+        }
+        out
+    }
+}
+
 /// Removes backslash-newline pairs (line continuations in an unquoted here-document).
 fn join_continued_lines(raw: &str) -> std::borrow::Cow<'_, str> {
     if !raw.contains("\\\n") {
@@ -1257,6 +1606,47 @@ fn home_of(user: &str) -> Option<String> {
         let f: Vec<&str> = l.split(':').collect();
         (f.first() == Some(&user)).then(|| f.get(5).map(|s| s.to_string()))?
     })
+}
+
+/// `"s"` with `\`, `"`, `$` and `` ` `` escaped (bash's `declare -p` values).
+fn dq_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+/// Quotes `s` as bash's `${x@Q}` does: `'…'`, or `$'…'` when it holds control
+/// characters (which single quotes would carry invisibly).
+pub(crate) fn quote_for_reuse(s: &str) -> String {
+    if !s.chars().any(|c| c.is_control()) {
+        return shell_quote(s);
+    }
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x0b' => out.push_str("\\v"),
+            '\x0c' => out.push_str("\\f"),
+            '\x1b' => out.push_str("\\E"),
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// Quotes `s` for reuse as shell input (`${x@Q}`, `printf %q`-like).
@@ -1351,6 +1741,10 @@ pub(crate) fn ansi_c_unescape(s: &str, utf8: bool) -> String {
                 out.push(other);
             }
         }
+    }
+    // The string ends at a NUL byte (`$'a\0b'` is `a`), as in bash.
+    if let Some(nul) = out.iter().position(|b| *b == 0) {
+        out.truncate(nul);
     }
     String::from_utf8_lossy(&out).into_owned()
 }

@@ -35,6 +35,7 @@ fn compile(pattern: &str, icase: bool) -> Option<Rc<Matcher>> {
     if let Some(r) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return r;
     }
+    let pattern = &leading_bracket_escaped(pattern);
     let re =
         safesh_syntax::catch_quietly(|| brush_parser::pattern::pattern_to_regex_str(pattern, true))
             .ok()
@@ -57,6 +58,38 @@ fn compile(pattern: &str, icase: bool) -> Option<Rc<Matcher>> {
         c.insert(key, re.clone());
     });
     re
+}
+
+/// A `]` first in a bracket expression (`[]a]`, `[!]]`) is a member, not the
+/// end: escaped here for the pattern translator, which would end the set there.
+fn leading_bracket_escaped(pattern: &str) -> std::borrow::Cow<'_, str> {
+    if !pattern.contains("[]") && !pattern.contains("[!]") && !pattern.contains("[^]") {
+        return std::borrow::Cow::Borrowed(pattern);
+    }
+    let mut out = String::with_capacity(pattern.len() + 2);
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        match c {
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            '[' => {
+                if let Some(&n @ ('!' | '^')) = chars.peek() {
+                    out.push(n);
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                    out.push_str("\\]");
+                }
+            }
+            _ => {}
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// True if `text` matches the whole shell `pattern`.
@@ -157,7 +190,13 @@ pub(crate) enum Replace {
 }
 
 /// `${s/p/r}` and friends: longest match at the earliest position.
-pub(crate) fn replace(s: &str, pattern: &str, rep: &str, kind: Replace) -> String {
+/// `rep` gives the replacement of each matched text.
+pub(crate) fn replace(
+    s: &str,
+    pattern: &str,
+    rep: &dyn Fn(&str) -> String,
+    kind: Replace,
+) -> String {
     let b = boundaries(s);
     let Some(re) = compile(pattern, false) else {
         return s.to_string();
@@ -166,7 +205,7 @@ pub(crate) fn replace(s: &str, pattern: &str, rep: &str, kind: Replace) -> Strin
         Replace::Prefix => {
             for &i in b.iter().rev() {
                 if re.is_match(&s[..i]) {
-                    return format!("{rep}{}", &s[i..]);
+                    return format!("{}{}", rep(&s[..i]), &s[i..]);
                 }
             }
             s.to_string()
@@ -174,7 +213,7 @@ pub(crate) fn replace(s: &str, pattern: &str, rep: &str, kind: Replace) -> Strin
         Replace::Suffix => {
             for &i in b.iter() {
                 if re.is_match(&s[i..]) {
-                    return format!("{}{rep}", &s[..i]);
+                    return format!("{}{}", &s[..i], rep(&s[i..]));
                 }
             }
             s.to_string()
@@ -202,7 +241,7 @@ pub(crate) fn replace(s: &str, pattern: &str, rep: &str, kind: Replace) -> Strin
                 }
                 match found {
                     Some(j) => {
-                        out.push_str(rep);
+                        out.push_str(&rep(&s[start..b[j]]));
                         replaced = true;
                         k = j;
                     }

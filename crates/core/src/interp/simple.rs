@@ -66,9 +66,9 @@ impl Shell {
                         .first()
                         .is_some_and(|f| DECLARATION.contains(&f.text.as_str()));
                     if *assignment_like && declaration {
-                        argv.push(self.expand_word_single(w)?);
+                        argv.push(self.expand_declaration_word(w)?);
                     } else {
-                        argv.extend(self.expand_word_fields(w)?);
+                        argv.extend(self.expand_word_fields_as(w, *assignment_like)?);
                     }
                 }
                 WordItem::ProcSub(sub) => argv.push(self.process_substitution(sub)?),
@@ -79,6 +79,12 @@ impl Shell {
         }
         let r = self.run_expanded(argv, assigns, redirects);
         self.remove_temp_files(temps_before);
+        // A pipeline stage whose reader is gone (`f | head -1`) ends as SIGPIPE
+        // would end it, instead of writing on into a closed pipe.
+        if r.is_ok() && self.last_status == 141 && self.in_subshell && self.out_fd(1).reader_gone()
+        {
+            return Err(Stop::Exit);
+        }
         // A command that stopped early because the request's time ran out (an
         // in-process utility sees the deadline and returns) ends the script with
         // TIMEOUT on every face, not with the utility's own status.
@@ -430,7 +436,10 @@ impl Shell {
             .cloned()
             .unwrap_or_else(Label::agent);
         let saved_code = std::mem::replace(&mut self.code_label, code);
+        // A function body sees no loop of its caller: `break` there only warns.
+        let saved_loops = std::mem::replace(&mut self.loop_depth, 0);
         let r = self.with_redirects(&redirects, |sh| sh.run_compound_pub(&f.body.0));
+        self.loop_depth = saved_loops;
         self.code_label = saved_code;
         self.vars.pop_frame();
         self.pc = saved_pc;
@@ -564,7 +573,7 @@ impl Shell {
     fn assign_value(&mut self, a: &ast::Assignment) -> Exec {
         match (&a.name, &a.value) {
             (ast::AssignmentName::VariableName(name), ast::AssignmentValue::Scalar(w)) => {
-                let f = self.expand_word_single(w)?;
+                let f = self.expand_assigned_value(w)?;
                 let label = f.label.join(&self.pc);
                 if a.append {
                     let is_array = matches!(
@@ -599,7 +608,7 @@ impl Shell {
                 self.assign_scalar(name, f.text, label)
             }
             (ast::AssignmentName::ArrayElementName(name, idx), ast::AssignmentValue::Scalar(w)) => {
-                let f = self.expand_word_single(w)?;
+                let f = self.expand_assigned_value(w)?;
                 let label = f.label.join(&self.pc);
                 if a.append {
                     let cur = self.element_value(name, idx)?;

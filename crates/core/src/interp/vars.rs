@@ -367,3 +367,10 @@ impl Vars {
         self.map.iter()
     }
 }
+
+/// True for a valid shell variable name (`[A-Za-z_][A-Za-z0-9_]*`).
+pub(crate) fn valid_name(n: &str) -> bool {
+    let mut chars = n.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}

@@ -6,6 +6,7 @@
 //! #! stdin: first line\nsecond line
 //! #! skip: why safesh deliberately differs from bash here
 //! #! files
+//! #! locale: C C.UTF-8
 //! echo the bash script
 //! echo up to the next header
 //! ```
@@ -31,6 +32,8 @@ pub struct Case {
     pub skip: Option<String>,
     /// Also compare the file tree after the run.
     pub files: bool,
+    /// The `LC_ALL` values to run it under, once each (`C` unless given).
+    pub locales: Vec<String>,
 }
 
 /// Parse a whole `.cases` file.
@@ -54,6 +57,7 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
                 stdin: None,
                 skip: None,
                 files: false,
+                locales: vec!["C".to_string()],
             });
             in_directives = true;
             continue;
@@ -117,6 +121,14 @@ fn apply_directive(case: &mut Case, d: &str, lineno: usize) -> Result<(), String
             return Err(format!("line {lineno}: `#! skip:` needs a reason"));
         }
         case.skip = Some(reason.to_string());
+    } else if let Some(list) = d.strip_prefix("locale:") {
+        let locales: Vec<String> = list.split_whitespace().map(str::to_string).collect();
+        if locales.is_empty() {
+            return Err(format!(
+                "line {lineno}: `#! locale:` needs one or more names"
+            ));
+        }
+        case.locales = locales;
     } else {
         return Err(format!("line {lineno}: unknown directive `#!{d}`"));
     }
@@ -148,13 +160,15 @@ fn unescape(s: &str) -> String {
 
 #[test]
 fn parses_directives_and_scripts() {
-    let text = "# preamble\n\n### one\n#! stdin: a\\nb\n#! files\necho 1\n\necho 2\n\n\n### two\n#! skip: because\necho x\n";
+    let text = "# preamble\n\n### one\n#! stdin: a\\nb\n#! files\n#! locale: C C.UTF-8\necho 1\n\necho 2\n\n\n### two\n#! skip: because\necho x\n";
     let cases = parse(text).unwrap();
     assert_eq!(cases.len(), 2);
     assert_eq!(cases[0].name, "one");
     assert_eq!(cases[0].line, 3);
     assert_eq!(cases[0].stdin.as_deref(), Some(&b"a\nb"[..]));
     assert!(cases[0].files);
+    assert_eq!(cases[0].locales, ["C", "C.UTF-8"]);
+    assert_eq!(cases[1].locales, ["C"]);
     assert_eq!(cases[0].script, "echo 1\n\necho 2");
     assert_eq!(cases[1].skip.as_deref(), Some("because"));
     assert_eq!(cases[1].script, "echo x");
@@ -167,4 +181,5 @@ fn rejects_bad_files() {
     assert!(parse("### a\necho\n### a\necho\n").is_err());
     assert!(parse("echo\n### a\necho\n").is_err());
     assert!(parse("### a\n#! bogus\necho\n").is_err());
+    assert!(parse("### a\n#! locale:\necho\n").is_err());
 }

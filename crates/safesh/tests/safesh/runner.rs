@@ -96,15 +96,26 @@ impl Shell {
         }
     }
 
-    /// Run `script` in `dir` (which is also `$HOME`), feeding `stdin`.
+    /// Run `script` in `dir` (which is also `$HOME`), feeding `stdin`, under `LC_ALL=C`.
     pub fn run(&self, script: &str, dir: &Path, stdin: Option<&[u8]>) -> Output {
+        self.run_in_locale(script, dir, stdin, "C")
+    }
+
+    /// [`Shell::run`] with `LC_ALL=locale`.
+    pub fn run_in_locale(
+        &self,
+        script: &str,
+        dir: &Path,
+        stdin: Option<&[u8]>,
+        locale: &str,
+    ) -> Output {
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.pre_args)
             .arg("-c")
             .arg(script)
             .current_dir(dir)
             .env_clear()
-            .env("LC_ALL", "C")
+            .env("LC_ALL", locale)
             .env("HOME", dir)
             // safesh keeps state (its history) under $XDG_STATE_HOME: outside the
             // compared tree. Both shells get it, so `env` prints the same.
