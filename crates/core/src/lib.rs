@@ -25,6 +25,7 @@ mod host;
 mod interp;
 mod known;
 mod names;
+pub mod platform_host;
 pub mod precheck;
 mod protect_walk;
 mod python_cmdline;
