@@ -492,7 +492,9 @@ impl Flow {
         approval: Option<&str>,
     ) -> Result<(), Refusal> {
         let cp = match point {
-            CommitPoint::Network { .. } => safesh_store::CommitPoint::Network,
+            CommitPoint::Network { .. } | CommitPoint::NetworkWrite { .. } => {
+                safesh_store::CommitPoint::Network
+            }
             CommitPoint::Exec { .. } => safesh_store::CommitPoint::Exec,
             CommitPoint::Destructive { .. } => safesh_store::CommitPoint::Destructive,
             CommitPoint::Env { .. } => safesh_store::CommitPoint::Env,

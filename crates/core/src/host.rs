@@ -536,6 +536,7 @@ impl Host for ShellHost<'_> {
             Resolved::Function(_) => Some("function"),
             Resolved::Builtin => Some("builtin"),
             Resolved::Utility(_) => Some("utility"),
+            Resolved::Platform(_) => Some("platform"),
             Resolved::NotFound => None,
         }
     }
@@ -761,6 +762,32 @@ impl Shell {
                 format!("{}: no network without a policy", request.tool),
             ));
         };
+        let profile = policy.profile(request.tool, Path::new(request.tool), &[], &self.cwd);
+        let host = safesh_flow::hosts::normalize_host(request.host);
+        let (allowed, list) = match &profile.network {
+            Network::On => (true, Vec::new()),
+            Network::Off => (false, Vec::new()),
+            Network::Hosts(list) => (
+                list.iter()
+                    .any(|p| safesh_flow::HostPattern::new(p).matches(&host)),
+                list.clone(),
+            ),
+        };
+        self.decide_egress(request, data, false, allowed, &list)
+    }
+
+    /// The egress decision once the host list is known (`allowed`: the host
+    /// is on it; `list`: what to name as allowed): the flow rules on `data`
+    /// first (with `write`, the network-write commit point of a platform
+    /// command), then the list.
+    pub(crate) fn decide_egress(
+        &self,
+        request: &safesh_utils::Egress<'_>,
+        data: &Label,
+        write: bool,
+        allowed: bool,
+        list: &[String],
+    ) -> Result<(), Refusal> {
         let tool = request.tool;
         // A backstop behind the labels: bytes that contain a known secret value
         // (from git's history, a file safesh never saw written) carry its label.
@@ -777,7 +804,6 @@ impl Shell {
             Some(l) => data.join(&l),
             None => data.clone(),
         };
-        let profile = policy.profile(tool, Path::new(tool), &[], &self.cwd);
         let host = safesh_flow::hosts::normalize_host(request.host);
         // The flow rules first: an attack is stopped by what it would send, whether
         // or not the host is on the list.
@@ -786,19 +812,17 @@ impl Shell {
         } else {
             format!("{}://{}:{}/[withheld]", request.scheme, host, request.port)
         };
+        let point = if write {
+            safesh_flow::CommitPoint::NetworkWrite { host: host.clone() }
+        } else {
+            safesh_flow::CommitPoint::Network { host: host.clone() }
+        };
         self.commit_shared(
-            safesh_flow::CommitPoint::Network { host: host.clone() },
+            point,
             data,
             format!("{tool} {} {shown}", request.method),
             &host,
         )?;
-        let allowed = match &profile.network {
-            Network::On => true,
-            Network::Off => false,
-            Network::Hosts(list) => list
-                .iter()
-                .any(|p| safesh_flow::HostPattern::new(p).matches(&host)),
-        };
         if !allowed {
             let mut r = Refusal::new(
                 ErrorCode::PermissionDenied,
@@ -809,9 +833,7 @@ impl Shell {
             .suggest(
                 "use a host the config allows, or ask the human to add it to [sandbox] network",
             );
-            if let Network::Hosts(list) = &profile.network {
-                r.details.allowed = list.clone();
-            }
+            r.details.allowed = list.to_vec();
             return Err(r);
         }
         Ok(())

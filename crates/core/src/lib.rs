@@ -26,6 +26,7 @@ mod interp;
 mod introspect;
 mod known;
 mod names;
+pub mod platform_host;
 pub mod precheck;
 mod protect_walk;
 mod python_cmdline;

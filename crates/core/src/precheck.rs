@@ -94,7 +94,7 @@ impl Shell {
         match self.resolve(name, skip_functions) {
             Resolved::Function(_) => Kind::Function,
             Resolved::Builtin => Kind::Builtin,
-            Resolved::Utility(_) => Kind::Utility,
+            Resolved::Utility(_) | Resolved::Platform(_) => Kind::Utility,
             Resolved::NotFound => match policy.resolve_program(name, &self.cwd) {
                 Some(p) => Kind::External(p),
                 None => Kind::NotFound,

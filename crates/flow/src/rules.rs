@@ -33,6 +33,10 @@
 //!   (body, files, URL, query, headers, the host name itself — the caller joins
 //!   their labels) must flow to the host ([`crate::hosts`]); so must the PC label
 //!   (an implicit flow: `curl` under an `if` on a secret).
+//! * `flow.network.untrusted-write` (request-approval): a platform command of
+//!   `write` risk (`github:issue:create`, `http:post`) sending untrusted data
+//!   (or under an untrusted PC) writes an injection into the user's accounts;
+//!   checked after the confidentiality rule ([`CommitPoint::NetworkWrite`]).
 //! * `flow.exec.integrity` (block): text run as code (eval, source, an
 //!   interpreter's script, a script file, a pipe into an interpreter) must be
 //!   trusted, and so must the PC.
@@ -54,6 +58,8 @@ use safesh_policy::config::{Config, ExchangeRule};
 
 /// Rule name: secrets (or an implicit flow) going to a host they may not reach.
 pub const RULE_NETWORK: &str = "flow.network.confidentiality";
+/// Rule name: untrusted data written into the user's accounts by a platform command.
+pub const RULE_NETWORK_WRITE: &str = "flow.network.untrusted-write";
 /// Rule name: running untrusted text as code.
 pub const RULE_EXEC: &str = "flow.exec.integrity";
 /// Rule name: destroying targets chosen by untrusted data.
@@ -121,6 +127,13 @@ pub enum CommitPoint {
         /// The host name.
         host: String,
     },
+    /// Data leaves the machine for `host` to be written there (a platform
+    /// command of `write` risk: `github:issue:create`, `http:post`). Config
+    /// rules see it as `network`.
+    NetworkWrite {
+        /// The host name.
+        host: String,
+    },
     /// Text is run as code.
     Exec {
         /// How.
@@ -144,7 +157,7 @@ impl CommitPoint {
     /// `network | exec | destructive | env` (as in `[[rule]] commit_point`).
     pub fn kind(&self) -> &'static str {
         match self {
-            CommitPoint::Network { .. } => "network",
+            CommitPoint::Network { .. } | CommitPoint::NetworkWrite { .. } => "network",
             CommitPoint::Exec { .. } => "exec",
             CommitPoint::Destructive { .. } => "destructive",
             CommitPoint::Env { .. } => "env",
@@ -407,6 +420,9 @@ impl Rules {
     fn builtin_decide(&self, req: &CommitRequest) -> Option<Decision> {
         match &req.point {
             CommitPoint::Network { host } => self.network(req, host),
+            CommitPoint::NetworkWrite { host } => self
+                .network(req, host)
+                .or_else(|| untrusted_write(req, host)),
             CommitPoint::Exec { what } => exec(req, *what),
             CommitPoint::Destructive { targets, op } => destructive(req, targets, *op),
             CommitPoint::Env { name } => env(req, name),
@@ -438,6 +454,25 @@ impl Rules {
         d.allowed = denied.allowed;
         Some(d)
     }
+}
+
+fn untrusted_write(req: &CommitRequest, host: &str) -> Option<Decision> {
+    let (culprit, whose) = if !is_trusted(&req.data) {
+        (&req.data, "what it sends")
+    } else if !is_trusted(&req.pc) {
+        (&req.pc, "the condition it runs under")
+    } else {
+        return None;
+    };
+    Some(Decision::new(
+        Verdict::RequestApproval,
+        RULE_NETWORK_WRITE,
+        format!(
+            "this writes to {host} on the user's behalf and {whose} comes from {}, which is not trusted",
+            describe_taint(culprit)
+        ),
+        "ask the human to approve this exact command (`safesh approve ID`), or send text you wrote yourself",
+    ))
 }
 
 fn exec(req: &CommitRequest, what: ExecKind) -> Option<Decision> {
@@ -531,7 +566,9 @@ fn holds(c: &Cond, req: &CommitRequest, eff: &Label) -> bool {
         Cond::Pc(Pc::Secret) => req.pc.is_secret(),
         Cond::Pc(Pc::Untrusted) => !is_trusted(&req.pc),
         Cond::Host(g) => match &req.point {
-            CommitPoint::Network { host } => g.is_match(normalize_host(host)),
+            CommitPoint::Network { host } | CommitPoint::NetworkWrite { host } => {
+                g.is_match(normalize_host(host))
+            }
             _ => false,
         },
         Cond::Command(g) => g.is_match(&req.command),

@@ -155,6 +155,9 @@ pub enum Command {
     Checkpoint(WordsArgs),
     /// Show the persistent history of scripts and requests (`history [-n N] [--all]`).
     History(WordsArgs),
+    /// List the commands a script may call (builtins, utilities, platform
+    /// commands, allowed programs), or describe one (`commands NAME`).
+    Commands(CommandsArgs),
     /// Print a shell completion script (bash, zsh, fish, …).
     Completions(CompletionsArgs),
     /// Serve one request for the server that started this process (the
@@ -206,6 +209,20 @@ pub struct ConfigArgs {
 pub enum ConfigAction {
     /// Print the merged config with the file and line of each value.
     Show,
+}
+
+/// `safesh commands`.
+#[derive(Debug, Args)]
+pub struct CommandsArgs {
+    /// Describe this command (its schemas, risk, credentials, example).
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+    /// Only this namespace or kind (fs, http, github, builtin, utility, external).
+    #[arg(long, value_name = "NS", conflicts_with = "name")]
+    pub namespace: Option<String>,
+    /// Print JSON (as commands.list / commands.describe return it).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `safesh explain`.
@@ -375,6 +392,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "completions",
     "checkpoint",
     "history",
+    "commands",
     "__worker",
 ];
 

@@ -79,10 +79,129 @@ pub fn run(cmd: Command, config_file: Option<&str>, json: bool) -> i32 {
         Command::Task(a) => crate::task_cmd::run(a, config_file),
         Command::Tasks(a) => crate::task_cmd::list(config_file, json || a.json),
         Command::Completions(a) => completions(a.shell),
+        Command::Commands(a) => commands(a, config_file, json),
         Command::Worker => crate::serve::worker(config_file),
         // Run by the caller (it runs through the same session as `-c`).
         Command::Run(_) | Command::Checkpoint(_) | Command::History(_) => 2,
     }
+}
+
+/// `safesh commands [NAME]`: the catalogue (`commands.list`) or one
+/// command's description (`commands.describe`), as a table or JSON.
+fn commands(a: crate::args::CommandsArgs, config_file: Option<&str>, json: bool) -> i32 {
+    let policy = match load_policy(config_file) {
+        Ok(p) => p,
+        Err(status) => return status,
+    };
+    let mut out = std::io::stdout().lock();
+    if let Some(name) = &a.name {
+        let Some(v) = safesh_server::commands::describe(&policy, name) else {
+            return fail(format!(
+                "commands: no command named {name:?} (`safesh commands` lists them)"
+            ));
+        };
+        if json || a.json {
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&v).unwrap_or_default()
+            );
+            return 0;
+        }
+        let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
+        let _ = writeln!(out, "{}  ({})", s("name"), s("kind"));
+        let _ = writeln!(out, "{}", s("description"));
+        if let Some(r) = v["risk"].as_str() {
+            let _ = writeln!(out, "risk: {r}");
+        }
+        if let Some(c) = v["credentials"].as_array().filter(|c| !c.is_empty()) {
+            for c in c {
+                let _ = writeln!(
+                    out,
+                    "credential: ${} ({}; {})",
+                    c["env"].as_str().unwrap_or(""),
+                    c["config_key"].as_str().unwrap_or(""),
+                    if c["set"] == json!(true) {
+                        "set"
+                    } else {
+                        "not set"
+                    }
+                );
+            }
+        }
+        if let Some(p) = v["input_schema"]["properties"].as_object() {
+            let _ = writeln!(out, "arguments:");
+            let required: Vec<&str> = v["input_schema"]["required"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
+                .unwrap_or_default();
+            let order: Vec<&str> = v["input_schema"]["x-order"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
+                .unwrap_or_default();
+            for k in order {
+                let f = &p[k];
+                let pos = if f["x-positional"] == json!(true) {
+                    ", positional"
+                } else {
+                    ""
+                };
+                let req = if required.contains(&k) {
+                    ", required"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    out,
+                    "  --{k}{pos}{req}: {}",
+                    f["description"].as_str().unwrap_or("")
+                );
+            }
+        }
+        if let Some(e) = v["example"].as_str() {
+            let _ = writeln!(out, "example: {e}");
+        }
+        if v["callable"] == json!(false) {
+            let _ = writeln!(
+                out,
+                "not callable here: {}: {}",
+                v["reason"]["code"].as_str().unwrap_or(""),
+                v["reason"]["message"].as_str().unwrap_or("")
+            );
+        }
+        return 0;
+    }
+    let v = safesh_server::commands::list(&policy, a.namespace.as_deref());
+    if json || a.json {
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&v).unwrap_or_default()
+        );
+        return 0;
+    }
+    for c in v["commands"].as_array().into_iter().flatten() {
+        let mark = if c["callable"] == json!(true) {
+            " "
+        } else {
+            "!"
+        };
+        let mut line = format!(
+            "{mark} {:<22} {:<9} {}",
+            c["name"].as_str().unwrap_or(""),
+            c["kind"].as_str().unwrap_or(""),
+            c["description"].as_str().unwrap_or("")
+        );
+        if let Some(subs) = c["subcommands"].as_array() {
+            let subs: Vec<&str> = subs.iter().filter_map(|s| s.as_str()).collect();
+            line.push_str(&format!(" [subcommands: {}]", subs.join(", ")));
+        }
+        if let Some(r) = c["reason"]["code"].as_str() {
+            line.push_str(&format!(" ({r})"));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    0
 }
 
 /// `safesh completions SHELL`: the completion script, generated from the same

@@ -77,6 +77,10 @@ mod inprocess_limits;
 mod isolation;
 #[path = "safesh/parse_budget.rs"]
 mod parse_budget;
+#[path = "safesh/platform.rs"]
+mod platform;
+#[path = "safesh/platform_support.rs"]
+mod platform_support;
 #[path = "safesh/policy_attacks.rs"]
 mod policy_attacks;
 #[path = "safesh/policy_benign.rs"]

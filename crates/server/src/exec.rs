@@ -20,9 +20,10 @@ pub struct ExecParams {
     /// A program name (`run`, `execute`): run from argv, no parsing.
     #[serde(default)]
     pub command: Option<String>,
-    /// Its arguments.
+    /// Its arguments: an argv list, or for a platform command a JSON object
+    /// of named arguments.
     #[serde(default)]
-    pub args: Option<Vec<String>>,
+    pub args: Option<ExecArgs>,
     /// The session to run in (none: a fresh session).
     #[serde(default, alias = "session_id")]
     pub session: Option<String>,
@@ -52,6 +53,42 @@ pub struct ExecParams {
     /// face, never by the client; `None`: JSON-RPC).
     #[serde(skip)]
     pub face: Option<&'static str>,
+}
+
+/// `execute`'s `args`: an argv array, or a JSON object of named arguments,
+/// accepted only for platform commands (`github:pr:list`; agsh's shape).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum ExecArgs {
+    /// Arguments passed exactly as given.
+    List(Vec<String>),
+    /// Named arguments of a platform command (`{"repo": "o/r"}`).
+    Object(serde_json::Map<String, Value>),
+}
+
+impl ExecArgs {
+    /// No arguments at all.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            ExecArgs::List(l) => l.is_empty(),
+            ExecArgs::Object(o) => o.is_empty(),
+        }
+    }
+
+    /// The words for `command`: the list, or the object turned into words
+    /// (platform commands only; anything else is a bad request).
+    pub fn words(&self, command: &str) -> Result<Vec<String>, ServerError> {
+        match self {
+            ExecArgs::List(l) => Ok(l.clone()),
+            ExecArgs::Object(o) => crate::commands::object_args(command, o),
+        }
+    }
+}
+
+impl From<Vec<String>> for ExecArgs {
+    fn from(v: Vec<String>) -> Self {
+        ExecArgs::List(v)
+    }
 }
 
 /// An assertion on a step's output (agsh's verification).
@@ -106,7 +143,9 @@ impl ExecParams {
                     return Err(ServerError::BadParams("`command` is empty".into()));
                 }
                 let mut argv = vec![c.clone()];
-                argv.extend(self.args.iter().flatten().cloned());
+                if let Some(a) = &self.args {
+                    argv.extend(a.words(c)?);
+                }
                 Ok(quote_argv(&argv))
             }
             (None, None) => Err(ServerError::BadParams(

@@ -117,6 +117,7 @@ pub fn tools() -> Vec<Tool> {
     .into_iter()
     .chain(crate::context_face::tools())
     .chain(crate::checkpoint_face::tools())
+    .chain(crate::commands::tools())
     .collect()
 }
 
@@ -410,6 +411,16 @@ impl SafeshMcp {
                 },
                 Err(e) => server_error(&e),
             },
+            "commands_list" => json_result(
+                serde_json::from_value(args)
+                    .map_err(|e| ServerError::BadParams(e.to_string()))
+                    .map(|p| s.commands_list(p)),
+            ),
+            "commands_describe" => json_result(
+                serde_json::from_value(args)
+                    .map_err(|e| ServerError::BadParams(e.to_string()))
+                    .and_then(|p| s.commands_describe(p)),
+            ),
             n if n.starts_with("checkpoint_") => json_result(
                 crate::checkpoint_face::mcp(s.clone(), name, args, conn.to_string()).await?,
             ),
@@ -445,7 +456,7 @@ impl ServerHandler for SafeshMcp {
             Some(r) => Ok(r),
             None => Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool {:?}; tools: exec, run, session_start, session_end, session_update, job_start, job_list, job_output, job_kill, job_follow, context_get, context_set, context_delete, context_list, history",
+                    "unknown tool {:?}; tools: exec, run, session_start, session_end, session_update, job_start, job_list, job_output, job_kill, job_follow, context_get, context_set, context_delete, context_list, history, commands_list, commands_describe",
                     request.name
                 ),
                 None,

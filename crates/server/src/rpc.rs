@@ -97,11 +97,6 @@ struct PipelineParams {
     session: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct DescribeParams {
-    name: String,
-}
-
 fn id_ok(id: &Value) -> bool {
     id.is_string() || id.is_number() || id.is_null()
 }
@@ -261,16 +256,8 @@ impl Rpc {
                 }
                 Ok(json!({"passed": passed, "completed": results.len(), "steps": results}))
             }
-            "commands.list" => Ok(crate::commands::list()),
-            "commands.describe" => {
-                let d: DescribeParams = params(p)?;
-                crate::commands::describe(&d.name).ok_or_else(|| {
-                    RpcError::new(
-                        INVALID_PARAMS,
-                        format!("no command named {:?}; commands.list shows them", d.name),
-                    )
-                })
-            }
+            "commands.list" => Ok(s.commands_list(params(p)?)),
+            "commands.describe" => Ok(s.commands_describe(params(p)?)?),
             "session.start" => Ok(s.session_start(self.owned::<SessionStartParams>(p)?)?),
             "session.end" => Ok(s.session_end(self.owned::<SessionEndParams>(p)?)?),
             "session.update" => Ok(s.session_update(self.owned::<SessionUpdateParams>(p)?)?),

@@ -401,7 +401,7 @@ impl Server {
         let ep = ExecParams {
             script: p.script.clone(),
             command: p.command.clone(),
-            args: p.args.clone(),
+            args: p.args.clone().map(crate::exec::ExecArgs::from),
             ..ExecParams::default()
         };
         let script = ep.script_text()?;

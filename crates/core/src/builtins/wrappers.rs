@@ -32,6 +32,13 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
             };
             Some((path.unwrap_or_else(|| name.to_string()), long))
         }
+        Resolved::Platform(c) => Some((
+            name.to_string(),
+            format!(
+                "{name} is a safesh platform command ({} risk)",
+                c.risk().as_str()
+            ),
+        )),
         // An external program is found only on the trusted PATH (what would run).
         Resolved::NotFound => {
             let policy = sh.shared.policy.as_ref()?;

@@ -14,6 +14,9 @@ pub(crate) enum Resolved {
     Function(Arc<ast::FunctionDefinition>),
     Builtin,
     Utility(safesh_utils::UtilFn),
+    /// A platform command (`fs:read`, `github:pr:list`): after utilities,
+    /// before external programs.
+    Platform(&'static dyn safesh_platform::PlatformCommand),
     NotFound,
 }
 
@@ -222,6 +225,9 @@ impl Shell {
         if let Some(f) = crate::registry::lookup(name) {
             return Resolved::Utility(f);
         }
+        if let Some(c) = safesh_platform::get(name) {
+            return Resolved::Platform(c);
+        }
         Resolved::NotFound
     }
 
@@ -309,6 +315,7 @@ impl Shell {
                 let args: Vec<String> = argv.into_iter().map(|f| f.text).collect();
                 self.run_utility(f, args, label, words)
             }
+            Resolved::Platform(c) => self.run_platform(c, argv),
             Resolved::NotFound => {
                 if name.contains('/') {
                     let path = self.cwd.join(&name);
@@ -351,7 +358,7 @@ impl Shell {
         let kind = match resolved {
             Resolved::Function(_) => Kind::Function,
             Resolved::Builtin => Kind::Builtin,
-            Resolved::Utility(_) => Kind::Utility,
+            Resolved::Utility(_) | Resolved::Platform(_) => Kind::Utility,
             Resolved::NotFound => match policy.resolve_program(&texts[0], &self.cwd) {
                 Some(p) => Kind::External(p),
                 None => Kind::NotFound,

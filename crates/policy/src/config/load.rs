@@ -194,6 +194,35 @@ fn load_layers(opts: &LoadOptions, with_user: bool) -> Result<Config, ConfigErro
         });
     }
 
+    // agsh's `.agsh/platforms.yaml`: under the same trust rule as `safesh.toml`.
+    if !opts.no_project
+        && let Some(file) = super::platforms::find_yaml(&opts.cwd)
+    {
+        let bytes = read(&file)?;
+        let trusted = cfg
+            .state_dir
+            .as_deref()
+            .is_some_and(|s| trust::is_trusted(s, &file, &bytes));
+        if trusted {
+            let text = String::from_utf8_lossy(&bytes);
+            let platforms = super::platforms::parse_yaml(&file, &text)?;
+            layers.push(Layer {
+                platforms,
+                ..Layer::default()
+            });
+        } else {
+            cfg.warnings.push(format!(
+                "safesh: ignoring {p}: not trusted (new or changed since `safesh trust`); run `safesh trust {p}` to apply it",
+                p = file.display()
+            ));
+        }
+        cfg.sources.push(SourceFile {
+            path: file,
+            layer: "project",
+            applied: trusted,
+        });
+    }
+
     let mut rules = Vec::new();
     let mut nudges = Vec::new();
     let mut approvals = Vec::new();
@@ -211,6 +240,7 @@ fn load_layers(opts: &LoadOptions, with_user: bool) -> Result<Config, ConfigErro
     cfg.rules = rules;
     cfg.nudges = nudges;
     cfg.approvals = approvals;
+    super::platforms::apply(&mut cfg);
     Ok(cfg)
 }
 
@@ -310,6 +340,7 @@ fn merge(cfg: &mut Config, l: Layer) {
     c.max_keys = l.context.max_keys.or(c.max_keys);
     h.max_entries = l.history.max_entries.or(h.max_entries);
     h.persist = l.history.persist.or(h.persist);
+    super::platforms::merge(cfg, l.platforms);
 }
 
 fn same_matcher(a: &NameMatcher, b: &NameMatcher) -> bool {

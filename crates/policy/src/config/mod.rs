@@ -8,12 +8,14 @@
 //! merged result with provenance.
 
 mod load;
+mod platforms;
 mod schema;
 mod show;
 mod tasks;
 pub mod trust;
 
 pub use load::{ConfigError, LoadOptions, find_project_file, load, state_dir, user_config_file};
+pub use platforms::url_host;
 pub use show::render;
 
 use regex::Regex;
@@ -492,6 +494,27 @@ pub struct Config {
     pub context: ContextLimits,
     /// `[history]`: the persistent history.
     pub history: HistorySettings,
+    /// `[platforms.NAME]` (and a trusted `.agsh/platforms.yaml`), by name.
+    pub platforms: BTreeMap<String, PlatformConfig>,
+}
+
+/// `[platforms.NAME]`: one platform's settings. A credential is never in
+/// the config, only the name of the variable holding it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlatformConfig {
+    /// The platform (`github`, `http`).
+    pub name: String,
+    /// The API's base URL; its host is reachable by this platform's commands
+    /// (unless the network is off) and is where its token may flow.
+    pub base_url: Option<String>,
+    /// The environment variable holding the token.
+    pub token_env: Option<String>,
+    /// The owner of a repository named without one.
+    pub default_owner: Option<String>,
+    /// Hosts added to `[sandbox] network` (`[platforms.http]`).
+    pub allowed_domains: Vec<String>,
+    /// Where it was declared (each layer that did).
+    pub origins: Vec<Origin>,
 }
 
 /// `[checkpoints]`: what a checkpoint leaves out and how many are kept.

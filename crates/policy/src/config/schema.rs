@@ -52,6 +52,7 @@ const TOP_KEYS: &[&str] = &[
     "tasks",
     "context",
     "history",
+    "platforms",
 ];
 const SANDBOX_KEYS: &[&str] = &["read", "write", "path", "network", "allow_weaker"];
 pub(crate) const LIMIT_KEYS: &[&str] = &[
@@ -129,6 +130,7 @@ pub(crate) struct Layer {
     pub tasks: Vec<safesh_tasks::Task>,
     pub context: ContextLimits,
     pub history: HistorySettings,
+    pub platforms: Vec<crate::config::PlatformConfig>,
 }
 
 /// The built-in defaults: read and write the working directory, the standard
@@ -204,6 +206,7 @@ pub(crate) fn builtin(opts: &LoadOptions) -> Config {
         tasks: BTreeMap::new(),
         context: ContextLimits::default(),
         history: HistorySettings::default(),
+        platforms: BTreeMap::new(),
     }
 }
 
@@ -678,6 +681,9 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
                         _ => return Err(unknown(cx, k, "[history]", HISTORY_KEYS)),
                     }
                 }
+            }
+            "platforms" => {
+                layer.platforms = super::platforms::parse(cx, as_table(cx, name, TOP, v)?)?
             }
             _ => return Err(unknown(cx, k, TOP, TOP_KEYS)),
         }

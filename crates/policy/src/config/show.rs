@@ -284,6 +284,31 @@ pub fn render(config: &Config) -> String {
     let _ = writeln!(out, "\n[history]");
     shown(&mut out, "max_entries", h.max_entries, "10000");
     shown(&mut out, "persist", h.persist, "true");
+    for p in config.platforms.values() {
+        let _ = writeln!(
+            out,
+            "\n[platforms.{}]  # from {}",
+            key(&p.name),
+            super::platforms::origin_text(p)
+        );
+        for (k, v) in [
+            ("base_url", &p.base_url),
+            ("token_env", &p.token_env),
+            ("default_owner", &p.default_owner),
+        ] {
+            if let Some(v) = v {
+                let _ = writeln!(out, "{k} = {}", q(v));
+            }
+        }
+        if !p.allowed_domains.is_empty() {
+            let list: Vec<String> = p.allowed_domains.iter().map(|d| q(d)).collect();
+            let _ = writeln!(
+                out,
+                "allowed_domains = [{}]  # joined to [sandbox] network",
+                list.join(", ")
+            );
+        }
+    }
     out
 }
 
