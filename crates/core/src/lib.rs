@@ -15,6 +15,7 @@ pub mod registry;
 pub mod session;
 
 mod checkpoints;
+pub mod code_host;
 pub mod context;
 mod destructive;
 mod external;

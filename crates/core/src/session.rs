@@ -466,6 +466,11 @@ impl Session {
         self.request_timeout_ms = ms;
     }
 
+    /// The following requests' own time limit (see [`Session::set_script_timeout_ms`]).
+    pub(crate) fn request_timeout(&self) -> Option<u64> {
+        self.request_timeout_ms
+    }
+
     /// A handle that stops this session's running request from another thread.
     pub fn interrupter(&self) -> Interrupter {
         Interrupter(self.interrupt.clone())

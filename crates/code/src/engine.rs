@@ -1,0 +1,403 @@
+//! The engine: one QuickJS runtime per run, with no ambient authority (no file,
+//! network, process or environment access: QuickJS has none of its own and we
+//! add only the host function), a memory limit, a stack limit, an interrupt
+//! (the deadline, a cancellation) and a module loader that knows only the
+//! stdlib.
+
+use crate::host::{HostState, timeout_refusal};
+use rquickjs::loader::{ImportAttributes, Loader, Resolver};
+use rquickjs::promise::PromiseState;
+use rquickjs::{
+    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Promise, Runtime, Value,
+};
+use safesh_core::error::{ErrorCode, Refusal};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Instant;
+
+/// The stdlib modules, by the names a script imports.
+const MODULES: &[(&str, &str)] = &[
+    ("safesh:fs", include_str!("js/fs.js")),
+    ("safesh:text", include_str!("js/text.js")),
+    ("safesh:shell", include_str!("js/shell.js")),
+    ("safesh:stdlib", include_str!("js/stdlib.js")),
+    ("safesh/streams", include_str!("js/streams.js")),
+    ("safesh:streams", include_str!("js/streams.js")),
+];
+
+const PRELUDE: &str = include_str!("js/prelude.js");
+
+/// The globals every script has without importing: `fs`, `text`, `$`, `$session`.
+const GLOBALS: &str = include_str!("js/globals.js");
+
+/// How a run ended, before it is shaped into an outcome.
+pub(crate) enum Ending {
+    /// The module finished.
+    Done,
+    /// An uncaught exception: its text (message and stack), and the refusal it
+    /// carries when it is a `SafeshError` (or a limit of the engine).
+    Uncaught {
+        text: String,
+        refusal: Option<Refusal>,
+    },
+    /// The source does not parse.
+    Parse(Refusal),
+    /// The run was stopped (deadline, cancellation) or could not start.
+    Stopped(Refusal),
+}
+
+/// Engine limits.
+pub(crate) struct EngineLimits {
+    pub memory_bytes: usize,
+    pub stack_bytes: usize,
+    pub deadline: Option<Instant>,
+    pub cancelled: safesh_core::Interrupter,
+}
+
+struct StdlibResolver;
+
+impl Resolver for StdlibResolver {
+    fn resolve<'js>(
+        &mut self,
+        ctx: &Ctx<'js>,
+        _base: &str,
+        name: &str,
+        _attributes: Option<ImportAttributes<'js>>,
+    ) -> rquickjs::Result<String> {
+        if MODULES.iter().any(|(n, _)| *n == name) {
+            return Ok(name.to_string());
+        }
+        let names: Vec<&str> = MODULES.iter().map(|(n, _)| *n).collect();
+        Err(rquickjs::Exception::throw_message(
+            ctx,
+            &format!(
+                "NOT_SUPPORTED: cannot import {name:?}: code mode imports only the stdlib ({})",
+                names.join(", ")
+            ),
+        ))
+    }
+}
+
+struct StdlibLoader;
+
+impl Loader for StdlibLoader {
+    fn load<'js>(
+        &mut self,
+        ctx: &Ctx<'js>,
+        name: &str,
+        _attributes: Option<ImportAttributes<'js>>,
+    ) -> rquickjs::Result<Module<'js>> {
+        let src = MODULES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+            .ok_or_else(|| rquickjs::Error::new_loading(name))?;
+        Module::declare(ctx.clone(), name, src)
+    }
+}
+
+/// Runs `js` (the stripped source) as the module `name`.
+pub(crate) fn run(
+    state: Rc<RefCell<HostState>>,
+    name: &str,
+    js: &str,
+    input: Option<&str>,
+    limits: &EngineLimits,
+) -> Ending {
+    let rt = match Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => return Ending::Stopped(engine_failure(&e.to_string())),
+    };
+    rt.set_memory_limit(limits.memory_bytes);
+    rt.set_max_stack_size(limits.stack_bytes);
+    // Collect garbage early enough that a limit is about live data.
+    rt.set_gc_threshold(limits.memory_bytes / 4);
+    let stop_state = Rc::new(RefCell::new(None::<Refusal>));
+    {
+        let deadline = limits.deadline;
+        let cancelled = limits.cancelled.clone();
+        let stop = stop_state.clone();
+        let mut ticks = 0u32;
+        rt.set_interrupt_handler(Some(Box::new(move || {
+            ticks = ticks.wrapping_add(1);
+            if cancelled.is_interrupted() {
+                stop.borrow_mut()
+                    .get_or_insert_with(safesh_core::session::cancelled_refusal);
+                return true;
+            }
+            if let Some(d) = deadline
+                && Instant::now() >= d
+            {
+                stop.borrow_mut().get_or_insert_with(timeout_refusal);
+                return true;
+            }
+            false
+        })));
+    }
+    rt.set_loader(StdlibResolver, StdlibLoader);
+    let ctx = match Context::full(&rt) {
+        Ok(c) => c,
+        Err(e) => return Ending::Stopped(engine_failure(&e.to_string())),
+    };
+    let ending = ctx.with(|ctx| -> Ending {
+        let host_state = state.clone();
+        let host = Function::new(ctx.clone(), move |op: String, args: String| -> String {
+            match host_state.try_borrow_mut() {
+                Ok(mut s) => s.call(&op, &args),
+                Err(_) => r#"{"err":{"code":"EXECUTION_ERROR","message":"host function re-entered"}}"#.into(),
+            }
+        });
+        let setup = host.and_then(|h| {
+            ctx.globals().set("__safesh_host", h)?;
+            ctx.globals().set("__safesh_input", input.map(str::to_string))?;
+            ctx.eval::<(), _>(PRELUDE)
+        });
+        if let Err(e) = setup.catch(&ctx) {
+            return Ending::Stopped(engine_failure(&caught_text(&e)));
+        }
+        if let Err(e) = settle(&ctx, Module::evaluate(ctx.clone(), "safesh:globals", GLOBALS)) {
+            return Ending::Stopped(engine_failure(&e));
+        }
+        let promise = match Module::evaluate(ctx.clone(), name, js).catch(&ctx) {
+            Ok(p) => p,
+            Err(e) => {
+                if let Some(r) = stop_state.borrow_mut().take() {
+                    return Ending::Stopped(r);
+                }
+                if is_syntax_error(&e) {
+                    return Ending::Parse(parse_refusal(&e, name));
+                }
+                return uncaught(&e, &state);
+            }
+        };
+        match drive(&ctx, &promise) {
+            Ok(()) => Ending::Done,
+            Err(Drive::Rejected(v)) => {
+                if let Some(r) = stop_state.borrow_mut().take() {
+                    return Ending::Stopped(r);
+                }
+                let caught = match rquickjs::Exception::from_value(v.clone()) {
+                    Ok(ex) => CaughtError::Exception(ex),
+                    Err(_) => CaughtError::Value(v),
+                };
+                uncaught(&caught, &state)
+            }
+            Err(Drive::Stuck) => {
+                if let Some(r) = stop_state.borrow_mut().take() {
+                    return Ending::Stopped(r);
+                }
+                Ending::Uncaught {
+                    text: "Error: the script awaits a promise that can never settle (nothing is left to run)\n".into(),
+                    refusal: None,
+                }
+            }
+            Err(Drive::Failed(msg)) => {
+                if let Some(r) = stop_state.borrow_mut().take() {
+                    return Ending::Stopped(r);
+                }
+                Ending::Uncaught { text: msg, refusal: None }
+            }
+        }
+    });
+    // `$session.vars` is written back while the engine still runs.
+    if matches!(ending, Ending::Done | Ending::Uncaught { .. }) {
+        ctx.with(|ctx| {
+            let read = state.try_borrow().map(|s| s.vars_read).unwrap_or(false);
+            if read
+                && let Ok(Some(text)) = ctx.eval::<Option<String>, _>(
+                    "(() => { const v = globalThis.$session && globalThis.$session.vars; return v === undefined ? undefined : JSON.stringify(v); })()",
+                )
+                && let Ok(mut s) = state.try_borrow_mut()
+            {
+                let acc = s.acc.clone();
+                s.vars = (text, s.vars.1.join(&acc));
+            }
+        });
+    }
+    drop(ctx);
+    drop(rt);
+    ending
+}
+
+enum Drive<'js> {
+    Rejected(Value<'js>),
+    Stuck,
+    Failed(String),
+}
+
+/// Runs jobs until `promise` settles.
+fn drive<'js>(ctx: &Ctx<'js>, promise: &Promise<'js>) -> Result<(), Drive<'js>> {
+    loop {
+        match promise.state() {
+            PromiseState::Resolved => return Ok(()),
+            PromiseState::Rejected => {
+                let v = match promise.result::<Value>() {
+                    Some(Err(rquickjs::Error::Exception)) => ctx.catch(),
+                    Some(Ok(v)) => v,
+                    Some(Err(e)) => return Err(Drive::Failed(format!("{e}\n"))),
+                    None => Value::new_undefined(ctx.clone()),
+                };
+                return Err(Drive::Rejected(v));
+            }
+            PromiseState::Pending => {
+                if !ctx.execute_pending_job() {
+                    return Err(Drive::Stuck);
+                }
+            }
+        }
+    }
+}
+
+/// Evaluates a setup module to its end.
+fn settle<'js>(ctx: &Ctx<'js>, p: rquickjs::Result<Promise<'js>>) -> Result<(), String> {
+    let p = p.catch(ctx).map_err(|e| caught_text(&e))?;
+    drive(ctx, &p).map_err(|d| match d {
+        Drive::Rejected(v) => format!("{v:?}"),
+        Drive::Stuck => "setup did not finish".into(),
+        Drive::Failed(m) => m,
+    })
+}
+
+fn is_syntax_error(e: &CaughtError<'_>) -> bool {
+    match e {
+        CaughtError::Exception(ex) => ex
+            .as_object()
+            .get::<_, String>("name")
+            .is_ok_and(|n| n == "SyntaxError"),
+        _ => false,
+    }
+}
+
+/// `PARSE_ERROR` with the line and column QuickJS reports (in the user's
+/// source: type stripping keeps every position).
+fn parse_refusal(e: &CaughtError<'_>, name: &str) -> Refusal {
+    let (message, stack) = match e {
+        CaughtError::Exception(ex) => (
+            ex.message().unwrap_or_default(),
+            ex.stack().unwrap_or_default(),
+        ),
+        other => (other.to_string(), String::new()),
+    };
+    let at = location_in(&stack, name);
+    crate::parse_error(&message, at)
+}
+
+/// The first `NAME:LINE:COLUMN` of a stack.
+pub(crate) fn location_in(stack: &str, name: &str) -> Option<(usize, usize)> {
+    let i = stack.find(&format!("{name}:"))?;
+    let rest = &stack[i + name.len() + 1..];
+    let mut nums = rest.split(|c: char| !c.is_ascii_digit());
+    let line = nums.next()?.parse().ok()?;
+    let col = nums.next().and_then(|c| c.parse().ok()).unwrap_or(1);
+    Some((line, col))
+}
+
+fn uncaught(e: &CaughtError<'_>, state: &Rc<RefCell<HostState>>) -> Ending {
+    let _ = state;
+    let text = caught_text(e);
+    let refusal = match e {
+        CaughtError::Exception(ex) => {
+            let obj = ex.as_object();
+            let code: Option<String> = obj.get("code").ok();
+            let name: Option<String> = obj.get("name").ok();
+            let message = ex.message().unwrap_or_default();
+            if name.as_deref() == Some("SafeshError") {
+                code.as_deref().and_then(code_from_str).map(|c| {
+                    let mut r = Refusal::new(c, message.clone());
+                    r.suggestion = obj.get::<_, Option<String>>("suggestion").ok().flatten();
+                    r.details.rule = obj.get::<_, Option<String>>("rule").ok().flatten();
+                    r.details.path = obj.get::<_, Option<String>>("path").ok().flatten();
+                    r.details.command = obj.get::<_, Option<String>>("command").ok().flatten();
+                    r
+                })
+            } else if message.contains("out of memory") {
+                Some(memory_refusal())
+            } else if message.contains("stack overflow") || message.contains("call stack size") {
+                Some(
+                    Refusal::new(
+                        ErrorCode::LimitExceeded,
+                        "the code's call stack exceeded its limit (deep recursion)",
+                    )
+                    .rule("limits.code_stack")
+                    .suggest("recurse less deeply (use a loop or an explicit stack)"),
+                )
+            } else {
+                None
+            }
+        }
+        CaughtError::Value(v) if v.is_null() => Some(memory_refusal()),
+        _ => None,
+    };
+    Ending::Uncaught { text, refusal }
+}
+
+pub(crate) fn memory_refusal() -> Refusal {
+    Refusal::new(
+        ErrorCode::LimitExceeded,
+        "the code's memory exceeded its limit",
+    )
+    .rule("limits.memory_mb")
+    .suggest(
+        "use less memory (stream with safesh/streams), or raise [limits] memory_mb in safesh.toml",
+    )
+}
+
+/// The text of an uncaught exception: `Uncaught Name: message` and its stack.
+fn caught_text(e: &CaughtError<'_>) -> String {
+    match e {
+        CaughtError::Exception(ex) => {
+            let name: String = ex
+                .as_object()
+                .get("name")
+                .unwrap_or_else(|_| "Error".into());
+            let mut s = format!("Uncaught {name}: {}\n", ex.message().unwrap_or_default());
+            if let Some(st) = ex.stack()
+                && !st.trim().is_empty()
+            {
+                s.push_str(&st);
+                if !st.ends_with('\n') {
+                    s.push('\n');
+                }
+            }
+            s
+        }
+        CaughtError::Value(v) => {
+            let shown = v
+                .as_string()
+                .and_then(|s| s.to_string().ok())
+                .unwrap_or_else(|| format!("{v:?}"));
+            format!("Uncaught {shown}\n")
+        }
+        CaughtError::Error(e) => format!("Uncaught {e}\n"),
+    }
+}
+
+fn code_from_str(s: &str) -> Option<ErrorCode> {
+    use ErrorCode::*;
+    [
+        ParseError,
+        NotSupported,
+        CommandNotFound,
+        CommandNotWhitelisted,
+        FlagNotAllowed,
+        PathViolation,
+        Blocked,
+        Nudge,
+        PermissionDenied,
+        SandboxUnavailable,
+        FlowViolation,
+        ApprovalRequired,
+        Timeout,
+        LimitExceeded,
+        ExecutionError,
+    ]
+    .into_iter()
+    .find(|c| c.as_str() == s)
+}
+
+fn engine_failure(msg: &str) -> Refusal {
+    Refusal::new(
+        ErrorCode::ExecutionError,
+        format!("the JS engine failed: {msg}"),
+    )
+}
