@@ -61,10 +61,13 @@ impl Server {
             Some(id) => {
                 let entry = self.sessions.get(id, conn)?;
                 let mut s = crate::shape::lock(&entry.session);
+                // Its `session` context scope is saved and restored with it.
+                s.set_context_session(Some(id));
                 s.checkpoint(&op)
             }
             None => {
                 let mut s = self.fresh.take_for(&crate::owner::scope(conn, None));
+                s.set_context_session(None);
                 let r = s.checkpoint(&op);
                 self.fresh.give_back(s);
                 r

@@ -9,6 +9,9 @@
 //! - [`rpc`]: the JSON-RPC 2.0 agent mode (`safesh rpc`).
 //! - [`worker`] / [`worker_main`]: requests in worker processes (the isolation
 //!   model: a crash or an allocation abort costs one request, not the server).
+//! - [`envelope`]: `meta`, `payload`, `provenance` of every exec-style result.
+//! - [`pipeline_face`]: `pipeline` (JSON-RPC and MCP) over `safesh_pipeline`.
+//! - [`task_face`]: `task.run`/`task.list` and MCP `task_run`/`task_list`.
 
 pub mod checkpoint_face;
 pub mod context_face;
@@ -31,6 +34,10 @@ pub use error::ServerError;
 pub use service::Server;
 pub use settings::Settings;
 pub mod commands;
+pub mod envelope;
 pub mod mcp;
+pub mod piped;
+pub mod pipeline_face;
 pub mod rpc;
 pub mod schemas;
+pub mod task_face;

@@ -170,6 +170,8 @@ pub fn serve(settings: Settings) -> i32 {
         mut params,
         ask,
         conn,
+        piped,
+        pipe_stdout,
     }) = serde_json::from_str::<ToWorker>(&first)
     else {
         return fail("the first frame is not a request".into());
@@ -180,6 +182,8 @@ pub fn serve(settings: Settings) -> i32 {
     let scope = crate::owner::scope(&conn, None);
     session.set_state_scope(Some(crate::owner::scope_dir(&scope)));
     params.conn = conn;
+    params.piped = piped;
+    params.pipe_stdout = pipe_stdout;
     let slot: Arc<Mutex<Option<Interrupter>>> = Arc::new(Mutex::new(None));
     let cancelled = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (tx, rx) = channel();
