@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: safesh against bash + GNU tools on the same run (hyperfine).
 #   bench/run.sh            all groups
-#   bench/run.sh startup|corpus|labels|labels-callgrind|big|log3m|mcp-http|parse
+#   bench/run.sh startup|corpus|labels|labels-callgrind|big|log3m|mcp-http|parse|checkpoint|context
 # Needs: hyperfine (apt-get install hyperfine), a release build (built here).
 # Big inputs are generated under $BENCH_DIR (default /tmp/safesh-bench), never in the repo.
 set -euo pipefail
@@ -180,6 +180,47 @@ parse() {
     hyperfine -N -i --warmup 1 --runs "${PARSE_RUNS:-3}" -n "bash if 1024K" "bash $B/parse-if-1024.sh"
 }
 
+checkpoint() {
+    # Issue 17: `safesh checkpoint save` of a 10,000-file / 200 MB tree against
+    # `tar -cf` of the same tree (goal <= 1.0x), a second save with one file
+    # changed (goal <= 5 % of the first), and restore into an emptied tree
+    # against `tar -xf`. The tree is generated under $B, never in the repo.
+    local t="$B/cp/tree" st="$B/cp/state"
+    if [ ! -s "$B/cp/.done" ]; then
+        rm -rf "$B/cp"; mkdir -p "$t"
+        head -c 209715200 /dev/urandom > "$B/cp/blob"
+        (cd "$t" && split -b 20972 -d -a 4 "$B/cp/blob" f)
+        rm "$B/cp/blob"
+        for p in $(seq -w 0 99); do mkdir "$t/d$p"; mv "$t"/f"$p"?? "$t/d$p/"; done
+        touch "$B/cp/.done"
+    fi
+    printf '[sandbox]\nread = ["."]\nwrite = ["."]\n[checkpoints]\nmax_mb = 4096\n' > "$B/cp/config.toml"
+    local cs="XDG_STATE_HOME=$st $S --config $B/cp/config.toml checkpoint"
+    echo "tree: $(find "$t" -type f | wc -l) files, $(du -sh "$t" | cut -f1)"
+    hyperfine -N --warmup 1 --runs "${CP_RUNS:-5}" --export-markdown "$B/checkpoint-save.md" \
+        --prepare "rm -rf $st $B/cp/t.tar" \
+        -n "safesh checkpoint save (first)" "sh -c 'cd $t && $cs save c1 >/dev/null'" \
+        -n "tar -cf" "tar -cf $B/cp/t.tar -C $t ."
+    # The second save: one file changed since the first.
+    rm -rf "$st"; (cd "$t" && sh -c "$cs save base >/dev/null")
+    hyperfine -N --warmup 1 --runs "${CP_RUNS:-5}" --export-markdown "$B/checkpoint-second.md" \
+        --prepare "sh -c 'date +%N >> $t/d00/f0000'" \
+        -n "safesh checkpoint save (one file changed)" "sh -c 'cd $t && $cs save base >/dev/null'"
+    # Restore into the emptied tree against unpacking the tar there.
+    tar -cf "$B/cp/t.tar" -C "$t" .
+    hyperfine -N --warmup 1 --runs "${CP_RUNS:-5}" --export-markdown "$B/checkpoint-restore.md" \
+        --prepare "sh -c 'rm -rf $t/d*'" \
+        -n "safesh checkpoint restore" "sh -c 'cd $t && $cs restore base >/dev/null'" \
+        -n "tar -xf" "tar -xf $B/cp/t.tar -C $t"
+    (cd "$t" && sh -c "$cs restore base >/dev/null")
+    du -sh "$st/safesh/checkpoints" 2>/dev/null || true
+}
+
+context() {
+    # Issue 17: context.set + context.get round trips per second over JSON-RPC.
+    for i in 1 2 3; do python3 bench/context_rpc.py "$S" "${CONTEXT_N:-5000}"; done
+}
+
 case "$what" in
     startup) startup ;;
     corpus) corpus ;;
@@ -189,6 +230,8 @@ case "$what" in
     log3m) log3m ;;
     mcp-http) mcp_http ;;
     parse) parse ;;
+    checkpoint) checkpoint ;;
+    context) context ;;
     all) startup; corpus; big ;;
     *) echo "unknown group $what" >&2; exit 2 ;;
 esac

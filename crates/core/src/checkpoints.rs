@@ -8,6 +8,7 @@
 use crate::error::{ErrorCode, Refusal};
 use crate::interp::Shell;
 use safesh_checkpoint::{CheckpointError, Filter, SaveRequest, Settings, Store};
+use safesh_context::{Item, NewValue, Scope};
 use safesh_label::Label;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -129,6 +130,7 @@ impl Shell {
                         .then(|| serde_json::to_string(&l).ok())
                         .flatten()
                 };
+                let extra = self.context_snapshot()?;
                 let saved = store
                     .save(
                         &SaveRequest {
@@ -137,7 +139,7 @@ impl Shell {
                             name: name.as_deref(),
                             filter: &filter,
                             label_of: &label_of,
-                            extra: Value::Null,
+                            extra,
                         },
                         &settings,
                     )
@@ -146,7 +148,7 @@ impl Shell {
             }
             CheckpointOp::Restore(name) => {
                 // No such checkpoint: a usage error, not a decision.
-                store.load(&project, name).map_err(failure)?;
+                let manifest = store.load(&project, name).map_err(failure)?;
                 // A restore rewrites and removes files: the destructive commit
                 // point, always (so it is audited), like `rm -r` of the roots.
                 let data = words.join(&self.pc);
@@ -173,11 +175,13 @@ impl Shell {
                         }
                     }
                 }
+                let context = self.restore_context(&manifest.extra)?;
                 Ok(json!({
                     "name": name,
                     "written": r.written.iter().map(|(p, _)| p).collect::<Vec<_>>(),
                     "removed": r.removed,
                     "unchanged": r.unchanged,
+                    "context": context,
                 }))
             }
             CheckpointOp::List => Ok(json!(store.list(&project).map_err(failure)?)),
@@ -191,5 +195,90 @@ impl Shell {
                 Ok(json!({"deleted": name}))
             }
         }
+    }
+}
+
+/// A context item as a checkpoint keeps it (its labels with it).
+fn item_json(item: &Item) -> Value {
+    json!({
+        "key": item.key,
+        "value": item.value,
+        "label": item.label,
+        "key_label": item.key_label,
+        "tags": item.tags,
+    })
+}
+
+impl Shell {
+    /// The context store's `project` scope and this session's `session` scope,
+    /// saved with a checkpoint (`null` without a store).
+    fn context_snapshot(&self) -> Result<Value, CheckpointFailure> {
+        let (Some(config), Some(owners)) = (self.context_config(), self.context_owners()) else {
+            return Ok(Value::Null);
+        };
+        if config.state_dir.is_none() {
+            return Ok(Value::Null);
+        }
+        let store = crate::context::store(config)?;
+        let list = |scope: Scope, owner: &str| -> Result<Vec<Value>, CheckpointFailure> {
+            Ok(store
+                .list(scope, owner, None)
+                .map_err(|e| crate::context::store_refusal(&e))?
+                .iter()
+                .map(item_json)
+                .collect())
+        };
+        let project = list(Scope::Project, &owners.project)?;
+        let session = match &owners.session {
+            Some(id) => Some(list(Scope::Session, id)?),
+            None => None,
+        };
+        Ok(json!({"context": {"project": project, "session": session}}))
+    }
+
+    /// Puts the context scopes a checkpoint saved back: the project's scope
+    /// exactly as it was, and the saved session scope into this session's (when
+    /// it runs in one). What it did: `{project, session}` counts, or `null`.
+    fn restore_context(&self, extra: &Value) -> Result<Value, CheckpointFailure> {
+        let saved = &extra["context"];
+        if saved.is_null() {
+            return Ok(Value::Null);
+        }
+        let (Some(config), Some(owners)) = (self.context_config(), self.context_owners()) else {
+            return Ok(Value::Null);
+        };
+        let store = crate::context::store(config)?;
+        let limits = crate::context::limits(config);
+        let put_back =
+            |scope: Scope, owner: &str, items: &Value| -> Result<usize, CheckpointFailure> {
+                let fail = |e: safesh_context::ContextError| crate::context::store_refusal(&e);
+                store.clear(scope, owner).map_err(fail)?;
+                let mut n = 0;
+                for item in items.as_array().into_iter().flatten() {
+                    let (Some(key), Ok(label), Ok(key_label)) = (
+                        item["key"].as_str(),
+                        serde_json::from_value::<Label>(item["label"].clone()),
+                        serde_json::from_value::<Label>(item["key_label"].clone()),
+                    ) else {
+                        continue;
+                    };
+                    let tags = serde_json::from_value(item["tags"].clone()).unwrap_or_default();
+                    let new = NewValue {
+                        value: &item["value"],
+                        label: &label,
+                        key_label: &key_label,
+                        tags: &tags,
+                    };
+                    store.set(scope, owner, key, new, limits).map_err(fail)?;
+                    n += 1;
+                }
+                Ok(n)
+            };
+        let project = put_back(Scope::Project, &owners.project, &saved["project"])?;
+        let session = match (&owners.session, saved["session"].is_array()) {
+            (Some(id), true) => Some(put_back(Scope::Session, id, &saved["session"])?),
+            _ => None,
+        };
+        Ok(json!({"project": project, "session": session}))
     }
 }

@@ -102,6 +102,9 @@ pub enum InputSource {
     Inherit,
     /// These bytes.
     Bytes(Vec<u8>),
+    /// These bytes, with the label they already have (a pipeline step's
+    /// input: the previous step's stdout keeps what it was made of).
+    Labeled(Vec<u8>, Label),
     /// Nothing.
     Empty,
 }
@@ -601,6 +604,7 @@ impl Session {
         let stdin = match input {
             InputSource::Inherit => Source::new(SourceKind::Stdin, Label::user_input()),
             InputSource::Bytes(b) => Source::bytes(b, Label::user_input()),
+            InputSource::Labeled(b, label) => Source::bytes(b, label),
             InputSource::Empty => Source::empty(),
         };
         self.shell.fds.insert(0, Fd::In(stdin));

@@ -81,6 +81,8 @@ mod parse_budget;
 mod platform;
 #[path = "safesh/platform_support.rs"]
 mod platform_support;
+#[path = "safesh/pipelines.rs"]
+mod pipelines;
 #[path = "safesh/policy_attacks.rs"]
 mod policy_attacks;
 #[path = "safesh/policy_benign.rs"]

@@ -68,12 +68,17 @@ impl Server {
                         let params = serde_json::json!({"name": p.name, "a": p.a, "b": p.b});
                         return r.checkpoint(op_name, params);
                     }
-                    (None, Some(s)) => s.checkpoint(&op),
+                    (None, Some(s)) => {
+                        // Its `session` context scope is saved and restored with it.
+                        s.set_context_session(Some(id));
+                        s.checkpoint(&op)
+                    }
                     (None, None) => return Err(ServerError::UnknownSession(id.clone())),
                 }
             }
             None => {
                 let mut s = self.fresh.take_for(&crate::owner::scope(conn, None));
+                s.set_context_session(None);
                 let r = s.checkpoint(&op);
                 self.fresh.give_back(s);
                 r

@@ -45,6 +45,18 @@ pub struct ExecParams {
     /// Assertions checked against stdout after the run.
     #[serde(default)]
     pub verify: Option<Vec<Assertion>>,
+    /// Tags echoed in the result's envelope (`meta.tags`).
+    #[serde(default)]
+    pub tags: Option<std::collections::BTreeMap<String, String>>,
+    /// Stdin handed over by the server with its label (a pipeline step's: the
+    /// previous step's raw stdout). Set by the server, never from the client's
+    /// JSON; crosses to a worker beside the params (`worker.rs`). `input` wins.
+    #[serde(skip)]
+    pub piped: Option<crate::piped::Piped>,
+    /// Keep the raw stdout, up to this many bytes, for the next pipeline step
+    /// (returned under [`crate::piped::RESULT_KEY`]). Set by the server only.
+    #[serde(skip)]
+    pub pipe_stdout: Option<usize>,
     /// The connection that sent it, set by the face (never from the client's
     /// JSON): what it may use and own (see [`crate::owner`]).
     #[serde(skip)]
@@ -165,11 +177,16 @@ pub fn run(
     settings: &Settings,
     on_start: &dyn Fn(Interrupter),
 ) -> Value {
-    let capture = capture(p, settings);
+    let started = std::time::SystemTime::now();
+    let capture = match p.pipe_stdout {
+        Some(limit) => Arc::new(capture_of(p, settings).with_tap(limit)),
+        None => capture(p, settings),
+    };
     session.set_force(p.force.unwrap_or(false));
-    let input = match &p.input {
-        Some(s) => InputSource::Bytes(s.clone().into_bytes()),
-        None => InputSource::Empty,
+    let input = match (&p.input, &p.piped) {
+        (Some(s), _) => InputSource::Bytes(s.clone().into_bytes()),
+        (None, Some(piped)) => InputSource::Labeled(piped.bytes.clone(), piped.label.clone()),
+        (None, None) => InputSource::Empty,
     };
     on_start(session.interrupter());
     // The core stops the request at its deadline with TIMEOUT (rule `timeout_ms`);
@@ -209,27 +226,34 @@ pub fn run(
             .to_string();
         v["verification"] = verify(&text, asserts);
     }
+    crate::envelope::attach(&mut v, p, script, started, &capture.facts());
+    if let Some(piped) = capture.take_tap() {
+        v[crate::piped::RESULT_KEY] = serde_json::to_value(piped).unwrap_or(Value::Null);
+    }
     v
 }
 
 /// Where a request's output goes: shaped as `p` asks, under `settings`.
 pub fn capture(p: &ExecParams, settings: &Settings) -> Arc<Capture> {
-    Arc::new(
-        Capture::new(
-            p.output_mode.unwrap_or_default(),
-            ShapeConfig {
-                cap: settings.cap,
-                // The scope's own directory (crate::owner): not another's to read.
-                spill_dir: crate::owner::scoped(
-                    &settings.spill_dir(),
-                    &crate::owner::scope(&p.conn, p.session.as_deref()),
-                ),
-                retention: settings.spill_retention,
-            },
-        )
-        .with_spill_limits(crate::spill::SpillLimits::of(settings))
-        .with_redaction(Redaction::from_config(settings.policy.config())),
+    Arc::new(capture_of(p, settings))
+}
+
+/// The capture of [`capture`], not yet shared (a pipeline step adds its tap).
+fn capture_of(p: &ExecParams, settings: &Settings) -> Capture {
+    Capture::new(
+        p.output_mode.unwrap_or_default(),
+        ShapeConfig {
+            cap: settings.cap,
+            // The scope's own directory (crate::owner): not another's to read.
+            spill_dir: crate::owner::scoped(
+                &settings.spill_dir(),
+                &crate::owner::scope(&p.conn, p.session.as_deref()),
+            ),
+            retention: settings.spill_retention,
+        },
     )
+    .with_spill_limits(crate::spill::SpillLimits::of(settings))
+    .with_redaction(Redaction::from_config(settings.policy.config()))
 }
 
 /// Checks assertions against `text`: `{passed, results: [{type, passed, detail}]}`.

@@ -10,6 +10,9 @@
 //! - [`worker`] / [`worker_main`]: requests in worker processes (the isolation
 //!   model: a crash or an allocation abort costs one request, not the server);
 //!   [`worker_remote`]: long-lived workers holding a session or a job.
+//! - [`envelope`]: `meta`, `payload`, `provenance` of every exec-style result.
+//! - [`pipeline_face`]: `pipeline` (JSON-RPC and MCP) over `safesh_pipeline`.
+//! - [`task_face`]: `task.run`/`task.list` and MCP `task_run`/`task_list`.
 
 pub mod checkpoint_face;
 pub mod context_face;
@@ -34,6 +37,10 @@ pub use error::ServerError;
 pub use service::Server;
 pub use settings::Settings;
 pub mod commands;
+pub mod envelope;
 pub mod mcp;
+pub mod piped;
+pub mod pipeline_face;
 pub mod rpc;
 pub mod schemas;
+pub mod task_face;

@@ -118,6 +118,7 @@ pub fn tools() -> Vec<Tool> {
     .chain(crate::context_face::tools())
     .chain(crate::checkpoint_face::tools())
     .chain(crate::commands::tools())
+    .chain(runtime_tools::tools())
     .collect()
 }
 
@@ -344,8 +345,6 @@ impl SafeshMcp {
                 let problem = if name == "exec" {
                     p.command = None;
                     p.args = None;
-                    p.intent = None;
-                    p.verify = None;
                     p.script
                         .is_none()
                         .then_some("`exec` needs `script` (a bash script); use `run` for an argv")
@@ -421,6 +420,11 @@ impl SafeshMcp {
                     .map_err(|e| ServerError::BadParams(e.to_string()))
                     .and_then(|p| s.commands_describe(p)),
             ),
+            "pipeline" | "task_run" | "task_list" => {
+                let approver = elicit::ElicitationApprover::for_peer(&ctx.peer)
+                    .map(|a| Arc::new(a) as Arc<dyn safesh_core::ApprovalChannel>);
+                runtime_tools::dispatch(s, name, &args, conn, ctx, approver).await?
+            }
             n if n.starts_with("checkpoint_") => json_result(
                 crate::checkpoint_face::mcp(s.clone(), name, args, conn.to_string()).await?,
             ),
@@ -456,7 +460,7 @@ impl ServerHandler for SafeshMcp {
             Some(r) => Ok(r),
             None => Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool {:?}; tools: exec, run, session_start, session_end, session_update, job_start, job_list, job_output, job_kill, job_follow, context_get, context_set, context_delete, context_list, history, commands_list, commands_describe",
+                    "unknown tool {:?}; tools: exec, run, session_start, session_end, session_update, job_start, job_list, job_output, job_kill, job_follow, context_get, context_set, context_delete, context_list, history, checkpoint_save, checkpoint_restore, checkpoint_list, checkpoint_diff, checkpoint_delete, pipeline, task_run, task_list, commands_list, commands_describe",
                     request.name
                 ),
                 None,
@@ -493,6 +497,7 @@ pub async fn serve_stdio(server: Arc<Server>) -> i32 {
 pub mod elicit;
 pub mod http;
 pub mod http_sessions;
+pub mod runtime_tools;
 pub mod stdio;
 
 /// `safesh mcp`: serves stdio, or HTTP when `http` names an address (with the

@@ -17,7 +17,6 @@ use crate::service::{
 use crate::shape::lock;
 use crate::wire::{Frame, read_frames};
 use safesh_core::Interrupter;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use std::io::{BufRead, Write};
@@ -88,14 +87,6 @@ fn params<T: DeserializeOwned>(p: Value) -> Result<T, RpcError> {
         .map_err(|e| RpcError::new(INVALID_PARAMS, format!("invalid params: {e}")))
 }
 
-#[derive(Deserialize)]
-struct PipelineParams {
-    steps: Vec<ExecParams>,
-    #[serde(default)]
-    continue_on_error: bool,
-    #[serde(default, alias = "session_id")]
-    session: Option<String>,
-}
 
 fn id_ok(id: &Value) -> bool {
     id.is_string() || id.is_number() || id.is_null()
@@ -233,28 +224,18 @@ impl Rpc {
         match method {
             "execute" => self.exec(&self.owned::<ExecParams>(p)?),
             "pipeline" => {
-                let pp: PipelineParams = params(p)?;
-                let mut results = Vec::new();
-                let mut passed = true;
-                for mut step in pp.steps {
-                    step.set_conn(&self.conn);
-                    if step.session.is_none() {
-                        step.session = pp.session.clone();
-                    }
-                    let v = self.exec(&step)?;
-                    let ok = v["exit_code"] == json!(0)
-                        && v["error"].is_null()
-                        && v.get("verification")
-                            .is_none_or(|x| x["passed"] == json!(true));
-                    results.push(v);
-                    if !ok {
-                        passed = false;
-                        if !pp.continue_on_error {
-                            break;
-                        }
-                    }
-                }
-                Ok(json!({"passed": passed, "completed": results.len(), "steps": results}))
+                let pp: crate::pipeline_face::PipelineParams = params(p)?;
+                let cur = self.current.clone();
+                let v = s.pipeline(&pp, &self.conn, None, &move |i| *lock(&cur) = Some(i), None);
+                *lock(&self.current) = None;
+                Ok(v?)
+            }
+            m @ ("task.run" | "task.list") => {
+                let cur = self.current.clone();
+                let on_start = move |i| *lock(&cur) = Some(i);
+                let r = crate::task_face::rpc(s, m, p, &self.conn, &on_start);
+                *lock(&self.current) = None;
+                Ok(r.unwrap_or_else(|| Err(ServerError::BadParams(format!("no method {m}"))))?)
             }
             "commands.list" => Ok(s.commands_list(params(p)?)),
             "commands.describe" => Ok(s.commands_describe(params(p)?)?),
@@ -275,7 +256,7 @@ impl Rpc {
             m => Err(RpcError::new(
                 METHOD_NOT_FOUND,
                 format!(
-                    "unknown method {m:?}; methods: execute, pipeline, commands.list, commands.describe, history, context.get|set|delete|list, session.start|end|update, job.start|list|output|kill|follow"
+                    "unknown method {m:?}; methods: execute, pipeline, commands.list, commands.describe, history, context.get|set|delete|list, checkpoint.save|restore|list|diff|delete, task.run|list, session.start|end|update, job.start|list|output|kill|follow"
                 ),
             )),
         }

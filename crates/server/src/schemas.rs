@@ -8,8 +8,52 @@ fn common_props() -> Value {
         "timeout_ms": {"type": "integer", "minimum": 1, "description": "Stop the command after this many milliseconds (capped by the server's maximum). The result then has error.code TIMEOUT and exit_code 124."},
         "input": {"type": "string", "description": "Text fed to the command's stdin."},
         "output_mode": {"type": "string", "enum": ["merged", "stdout", "stderr", "separate"], "description": "merged (default): stdout and stderr interleaved in `output`; stdout / stderr: only that stream; separate: both, in `stdout` and `stderr`."},
-        "force": {"type": "boolean", "description": "Run despite a NUDGE (advice that a better way exists). Overrides nothing else."}
+        "force": {"type": "boolean", "description": "Run despite a NUDGE (advice that a better way exists). Overrides nothing else."},
+        "tags": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Your tags, echoed in the result's meta.tags."},
+        "intent": {"description": "The declared goal of this step; echoed back as `intent`."},
+        "verify": verify_schema()
     })
+}
+
+fn verify_schema() -> Value {
+    json!({"type": "array", "description": "Assertions checked against the stdout you are shown; results in `verification` {passed, results: [{type, passed, detail}]}.", "items": {"type": "object", "properties": {"type": {"type": "string", "enum": ["not_empty", "contains", "count_gte", "matches_regex"]}, "value": {}}, "required": ["type"]}})
+}
+
+/// The envelope's properties (DESIGN "Agent runtime contracts"), added to a
+/// result schema `v`: `meta`, `payload`, `provenance` (listed as required when
+/// `required`: the exec Result of a worker that died has no envelope).
+pub fn add_envelope(v: &mut Value, required: bool) {
+    v["properties"]["meta"] = json!({
+        "type": "object",
+        "description": "What the output is: content_type (application/json when the whole shown output parses as JSON, text/plain otherwise, a binary type for binary output), tags (the request's), created_at (RFC 3339), source (the command that produced it).",
+        "properties": {
+            "content_type": {"type": "string"},
+            "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+            "created_at": {"type": "string"},
+            "source": {"type": "string"}
+        },
+        "required": ["content_type", "tags", "created_at", "source"]
+    });
+    v["properties"]["payload"] = json!({"description": "The parsed JSON of the shown output when meta.content_type is application/json; null when it is not JSON, was truncated or redacted."});
+    v["properties"]["provenance"] = json!({
+        "type": "array",
+        "description": "The steps that produced this result.",
+        "items": {"type": "object", "properties": {
+            "command": {"type": "string"},
+            "args": {"type": "array", "items": {"type": "string"}},
+            "timestamp": {"type": ["string", "null"]},
+            "duration_ms": {"type": ["integer", "null"]},
+            "status": {"type": "string", "enum": ["ok", "error", "skipped"]},
+            "label": {"type": ["object", "null"], "description": "The label summary of the step's output."}
+        }, "required": ["command", "args", "status"]}
+    });
+    if let Some(r) = v["required"].as_array_mut().filter(|_| required) {
+        for k in ["meta", "payload", "provenance"] {
+            if !r.iter().any(|x| x == k) {
+                r.push(json!(k));
+            }
+        }
+    }
 }
 
 /// `exec`'s input schema.
@@ -35,8 +79,7 @@ pub fn execute_params() -> Value {
     props["command"] =
         json!({"type": "string", "description": "A program, run from argv with no parsing."});
     props["args"] = json!({"type": "array", "items": {"type": "string"}});
-    props["intent"] = json!({"description": "The declared goal of this step; echoed back."});
-    props["verify"] = json!({"type": "array", "description": "Assertions checked against stdout.", "items": {"type": "object", "properties": {"type": {"type": "string", "enum": ["not_empty", "contains", "count_gte", "matches_regex"]}, "value": {}}, "required": ["type"]}});
+    props["input"] = json!({"type": "string", "description": "Text fed to stdin (in a pipeline: instead of the previous step's stdout)."});
     json!({"type": "object", "properties": props})
 }
 
@@ -54,8 +97,14 @@ fn refusal_schema() -> Value {
     })
 }
 
-/// The Result object of `exec`/`run` (DESIGN "Contracts").
+/// The Result object of `exec`/`run` (DESIGN "Contracts"), with the envelope.
 pub fn result_output() -> Value {
+    let mut v = result_fields();
+    add_envelope(&mut v, false);
+    v
+}
+
+fn result_fields() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -75,7 +124,9 @@ pub fn result_output() -> Value {
             "warnings": {"type": "array", "items": {"type": "string"}},
             "error": refusal_schema(),
             "stopped": {"type": "string", "enum": ["timeout", "cancelled"], "description": "Present when the script was stopped before it finished: `timeout` (timeout_ms or the config's limit passed) or `cancelled` (the client cancelled the request, or its session ended)."},
-            "session": {"type": "string"}
+            "session": {"type": "string"},
+            "intent": {"description": "The request's intent, echoed."},
+            "verification": {"type": "object", "description": "{passed, results: [{type, passed, detail}]} when the request had `verify`."}
         },
         "required": ["schema_version", "exit_code", "truncated", "total_bytes", "total_lines", "duration_ms", "warnings", "error"]
     })

@@ -74,6 +74,8 @@ struct Stream {
     /// Shown bytes held back until the next chunk says whether they begin a
     /// known secret value split across the two (see [`Capture::set_known`]).
     hold: safesh_flow::HoldBack,
+    /// Some of it was replaced by a placeholder (for the envelope's `payload`).
+    redacted: bool,
 }
 
 /// A run of consecutive chunks the model may not see.
@@ -107,6 +109,7 @@ impl Stream {
             hidden: None,
             decided: None,
             hold: safesh_flow::HoldBack::default(),
+            redacted: false,
         }
     }
 
@@ -258,6 +261,28 @@ pub struct Capture {
     /// The session's known secret values: a chunk containing one is hidden
     /// whatever its label says (a key printed from git's history).
     known: Mutex<Option<safesh_core::KnownSource>>,
+    /// The raw stdout kept for a pipeline's next step (set: [`Capture::with_tap`]).
+    tap: Option<Mutex<Tap>>,
+    /// What [`Capture::result`] showed (for the envelope).
+    facts: Mutex<Facts>,
+}
+
+/// What the model was shown of a result's first stream (`stdout`, or `output`
+/// in merged mode): the envelope's `meta.content_type` and `payload` depend on it.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    /// Some of the shown output is a redaction placeholder.
+    pub redacted: bool,
+    /// The output is binary (this description), shown only as a note.
+    pub binary: Option<String>,
+}
+
+/// The raw stdout of a request, kept whole (up to a bound) with the join of
+/// its chunks' labels: a pipeline step's data for the next one. Never shown.
+#[derive(Debug)]
+struct Tap {
+    limit: usize,
+    data: crate::piped::Piped,
 }
 
 impl Capture {
@@ -278,7 +303,31 @@ impl Capture {
             interrupted: std::sync::atomic::AtomicBool::new(false),
             redaction: None,
             known: Mutex::new(None),
+            tap: None,
+            facts: Mutex::new(Facts::default()),
         }
+    }
+
+    /// Also keeps the raw stdout, up to `limit` bytes, with its label (a
+    /// pipeline step's output for the next step; see [`Capture::take_tap`]).
+    pub fn with_tap(mut self, limit: usize) -> Capture {
+        self.tap = Some(Mutex::new(Tap {
+            limit,
+            data: crate::piped::Piped::default(),
+        }));
+        self
+    }
+
+    /// The raw stdout kept by [`Capture::with_tap`] (`overflow` when it passed
+    /// the bound: then only the first `limit` bytes are there).
+    pub fn take_tap(&self) -> Option<crate::piped::Piped> {
+        let tap = self.tap.as_ref()?;
+        Some(std::mem::take(&mut lock(tap).data))
+    }
+
+    /// What the result showed (after [`Capture::result`]).
+    pub fn facts(&self) -> Facts {
+        lock(&self.facts).clone()
     }
 
     /// Bounds the spill file (bytes per result, bytes of all full-output files).
@@ -341,6 +390,16 @@ impl Capture {
     /// the model is only counted (see [`Redaction`]); consecutive hidden chunks
     /// become one placeholder in their place, and the rest is shown.
     pub fn push_labeled(&self, kind: StreamKind, data: &[u8], label: &Label) {
+        if kind == StreamKind::Stdout
+            && let Some(tap) = &self.tap
+        {
+            let mut t = lock(tap);
+            let room = t.limit.saturating_sub(t.data.bytes.len());
+            let keep = room.min(data.len());
+            t.data.bytes.extend_from_slice(&data[..keep]);
+            t.data.overflow |= keep < data.len();
+            t.data.label.join_assign(label);
+        }
         if self.interrupted.load(std::sync::atomic::Ordering::SeqCst)
             && data.starts_with(CANCEL_MESSAGE)
         {
@@ -449,6 +508,7 @@ impl Capture {
         let Some(run) = s.hidden.take() else {
             return;
         };
+        s.redacted = true;
         let text = self
             .redaction
             .as_ref()
@@ -566,6 +626,12 @@ impl Capture {
                 );
                 p
             });
+            if i == 0 {
+                *lock(&self.facts) = Facts {
+                    redacted: s.redacted,
+                    binary: binary_kind(&s.head),
+                };
+            }
             let shaped = render(s, self.config.cap, path.as_deref(), name, &mut warnings);
             total_bytes += s.total;
             total_lines += s.lines();

@@ -113,6 +113,12 @@ pub(crate) enum ToWorker {
         ask: bool,
         #[serde(default)]
         conn: String,
+        /// A pipeline step's stdin (not part of the client's params).
+        #[serde(default)]
+        piped: Option<crate::piped::Piped>,
+        /// Keep the raw stdout for the next step, up to this many bytes.
+        #[serde(default)]
+        pipe_stdout: Option<usize>,
     },
     /// Stop the request.
     Cancel,
@@ -492,6 +498,8 @@ pub fn exec(
         params: Box::new(p.clone()),
         ask: approver.is_some(),
         conn: p.conn.clone(),
+        piped: p.piped.clone(),
+        pipe_stdout: p.pipe_stdout,
     };
     if let Err(e) = send(&mut stdin, &first) {
         let _ = child.kill();

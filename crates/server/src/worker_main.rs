@@ -170,8 +170,14 @@ pub fn serve(settings: Settings) -> i32 {
         Ok(_) => {}
         Err(e) => return fail(format!("no request: {e}")),
     }
-    let (mut params, ask, conn) = match serde_json::from_str::<ToWorker>(&first) {
-        Ok(ToWorker::Exec { params, ask, conn }) => (params, ask, conn),
+    let (mut params, ask, conn, piped, pipe_stdout) = match serde_json::from_str::<ToWorker>(&first) {
+        Ok(ToWorker::Exec {
+            params,
+            ask,
+            conn,
+            piped,
+            pipe_stdout,
+        }) => (params, ask, conn, piped, pipe_stdout),
         // A long-lived worker: a shell session or a job (worker_session.rs).
         Ok(ToWorker::Open {
             cwd,
@@ -200,6 +206,8 @@ pub fn serve(settings: Settings) -> i32 {
     let scope = crate::owner::scope(&conn, None);
     session.set_state_scope(Some(crate::owner::scope_dir(&scope)));
     params.conn = conn;
+    params.piped = piped;
+    params.pipe_stdout = pipe_stdout;
     let slot: Arc<Mutex<Option<Interrupter>>> = Arc::new(Mutex::new(None));
     let cancelled = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (tx, rx) = channel();

@@ -272,6 +272,8 @@ impl Remote {
             params: Box::new(p.clone()),
             ask: approver.is_some(),
             conn: p.conn.clone(),
+            piped: p.piped.clone(),
+            pipe_stdout: p.pipe_stdout,
         };
         if !inner.send(&frame) {
             return Ok(self.died(p, settings, &rx));

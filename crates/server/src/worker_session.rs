@@ -145,9 +145,19 @@ fn listen(
             continue;
         };
         let w = match frame {
-            ToWorker::Exec { params, ask, .. } => {
+            ToWorker::Exec {
+                mut params,
+                ask,
+                piped,
+                pipe_stdout,
+                ..
+            } => {
                 // In order: a cancel after this frame is this request's.
                 shared.cancelled.store(false, Ordering::SeqCst);
+                // A pipeline step's input and tap cross beside the params
+                // (they are `serde(skip)` there: a client cannot set them).
+                params.piped = piped;
+                params.pipe_stdout = pipe_stdout;
                 Work::Exec(params, ask)
             }
             ToWorker::Update { cwd, env } => Work::Update(cwd, env),
@@ -273,6 +283,8 @@ fn work(
                 write_frame(&shared.out, &FromWorker::Updated { cwd });
             }
             Work::Checkpoint(op, params) => {
+                // Its `session` context scope is saved and restored with it.
+                s.set_context_session(sid.as_deref());
                 let reply = checkpoint(&mut s, &op, params);
                 write_frame(&shared.out, &reply);
             }

@@ -9,6 +9,8 @@ mod jobs;
 mod mcp;
 #[path = "server/rpc.rs"]
 mod rpc;
+#[path = "server/runtime.rs"]
+mod runtime;
 #[path = "server/sessions.rs"]
 mod sessions;
 #[path = "server/shape.rs"]

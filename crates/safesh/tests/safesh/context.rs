@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 
 /// Runs `safesh --config … rpc` with these requests (ids 1…n) and returns the
 /// responses, in order.
-fn rpc(arena: &Arena, requests: &[Value]) -> Vec<Value> {
+pub(crate) fn rpc(arena: &Arena, requests: &[Value]) -> Vec<Value> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_safesh"))
         .arg("--config")
         .arg(&arena.config)
@@ -41,7 +41,7 @@ fn rpc(arena: &Arena, requests: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-fn call(method: &str, params: Value) -> Value {
+pub(crate) fn call(method: &str, params: Value) -> Value {
     json!({"method": method, "params": params})
 }
 
@@ -239,7 +239,7 @@ fn bad_scopes_keys_and_writes_to_history_get_clear_errors() {
 }
 
 /// One `safesh rpc` process, request by request.
-struct Live {
+pub(crate) struct Live {
     child: std::process::Child,
     stdin: std::process::ChildStdin,
     lines: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
@@ -247,7 +247,7 @@ struct Live {
 }
 
 impl Live {
-    fn start(arena: &Arena) -> Live {
+    pub(crate) fn start(arena: &Arena) -> Live {
         let mut child = Command::new(env!("CARGO_BIN_EXE_safesh"))
             .arg("--config")
             .arg(&arena.config)
@@ -274,7 +274,7 @@ impl Live {
         }
     }
 
-    fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn call(&mut self, method: &str, params: Value) -> Value {
         self.next += 1;
         let r = json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
         writeln!(self.stdin, "{r}").expect("send");

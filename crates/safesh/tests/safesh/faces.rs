@@ -272,8 +272,31 @@ fn mcp_stdio_raw_protocol() {
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     let tools = recv();
-    // exec, run, session_*, job_* and (issue 17) context_* and history.
-    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 20);
+    // exec, run, session_*, job_*, (issue 17) context_*, history, checkpoint_*,
+    // pipeline and (issue 16) task_*: each listed once.
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for want in [
+        "exec",
+        "run",
+        "job_follow",
+        "context_get",
+        "history",
+        "checkpoint_save",
+        "pipeline",
+        "task_run",
+        "task_list",
+    ] {
+        assert_eq!(
+            names.iter().filter(|n| **n == want).count(),
+            1,
+            "{want}: {names:?}"
+        );
+    }
     send(
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "exec", "arguments": {"script": "echo hi"}}}),
     );
