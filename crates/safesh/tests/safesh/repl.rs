@@ -126,9 +126,7 @@ impl Term {
         });
     }
 
-    /// Waits for an empty prompt (primary or continuation) on the last line: keys
-    /// typed while rustyline asks the terminal where the cursor is, just before it
-    /// draws the prompt, can be lost.
+    /// Waits for an empty prompt (primary or continuation) on the last line.
     fn ready(&self) {
         self.wait_for("an empty prompt", |s| {
             let last = s
@@ -142,8 +140,9 @@ impl Term {
     }
 
     /// Types `text` literally at the next empty prompt, until it shows whole: keys
-    /// that arrive while rustyline asks the terminal for the cursor position can be
-    /// lost, so a line that does not show is cleared (Ctrl-U) and typed again.
+    /// sent just as rustyline takes the terminal for a new prompt were seen lost
+    /// (see DIFFERENCES.md), so a line that does not show is cleared (Ctrl-U) and
+    /// typed again.
     fn type_text(&self, text: &str) {
         let start = Instant::now();
         loop {
