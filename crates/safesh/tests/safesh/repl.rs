@@ -126,9 +126,7 @@ impl Term {
         });
     }
 
-    /// Waits for an empty prompt (primary or continuation) on the last line: keys
-    /// typed while rustyline asks the terminal where the cursor is, just before it
-    /// draws the prompt, can be lost.
+    /// Waits for an empty prompt (primary or continuation) on the last line.
     fn ready(&self) {
         self.wait_for("an empty prompt", |s| {
             let last = s
@@ -141,12 +139,32 @@ impl Term {
         });
     }
 
-    /// Types `text` literally at the next empty prompt.
+    /// Types `text` literally at the next empty prompt, until it shows whole: keys
+    /// sent just as rustyline takes the terminal for a new prompt were seen lost
+    /// (see DIFFERENCES.md), so a line that does not show is cleared (Ctrl-U) and
+    /// typed again.
     fn type_text(&self, text: &str) {
-        self.ready();
-        let target = self.target.borrow().clone();
-        let out = self.tmux(&["send-keys", "-t", &target, "-l", text]);
-        assert!(out.status.success(), "{out:?}");
+        let start = Instant::now();
+        loop {
+            self.ready();
+            let target = self.target.borrow().clone();
+            let out = self.tmux(&["send-keys", "-t", &target, "-l", text]);
+            assert!(out.status.success(), "{out:?}");
+            let typed = Instant::now();
+            while typed.elapsed() < Duration::from_secs(3) {
+                // (capture-pane drops trailing spaces.)
+                if last_non_empty(&self.screen()).contains(text.trim_end()) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "typing {text:?} never showed:\n{}",
+                self.screen()
+            );
+            self.keys(&["C-u"]);
+        }
     }
 
     /// Presses keys (`Enter`, `C-c`, `Tab`, `Up`, …).
@@ -168,10 +186,9 @@ impl Term {
     /// shows below it: output, a prompt), so the next keys go to the next read.
     fn line(&self, text: &str) {
         self.type_text(text);
-        self.wait_for("the typed text", |s| last_non_empty(s).contains(text));
         self.keys(&["Enter"]);
         self.wait_for("the line to be taken", |s| {
-            !last_non_empty(s).contains(text)
+            !last_non_empty(s).contains(text.trim_end())
         });
     }
 
