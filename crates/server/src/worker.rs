@@ -19,10 +19,11 @@
 //! ```
 //!
 //! The worker shapes the result itself (cap, spill file, labels, redaction), so
-//! the parent forwards it untouched. What runs in workers today: sessionless
-//! `exec`/`run` (MCP) and `execute` (JSON-RPC) whose script starts no
-//! background job (`cmd &` is adopted by the server's job table, which lives in
-//! the server). Sessions and jobs still run in the server process.
+//! the parent forwards it untouched. This module runs one-shot workers: a
+//! sessionless `exec`/`run` (MCP) or `execute` (JSON-RPC) whose script starts no
+//! background job. Shell sessions, `job.start` jobs and requests that start
+//! `cmd &` run in long-lived workers (first frame `open`, see `worker_remote.rs`
+//! and `worker_session.rs`), which report their jobs to the server's job table.
 
 use crate::error::ServerError;
 use crate::exec::ExecParams;
