@@ -267,6 +267,7 @@ impl Shell {
                     let opts = super::pattern::GlobOptions {
                         dotglob: self.shopt.dotglob,
                         nocase: self.shopt.nocaseglob,
+                        globstar: self.shopt.globstar,
                     };
                     // Listing a directory outside the read roots is refused, like
                     // reading it (a pattern must not leak names from there).
