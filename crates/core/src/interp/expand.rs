@@ -663,7 +663,7 @@ impl Shell {
                     acc.quoted(&f.text, &f.label)
                 }
                 WordPiece::BackquotedCommandSubstitution(text) => {
-                    let text = safesh_syntax::unescape_backquoted(text);
+                    let text = safesh_syntax::unescape_backquoted_in_dquotes(text);
                     let f = self.command_substitution(&text)?;
                     acc.quoted(&f.text, &f.label)
                 }
