@@ -381,6 +381,8 @@ case_files! {
     conditionals_arith => "conditionals_arith.cases",
     heredoc_quoting => "heredoc_quoting.cases",
     locale => "locale.cases",
+    shell_state => "shell_state.cases",
+    expansion_corners => "expansion_corners.cases",
 }
 
 #[test]

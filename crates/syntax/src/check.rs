@@ -390,12 +390,22 @@ fn not_supported_at(what: &str, position: Position) -> ParseError {
 
 /// The text inside backquotes, with the backslash escapes bash removes first.
 pub fn unescape_backquoted(text: &str) -> String {
+    unescape_backquoted_in(text, false)
+}
+
+/// [`unescape_backquoted`] for backquotes inside double quotes, where `\"`
+/// loses its backslash too.
+pub fn unescape_backquoted_in_dquotes(text: &str) -> String {
+    unescape_backquoted_in(text, true)
+}
+
+fn unescape_backquoted_in(text: &str, dquoted: bool) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         if c == '\\' {
             match chars.peek() {
-                Some(&n) if n == '$' || n == '`' || n == '\\' => {
+                Some(&n) if n == '$' || n == '`' || n == '\\' || (dquoted && n == '"') => {
                     out.push(n);
                     chars.next();
                 }

@@ -12,7 +12,7 @@ mod nesting;
 mod open_quote;
 mod split;
 mod tokens;
-pub use check::unescape_backquoted;
+pub use check::{unescape_backquoted, unescape_backquoted_in_dquotes};
 mod error;
 
 pub use brush_parser::ast;

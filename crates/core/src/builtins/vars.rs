@@ -147,15 +147,26 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.set_status(1);
         return Ok(());
     }
+    let mut names = Vec::with_capacity(argv.len());
+    let mut status = 0;
     for f in &argv[1..] {
         if f.text.starts_with('-') {
+            names.push(f.clone());
             continue;
         }
         let (name, value, _) = split_assignment(&f.text);
         let base = name.split('[').next().unwrap_or(name);
         if !valid_name(base) {
+            names.push(f.clone());
             continue;
         }
+        if sh.vars.get(base).is_some_and(|v| v.readonly) {
+            // bash: an error for this name only; the function goes on.
+            sh.diag(format!("local: {base}: readonly variable"));
+            status = 1;
+            continue;
+        }
+        names.push(f.clone());
         sh.vars.make_local(base);
         if value.is_none() {
             // `local x`: declared in this function but unset (`${x+set}` is
@@ -164,7 +175,18 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
     }
     // The flags (`-i`, `-a`, `-n`, …) and values: as `declare` in a function.
-    declare(sh, argv)
+    // No name left (`local`, or every name refused): nothing to declare, and
+    // not `declare`'s listing of every variable.
+    let named = names.iter().any(|f| !f.text.starts_with('-'));
+    if named {
+        let mut argv_rest = vec![argv[0].clone()];
+        argv_rest.extend(names);
+        declare(sh, &argv_rest)?;
+    }
+    if status != 0 || !named {
+        sh.set_status(status);
+    }
+    Ok(())
 }
 
 /// `declare -f [NAME…]` prints function definitions, `declare -F [NAME…]` only
@@ -358,6 +380,7 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
 
 pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut functions = false;
+    let mut only_vars = false;
     let mut status = 0;
     for f in &argv[1..] {
         match f.text.as_str() {
@@ -367,6 +390,7 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             }
             "-v" => {
                 functions = false;
+                only_vars = true;
                 continue;
             }
             _ => {}
@@ -410,7 +434,8 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
                 f.text
             ));
             status = 1;
-        } else if sh.vars.get(&f.text).is_none() {
+        } else if !existed && !only_vars {
+            // `unset f` removes the function f only when no variable f existed.
             sh.funcs.remove(&f.text);
             sh.func_labels.remove(&f.text);
         }

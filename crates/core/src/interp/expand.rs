@@ -267,6 +267,7 @@ impl Shell {
                     let opts = super::pattern::GlobOptions {
                         dotglob: self.shopt.dotglob,
                         nocase: self.shopt.nocaseglob,
+                        globstar: self.shopt.globstar,
                     };
                     // Listing a directory outside the read roots is refused, like
                     // reading it (a pattern must not leak names from there).
@@ -662,7 +663,7 @@ impl Shell {
                     acc.quoted(&f.text, &f.label)
                 }
                 WordPiece::BackquotedCommandSubstitution(text) => {
-                    let text = safesh_syntax::unescape_backquoted(text);
+                    let text = safesh_syntax::unescape_backquoted_in_dquotes(text);
                     let f = self.command_substitution(&text)?;
                     acc.quoted(&f.text, &f.label)
                 }

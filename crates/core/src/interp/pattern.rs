@@ -265,6 +265,48 @@ pub(crate) struct GlobOptions {
     pub dotglob: bool,
     /// Case-insensitive matching.
     pub nocase: bool,
+    /// `shopt -s globstar`: a `**` component matches any depth of directories.
+    pub globstar: bool,
+}
+
+/// Directories below `disk` (and files too when `files`), depth first in name
+/// order, as `(shown, disk)`; symlinks are not followed, as in bash 5.2.
+fn descendants(
+    shown: &str,
+    disk: &Path,
+    files: bool,
+    dotglob: bool,
+    may_list: &mut dyn FnMut(&Path) -> bool,
+    depth: u32,
+    out: &mut Vec<(String, std::path::PathBuf)>,
+) {
+    if depth > 64 || !may_list(disk) {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(disk) else {
+        return;
+    };
+    let mut names: Vec<String> = rd
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| dotglob || !n.starts_with('.'))
+        .collect();
+    names.sort();
+    for n in names {
+        let d = disk.join(&n);
+        let is_dir = d.symlink_metadata().is_ok_and(|m| m.is_dir());
+        let s = if shown.is_empty() || shown.ends_with('/') {
+            format!("{shown}{n}")
+        } else {
+            format!("{shown}/{n}")
+        };
+        if is_dir || files {
+            out.push((s.clone(), d.clone()));
+        }
+        if is_dir {
+            descendants(&s, &d, files, dotglob, may_list, depth + 1, out);
+        }
+    }
 }
 
 /// Pathname expansion of `pattern` (quoted characters escaped) relative to `cwd`:
@@ -294,6 +336,31 @@ pub(crate) fn glob(
                 next.push((format!("{shown}/"), disk));
             }
             current = next;
+            continue;
+        }
+        if *comp == "**" && opts.globstar {
+            for (shown, disk) in &current {
+                // Zero directories: the directory itself (`d/**` lists `d/`).
+                if ci != last {
+                    next.push((shown.clone(), disk.clone()));
+                } else if !shown.is_empty() {
+                    let sep = if shown.ends_with('/') { "" } else { "/" };
+                    next.push((format!("{shown}{sep}"), disk.clone()));
+                }
+                descendants(
+                    shown,
+                    disk,
+                    ci == last,
+                    opts.dotglob,
+                    may_list,
+                    0,
+                    &mut next,
+                );
+            }
+            current = next;
+            if current.is_empty() {
+                return Vec::new();
+            }
             continue;
         }
         for (shown, disk) in &current {
