@@ -28,6 +28,7 @@ mod names;
 pub mod precheck;
 mod protect_walk;
 mod python_cmdline;
+pub mod risk;
 mod tempdir;
 
 pub use approval::{ApprovalAnswer, ApprovalChannel, ApprovalQuestion};

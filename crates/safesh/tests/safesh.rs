@@ -85,6 +85,8 @@ mod policy_support;
 mod runner;
 #[path = "safesh/server_state.rs"]
 mod server_state;
+#[path = "safesh/spec_cli.rs"]
+mod spec_cli;
 #[path = "safesh/tree.rs"]
 mod tree;
 
