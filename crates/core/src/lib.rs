@@ -31,6 +31,7 @@ pub mod platform_host;
 pub mod precheck;
 mod protect_walk;
 mod python_cmdline;
+pub mod risk;
 mod tempdir;
 
 pub use approval::{ApprovalAnswer, ApprovalChannel, ApprovalQuestion};

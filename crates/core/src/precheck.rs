@@ -68,8 +68,18 @@ impl Shell {
         program: &ast::Program,
         stop_at_first: bool,
     ) -> Vec<Checked> {
+        self.check_program_with_writes(program, stop_at_first).0
+    }
+
+    /// [`Self::check_program`], plus the targets of its output redirections
+    /// (`> f`, `>> f`, `&> f`: the words as written), for the risk of a script.
+    pub(crate) fn check_program_with_writes(
+        &self,
+        program: &ast::Program,
+        stop_at_first: bool,
+    ) -> (Vec<Checked>, Vec<String>) {
         let Some(policy) = self.shared.policy.clone() else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         let mut functions = HashSet::new();
         collect_functions(program, &mut functions);
@@ -84,9 +94,10 @@ impl Shell {
             depth: 0,
             line_base: 0,
             cwd_known: !changes_directory(program),
+            writes: Vec::new(),
         };
         w.program(program);
-        w.out
+        (w.out, w.writes)
     }
 
     /// What a name resolves to, for the policy (externals through the trusted PATH).
@@ -154,6 +165,8 @@ struct Walker<'p> {
     /// False when the text changes directory somewhere: relative paths are then
     /// decided at run time.
     cwd_known: bool,
+    /// Targets of output redirections, as written (risk: `crate::risk`).
+    writes: Vec<String>,
 }
 
 /// Nested text (`$(…)` inside `$(…)`) is walked at most this deep.
@@ -559,6 +572,9 @@ impl Walker<'_> {
             _ => return,
         };
         self.nested_in_word(word);
+        if write && !word.value.starts_with("/dev/") {
+            self.writes.push(word.value.clone());
+        }
         if !is_static(&word.value) {
             return;
         }

@@ -531,6 +531,14 @@ impl Session {
         Ok(self.shell.check_program(&parsed.program, false))
     }
 
+    /// The risk of `script` under the session's policy, from the same pre-run
+    /// pass as [`Self::check`] (nothing runs). `Err`: it does not parse.
+    pub fn assess(&self, script: &str) -> Result<crate::risk::ScriptRisk, Refusal> {
+        let parsed = self.shell.parse_budgeted(script)?;
+        let (checked, writes) = self.shell.check_program_with_writes(&parsed.program, false);
+        Ok(crate::risk::script_risk(checked, writes, &self.shell.cwd))
+    }
+
     /// The session's policy, if it has one.
     pub fn policy(&self) -> Option<&safesh_policy::Policy> {
         self.shell.shared.policy.as_deref()

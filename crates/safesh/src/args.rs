@@ -160,6 +160,8 @@ pub enum Command {
     Commands(CommandsArgs),
     /// Print a shell completion script (bash, zsh, fish, …).
     Completions(CompletionsArgs),
+    /// Validate or plan a project spec (project.agsh.yaml).
+    Spec(SpecArgs),
     /// Serve one request for the server that started this process (the
     /// isolation model's worker; not a user command).
     #[command(name = "__worker", hide = true)]
@@ -241,6 +243,53 @@ pub struct InitArgs {
     /// The project directory (default: the working directory).
     #[arg(value_name = "DIR")]
     pub dir: Option<String>,
+    /// Write only a project.agsh.yaml from template NAME (code-review,
+    /// weekly-report, deploy-pipeline, research, or ~/.config/safesh/templates/NAME.yaml).
+    #[arg(long, value_name = "NAME")]
+    pub template: Option<String>,
+}
+
+/// `safesh spec`.
+#[derive(Debug, Args)]
+pub struct SpecArgs {
+    /// What to do with the spec.
+    #[command(subcommand)]
+    pub action: SpecAction,
+}
+
+/// `safesh spec ACTION`.
+#[derive(Debug, Subcommand)]
+pub enum SpecAction {
+    /// Check a spec for errors (file:line:column and the field) without running it.
+    Validate(SpecFileArgs),
+    /// Show the plan: each step's command, risk under the policy, checks and
+    /// checkpoints, and the hash an approval binds to. Runs nothing.
+    Plan(SpecPlanArgs),
+}
+
+/// `safesh spec validate`.
+#[derive(Debug, Args)]
+pub struct SpecFileArgs {
+    /// The spec file (e.g. project.agsh.yaml).
+    #[arg(value_name = "FILE")]
+    pub file: String,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `safesh spec plan`.
+#[derive(Debug, Args)]
+pub struct SpecPlanArgs {
+    /// The spec file (e.g. project.agsh.yaml).
+    #[arg(value_name = "FILE")]
+    pub file: String,
+    /// A param's value, NAME=VALUE (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Print the plan as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `safesh trust` / `safesh untrust`.
@@ -393,6 +442,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "checkpoint",
     "history",
     "commands",
+    "spec",
     "__worker",
 ];
 

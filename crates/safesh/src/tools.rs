@@ -6,6 +6,7 @@
 use crate::args::{AuditArgs, CheckArgs, Command, ConfigAction, InitArgs};
 use jiff::Timestamp;
 use safesh_core::precheck::{Checked, Verdict};
+use safesh_core::risk::Risk;
 use safesh_core::{Session, SessionOptions};
 use safesh_flow::control::{self, ControlError};
 use safesh_policy::Policy;
@@ -80,6 +81,7 @@ pub fn run(cmd: Command, config_file: Option<&str>, json: bool) -> i32 {
         Command::Tasks(a) => crate::task_cmd::list(config_file, json || a.json),
         Command::Completions(a) => completions(a.shell),
         Command::Commands(a) => commands(a, config_file, json),
+        Command::Spec(a) => crate::spec_cmd::run(a, config_file, json),
         Command::Worker => crate::serve::worker(config_file),
         // Run by the caller (it runs through the same session as `-c`).
         Command::Run(_) | Command::Checkpoint(_) | Command::History(_) => 2,
@@ -248,7 +250,7 @@ fn check(args: CheckArgs, config_file: Option<&str>, json: bool) -> i32 {
         policy: Some(policy),
         ..SessionOptions::default()
     });
-    let checked = match session.check(&text) {
+    let assessed = match session.assess(&text) {
         Ok(c) => c,
         Err(r) => {
             if json {
@@ -260,26 +262,33 @@ fn check(args: CheckArgs, config_file: Option<&str>, json: bool) -> i32 {
             return 1;
         }
     };
-    let allowed = !checked
+    let allowed = !assessed
+        .commands
         .iter()
-        .any(|c| matches!(c.verdict, Verdict::Refuse(_)));
+        .any(|(c, _)| matches!(c.verdict, Verdict::Refuse(_)));
     let mut out = std::io::stdout();
     if json {
-        let commands: Vec<_> = checked.iter().map(entry_json).collect();
-        let v = json!({"schema_version": 1, "allowed": allowed, "commands": commands, "warnings": warnings});
+        let commands: Vec<_> = assessed
+            .commands
+            .iter()
+            .map(|(c, r)| entry_json(c, *r))
+            .collect();
+        let v = json!({"schema_version": 1, "allowed": allowed, "risk": assessed.risk.name(),
+            "writes": assessed.writes, "commands": commands, "warnings": warnings});
         let _ = writeln!(out, "{v}");
     } else {
-        for c in &checked {
-            let _ = writeln!(out, "{}", entry_line(c));
+        for (c, r) in &assessed.commands {
+            let _ = writeln!(out, "{}", entry_line(c, *r));
         }
         let _ = writeln!(
             out,
-            "{}",
+            "{} (risk: {})",
             if allowed {
                 "=> allowed (commands marked run-time are decided when reached)"
             } else {
                 "=> refused: nothing in this script would run"
-            }
+            },
+            assessed.risk.name()
         );
     }
     if allowed { 0 } else { 1 }
@@ -294,8 +303,9 @@ fn verdict_name(v: &Verdict) -> &'static str {
     }
 }
 
-fn entry_json(c: &Checked) -> serde_json::Value {
+fn entry_json(c: &Checked, risk: Risk) -> serde_json::Value {
     json!({
+        "risk": risk.name(),
         "line": c.line,
         "command": c.text,
         "argv": c.argv,
@@ -305,13 +315,21 @@ fn entry_json(c: &Checked) -> serde_json::Value {
     })
 }
 
-fn entry_line(c: &Checked) -> String {
+fn entry_line(c: &Checked, risk: Risk) -> String {
     let head = format!(
         "line {:>3}  {:<9} {}",
         c.line,
         verdict_name(&c.verdict),
         c.text
     );
+    let mut s = entry_text(c, head);
+    // The risk class ends the command's first line.
+    let first = s.find('\n').unwrap_or(s.len());
+    s.insert_str(first, &format!("  [{}]", risk.name()));
+    s
+}
+
+fn entry_text(c: &Checked, head: String) -> String {
     match &c.verdict {
         Verdict::Refuse(r) => {
             let mut s = format!("{head}\n           {}: {}", r.code, r.message);
@@ -363,6 +381,9 @@ fn explain(code: Option<&str>) -> i32 {
 }
 
 fn init(args: InitArgs) -> i32 {
+    if let Some(name) = &args.template {
+        return crate::spec_cmd::init_template(name, args.dir.as_deref(), args.force);
+    }
     let force = args.force;
     let dir = args
         .dir

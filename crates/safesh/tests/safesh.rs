@@ -95,6 +95,8 @@ mod repl;
 mod runner;
 #[path = "safesh/server_state.rs"]
 mod server_state;
+#[path = "safesh/spec_cli.rs"]
+mod spec_cli;
 #[path = "safesh/tree.rs"]
 mod tree;
 

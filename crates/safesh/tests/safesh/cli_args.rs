@@ -77,10 +77,11 @@ fn every_subcommand_has_help_that_describes_its_options() {
             ],
         ),
         ("rpc", &["--max-sessions"]),
-        ("init", &["--force"]),
+        ("init", &["--force", "--template"]),
         ("task", &[]),
         ("tasks", &["--json"]),
         ("completions", &[]),
+        ("spec", &[]),
     ] {
         // -h: one line per option, its description beside it.
         let (code, out, err) = safesh(&[sub, "-h"]);

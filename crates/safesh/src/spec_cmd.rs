@@ -1,0 +1,284 @@
+//! `safesh spec validate FILE`, `safesh spec plan FILE [--param k=v]` and
+//! `safesh init --template=NAME`: project specs (crates/spec) on the command
+//! line, with each step's risk decided by the real policy (core's pre-run pass,
+//! the same one `safesh check` shows).
+
+use crate::args::{SpecAction, SpecArgs, SpecFileArgs, SpecPlanArgs};
+use safesh_core::risk::{self, Risk as CoreRisk};
+use safesh_core::{Session, SessionOptions};
+use safesh_spec::templates::{self, SPEC_FILE};
+use safesh_spec::{Assessment, Plan, Risk, RiskOracle, SpecError};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Runs `safesh spec ACTION`; returns the exit status (0 fine, 1 invalid or
+/// refused, 2 usage).
+pub fn run(a: SpecArgs, config_file: Option<&str>, json: bool) -> i32 {
+    match a.action {
+        SpecAction::Validate(v) => {
+            let json = json || v.json;
+            validate(v, json)
+        }
+        SpecAction::Plan(p) => {
+            let json = json || p.json;
+            plan(p, config_file, json)
+        }
+    }
+}
+
+fn out(line: impl std::fmt::Display) {
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
+fn err(line: impl std::fmt::Display) {
+    let _ = writeln!(std::io::stderr(), "safesh: {line}");
+}
+
+fn error_json(e: &SpecError) -> serde_json::Value {
+    json!({
+        "file": e.file,
+        "line": e.position.map(|p| p.0),
+        "column": e.position.map(|p| p.1),
+        "path": e.path,
+        "message": e.message,
+        "text": e.to_string(),
+    })
+}
+
+/// Reports a spec error; 1.
+fn spec_failed(e: &SpecError, json: bool) -> i32 {
+    if json {
+        out(json!({"valid": false, "error": error_json(e)}));
+    } else {
+        err(e);
+    }
+    1
+}
+
+fn validate(a: SpecFileArgs, json_out: bool) -> i32 {
+    match safesh_spec::load(Path::new(&a.file)) {
+        Ok(spec) => {
+            if json_out {
+                out(json!({"valid": true, "spec": spec}));
+            } else {
+                out(format!(
+                    "{}: valid spec {:?}: {} step(s), {} param(s), {} success criteria",
+                    a.file,
+                    spec.meta.name,
+                    spec.steps.len(),
+                    spec.params.len(),
+                    spec.success_criteria.len()
+                ));
+            }
+            0
+        }
+        Err(e) => spec_failed(&e, json_out),
+    }
+}
+
+/// The policy's view of a step, through core's pre-run pass.
+struct PolicyOracle {
+    session: Session,
+}
+
+fn spec_risk(r: CoreRisk) -> Risk {
+    match r {
+        CoreRisk::ReadOnly => Risk::ReadOnly,
+        CoreRisk::Write => Risk::Write,
+        CoreRisk::Network => Risk::Network,
+        CoreRisk::Destructive => Risk::Destructive,
+        CoreRisk::Refused => Risk::Refused,
+    }
+}
+
+impl RiskOracle for PolicyOracle {
+    fn assess(&self, script: &str) -> Assessment {
+        match self.session.assess(script) {
+            Ok(r) => Assessment {
+                risk: spec_risk(r.risk),
+                commands: risk::command_names(&r),
+                dynamic: r.dynamic,
+                refusal: r
+                    .refusal
+                    .as_ref()
+                    .and_then(|x| serde_json::to_value(x).ok()),
+                notes: r.notes,
+            },
+            // It does not parse (or is too large): it cannot run.
+            Err(refusal) => Assessment {
+                risk: Risk::Refused,
+                commands: Vec::new(),
+                dynamic: false,
+                refusal: serde_json::to_value(&refusal).ok(),
+                notes: Vec::new(),
+            },
+        }
+    }
+}
+
+fn plan(a: SpecPlanArgs, config_file: Option<&str>, json_out: bool) -> i32 {
+    let path = Path::new(&a.file);
+    let spec = match safesh_spec::load(path) {
+        Ok(s) => s,
+        Err(e) => return spec_failed(&e, json_out),
+    };
+    let mut given = BTreeMap::new();
+    for p in &a.params {
+        match safesh_spec::parse_assignment(p) {
+            Ok((k, v)) => {
+                given.insert(k, v);
+            }
+            Err(m) => {
+                err(m);
+                return 2;
+            }
+        }
+    }
+    let policy = match crate::tools::load_policy(config_file) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    // Steps run in the spec's directory: decide them there.
+    let dir = spec_dir(path);
+    let session = Session::new(SessionOptions {
+        policy: Some(policy),
+        cwd: dir,
+        ..SessionOptions::default()
+    });
+    let oracle = PolicyOracle { session };
+    let plan = match safesh_spec::plan(&spec, &a.file, &given, &safesh_spec::today_utc(), &oracle) {
+        Ok(p) => p,
+        Err(e) => return spec_failed(&e, json_out),
+    };
+    if json_out {
+        out(serde_json::to_value(&plan).unwrap_or_default());
+    } else {
+        print_plan(&plan);
+    }
+    if plan.refused { 1 } else { 0 }
+}
+
+fn spec_dir(path: &Path) -> PathBuf {
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    match abs.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+    }
+}
+
+fn print_plan(p: &Plan) {
+    out(format!(
+        "plan for {} (hash {})",
+        p.spec,
+        &p.hash[..12.min(p.hash.len())]
+    ));
+    out(format!("goal: {}", p.goal.trim()));
+    if !p.params.is_empty() {
+        let ps: Vec<String> = p.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        out(format!("params: {}", ps.join(" ")));
+    }
+    for s in &p.steps {
+        let label = s
+            .name
+            .as_deref()
+            .map(|n| format!(" {n}"))
+            .unwrap_or_default();
+        out(format!("{:>3}.{label} [{}]", s.index + 1, s.risk));
+        for line in s.script.lines() {
+            out(format!("       $ {line}"));
+        }
+        if let Some(i) = &s.intent {
+            out(format!("       intent: {i}"));
+        }
+        if !s.verify.is_empty() {
+            let v: Vec<&str> = s.verify.iter().map(|a| a.kind.as_str()).collect();
+            out(format!("       verify: {}", v.join(", ")));
+        }
+        if s.checkpoint_before {
+            out("       checkpoint before");
+        }
+        if let Some(r) = &s.refusal {
+            out(format!(
+                "       {}: {}",
+                r["code"].as_str().unwrap_or("REFUSED"),
+                r["message"].as_str().unwrap_or("")
+            ));
+            if let Some(sug) = r["suggestion"].as_str() {
+                out(format!("       suggestion: {sug}"));
+            }
+        }
+        for n in &s.notes {
+            out(format!("       note: {n}"));
+        }
+    }
+    if !p.success_criteria.is_empty() {
+        let v: Vec<&str> = p.success_criteria.iter().map(|a| a.kind.as_str()).collect();
+        out(format!("success criteria: {}", v.join(", ")));
+    }
+    if let Some(o) = &p.output {
+        out(format!("output: {}", o.path));
+    }
+    out(format!("risk: {}", p.risk_summary));
+    out(format!("hash: {}", p.hash));
+    out(if p.refused {
+        "=> refused: a step would not run; fix the spec (nothing ran)"
+    } else {
+        "=> planned (nothing ran)"
+    });
+}
+
+/// `safesh init --template=NAME [DIR] [--force]`: writes only `DIR/project.agsh.yaml`.
+pub fn init_template(name: &str, dir: Option<&str>, force: bool) -> i32 {
+    let env_path = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let user = templates::user_dir(
+        env_path("XDG_CONFIG_HOME").as_deref(),
+        env_path("HOME").as_deref(),
+    );
+    let (text, source) = match templates::find(name, user.as_deref()) {
+        Ok(t) => t,
+        Err(m) => {
+            err(format!("init: {m}"));
+            return 2;
+        }
+    };
+    let from = match &source {
+        templates::Source::Builtin => format!("template {name}"),
+        templates::Source::User(p) => format!("template {name} ({})", p.display()),
+    };
+    // A user template must be a valid spec before it becomes the project's.
+    if let Err(e) = safesh_spec::parse(&text, &from) {
+        err(format!("init: {e}"));
+        return 1;
+    }
+    let dir = dir
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+    let path = dir.join(SPEC_FILE);
+    if path.symlink_metadata().is_ok() && !force {
+        err(format!(
+            "init: {} exists (use --force to overwrite it)",
+            path.display()
+        ));
+        return 1;
+    }
+    // Replace, never write through: a symlink named project.agsh.yaml is removed,
+    // not followed.
+    if path.symlink_metadata().is_ok()
+        && let Err(e) = std::fs::remove_file(&path)
+    {
+        err(format!("init: {}: {e}", path.display()));
+        return 1;
+    }
+    if let Err(e) = std::fs::write(&path, text) {
+        err(format!("init: {}: {e}", path.display()));
+        return 1;
+    }
+    out(format!("wrote {} from {from}", path.display()));
+    0
+}
