@@ -10,7 +10,9 @@ use crate::error::ServerError;
 use crate::pipeline_face::PipelineParams;
 use crate::shape::lock;
 use crate::task_face::{Progress, TaskListParams, TaskRunParams};
-use rmcp::model::{CallToolResponse, ProgressNotificationParam, Tool};
+use rmcp::model::{
+    CallToolResponse, NumberOrString, ProgressNotificationParam, ProgressToken, Tool,
+};
 use rmcp::service::{RequestContext, RoleServer};
 use safesh_core::{ApprovalChannel, Interrupter};
 use serde_json::{Value, json};
@@ -79,9 +81,29 @@ where
     let mut events = 0u64;
     let mut cancelled = false;
     let mut again = tokio::time::interval(Duration::from_millis(20));
+    let notify = |events: u64, (message, total): Report| {
+        let n = ProgressNotificationParam::new(
+            token
+                .clone()
+                .unwrap_or(ProgressToken(NumberOrString::Number(0))),
+            events as f64,
+        )
+        .with_message(message);
+        match total {
+            Some(total) => n.with_total(total),
+            None => n,
+        }
+    };
     loop {
         tokio::select! {
             r = &mut task => {
+                // What the work reported just before it ended goes out first.
+                while let Ok(report) = rx.try_recv() {
+                    events += 1;
+                    if token.is_some() {
+                        let _ = ctx.peer.notify_progress(notify(events, report)).await;
+                    }
+                }
                 return r.map_err(|e| ServerError::Io(std::io::Error::other(e.to_string())))?;
             }
             _ = ctx.ct.cancelled(), if !cancelled => {
@@ -92,15 +114,10 @@ where
                 // Until the work ends: what starts after the cancel stops too.
                 for i in lock(&started).iter() { i.interrupt(); }
             }
-            Some((message, total)) = rx.recv() => {
+            Some(report) = rx.recv() => {
                 events += 1;
-                if let Some(t) = &token {
-                    let mut n = ProgressNotificationParam::new(t.clone(), events as f64)
-                        .with_message(message);
-                    if let Some(total) = total {
-                        n = n.with_total(total);
-                    }
-                    let _ = ctx.peer.notify_progress(n).await;
+                if token.is_some() {
+                    let _ = ctx.peer.notify_progress(notify(events, report)).await;
                 }
             }
             _ = ticks.tick(), if tick && token.is_some() => {
