@@ -737,6 +737,12 @@ pub(crate) fn command_text(argv: &[Field]) -> String {
         .join(" ")
 }
 
+/// Whether `text` is long enough to contain a known secret value (shorter
+/// values are never searched for, `safesh_flow::known::MIN_KNOWN_LEN`).
+fn could_hold_known(text: &str) -> bool {
+    text.len() >= safesh_flow::known::MIN_KNOWN_LEN
+}
+
 /// A refusal about words that carry secrets must not repeat them: each
 /// confidential word's text is replaced by `[secret]` in what the refusal says.
 pub(crate) fn withhold_secrets(mut r: Refusal, argv: &[Field]) -> Refusal {
@@ -792,8 +798,12 @@ impl Shell {
         let Some(flow) = &self.shared.flow else {
             return Ok(None);
         };
-        // The audit line is redacted with the known values: have them built.
-        let _ = self.known_values();
+        // The audit line is redacted with the known values: have them built —
+        // unless neither text can hold one (a known value is at least
+        // MIN_KNOWN_LEN bytes): `IFS=… read` in a loop must not walk the roots.
+        if could_hold_known(&command) || could_hold_known(target) {
+            let _ = self.known_values();
+        }
         let req = CommitRequest {
             point,
             data: data.clone(),
@@ -813,7 +823,15 @@ impl Shell {
     /// Records a policy refusal in the audit log (see [`Flow::record_refusal`]).
     pub(crate) fn audit_refusal(&self, command: String, r: &Refusal) {
         if let Some(flow) = &self.shared.flow {
-            let _ = self.known_values();
+            let d = &r.details;
+            let target = [&d.path, &d.flag, &d.command];
+            if could_hold_known(&command)
+                || target
+                    .iter()
+                    .any(|t| t.as_deref().is_some_and(could_hold_known))
+            {
+                let _ = self.known_values();
+            }
             flow.record_refusal(command, r);
         }
     }

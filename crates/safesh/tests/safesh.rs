@@ -77,12 +77,12 @@ mod inprocess_limits;
 mod isolation;
 #[path = "safesh/parse_budget.rs"]
 mod parse_budget;
+#[path = "safesh/pipelines.rs"]
+mod pipelines;
 #[path = "safesh/platform.rs"]
 mod platform;
 #[path = "safesh/platform_support.rs"]
 mod platform_support;
-#[path = "safesh/pipelines.rs"]
-mod pipelines;
 #[path = "safesh/policy_attacks.rs"]
 mod policy_attacks;
 #[path = "safesh/policy_benign.rs"]

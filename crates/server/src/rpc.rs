@@ -87,7 +87,6 @@ fn params<T: DeserializeOwned>(p: Value) -> Result<T, RpcError> {
         .map_err(|e| RpcError::new(INVALID_PARAMS, format!("invalid params: {e}")))
 }
 
-
 fn id_ok(id: &Value) -> bool {
     id.is_string() || id.is_number() || id.is_null()
 }

@@ -170,7 +170,8 @@ pub fn serve(settings: Settings) -> i32 {
         Ok(_) => {}
         Err(e) => return fail(format!("no request: {e}")),
     }
-    let (mut params, ask, conn, piped, pipe_stdout) = match serde_json::from_str::<ToWorker>(&first) {
+    let (mut params, ask, conn, piped, pipe_stdout) = match serde_json::from_str::<ToWorker>(&first)
+    {
         Ok(ToWorker::Exec {
             params,
             ask,
