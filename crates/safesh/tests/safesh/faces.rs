@@ -273,7 +273,7 @@ fn mcp_stdio_raw_protocol() {
     send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     let tools = recv();
     // exec, run, session_*, job_*, (issue 17) context_*, history, checkpoint_*,
-    // pipeline and (issue 16) task_*: each listed once.
+    // pipeline, (issue 16) task_*, (issue 18) commands_*, (issue 20) code: each listed once.
     let names: Vec<&str> = tools["result"]["tools"]
         .as_array()
         .unwrap()
@@ -290,6 +290,9 @@ fn mcp_stdio_raw_protocol() {
         "pipeline",
         "task_run",
         "task_list",
+        "commands_list",
+        "commands_describe",
+        "code",
     ] {
         assert_eq!(
             names.iter().filter(|n| **n == want).count(),
