@@ -155,6 +155,8 @@ pub enum Command {
     Checkpoint(WordsArgs),
     /// Show the persistent history of scripts and requests (`history [-n N] [--all]`).
     History(WordsArgs),
+    /// Run TypeScript/JavaScript with safesh's stdlib, under the same policy and labels (`code -e SOURCE | code FILE.ts`).
+    Code(CodeArgs),
     /// Print a shell completion script (bash, zsh, fish, …).
     Completions(CompletionsArgs),
     /// Serve one request for the server that started this process (the
@@ -245,6 +247,23 @@ pub struct WordsArgs {
         allow_hyphen_values = true
     )]
     pub words: Vec<String>,
+}
+
+/// `safesh code`.
+#[derive(Debug, Args)]
+pub struct CodeArgs {
+    /// Run SOURCE (TypeScript unless --lang javascript).
+    #[arg(short = 'e', value_name = "SOURCE", conflicts_with = "file")]
+    pub eval: Option<String>,
+    /// A .ts or .js file to run (.js, .mjs: JavaScript).
+    #[arg(value_name = "FILE")]
+    pub file: Option<String>,
+    /// The language: typescript or javascript.
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<String>,
+    /// How it runs and reports.
+    #[command(flatten)]
+    pub exec: ExecOpts,
 }
 
 /// A subcommand whose only option is `--json`.
@@ -371,6 +390,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "completions",
     "checkpoint",
     "history",
+    "code",
     "__worker",
 ];
 

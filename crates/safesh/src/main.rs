@@ -5,6 +5,7 @@
 //! safesh FILE [ARG…]               run a script file
 //! safesh                           run the script on stdin (when stdin is not a terminal)
 //! safesh run -- PROGRAM [ARG…]     run one command from an argv, no shell parsing
+//! safesh code -e SOURCE | FILE.ts  run TypeScript/JavaScript (code mode)
 //! safesh task NAME [ARG…]          run a task from [tasks] (see `safesh tasks`)
 //! safesh COMMAND …                  check, config, explain, init, trust, doctor, audit,
 //!                                   approvals, approve, deny, mcp, rpc, completions
@@ -14,6 +15,7 @@
 
 mod args;
 mod cli;
+mod code_cmd;
 mod serve;
 mod task_cmd;
 mod tools;

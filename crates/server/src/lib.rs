@@ -11,6 +11,7 @@
 //!   model: a crash or an allocation abort costs one request, not the server).
 
 pub mod checkpoint_face;
+pub mod code_face;
 pub mod context_face;
 pub mod error;
 pub mod exec;

@@ -117,6 +117,7 @@ pub fn tools() -> Vec<Tool> {
     .into_iter()
     .chain(crate::context_face::tools())
     .chain(crate::checkpoint_face::tools())
+    .chain(std::iter::once(crate::code_face::tool()))
     .collect()
 }
 
@@ -408,6 +409,14 @@ impl SafeshMcp {
                     }
                     Err(e) => server_error(&e),
                 },
+                Err(e) => server_error(&e),
+            },
+            "code" => match crate::code_face::mcp(s.clone(), args, conn.to_string()).await {
+                Ok(v) => {
+                    let is_error = !v["error"].is_null();
+                    let text = exec_text(&v);
+                    result(v, text, is_error)
+                }
                 Err(e) => server_error(&e),
             },
             n if n.starts_with("checkpoint_") => json_result(

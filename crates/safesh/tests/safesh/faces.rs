@@ -273,7 +273,8 @@ fn mcp_stdio_raw_protocol() {
     send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     let tools = recv();
     // exec, run, session_*, job_* and (issue 17) context_* and history.
-    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 20);
+    // … checkpoint_* and (issue 20) code.
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 21);
     send(
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "exec", "arguments": {"script": "echo hi"}}}),
     );
