@@ -39,12 +39,12 @@ async def scenario(s, proj):
     check({"source", "language", "session", "timeout_ms", "input", "output_mode"} <= set(props), "code's parameters", props)
 
     r = await s.call_tool("code", {"source": "const n: number = 41; console.log(n + 1);"})
-    check(not is_error(r) and sc(r)["exit_code"] == 0 and sc(r)["stdout"] == "42\n", "typescript runs", sc(r))
+    check(not is_error(r) and sc(r)["exit_code"] == 0 and sc(r)["output"] == "42\n", "typescript runs", sc(r))
 
     r = await s.call_tool("code", {"source": "console.log([1,2].map(x => x * 3).join())", "language": "javascript", "output_mode": "merged"})
     check(sc(r)["output"] == "3,6\n", "javascript, merged output", sc(r))
 
-    r = await s.call_tool("code", {"source": "throw new Error('boom')"})
+    r = await s.call_tool("code", {"source": "throw new Error('boom')", "output_mode": "separate"})
     check(sc(r)["exit_code"] == 1 and "Uncaught Error: boom" in sc(r)["stderr"], "uncaught exception: exit 1 with the message", sc(r))
 
     r = await s.call_tool("code", {"source": "await $.cmd('sudo', 'id')"})
@@ -57,17 +57,17 @@ async def scenario(s, proj):
     check(sc(r)["error"]["code"] == "TIMEOUT", "an infinite loop is TIMEOUT", sc(r))
 
     r = await s.call_tool("code", {"source": "console.log($session.input.toUpperCase())", "input": "abc"})
-    check(sc(r)["stdout"] == "ABC\n", "input", sc(r))
+    check(sc(r)["output"] == "ABC\n", "input", sc(r))
 
     sid = sc(await s.call_tool("session_start", {"cwd": proj}))["session"]
     for want in (1, 2, 3):
         r = await s.call_tool("code", {"source": "$session.vars.n = ($session.vars.n ?? 0) + 1; console.log($session.vars.n)", "session": sid})
-        check(sc(r)["stdout"] == f"{want}\n", f"$session.vars persists ({want})", sc(r))
+        check(sc(r)["output"] == f"{want}\n", f"$session.vars persists ({want})", sc(r))
     await s.call_tool("exec", {"script": "mkdir -p sub && cd sub && echo x > here.txt", "session": sid})
     r = await s.call_tool("code", {"source": "console.log(await fs.read('here.txt'), $session.cwd.endsWith('/sub'))", "session": sid})
-    check(sc(r)["stdout"] == "x\n true\n", "code runs in the session's cwd", sc(r))
+    check(sc(r)["output"] == "x\n true\n", "code runs in the session's cwd", sc(r))
     r = await s.call_tool("code", {"source": "console.log($session.vars.n)"})
-    check(sc(r)["stdout"] == "undefined\n", "a fresh request has its own vars", sc(r))
+    check(sc(r)["output"] == "undefined\n", "a fresh request has its own vars", sc(r))
 
 
 async def main():
