@@ -2,6 +2,7 @@
 # Benchmarks: safesh against bash + GNU tools on the same run (hyperfine).
 #   bench/run.sh            all groups
 #   bench/run.sh startup|corpus|labels|labels-callgrind|big|log3m|mcp-http|parse|checkpoint|context
+#   bench/run.sh startup|corpus|labels|labels-callgrind|big|parse|code
 # Needs: hyperfine (apt-get install hyperfine), a release build (built here).
 # Big inputs are generated under $BENCH_DIR (default /tmp/safesh-bench), never in the repo.
 set -euo pipefail
@@ -219,10 +220,38 @@ checkpoint() {
 context() {
     # Issue 17: context.set + context.get round trips per second over JSON-RPC.
     for i in 1 2 3; do python3 bench/context_rpc.py "$S" "${CONTEXT_N:-5000}"; done
+code() {
+    # Code mode (issue 20): start-up against safesh's own and node's, counting
+    # TODOs over 2,000 files (TS stdlib vs the bash pipeline), and peak memory
+    # streaming a 200 MB file through safesh/streams.
+    local cmds=(-n "safesh code -e 1" "$S code -e 1" -n "safesh -c true" "$S -c true")
+    if command -v node >/dev/null; then cmds+=(-n "node -e 1" "node -e 1"); fi
+    hyperfine -N --warmup 10 --runs "${CODE_RUNS:-100}" --export-markdown "$B/code-startup.md" "${cmds[@]}"
+    local p="$B/todo"
+    if [ ! -d "$p" ]; then
+        mkdir -p "$p"
+        for d in $(seq 1 20); do
+            mkdir -p "$p/src/d$d"
+            for f in $(seq 1 100); do
+                printf 'export function f%d() {\n  // TODO: item %d\n  return %d;\n}\n// TODO: more\n' "$f" "$f" "$f" > "$p/src/d$d/f$f.ts"
+            done
+        done
+    fi
+    echo 'console.log(await $("src/**/*.ts").grep(/TODO/).count());' > "$p/count.ts"
+    echo 'shopt -s globstar; cat src/**/*.ts | grep -c TODO' > "$p/count.sh"
+    hyperfine -N --warmup 2 --runs "$runs" --export-markdown "$B/code-todo.md" \
+        -n "TS stdlib" "sh -c 'cd $p && $S code count.ts'" \
+        -n "bash in safesh" "sh -c 'cd $p && $S count.sh'"
+    if [ ! -f "$B/big200.log" ]; then
+        awk 'BEGIN { for (i = 0; i < 2600000; i++) printf "2026-11-27 10:00:%02d %s request id=%d\n", i % 60, (i % 7 ? "INFO" : "ERROR"), i }' > "$B/big200.log"
+    fi
+    ( cd "$B" && /usr/bin/time -f "peak memory streaming $(du -m big200.log | cut -f1) MB: %M KiB, %e s" \
+        "$S" code -e 'import { src, dest, filter } from "safesh/streams"; console.log(await src("big200.log").pipe(filter((l) => l.includes("ERROR"))).pipe(dest("errors.txt")))' )
 }
 
 case "$what" in
     startup) startup ;;
+    code) code ;;
     corpus) corpus ;;
     labels) labels ;;
     labels-callgrind) labels_callgrind ;;

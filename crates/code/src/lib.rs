@@ -223,6 +223,11 @@ fn run_on_this_thread(
         }
         engine::Ending::Uncaught { text, refusal } => {
             let label = Label::agent().join(&st.acc);
+            // A refusal ends with its code and suggestion, as bash's does.
+            let text = match &refusal {
+                Some(r) => format!("{text}{}", safesh_core::session::refusal_text(r)),
+                None => text,
+            };
             let _ = print_now(&mut st, &text, label);
             match refusal {
                 Some(r) => (r.status(), Some(r)),

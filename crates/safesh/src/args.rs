@@ -158,6 +158,8 @@ pub enum Command {
     /// List the commands a script may call (builtins, utilities, platform
     /// commands, allowed programs), or describe one (`commands NAME`).
     Commands(CommandsArgs),
+    /// Run TypeScript/JavaScript with safesh's stdlib, under the same policy and labels (`code -e SOURCE | code FILE.ts`).
+    Code(CodeArgs),
     /// Print a shell completion script (bash, zsh, fish, …).
     Completions(CompletionsArgs),
     /// Validate or plan a project spec (project.agsh.yaml).
@@ -313,6 +315,23 @@ pub struct WordsArgs {
     pub words: Vec<String>,
 }
 
+/// `safesh code`.
+#[derive(Debug, Args)]
+pub struct CodeArgs {
+    /// Run SOURCE (TypeScript unless --lang javascript).
+    #[arg(short = 'e', value_name = "SOURCE", conflicts_with = "file")]
+    pub eval: Option<String>,
+    /// A .ts or .js file to run (.js, .mjs: JavaScript).
+    #[arg(value_name = "FILE")]
+    pub file: Option<String>,
+    /// The language: typescript or javascript.
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<String>,
+    /// How it runs and reports.
+    #[command(flatten)]
+    pub exec: ExecOpts,
+}
+
 /// A subcommand whose only option is `--json`.
 #[derive(Debug, Args)]
 pub struct JsonArgs {
@@ -443,6 +462,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "history",
     "commands",
     "spec",
+    "code",
     "__worker",
 ];
 

@@ -155,6 +155,7 @@ pub fn main() -> i32 {
         // The builtins of the same name, run as a one-command script.
         Some(Command::Checkpoint(w)) => (exec, Job::Argv(builtin_argv("checkpoint", w.words))),
         Some(Command::History(w)) => (exec, Job::Argv(builtin_argv("history", w.words))),
+        Some(Command::Code(c)) => return crate::code_cmd::run(exec, config.as_deref(), c),
         Some(other) => return crate::tools::run(other, config.as_deref(), exec.json),
         // A terminal and nothing to run: the interactive shell (not for `--json`
         // or `--input`, which say what to do with a script).
@@ -279,7 +280,7 @@ pub(crate) fn terminal_session(
 }
 
 /// The largest request timeout when the config sets none (ms).
-const DEFAULT_MAX_TIMEOUT_MS: u64 = 600_000;
+pub(crate) const DEFAULT_MAX_TIMEOUT_MS: u64 = 600_000;
 
 /// Interpreter limits: built-in values, overridden by the config's `[limits]`.
 pub(crate) fn limits_from(config: &safesh_policy::config::Config) -> Limits {

@@ -5,6 +5,7 @@
 //! safesh FILE [ARG…]               run a script file
 //! safesh                           the REPL when stdin is a terminal, else the script on stdin
 //! safesh run -- PROGRAM [ARG…]     run one command from an argv, no shell parsing
+//! safesh code -e SOURCE | FILE.ts  run TypeScript/JavaScript (code mode)
 //! safesh task NAME [ARG…]          run a task from [tasks] (see `safesh tasks`)
 //! safesh spec validate|plan FILE    check or plan a project spec (project.agsh.yaml)
 //! safesh COMMAND …                  check, config, explain, init, trust, doctor, audit,
@@ -16,6 +17,7 @@
 mod args;
 mod cli;
 mod repl_cmd;
+mod code_cmd;
 mod serve;
 mod spec_cmd;
 mod task_cmd;

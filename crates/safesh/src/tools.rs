@@ -84,7 +84,7 @@ pub fn run(cmd: Command, config_file: Option<&str>, json: bool) -> i32 {
         Command::Spec(a) => crate::spec_cmd::run(a, config_file, json),
         Command::Worker => crate::serve::worker(config_file),
         // Run by the caller (it runs through the same session as `-c`).
-        Command::Run(_) | Command::Checkpoint(_) | Command::History(_) => 2,
+        Command::Run(_) | Command::Checkpoint(_) | Command::History(_) | Command::Code(_) => 2,
     }
 }
 

@@ -33,6 +33,8 @@ mod cli;
 mod cli_args;
 #[path = "safesh/cli_tasks.rs"]
 mod cli_tasks;
+#[path = "safesh/code_mode.rs"]
+mod code_mode;
 #[path = "safesh/context.rs"]
 mod context;
 #[path = "safesh/escape.rs"]

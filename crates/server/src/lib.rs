@@ -15,6 +15,7 @@
 //! - [`task_face`]: `task.run`/`task.list` and MCP `task_run`/`task_list`.
 
 pub mod checkpoint_face;
+pub mod code_face;
 pub mod context_face;
 pub mod error;
 pub mod exec;

@@ -119,6 +119,7 @@ pub fn tools() -> Vec<Tool> {
     .chain(crate::checkpoint_face::tools())
     .chain(crate::commands::tools())
     .chain(runtime_tools::tools())
+    .chain(std::iter::once(crate::code_face::tool()))
     .collect()
 }
 
@@ -425,6 +426,14 @@ impl SafeshMcp {
                     .map(|a| Arc::new(a) as Arc<dyn safesh_core::ApprovalChannel>);
                 runtime_tools::dispatch(s, name, &args, conn, ctx, approver).await?
             }
+            "code" => match crate::code_face::mcp(s.clone(), args, conn.to_string()).await {
+                Ok(v) => {
+                    let is_error = !v["error"].is_null();
+                    let text = exec_text(&v);
+                    result(v, text, is_error)
+                }
+                Err(e) => server_error(&e),
+            },
             n if n.starts_with("checkpoint_") => json_result(
                 crate::checkpoint_face::mcp(s.clone(), name, args, conn.to_string()).await?,
             ),
@@ -460,7 +469,7 @@ impl ServerHandler for SafeshMcp {
             Some(r) => Ok(r),
             None => Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool {:?}; tools: exec, run, session_start, session_end, session_update, job_start, job_list, job_output, job_kill, job_follow, context_get, context_set, context_delete, context_list, history, checkpoint_save, checkpoint_restore, checkpoint_list, checkpoint_diff, checkpoint_delete, pipeline, task_run, task_list, commands_list, commands_describe",
+                    "unknown tool {:?}; tools: exec, run, session_start, session_end, session_update, job_start, job_list, job_output, job_kill, job_follow, context_get, context_set, context_delete, context_list, history, checkpoint_save, checkpoint_restore, checkpoint_list, checkpoint_diff, checkpoint_delete, pipeline, task_run, task_list, commands_list, commands_describe, code",
                     request.name
                 ),
                 None,

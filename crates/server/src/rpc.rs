@@ -248,6 +248,7 @@ impl Rpc {
             "job.follow" => Ok(s.job_follow(self.owned::<JobOutputParams>(p)?)?),
             m if let Some(r) = crate::context_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
             m if let Some(r) = crate::checkpoint_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
+            m if let Some(r) = crate::code_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
             m if m.starts_with("project.") => Err(RpcError::new(
                 METHOD_NOT_FOUND,
                 format!("method {m:?} is reserved for a later version of safesh"),
