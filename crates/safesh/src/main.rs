@@ -16,8 +16,8 @@
 
 mod args;
 mod cli;
-mod repl_cmd;
 mod code_cmd;
+mod repl_cmd;
 mod serve;
 mod spec_cmd;
 mod task_cmd;

@@ -77,16 +77,36 @@ impl Server {
         let outcome = match &p.session {
             Some(id) => {
                 let entry = self.sessions.get(id, &p.conn)?;
+                // Requests in one session queue, code included.
                 let mut guard = lock(&entry.session);
-                let session = std::mem::replace(&mut *guard, placeholder());
                 let vars = self.load_vars(id);
+                // The session's interpreter is in this process, or (the isolation
+                // model) in its worker: then the code runs in a session of the same
+                // owner, cwd and environment here (its `$session.vars` live in the
+                // context store, so they persist either way).
+                let (session, local) = match guard.take() {
+                    Some(s) => (s, true),
+                    None => {
+                        let mut s = self.fresh.take_for(&crate::owner::scope(&p.conn, Some(id)));
+                        let (cwd, env) = entry.snapshot();
+                        s.set_cwd(cwd);
+                        for (k, v) in &env {
+                            s.set_env(k, v);
+                        }
+                        (s, false)
+                    }
+                };
                 let mut session = session;
                 session.set_force(p.force.unwrap_or(false));
                 crate::context_face::begin(&mut session, &ep);
                 let run = safesh_code::run(session, request(vars), target);
-                *guard = run.session;
-                crate::context_face::record(&guard, &p.source, &ep, &run.outcome);
-                entry.remember_cwd(guard.cwd());
+                crate::context_face::record(&run.session, &p.source, &ep, &run.outcome);
+                if local {
+                    entry.remember_cwd(run.session.cwd());
+                    *guard = Some(run.session);
+                } else {
+                    self.fresh.give_back(run.session);
+                }
                 drop(guard);
                 entry.touch();
                 self.store_vars(id, &run.vars)?;
@@ -153,13 +173,6 @@ impl Server {
 }
 
 /// Stands in for a session while code runs in it (the lock is held throughout).
-fn placeholder() -> safesh_core::Session {
-    safesh_core::Session::new(safesh_core::SessionOptions {
-        env: Vec::new(),
-        ..Default::default()
-    })
-}
-
 /// Routes the JSON-RPC method `code` (`None`: not this face's).
 pub fn rpc(
     server: &Server,
