@@ -1,5 +1,5 @@
-//! What Tab offers: commands at a command position (builtins, utilities, the
-//! programs the policy allows, functions of the session, the REPL's own commands
+//! What Tab offers: commands at a command position (builtins, utilities, platform
+//! commands, the programs the policy allows, functions of the session, the REPL's own commands
 //! and any list a face adds), task names after `task `, variable names after
 //! `$`, and paths inside the read roots elsewhere.
 

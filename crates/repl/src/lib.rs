@@ -131,7 +131,8 @@ impl Repl {
         })
     }
 
-    /// The names completion offers, from the session as it is now.
+    /// The names completion offers, from the session as it is now (platform
+    /// commands included: they resolve between utilities and programs).
     fn refresh_names(&mut self) {
         let mut commands: Vec<String> = safesh_core::builtins::names()
             .map(str::to_string)
@@ -139,6 +140,11 @@ impl Repl {
                 safesh_core::registry::names()
                     .into_iter()
                     .map(str::to_string),
+            )
+            .chain(
+                safesh_platform::registry::list(None)
+                    .into_iter()
+                    .map(|c| c.name().to_string()),
             )
             .chain(self.opts.programs.iter().cloned())
             .chain(self.session.function_names())

@@ -1,5 +1,5 @@
-//! `help [CMD]`: every builtin, utility and the sections a face adds (the binary's
-//! subcommands, later platform commands), one line each; with CMD, its usage and
+//! `help [CMD]`: every builtin, utility, platform command and the sections a face
+//! adds (the binary's subcommands), one line each; with CMD, its usage and
 //! description.
 
 use super::descriptions::{self, Description};
@@ -70,6 +70,12 @@ fn section(title: &str, entries: impl Iterator<Item = (String, String)>) -> Stri
     s
 }
 
+/// The first sentence of a description written for a model (one line in a listing).
+fn first_sentence(text: &str) -> String {
+    let end = text.find(". ").map_or(text.len(), |i| i + 1);
+    text[..end].to_string()
+}
+
 fn listing(sh: &Shell) -> String {
     let builtins = super::names().map(|n| {
         let about = describe(n).map_or("", |d| d.about);
@@ -82,6 +88,11 @@ fn listing(sh: &Shell) -> String {
     });
     s.push('\n');
     s.push_str(&section("Utilities (in-process)", utils));
+    let platform = safesh_platform::registry::list(None)
+        .into_iter()
+        .map(|c| (c.name().to_string(), first_sentence(c.description())));
+    s.push('\n');
+    s.push_str(&section("Platform commands", platform));
     for sec in help_sections() {
         s.push('\n');
         s.push_str(&section(sec.heading, sec.entries.into_iter()));
@@ -122,6 +133,14 @@ fn one(sh: &Shell, name: &str) -> Option<String> {
             format!("{name} {}", d.usage)
         };
         return Some(format!("{usage}\n  {} ({kind})\n", d.about));
+    }
+    if let Some(c) = safesh_platform::registry::get(name) {
+        return Some(format!(
+            "{}\n  {} (platform command, risk {}; `commands {name}` gives its schema)\n",
+            c.example(),
+            c.description(),
+            c.risk().as_str()
+        ));
     }
     for sec in help_sections() {
         if let Some((n, about)) = sec.entries.into_iter().find(|(n, _)| n == name) {

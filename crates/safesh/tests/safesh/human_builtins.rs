@@ -62,6 +62,17 @@ fn help_cmd_gives_usage_and_description() {
     );
     assert!(r.stdout.contains("safesh check"), "{}", r.dump());
     assert!(r.stdout.contains("f: a function"), "{}", r.dump());
+    // A platform command: its example, description and risk.
+    let r = a.run("help fs:read; help | grep -c '^  github:'");
+    r.assert_ok();
+    assert!(r.stdout.contains("fs:read "), "{}", r.dump());
+    assert!(
+        r.stdout.contains("(platform command, risk read-only"),
+        "{}",
+        r.dump()
+    );
+    let listed: usize = r.stdout.lines().last().unwrap_or("").parse().unwrap_or(0);
+    assert!(listed >= 5, "github commands listed in help: {}", r.dump());
     // An unknown name: status 1 and a message that says what to do.
     let r = a.run("help no-such-thing");
     assert_eq!(r.status, 1, "{}", r.dump());

@@ -379,7 +379,7 @@ fn ctrl_d_exits_with_the_last_status() {
 }
 
 #[test]
-fn completion_lists_tasks_builtins_and_paths() {
+fn completion_lists_tasks_builtins_platform_commands_and_paths() {
     let t = Term::new("complete");
     t.start("");
     t.type_text("task ");
@@ -391,6 +391,13 @@ fn completion_lists_tasks_builtins_and_paths() {
     t.type_text("hel");
     t.keys(&["Tab"]);
     t.wait_for("the completed builtin", |s| s.contains("$ help"));
+    t.keys(&["C-c"]);
+    // Platform commands complete like any command.
+    t.type_text("fs:rea");
+    t.keys(&["Tab"]);
+    t.wait_for("the completed platform command", |s| {
+        s.contains("$ fs:read")
+    });
     t.keys(&["C-c"]);
     t.type_text("cat not");
     t.keys(&["Tab"]);
