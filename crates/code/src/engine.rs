@@ -372,27 +372,9 @@ fn caught_text(e: &CaughtError<'_>) -> String {
     }
 }
 
+/// The refusal code named `s` (`LIMIT_EXCEEDED`), by the type's own names.
 fn code_from_str(s: &str) -> Option<ErrorCode> {
-    use ErrorCode::*;
-    [
-        ParseError,
-        NotSupported,
-        CommandNotFound,
-        CommandNotWhitelisted,
-        FlagNotAllowed,
-        PathViolation,
-        Blocked,
-        Nudge,
-        PermissionDenied,
-        SandboxUnavailable,
-        FlowViolation,
-        ApprovalRequired,
-        Timeout,
-        LimitExceeded,
-        ExecutionError,
-    ]
-    .into_iter()
-    .find(|c| c.as_str() == s)
+    serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
 }
 
 fn engine_failure(msg: &str) -> Refusal {
