@@ -456,6 +456,32 @@ fn send(tx: &Mutex<Option<SyncSender<Chunk>>>, data: Vec<u8>, label: &Label) -> 
     })
 }
 
+/// Waits until fd 0 has data (or its end) to read, checking `cancel` between
+/// short polls; a cancelled request gets an error instead of a read that would
+/// block until the user types.
+fn wait_for_stdin(cancel: &crate::interp::Cancel) -> io::Result<()> {
+    loop {
+        if cancel.is_cancelled() {
+            return Err(io::Error::other("interrupted"));
+        }
+        let mut fd = libc::pollfd {
+            fd: 0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the duration of the call.
+        let n = unsafe { libc::poll(&mut fd, 1, 50) };
+        if n > 0 {
+            // Readable, at its end, or in error: `read` tells which, without blocking.
+            return Ok(());
+        }
+        if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            // Not pollable: fall back to a plain read.
+            return Ok(());
+        }
+    }
+}
+
 /// Creates a pipe between two stages: a bounded channel of labeled chunks.
 pub fn pipe() -> (Output, Input) {
     let (tx, rx) = sync_channel::<Chunk>(16);
@@ -488,6 +514,10 @@ struct SourceState {
     /// The stage writing this pipe was refused: its reader must not take the end
     /// of its output for a clean end of data (`refused | curl -d @- …` sends nothing).
     refused: bool,
+    /// The request a read of the process's stdin belongs to: a read blocked on a
+    /// terminal or an idle pipe ends when the request is interrupted or times out
+    /// (the kernel restarts `read` after SIGINT, so waiting in it would never end).
+    cancel: Option<Arc<crate::interp::Cancel>>,
 }
 
 /// An input, shared by every fd (and every command) that reads it, so that
@@ -522,8 +552,17 @@ impl Source {
                 pos: 0,
                 buf_label: label,
                 refused: false,
+                cancel: None,
             }),
         })
+    }
+
+    /// The process's standard input for one request: reads stop waiting when
+    /// `cancel` ends (Ctrl-C in the REPL, the request's timeout).
+    pub fn process_stdin(label: Label, cancel: Arc<crate::interp::Cancel>) -> Input {
+        let source = Source::new(SourceKind::Stdin, label);
+        lock(&source.state).cancel = Some(cancel);
+        source
     }
 
     /// A source over fixed bytes (here-documents, here-strings).
@@ -567,7 +606,7 @@ impl Source {
             SourceKind::Stdin | SourceKind::Reader(_) => {
                 // Only the tail past the last short read gets zeroed again.
                 st.buf.resize(READ_BUF, 0);
-                let r = Source::read_raw(&mut st.kind, &mut st.buf);
+                let r = Source::read_raw(&mut st.kind, st.cancel.as_deref(), &mut st.buf);
                 let n = r.as_ref().map_or(0, |n| *n);
                 st.buf.truncate(n);
                 st.buf_label = st.label.clone();
@@ -578,10 +617,19 @@ impl Source {
 
     /// One read from a file-like source (stdin or a reader), retrying on EINTR.
     /// Pipes and empty sources give 0.
-    fn read_raw(kind: &mut SourceKind, out: &mut [u8]) -> io::Result<usize> {
+    fn read_raw(
+        kind: &mut SourceKind,
+        cancel: Option<&crate::interp::Cancel>,
+        out: &mut [u8],
+    ) -> io::Result<usize> {
         loop {
             let r = match kind {
-                SourceKind::Stdin => io::stdin().lock().read(out),
+                SourceKind::Stdin => {
+                    if let Some(cancel) = cancel {
+                        wait_for_stdin(cancel)?;
+                    }
+                    io::stdin().lock().read(out)
+                }
                 SourceKind::Reader(r) => r.read(out),
                 SourceKind::Pipe(_) | SourceKind::Empty => Ok(0),
             };
@@ -615,7 +663,8 @@ impl Source {
             && out.len() >= READ_BUF
             && matches!(st.kind, SourceKind::Stdin | SourceKind::Reader(_))
         {
-            let n = Source::read_raw(&mut st.kind, out)?;
+            let cancel = st.cancel.clone();
+            let n = Source::read_raw(&mut st.kind, cancel.as_deref(), out)?;
             let label = if n > 0 {
                 st.label.clone()
             } else {

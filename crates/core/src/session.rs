@@ -3,7 +3,7 @@
 
 use crate::error::Refusal;
 use crate::interp::{Fd, Shell, Stop};
-use crate::io::{Sink, SinkKind, Source, SourceKind};
+use crate::io::{Sink, SinkKind, Source};
 use crate::limits::Limits;
 use safesh_label::Label;
 use std::path::PathBuf;
@@ -610,7 +610,9 @@ impl Session {
         self.shell.fds.insert(1, Fd::Out(out.clone()));
         self.shell.fds.insert(2, Fd::Out(err.clone()));
         let stdin = match input {
-            InputSource::Inherit => Source::new(SourceKind::Stdin, Label::user_input()),
+            InputSource::Inherit => {
+                Source::process_stdin(Label::user_input(), self.shell.cancel.clone())
+            }
             InputSource::Bytes(b) => Source::bytes(b, Label::user_input()),
             InputSource::Labeled(b, label) => Source::bytes(b, label),
             InputSource::Empty => Source::empty(),

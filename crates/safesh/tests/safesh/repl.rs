@@ -328,6 +328,47 @@ fn a_multi_line_for_loop_runs_once_complete() {
 }
 
 #[test]
+fn ctrl_c_stops_a_command_waiting_on_the_terminal() {
+    // `cat` and `read` block reading the terminal in-process: the kernel restarts
+    // that read after SIGINT, so Ctrl-C must end the wait itself.
+    let t = Term::new("ctrlc_read");
+    t.start("");
+    for (cmd, never) in [
+        ("cat; echo cat-not-reached", "cat-not-reached"),
+        ("read v; echo read-not-reached", "read-not-reached"),
+    ] {
+        t.type_text(cmd);
+        t.keys(&["Enter"]);
+        let start = Instant::now();
+        loop {
+            std::thread::sleep(Duration::from_millis(300));
+            t.keys(&["C-c"]);
+            std::thread::sleep(Duration::from_millis(300));
+            if t.last_line().ends_with("[130] $") {
+                break;
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "Ctrl-C did not stop `{cmd}`:\n{}",
+                t.screen()
+            );
+        }
+        let s = t.screen();
+        assert!(!s.lines().any(|l| l == never), "{s}");
+    }
+    // Benign neighbour: a read that gets its line still works after the cancels.
+    t.type_text("read w; echo got-$w");
+    t.keys(&["Enter"]);
+    std::thread::sleep(Duration::from_millis(500));
+    // (No prompt while `read` waits: the keys go straight to it.)
+    t.keys(&["-l", "typed-line"]);
+    t.keys(&["Enter"]);
+    t.wait_for("the line read", |s| {
+        s.lines().any(|l| l == "got-typed-line")
+    });
+}
+
+#[test]
 fn ctrl_c_stops_the_running_command_and_the_repl_lives() {
     let t = Term::new("ctrlc");
     // --force: `sleep 100` is otherwise a nudge (a long sleep).
