@@ -21,6 +21,7 @@ mod repl_cmd;
 mod serve;
 mod spec_cmd;
 mod task_cmd;
+mod task_progress;
 mod tools;
 mod tty_approval;
 mod watch;

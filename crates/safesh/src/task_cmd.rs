@@ -53,7 +53,10 @@ pub fn run(args: TaskArgs, config: Option<&str>) -> i32 {
     if roots.is_empty() {
         roots.push(policy.config().base_dir.clone());
     }
-    let runner = Runner { policy };
+    let runner = Runner {
+        policy,
+        progress: crate::task_progress::Progress::on_terminal(),
+    };
     if args.watch {
         return crate::watch::watch(&roots, || runner.plan(&plan, false).0);
     }
@@ -117,6 +120,8 @@ fn summary(def: &safesh_tasks::TaskDef) -> String {
 /// Runs plans with one policy.
 struct Runner {
     policy: Policy,
+    /// Status lines on a terminal.
+    progress: Option<crate::task_progress::Progress>,
 }
 
 impl Runner {
@@ -125,7 +130,13 @@ impl Runner {
     fn plan(&self, plan: &Plan, prefixed: bool) -> (i32, Option<String>) {
         match plan {
             Plan::Leaf(leaf) => {
+                if let Some(p) = &self.progress {
+                    p.start(&leaf.task);
+                }
                 let code = self.leaf(leaf, prefixed);
+                if let Some(p) = &self.progress {
+                    p.end(&leaf.task, code);
+                }
                 (code, (code != 0).then(|| leaf.task.clone()))
             }
             Plan::Serial(items) => {

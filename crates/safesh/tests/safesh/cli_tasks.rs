@@ -377,3 +377,63 @@ fn watch_reruns_once_per_burst_and_ignores_its_own_writes_target_and_git() {
     std::fs::write(a.path("src/b.rs"), "x").unwrap();
     assert_eq!(w.until_ready(), ["run 6"]);
 }
+
+/// `safesh task ARGS…` with a terminal for its output (`script` gives it a pty);
+/// everything the terminal showed comes back as stdout.
+fn run_on_terminal(a: &Arena, args: &str) -> crate::policy_support::Run {
+    use std::os::unix::process::CommandExt;
+    let line = format!(
+        "{} --config {} {args}",
+        env!("CARGO_BIN_EXE_safesh"),
+        a.config.display()
+    );
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", &line, "/dev/null"])
+        .current_dir(&a.dir)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("LC_ALL", "C.UTF-8")
+        .env("HOME", &a.home)
+        .env("XDG_STATE_HOME", &a.state)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0);
+    crate::policy_support::collect(cmd, line)
+}
+
+#[test]
+fn on_a_terminal_each_task_gets_a_start_and_an_end_status_line() {
+    let a = arena(
+        r#"ok = "echo from-ok"
+bad = "echo from-bad; exit 3"
+both = { parallel = ["ok", "bad"] }"#,
+    );
+    let r = run_on_terminal(&a, "task both");
+    assert_eq!(r.status, 3, "{}", r.dump());
+    let shown = r.stdout.replace('\r', "");
+    for want in [
+        "safesh: ▶ ok",
+        "safesh: ▶ bad",
+        "[ok] from-ok",
+        "[bad] from-bad",
+        "safesh: ✘ bad: status 3 (",
+    ] {
+        assert!(shown.contains(want), "no {want:?} in:\n{shown}");
+    }
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("safesh: ✔ ok (") && l.ends_with(" s)")),
+        "{shown}"
+    );
+    // Not a terminal: the tasks' own output only, no status lines.
+    let r = a.run_args(&["task", "both"]);
+    assert_eq!(r.status, 3, "{}", r.dump());
+    assert!(
+        !r.stderr.contains('▶') && !r.stderr.contains('✔'),
+        "{}",
+        r.dump()
+    );
+    assert!(!r.stdout.contains('▶'), "{}", r.dump());
+}
