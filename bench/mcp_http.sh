@@ -5,6 +5,11 @@
 #   bench/mcp_http.sh [SAFESH] [CLIENTS] [SECONDS] [SCRIPT]
 # SAFESH defaults to target/release/safesh (build it first: bench/run.sh does).
 # Prints calls/s and latency percentiles (p50/p90/p99/max).
+# Environment: WARMUP=N untimed calls per client before the clock (default 1:
+# the steady state; 0 measures each client's cold start too); LOAD_CPUS /
+# SERVER_CPUS pin the load generator / the server (and its workers) to CPUs
+# with taskset (e.g. LOAD_CPUS=1 SERVER_CPUS=0: the generator competes for
+# the same two cores otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S="${1:-$PWD/target/release/safesh}"
@@ -24,7 +29,11 @@ rm -f "$token_file"
 umask 077
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$token_file"
 port=$((20000 + RANDOM % 20000))
-"$S" mcp --http "127.0.0.1:$port" --token-file "$token_file" --max-sessions "$((clients + 8))" \
+server_pin=()
+[ -z "${SERVER_CPUS:-}" ] || server_pin=(taskset -c "$SERVER_CPUS")
+load_pin=()
+[ -z "${LOAD_CPUS:-}" ] || load_pin=(taskset -c "$LOAD_CPUS")
+"${server_pin[@]}" "$S" mcp --http "127.0.0.1:$port" --token-file "$token_file" --max-sessions "$((clients + 8))" \
     2>"$B/mcp-server.log" &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
@@ -32,4 +41,5 @@ for _ in $(seq 1 100); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
     sleep 0.1
 done
-"$load" "127.0.0.1:$port" "$(cat "$token_file")" "$clients" "$seconds" "$script"
+"${load_pin[@]}" "$load" "127.0.0.1:$port" "$(cat "$token_file")" "$clients" "$seconds" "$script" \
+    "${WARMUP:-1}"

@@ -4,7 +4,12 @@
 //! calls/s and latency percentiles. Standard library only, so that it builds
 //! with a bare `rustc -O` (bench/mcp_http.sh does that):
 //!
-//!   mcp_load ADDR TOKEN [CLIENTS] [SECONDS] [SCRIPT]
+//!   mcp_load ADDR TOKEN [CLIENTS] [SECONDS] [SCRIPT] [WARMUP]
+//!
+//! Each client makes WARMUP untimed calls (default 1) after its handshake and
+//! before the clock starts, so the steady state is measured (a client's first
+//! `exec` starts the worker process that serves its later ones); `WARMUP=0`
+//! measures the cold start too.
 //!
 //! Speaks HTTP/1.1 itself: requests with Content-Length, responses read by
 //! Content-Length or chunked transfer coding (rmcp answers a POST with a
@@ -159,7 +164,7 @@ fn json_string(s: &str) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        eprintln!("usage: mcp_load ADDR TOKEN [CLIENTS] [SECONDS] [SCRIPT]");
+        eprintln!("usage: mcp_load ADDR TOKEN [CLIENTS] [SECONDS] [SCRIPT] [WARMUP]");
         std::process::exit(2);
     }
     let addr = args[1].clone();
@@ -167,6 +172,7 @@ fn main() {
     let clients: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(100);
     let seconds: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(10);
     let script = args.get(5).cloned().unwrap_or_else(|| "true".to_string());
+    let warmup: usize = args.get(6).and_then(|s| s.parse().ok()).unwrap_or(1);
     let call = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"exec","arguments":{{"script":{}}}}}}}"#,
         json_string(&script)
@@ -180,7 +186,17 @@ fn main() {
         let (addr, token, call) = (addr.clone(), token.clone(), call.clone());
         let (lat, errors, ready) = (lat.clone(), errors.clone(), ready.clone());
         handles.push(std::thread::spawn(move || {
-            let conn = Conn::open(&addr, &token).and_then(|mut c| c.handshake().map(|()| c));
+            let conn = Conn::open(&addr, &token)
+                .and_then(|mut c| c.handshake().map(|()| c))
+                .and_then(|mut c| {
+                    for _ in 0..warmup {
+                        let r = c.post(&call)?;
+                        if r.status != 200 {
+                            return Err(format!("warm-up call: HTTP {}", r.status));
+                        }
+                    }
+                    Ok(c)
+                });
             ready.wait();
             let mut c = match conn {
                 Ok(c) => c,
@@ -228,7 +244,7 @@ fn main() {
             .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
     };
     println!(
-        "clients {clients}  calls {}  errors {}  {:.0} calls/s  p50 {:.2} ms  p90 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
+        "clients {clients}  warm-up {warmup}  calls {}  errors {}  {:.0} calls/s  p50 {:.2} ms  p90 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
         lat.len(),
         errors.len(),
         lat.len() as f64 / wall,

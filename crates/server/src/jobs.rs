@@ -791,6 +791,16 @@ impl Jobs {
         }
     }
 
+    /// True when connection `conn` has a running job (its own or one of its
+    /// shell sessions').
+    pub fn running_of_conn(&self, conn: &str) -> bool {
+        let own = crate::owner::scope(conn, None);
+        let sessions = format!("s:{conn}:");
+        lock(&self.map).values().any(|j| {
+            (j.owner == own || j.owner.starts_with(&sessions)) && j.status() == Status::Running
+        })
+    }
+
     /// Kills the running jobs of session `id`.
     pub fn kill_session(&self, id: &str) {
         let jobs: Vec<Arc<Job>> = lock(&self.map)

@@ -30,6 +30,7 @@ pub mod shape;
 pub mod spill;
 pub mod wire;
 pub mod worker;
+mod worker_fresh;
 pub mod worker_main;
 pub mod worker_remote;
 mod worker_session;

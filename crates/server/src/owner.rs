@@ -74,12 +74,13 @@ owned!(
 
 impl Server {
     /// A connection went away (an MCP-over-HTTP session was closed or expired):
-    /// its sessions end and every job of it is killed.
+    /// its sessions end, every job of it is killed and its idle workers end.
     pub fn end_connection(&self, conn: &str) {
         for id in self.sessions.end_connection(conn) {
             self.jobs.stop_scope(&scope(conn, Some(&id)));
         }
         self.jobs.stop_scope(&scope(conn, None));
+        self.end_workers(conn);
     }
 }
 

@@ -33,6 +33,15 @@ impl Pool {
         })
     }
 
+    /// A pool in a worker process: its sessions run on the calling thread
+    /// (the worker's interpreter thread has the shell's stack).
+    pub fn for_worker(settings: Arc<Settings>) -> Arc<Pool> {
+        Arc::new(Pool {
+            template: Mutex::new(Session::template(settings.session_options(None, &[], true))),
+            spare: Mutex::new(Vec::new()),
+        })
+    }
+
     /// A fresh session.
     pub fn take(&self) -> Session {
         let reuse = lock(&self.spare).pop();

@@ -294,6 +294,14 @@ impl Server {
         Ok(v)
     }
 
+    /// Ends the idle worker processes kept for connection `conn`'s sessionless
+    /// requests (the connection went away).
+    pub(crate) fn end_workers(&self, conn: &str) {
+        if let Some(w) = &self.workers {
+            w.end_owner(conn);
+        }
+    }
+
     /// A long-lived worker process for connection `conn` (a session's or a job's).
     fn open_remote(
         &self,

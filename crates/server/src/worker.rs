@@ -10,20 +10,24 @@
 //! raw newline inside one):
 //!
 //! ```text
-//! parent → worker   {"type":"exec","params":{…ExecParams…},"ask":true}   first, once
+//! parent → worker   {"type":"exec","params":{…ExecParams…},"ask":true,"conn":"…"}   a request
 //!                   {"type":"cancel"}                                     the client cancelled
 //!                   {"type":"answer","id":"…","answer":"granted|denied|unanswered"}
 //! worker → parent   {"type":"ready","temp_dir":"…"}                       first: its session's $TMPDIR
 //!                   {"type":"ask","question":{…}}                         an approval to ask
-//!                   {"type":"result","result":{…the contract's Result…}}  last, once
+//!                   {"type":"result","result":{…the contract's Result…}}  the request's end
 //! ```
 //!
 //! The worker shapes the result itself (cap, spill file, labels, redaction), so
-//! the parent forwards it untouched. This module runs one-shot workers: a
-//! sessionless `exec`/`run` (MCP) or `execute` (JSON-RPC) whose script starts no
-//! background job. Shell sessions, `job.start` jobs and requests that start
-//! `cmd &` run in long-lived workers (first frame `open`, see `worker_remote.rs`
-//! and `worker_session.rs`), which report their jobs to the server's job table.
+//! the parent forwards it untouched. This module runs sessionless `exec`/`run`
+//! (MCP) and `execute` (JSON-RPC) requests whose script starts no background
+//! job. After a result the worker waits for another `exec` frame: the server
+//! keeps it for the same owner (the request's connection) and sends it that
+//! owner's next sessionless request, which runs in a fresh session
+//! (`worker_fresh.rs`); the end of its input ends it. Shell sessions,
+//! `job.start` jobs and requests that start `cmd &` run in long-lived workers
+//! (first frame `open`, see `worker_remote.rs` and `worker_session.rs`), which
+//! report their jobs to the server's job table.
 
 use crate::error::ServerError;
 use crate::exec::ExecParams;
@@ -34,12 +38,13 @@ use safesh_core::{
 use safesh_label::Label;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{Sender, SyncSender, channel, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, UNIX_EPOCH};
@@ -331,9 +336,65 @@ fn start(spawn: &WorkerSpawn) -> std::io::Result<Child> {
     cmd.spawn()
 }
 
+/// Requests a reused worker serves before it is retired (a fresh process
+/// bounds what a long life may accumulate: allocator fragmentation, leaks).
+const MAX_SERVED: u32 = 10_000;
+
+/// A worker that answered a request of its owner and waits for the next one
+/// (`worker_fresh.rs`: each runs in a fresh session).
+#[derive(Debug)]
+struct Held {
+    child: Child,
+    stdin: ChildStdin,
+    reader: BufReader<ChildStdout>,
+    /// The temp dir of its first session (its later ones are its siblings,
+    /// named after its pid too): removed if it dies without cleaning up.
+    temp_dir: Option<PathBuf>,
+    served: u32,
+    idle_since: Instant,
+}
+
+impl Held {
+    fn new(mut child: Child) -> std::io::Result<Held> {
+        match (child.stdin.take(), child.stdout.take()) {
+            (Some(stdin), Some(stdout)) => Ok(Held {
+                child,
+                stdin,
+                reader: BufReader::new(stdout),
+                temp_dir: None,
+                served: 0,
+                idle_since: Instant::now(),
+            }),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(std::io::Error::other("worker pipes"))
+            }
+        }
+    }
+
+    /// Ends it: the end of its input makes it exit and remove its temp dirs;
+    /// reaped off the caller's path.
+    fn retire(self) {
+        let Held {
+            mut child, stdin, ..
+        } = self;
+        drop(stdin);
+        let _ = std::thread::Builder::new()
+            .name("safesh-worker-reap".into())
+            .spawn(move || child.wait());
+    }
+}
+
 /// A server's workers: one spare is started ahead, so a request finds a worker
 /// that has loaded the policy and made its session already (the start-up runs
 /// while the client thinks, not while it waits).
+///
+/// A worker that answered a sessionless request is kept for its owner (the
+/// request's connection: an MCP-over-HTTP transport session, a JSON-RPC
+/// connection) and serves that owner's next sessionless request in a fresh
+/// session — never another owner's. At most `max` are kept in all; the one
+/// idle longest goes first. An owner's are ended with it ([`Workers::end_owner`]).
 ///
 /// Workers are started by one thread that lives as long as this value: the
 /// kernel's parent-death signal follows the *thread* that forked, and a pool
@@ -346,6 +407,8 @@ pub struct Workers {
     busy: Mutex<usize>,
     freed: Condvar,
     max: usize,
+    /// Idle workers by owner, kept for its next sessionless request.
+    held: Mutex<HashMap<String, Vec<Held>>>,
 }
 
 /// One request's place among the running workers; freed on drop.
@@ -362,7 +425,7 @@ impl Drop for Place<'_> {
 impl Workers {
     /// Workers started as `spawn` says, at most `max` running requests at once
     /// (a process each: a flood of requests waits instead of forking without
-    /// bound); the first spare starts now.
+    /// bound) and at most `max` kept idle; the first spare starts now.
     pub fn new(spawn: WorkerSpawn, max: usize) -> Workers {
         let (tx, rx) = channel::<SyncSender<std::io::Result<Child>>>();
         let _ = std::thread::Builder::new()
@@ -378,6 +441,7 @@ impl Workers {
             busy: Mutex::new(0),
             freed: Condvar::new(),
             max: max.max(1),
+            held: Mutex::new(HashMap::new()),
         };
         // The first request finds one ready too.
         *w.spare.lock().unwrap_or_else(|p| p.into_inner()) = w.start().ok();
@@ -432,13 +496,79 @@ impl Workers {
         Ok(child)
     }
 
-    /// Ends the spare (the server is stopping): the end of its input makes it
-    /// exit and remove its session's temp dir; killed if it does not.
+    /// A worker for a sessionless request of `owner`: one it has used before and
+    /// that is alive, else a new one (`reused` says which).
+    fn take_for(&self, owner: &str) -> std::io::Result<(Held, bool)> {
+        loop {
+            let h = lock(&self.held).get_mut(owner).and_then(Vec::pop);
+            match h {
+                Some(mut h) => {
+                    if matches!(h.child.try_wait(), Ok(None)) {
+                        return Ok((h, true));
+                    }
+                    // It died while idle (killed from outside): clean up after it.
+                    let _ = h.child.wait();
+                    remove_temp_dirs(h.temp_dir.take(), h.child.id());
+                }
+                None => return Ok((Held::new(self.take()?)?, false)),
+            }
+        }
+    }
+
+    /// Keeps `h` for `owner`'s next request, within the limit (the worker idle
+    /// longest is retired to make room); retires it when it has served enough.
+    fn put_back(&self, owner: &str, mut h: Held) {
+        h.served += 1;
+        if h.served >= MAX_SERVED {
+            h.retire();
+            return;
+        }
+        h.idle_since = Instant::now();
+        let evicted = {
+            let mut held = lock(&self.held);
+            held.entry(owner.to_string()).or_default().push(h);
+            let total: usize = held.values().map(Vec::len).sum();
+            if total > self.max {
+                oldest(&mut held)
+            } else {
+                None
+            }
+        };
+        if let Some(e) = evicted {
+            e.retire();
+        }
+    }
+
+    /// Ends the idle workers kept for `owner` (its connection went away).
+    pub fn end_owner(&self, owner: &str) {
+        let gone = lock(&self.held).remove(owner).unwrap_or_default();
+        for h in gone {
+            h.retire();
+        }
+    }
+
+    /// Idle workers kept now (all owners).
+    pub fn held(&self) -> usize {
+        lock(&self.held).values().map(Vec::len).sum()
+    }
+
+    /// Ends the spare and the idle workers (the server is stopping): the end of
+    /// its input makes each exit and remove its session's temp dir; killed if
+    /// it does not.
     pub fn shutdown(&self) {
-        let mut slot = self.spare.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(mut c) = slot.take() {
+        let mut children: Vec<Child> = Vec::new();
+        if let Some(mut c) = lock(&self.spare).take() {
             drop(c.stdin.take());
-            let until = Instant::now() + Duration::from_secs(2);
+            children.push(c);
+        }
+        let held: Vec<Held> = lock(&self.held).drain().flat_map(|(_, v)| v).collect();
+        for h in held {
+            let Held { child, stdin, .. } = h;
+            drop(stdin);
+            children.push(child);
+        }
+        let until = Instant::now() + Duration::from_secs(2);
+        for mut c in children {
             while matches!(c.try_wait(), Ok(None)) && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(10));
             }
@@ -446,6 +576,25 @@ impl Workers {
             let _ = c.wait();
         }
     }
+}
+
+/// Takes out the worker idle longest (any owner).
+fn oldest(held: &mut HashMap<String, Vec<Held>>) -> Option<Held> {
+    let (owner, i) = held
+        .iter()
+        .flat_map(|(o, v)| v.iter().enumerate().map(move |(i, h)| (o, i, h.idle_since)))
+        .min_by_key(|&(_, _, t)| t)
+        .map(|(o, i, _)| (o.clone(), i))?;
+    let v = held.get_mut(&owner)?;
+    let h = v.remove(i);
+    if v.is_empty() {
+        held.remove(&owner);
+    }
+    Some(h)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Drop for Workers {
@@ -469,8 +618,38 @@ pub(crate) fn remove_temp_dir(dir: Option<PathBuf>, pid: u32) {
     }
 }
 
-/// Runs one sessionless request in a worker process (blocking). `Err` only
-/// when no worker could be started (the caller runs it in-process then).
+/// Removes every temp dir of worker `pid` beside `dir` (a reused worker makes
+/// one per session it could not reuse), as [`remove_temp_dir`] does for one.
+fn remove_temp_dirs(dir: Option<PathBuf>, pid: u32) {
+    let Some(parent) = dir.as_deref().and_then(std::path::Path::parent) else {
+        return;
+    };
+    let prefix = format!("safesh-{pid}-");
+    if let Ok(entries) = std::fs::read_dir(parent) {
+        for e in entries.flatten() {
+            if e.file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with(&prefix))
+            {
+                remove_temp_dir(Some(e.path()), pid);
+            }
+        }
+    }
+}
+
+/// How a request in a worker ended.
+enum Ended {
+    /// The worker's result; `reusable`: the worker may serve the owner again.
+    Result(Value, bool),
+    /// The worker was killed past the request's deadline.
+    Timeout(u64),
+    /// The worker died or broke the protocol.
+    Died,
+}
+
+/// Runs one sessionless request in a worker process (blocking): one its owner
+/// has used before when one is idle. `Err` only when no worker could be started
+/// (the caller runs it in-process then).
 pub fn exec(
     workers: &Workers,
     p: &ExecParams,
@@ -489,12 +668,6 @@ pub fn exec(
             130,
         ));
     };
-    let mut child = workers.take().map_err(ServerError::Io)?;
-    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(ServerError::Io(std::io::Error::other("worker pipes")));
-    };
     let first = ToWorker::Exec {
         params: Box::new(p.clone()),
         ask: approver.is_some(),
@@ -502,74 +675,116 @@ pub fn exec(
         piped: p.piped.clone(),
         pipe_stdout: p.pipe_stdout,
     };
-    if let Err(e) = send(&mut stdin, &first) {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(ServerError::Io(e));
-    }
+    let mut line = serde_json::to_vec(&first).map_err(|e| ServerError::Io(e.into()))?;
+    line.push(b'\n');
+    // A kept worker may have died since it was checked: then a new one.
+    let mut w = loop {
+        let (mut w, reused) = workers.take_for(&p.conn).map_err(ServerError::Io)?;
+        match w.stdin.write_all(&line).and_then(|()| w.stdin.flush()) {
+            Ok(()) => break w,
+            Err(_) if reused => {
+                let _ = w.child.kill();
+                let _ = w.child.wait();
+                remove_temp_dirs(w.temp_dir.take(), w.child.id());
+            }
+            Err(e) => {
+                let _ = w.child.kill();
+                let _ = w.child.wait();
+                return Err(ServerError::Io(e));
+            }
+        }
+    };
     let timeout_ms = p
         .timeout_ms
         .map(|t| settings.clamp_timeout(t))
         .unwrap_or(settings.limits.script_timeout_ms);
-    let soft = (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms));
-    let hard = soft.map(|s| s + GRACE);
-    let fd = stdout.as_raw_fd();
-    let mut reader = BufReader::new(stdout);
-    let mut cancelled = false;
-    let mut temp_dir: Option<PathBuf> = None;
-    loop {
-        if interrupter.is_interrupted() && !cancelled {
-            cancelled = true;
-            let _ = send(&mut stdin, &ToWorker::Cancel);
+    match converse(&mut w, timeout_ms, &interrupter, approver.as_ref()) {
+        Ended::Result(v, reusable) => {
+            if reusable {
+                workers.put_back(&p.conn, w);
+            } else {
+                w.retire();
+            }
+            Ok(v)
         }
-        if hard.is_some_and(|h| Instant::now() >= h) {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Ok(failed(
+        Ended::Timeout(ms) => {
+            let _ = w.child.kill();
+            let _ = w.child.wait();
+            remove_temp_dirs(w.temp_dir.take(), w.child.id());
+            Ok(failed(
                 p,
                 settings,
                 ErrorCode::Timeout,
                 format!(
-                    "the request did not stop at its deadline ({timeout_ms} ms); its worker process was killed"
+                    "the request did not stop at its deadline ({ms} ms); its worker process was killed"
                 ),
                 124,
-            ));
+            ))
         }
-        if reader.buffer().is_empty() && !readable(fd, TICK) {
+        Ended::Died => {
+            let Held {
+                mut child,
+                stdin,
+                temp_dir,
+                ..
+            } = w;
+            drop(stdin);
+            let (msg, exit) = describe(&mut child);
+            remove_temp_dirs(temp_dir, child.id());
+            Ok(failed(p, settings, ErrorCode::ExecutionError, msg, exit))
+        }
+    }
+}
+
+/// The request's frames after it was sent: approvals asked and answered, a
+/// cancellation passed on, until the result, the deadline or the worker's end.
+fn converse(
+    w: &mut Held,
+    timeout_ms: u64,
+    interrupter: &Interrupter,
+    approver: Option<&Arc<dyn ApprovalChannel>>,
+) -> Ended {
+    let soft = (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms));
+    let hard = soft.map(|s| s + GRACE);
+    let fd = w.reader.get_ref().as_raw_fd();
+    let mut cancelled = false;
+    loop {
+        if interrupter.is_interrupted() && !cancelled {
+            cancelled = true;
+            let _ = send(&mut w.stdin, &ToWorker::Cancel);
+        }
+        if hard.is_some_and(|h| Instant::now() >= h) {
+            return Ended::Timeout(timeout_ms);
+        }
+        if w.reader.buffer().is_empty() && !readable(fd, TICK) {
             continue;
         }
         let mut line = String::new();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => break,
+        match w.reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return Ended::Died,
             Ok(_) => {}
         }
         match serde_json::from_str::<FromWorker>(&line) {
-            Ok(FromWorker::Result { result }) => {
-                drop(stdin);
-                // It exits by itself (its session's clean-up): reap it off the
-                // request's path.
-                let _ = std::thread::Builder::new()
-                    .name("safesh-worker-reap".into())
-                    .spawn(move || child.wait());
-                return Ok(result);
-            }
-            Ok(FromWorker::Ready { temp_dir: t }) => temp_dir = t,
+            // A cancelled request may leave a cancel frame behind: a new
+            // worker for the owner's next request is the simple safe side.
+            Ok(FromWorker::Result { result }) => return Ended::Result(result, !cancelled),
+            Ok(FromWorker::Ready { temp_dir: t }) => w.temp_dir = t,
             Ok(FromWorker::Ask { question }) => {
                 // Stop asking when the request is cancelled or out of time, or
                 // when the worker has moved on (it stopped waiting itself).
-                let buffered = !reader.buffer().is_empty();
+                let buffered = !w.reader.buffer().is_empty();
                 let stop = || {
                     buffered
                         || interrupter.is_interrupted()
                         || soft.is_some_and(|s| Instant::now() >= s)
                         || readable(fd, Duration::ZERO)
                 };
-                let a = match &approver {
+                let a = match approver {
                     Some(ch) => ch.ask(&question.to_core(), &stop),
                     None => ApprovalAnswer::Unanswered,
                 };
                 let _ = send(
-                    &mut stdin,
+                    &mut w.stdin,
                     &ToWorker::Answer {
                         id: question.id,
                         answer: answer_word(a).to_string(),
@@ -580,15 +795,11 @@ pub fn exec(
             Ok(_) => {}
             // Not a frame of ours: the worker is broken; end it.
             Err(_) => {
-                let _ = child.kill();
-                break;
+                let _ = w.child.kill();
+                return Ended::Died;
             }
         }
     }
-    drop(stdin);
-    let (msg, exit) = describe(&mut child);
-    remove_temp_dir(temp_dir, child.id());
-    Ok(failed(p, settings, ErrorCode::ExecutionError, msg, exit))
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! The worker's side of the isolation model (`safesh __worker`, see
-//! `worker.rs`): one request, then exit.
+//! `worker.rs`): the frames a worker is made for — sessionless requests of one
+//! owner, each in a fresh session (`worker_fresh.rs`), or a long-lived shell
+//! session or job (`worker_session.rs`) — until its input ends.
 //!
 //! Before anything runs, the protocol pipes are moved off fds 0 and 1 (to
 //! private close-on-exec descriptors; 0 reads `/dev/null`, 1 goes to stderr),
@@ -8,14 +10,13 @@
 //! (soft `RLIMIT_AS`: the sandbox gives each external program back the hard
 //! limit and its own memory limit).
 
-use crate::exec::ExecParams;
 use crate::settings::Settings;
 use crate::worker::{FromWorker, Question, ToWorker, answer_of};
-use safesh_core::{ApprovalAnswer, ApprovalChannel, ApprovalQuestion, Interrupter};
+use safesh_core::{ApprovalAnswer, ApprovalChannel, ApprovalQuestion};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -96,46 +97,7 @@ impl ApprovalChannel for ParentChannel {
     }
 }
 
-/// Reads the parent's later frames: cancellation and answers. The parent gone
-/// (end of input) cancels the request.
-fn listen(
-    input: BufReader<File>,
-    slot: Arc<Mutex<Option<Interrupter>>>,
-    cancelled: Arc<std::sync::atomic::AtomicBool>,
-    answers: Sender<(String, String)>,
-) {
-    let cancel = || {
-        if cancelled.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            return;
-        }
-        // Until the process ends: the session clears an interrupt that comes
-        // before its request starts.
-        let slot = slot.clone();
-        let _ = std::thread::Builder::new()
-            .name("safesh-worker-cancel".into())
-            .spawn(move || {
-                loop {
-                    if let Some(i) = slot.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-                        i.interrupt();
-                    }
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-            });
-    };
-    for line in input.lines() {
-        let Ok(line) = line else { break };
-        match serde_json::from_str::<ToWorker>(&line) {
-            Ok(ToWorker::Cancel) => cancel(),
-            Ok(ToWorker::Answer { id, answer }) => {
-                let _ = answers.send((id, answer));
-            }
-            _ => {}
-        }
-    }
-    cancel();
-}
-
-/// Serves one request from the parent on fds 0/1; returns the exit status.
+/// Serves the parent's requests on fds 0/1; returns the exit status.
 pub fn serve(settings: Settings) -> i32 {
     let fail = |msg: String| {
         let _ = writeln!(std::io::stderr(), "safesh: worker: {msg}");
@@ -170,76 +132,46 @@ pub fn serve(settings: Settings) -> i32 {
         Ok(_) => {}
         Err(e) => return fail(format!("no request: {e}")),
     }
-    let (mut params, ask, conn, piped, pipe_stdout) = match serde_json::from_str::<ToWorker>(&first)
-    {
+    match serde_json::from_str::<ToWorker>(&first) {
+        // Sessionless requests of one owner, each in a fresh session (worker_fresh.rs).
         Ok(ToWorker::Exec {
             params,
             ask,
             conn,
             piped,
             pipe_stdout,
-        }) => (params, ask, conn, piped, pipe_stdout),
+        }) => crate::worker_fresh::serve(
+            session,
+            settings,
+            crate::worker_fresh::Request {
+                params,
+                ask,
+                conn,
+                piped,
+                pipe_stdout,
+            },
+            input,
+            out,
+        ),
         // A long-lived worker: a shell session or a job (worker_session.rs).
         Ok(ToWorker::Open {
             cwd,
             env,
             conn,
             session: sid,
-        }) => {
-            return crate::worker_session::serve(
-                session,
-                settings,
-                crate::worker_session::Place {
-                    cwd,
-                    env,
-                    conn,
-                    session: sid,
-                },
-                input,
-                out,
-            );
-        }
-        _ => return fail("the first frame is not a request".into()),
-    };
-    // The request's owner, as in the server (crate::owner): its spill files go
-    // to the connection's directory, and its commands may read only those.
-    let mut session = session;
-    let scope = crate::owner::scope(&conn, None);
-    session.set_state_scope(Some(crate::owner::scope_dir(&scope)));
-    params.conn = conn;
-    params.piped = piped;
-    params.pipe_stdout = pipe_stdout;
-    let slot: Arc<Mutex<Option<Interrupter>>> = Arc::new(Mutex::new(None));
-    let cancelled = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let (tx, rx) = channel();
-    {
-        let (slot, cancelled) = (slot.clone(), cancelled.clone());
-        let _ = std::thread::Builder::new()
-            .name("safesh-worker-in".into())
-            .spawn(move || listen(input, slot, cancelled, tx));
-    }
-    let channel: Option<Arc<dyn ApprovalChannel>> = ask.then(|| {
-        Arc::new(ParentChannel {
-            out: out.clone(),
-            answers: Mutex::new(rx),
-        }) as Arc<dyn ApprovalChannel>
-    });
-    let run = {
-        let out = out.clone();
-        move || {
-            run(
-                session, &settings, &params, channel, &slot, &cancelled, &out,
-            )
-        }
-    };
-    // The interpreter runs on a thread with its stack (as in the server).
-    match std::thread::Builder::new()
-        .name("safesh-worker".into())
-        .stack_size(crate::settings::SHELL_STACK)
-        .spawn(run)
-    {
-        Ok(h) => h.join().unwrap_or(1),
-        Err(e) => fail(format!("cannot start the interpreter thread: {e}")),
+        }) => crate::worker_session::serve(
+            session,
+            settings,
+            crate::worker_session::Place {
+                cwd,
+                env,
+                conn,
+                session: sid,
+            },
+            input,
+            out,
+        ),
+        _ => fail("the first frame is not a request".into()),
     }
 }
 
@@ -247,34 +179,4 @@ fn devnull() -> i32 {
     // SAFETY: open(2) of a constant path; the fd is leaked on purpose (it stays
     // fd 0's source for the life of the process).
     unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) }
-}
-
-fn run(
-    mut s: safesh_core::Session,
-    settings: &Settings,
-    p: &ExecParams,
-    channel: Option<Arc<dyn ApprovalChannel>>,
-    slot: &Mutex<Option<Interrupter>>,
-    cancelled: &std::sync::atomic::AtomicBool,
-    out: &Out,
-) -> i32 {
-    let v = match p.script_text() {
-        Ok(script) => {
-            s.set_approval_channel(channel);
-            let on_start = |i: Interrupter| {
-                // A cancel that came before the script started still counts.
-                if cancelled.load(std::sync::atomic::Ordering::SeqCst) {
-                    i.interrupt();
-                }
-                *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(i);
-            };
-            crate::exec::run(&mut s, &script, p, settings, &on_start)
-        }
-        Err(e) => serde_json::json!({"error": e.to_json()}),
-    };
-    if write_frame(out, &FromWorker::Result { result: v }) {
-        0
-    } else {
-        1
-    }
 }

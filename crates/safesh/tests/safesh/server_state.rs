@@ -772,3 +772,195 @@ fn mcp_http_a_closed_client_takes_its_sessions_and_jobs_with_it() {
     let r = h.tool(&b, "job_kill", json!({"job_id": jb}));
     assert_eq!(r["structuredContent"]["status"], "killed", "{r}");
 }
+
+/// The first output line of a tool call's result (the worker's pid here).
+fn first_line(r: &Value) -> String {
+    r["structuredContent"]["output"]
+        .as_str()
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Shows what a sessionless request inherited: pid, variables, function,
+/// alias, cwd, `set -u`, temp files.
+const LOOK: &str = "echo $$; echo \"X=${X-unset} E=${E-unset} U=$undefined_var\"; \
+     type f >/dev/null 2>&1 && echo f=defined || echo f=none; \
+     alias al >/dev/null 2>&1 && echo al=defined || echo al=none; \
+     pwd; ls \"$TMPDIR\" | wc -l";
+
+#[test]
+fn mcp_http_sessionless_execs_reuse_their_owners_worker_and_start_fresh_each_time() {
+    let home = Home::new();
+    let proj = home.proj();
+    let h = Http::start(&home, &[]);
+    let a = h.client().unwrap();
+    let b = h.client().unwrap();
+    // A leaves everything a script can leave in its session and process.
+    let r = h.tool(
+        &a,
+        "exec",
+        json!({"script": "echo $$; X=a1; export E=a1; f() { echo fa; }; alias al='echo A'; \
+                          mkdir -p d; cd d; echo left > \"$TMPDIR/left\"; set -u; \
+                          trap 'echo trapped-a' EXIT; echo done"}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    let pid_a = first_line(&r);
+    assert!(!pid_a.is_empty(), "{r}");
+    let fresh = |r: &Value, who: &str| {
+        let out = r["structuredContent"]["output"]
+            .as_str()
+            .unwrap_or_default();
+        let want = format!(
+            "X=unset E=unset U=\nf=none\nal=none\n{}\n0\n",
+            proj.display()
+        );
+        assert!(out.ends_with(&want), "{who} inherited state: {out:?}");
+        assert!(!out.contains("trapped-a"), "{who} ran A's trap: {out:?}");
+    };
+    // A's next request: the same worker process (reused), a fresh session.
+    let r = h.tool(&a, "exec", json!({"script": LOOK}));
+    assert_eq!(first_line(&r), pid_a, "A's worker was not reused: {r}");
+    fresh(&r, "A's next request");
+    // B never gets A's worker, and starts as fresh.
+    let r = h.tool(&b, "exec", json!({"script": LOOK}));
+    let pid_b = first_line(&r);
+    assert_ne!(pid_b, pid_a, "B was served by A's worker: {r}");
+    fresh(&r, "B");
+    // Control: what is the project's (a directory A made) is there for both.
+    assert!(proj.join("d").is_dir());
+    let r = h.tool(&b, "exec", json!({"script": "ls -d d"}));
+    assert_eq!(r["structuredContent"]["output"], "d\n", "{r}");
+    // Each keeps its own worker.
+    let r = h.tool(&a, "exec", json!({"script": "echo $$"}));
+    assert_eq!(first_line(&r), pid_a, "{r}");
+    let r = h.tool(&b, "exec", json!({"script": "echo $$"}));
+    assert_eq!(first_line(&r), pid_b, "{r}");
+}
+
+#[test]
+fn mcp_http_reused_worker_that_dies_mid_request_costs_that_request_and_the_next_is_served() {
+    let home = Home::new();
+    // A string limit above the width lets the allocation of ~1 TB be tried:
+    // refused at once by the worker's RLIMIT_AS (never aimed at the machine).
+    let config = home.proj().with_file_name("limits.toml");
+    std::fs::write(
+        &config,
+        "[limits]\nmemory_mb = 256\nstring_bytes = 2000000000000\n",
+    )
+    .unwrap();
+    let config = config.to_string_lossy().into_owned();
+    let h = Http::start_args(
+        &home,
+        &["--config", &config, "mcp", "--http", "127.0.0.1:0"],
+    );
+    let a = h.client().unwrap();
+    let b = h.client().unwrap();
+    let pid_a = first_line(&h.tool(&a, "exec", json!({"script": "echo $$"})));
+    let pid_b = first_line(&h.tool(&b, "exec", json!({"script": "echo $$"})));
+    let r = h.tool(
+        &a,
+        "exec",
+        json!({"script": "printf '%999999999999d\\n' 1 | wc -c"}),
+    );
+    let v = &r["structuredContent"];
+    assert_eq!(v["error"]["code"], "EXECUTION_ERROR", "{r}");
+    assert_eq!(v["error"]["details"]["rule"], "worker", "{r}");
+    let msg = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("worker process was killed by signal 6"),
+        "{msg}"
+    );
+    // The next request of A gets a new worker; B keeps its own.
+    let r = h.tool(&a, "exec", json!({"script": "echo $$; echo next"}));
+    assert!(
+        r["structuredContent"]["output"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("next\n"),
+        "{r}"
+    );
+    assert_ne!(first_line(&r), pid_a, "{r}");
+    let r = h.tool(&b, "exec", json!({"script": "echo $$"}));
+    assert_eq!(first_line(&r), pid_b, "{r}");
+    // Control of the same shape: a width within reach.
+    let r = h.tool(&a, "exec", json!({"script": "printf '%5d\\n' 1 | wc -c"}));
+    assert_eq!(r["structuredContent"]["output"], "6\n", "{r}");
+}
+
+/// Waits (bounded) until `path` exists.
+fn wait_for(path: &std::path::Path) -> bool {
+    for _ in 0..1200 {
+        if path.exists() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// A script that says it started, then waits (bounded) for `go` to exist.
+fn held(name: &str) -> Value {
+    json!({"script": format!(
+        "touch {name}.started; n=0; while [ ! -e go ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n+1)); done; echo {name}-done"
+    )})
+}
+
+#[test]
+fn mcp_http_eviction_skips_clients_with_a_request_running_and_refuses_when_all_are_busy() {
+    let home = Home::new();
+    let proj = home.proj();
+    let h = Http::start(&home, &["--max-transport-sessions", "2"]);
+    let a = h.client().unwrap();
+    let b = h.client().unwrap();
+    std::thread::scope(|s| {
+        // A starts a long request: A is then the least recently used client
+        // once B has worked, but it is busy.
+        let ra = s.spawn(|| h.tool(&a, "exec", held("a")));
+        assert!(
+            wait_for(&proj.join("a.started")),
+            "A's request never started"
+        );
+        let r = h.tool(&b, "exec", json!({"script": "echo b"}));
+        assert_eq!(r["structuredContent"]["output"], "b\n", "{r}");
+        // A new client: B (idle) makes room, not A (busy).
+        let c = h.client().expect("a new client when one is idle");
+        let (st, _, body) = h.send(
+            "POST",
+            Some(&b),
+            br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"exec","arguments":{"script":"echo x"}}}"#,
+        );
+        assert_eq!(st, 404, "B was not the one evicted: {body}");
+        assert!(body.contains("closed to make room"), "{body}");
+        // Now A and C are both busy: a new client is refused, nothing ends.
+        let h = &h;
+        let rc = s.spawn(move || h.tool(&c, "exec", held("c")));
+        assert!(
+            wait_for(&proj.join("c.started")),
+            "C's request never started"
+        );
+        let (st, body) = h
+            .client()
+            .expect_err("a client past the limit while all are busy");
+        assert_eq!(st, 503, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["error"]["code"], -32000, "{v}");
+        let msg = v["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            msg.contains("every one has a request or a job running"),
+            "{msg}"
+        );
+        // The running requests finish and answer.
+        std::fs::write(proj.join("go"), "").unwrap();
+        let r = ra.join().unwrap();
+        assert_eq!(r["structuredContent"]["output"], "a-done\n", "{r}");
+        let r = rc.join().unwrap();
+        assert_eq!(r["structuredContent"]["output"], "c-done\n", "{r}");
+        // Control: once idle, the least recently used makes room again.
+        let d = h.client().expect("a client when the others are idle");
+        let r = h.tool(&d, "exec", json!({"script": "echo d"}));
+        assert_eq!(r["structuredContent"]["output"], "d\n", "{r}");
+    });
+}

@@ -4,8 +4,9 @@
 //! and rmcp checks that `Host` is a loopback name. Then a POST body is read up
 //! to [`crate::wire::MAX_REQUEST_BYTES`] (413 past it) and checked
 //! ([`crate::wire::check_mcp`]: 400 with the JSON-RPC error). A new session
-//! past the limit closes the least recently used one ([`super::http_sessions`]),
-//! whose client is told so (404 with a JSON-RPC error) on its next request.
+//! past the limit closes the least recently used idle one
+//! ([`super::http_sessions`]), whose client is told so (404 with a JSON-RPC
+//! error) on its next request; when all are busy the new one gets 503.
 
 use super::SafeshMcp;
 use super::http_sessions::Bounded;
@@ -220,6 +221,7 @@ async fn check_body(State(sessions): State<Arc<Bounded>>, req: Request, next: Ne
             .and_then(|v| v.get("id").cloned())
             .unwrap_or(serde_json::Value::Null)
     };
+    let mut busy = None;
     match parts
         .headers
         .get("mcp-session-id")
@@ -230,7 +232,8 @@ async fn check_body(State(sessions): State<Arc<Bounded>>, req: Request, next: Ne
             let msg = super::http_sessions::BoundedError::Evicted(sessions.max()).to_string();
             return rpc_error(StatusCode::NOT_FOUND, error_reply(id(), -32000, msg));
         }
-        Some(_) => {}
+        // In flight until its response is sent: not a session to evict.
+        Some(sid) => busy = Some(sessions.busy(sid)),
         None => {
             if sessions.full().await && !sessions.evict_oldest().await {
                 let msg = super::http_sessions::BoundedError::Full(sessions.max()).to_string();
@@ -241,8 +244,23 @@ async fn check_body(State(sessions): State<Arc<Bounded>>, req: Request, next: Ne
             }
         }
     }
-    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-        .await
+    let response = next
+        .run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await;
+    match busy {
+        // The response (an SSE stream for a tool call) is sent after this
+        // returns: the request stays in flight until its body is done.
+        Some(b) => {
+            use futures::StreamExt;
+            let (parts, body) = response.into_parts();
+            let stream = body.into_data_stream().map(move |chunk| {
+                b.hold();
+                chunk
+            });
+            Response::from_parts(parts, axum::body::Body::from_stream(stream))
+        }
+        None => response,
+    }
 }
 
 /// Serves MCP over HTTP on `listener` until the process ends.

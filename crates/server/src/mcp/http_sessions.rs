@@ -1,8 +1,10 @@
 //! MCP-over-HTTP transport sessions, bounded: at most `max` live at once
 //! (`--max-transport-sessions`, a limit apart from the shell sessions'). A new
-//! `initialize` past it closes the least recently used session ([`Bounded::evict_oldest`]);
-//! that client's next request is told why (404 with a JSON-RPC error, by
-//! [`super::http`]). Each session also ends after the server's idle time without
+//! `initialize` past it closes the least recently used *idle* session
+//! ([`Bounded::evict_oldest`]): one with a request in flight ([`Bounded::busy`])
+//! or a running job is never closed; when every session is busy the new client
+//! is refused (503 with a JSON-RPC error) and nothing ends. An evicted client's
+//! next request is told why (404 with a JSON-RPC error, by [`super::http`]). Each session also ends after the server's idle time without
 //! a request (rmcp's keep-alive). A session that ends — a
 //! client's DELETE, or expiry — takes its shell sessions and jobs with it
 //! ([`crate::Server::end_connection`]), so nothing a gone client made lingers.
@@ -26,9 +28,10 @@ const EVICTED_KEPT: usize = 1024;
 /// Why a session could not be made or used.
 #[derive(Debug, thiserror::Error)]
 pub enum BoundedError {
-    /// The limit on live transport sessions is reached.
+    /// The limit on live transport sessions is reached and every one is busy
+    /// (a request in flight or a running job).
     #[error(
-        "too many MCP sessions ({0}); close one (HTTP DELETE with its Mcp-Session-Id) or wait for an idle one to expire"
+        "too many MCP sessions ({0}), and every one has a request or a job running, so none was closed to make room; retry when one is idle, or close one (HTTP DELETE with its Mcp-Session-Id)"
     )]
     Full(usize),
     /// This client's session was closed to make room for a new client.
@@ -50,6 +53,31 @@ pub struct Bounded {
     used: Mutex<HashMap<SessionId, Instant>>,
     /// Sessions closed to make room, newest last.
     evicted: Mutex<VecDeque<String>>,
+    /// Requests in flight per session (a POST until its response is sent).
+    in_flight: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+/// One request in flight of a transport session: counted while it lives.
+pub struct Busy {
+    in_flight: Arc<Mutex<HashMap<String, usize>>>,
+    id: String,
+}
+
+impl Busy {
+    /// Keeps the guard where it is used (a response body's stream owns it).
+    pub fn hold(&self) {}
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let mut m = crate::shape::lock(&self.in_flight);
+        if let Some(n) = m.get_mut(&self.id) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                m.remove(&self.id);
+            }
+        }
+    }
 }
 
 impl Bounded {
@@ -63,7 +91,25 @@ impl Bounded {
             server,
             used: Mutex::new(HashMap::new()),
             evicted: Mutex::new(VecDeque::new()),
+            in_flight: Arc::default(),
         }
+    }
+
+    /// Counts a request of session `id` in flight until the returned guard drops.
+    pub fn busy(&self, id: &str) -> Busy {
+        *crate::shape::lock(&self.in_flight)
+            .entry(id.to_string())
+            .or_default() += 1;
+        Busy {
+            in_flight: self.in_flight.clone(),
+            id: id.to_string(),
+        }
+    }
+
+    /// True when session `id` has a request in flight or a running job.
+    fn working(&self, id: &SessionId) -> bool {
+        crate::shape::lock(&self.in_flight).contains_key(id.as_ref())
+            || self.server.jobs.running_of_conn(&super::http_conn(id))
     }
 
     fn touch(&self, id: &SessionId) {
@@ -75,13 +121,15 @@ impl Bounded {
         crate::shape::lock(&self.evicted).iter().any(|e| e == id)
     }
 
-    /// Closes the least recently used session (its shell sessions and jobs end
-    /// with it); false when there is none.
+    /// Closes the least recently used session that is idle (no request in
+    /// flight, no running job; its shell sessions end with it); false when
+    /// there is none.
     pub async fn evict_oldest(&self) -> bool {
         let live: Vec<SessionId> = self.inner.sessions.read().await.keys().cloned().collect();
         let victim = {
+            let idle: Vec<SessionId> = live.into_iter().filter(|id| !self.working(id)).collect();
             let used = crate::shape::lock(&self.used);
-            live.into_iter().min_by_key(|id| used.get(id).copied())
+            idle.into_iter().min_by_key(|id| used.get(id).copied())
         };
         let Some(victim) = victim else {
             return false;
