@@ -85,6 +85,9 @@ pub struct CodeRun {
     pub outcome: ExecOutcome,
     /// `$session.vars` after the run (JSON text) and its label.
     pub vars: (String, Label),
+    /// The session could not be given back (the engine panicked): `session`
+    /// is a policy-less stand-in that faces must drop, never keep.
+    pub session_lost: bool,
 }
 
 /// Default memory limit when the config sets no `[limits] memory_mb`.
@@ -263,6 +266,7 @@ fn run_on_this_thread(
         session: st.session,
         outcome,
         vars: st.vars,
+        session_lost: false,
     }
 }
 
@@ -315,6 +319,7 @@ fn refused(
         },
         session: st.session,
         vars: st.vars,
+        session_lost: false,
     }
 }
 
@@ -342,6 +347,7 @@ fn lost_session(msg: &str, started: Instant) -> CodeRun {
             duration_ms: started.elapsed().as_millis() as u64,
         },
         vars: ("{}".into(), Label::agent()),
+        session_lost: true,
     }
 }
 
