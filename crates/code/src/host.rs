@@ -43,7 +43,29 @@ pub(crate) struct HostState {
     pub vars_read: bool,
     /// Bytes a captured host result may have (`[limits] string_bytes`).
     pub capture_cap: u64,
+    /// Files open for `safesh/streams`, by handle.
+    pub readers: Readers,
 }
+
+/// The files a script has open for streaming (`stream.open` … `stream.close`).
+#[derive(Default)]
+pub(crate) struct Readers {
+    open: std::collections::HashMap<u64, Reader>,
+    next: u64,
+}
+
+/// One open file: its reader and the bytes of a UTF-8 character cut by the
+/// last chunk.
+struct Reader {
+    file: std::io::BufReader<std::fs::File>,
+    carry: Vec<u8>,
+}
+
+/// At most this many files open at once (a script that never closes its
+/// streams runs out here, not out of descriptors).
+const MAX_READERS: usize = 64;
+/// The largest chunk one `stream.read` returns.
+const MAX_CHUNK: u64 = 16 << 20;
 
 /// Output gathered from the print commands.
 #[derive(Default)]
@@ -276,6 +298,62 @@ impl HostState {
                     "text": String::from_utf8_lossy(&bytes[..whole]),
                     "bytes": whole,
                 }))
+            }
+            "stream.open" => {
+                self.flush()?;
+                if self.readers.open.len() >= MAX_READERS {
+                    return Err(Refusal::new(
+                        ErrorCode::LimitExceeded,
+                        format!("more than {MAX_READERS} streams open at once"),
+                    )
+                    .rule("limits.code_streams")
+                    .suggest("finish (or break out of) a stream before opening the next"));
+                }
+                let r = self.session.code_open_read(&s("path"))?;
+                // What the stream will yield is the file's: the script holds it.
+                self.acc.join_assign(&r.label);
+                let id = self.readers.next;
+                self.readers.next += 1;
+                self.readers.open.insert(
+                    id,
+                    Reader {
+                        file: std::io::BufReader::with_capacity(64 * 1024, r.file),
+                        carry: Vec::new(),
+                    },
+                );
+                Ok(json!(id))
+            }
+            "stream.read" => {
+                use std::io::Read;
+                let id = a.get("id").and_then(Value::as_u64).unwrap_or(u64::MAX);
+                let want = a
+                    .get("length")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1 << 20)
+                    .clamp(1, MAX_CHUNK.min(self.capture_cap.max(1)));
+                self.remaining_ms()?;
+                let Some(r) = self.readers.open.get_mut(&id) else {
+                    return Err(Refusal::new(
+                        ErrorCode::ExecutionError,
+                        "the stream is closed",
+                    ));
+                };
+                let mut buf = std::mem::take(&mut r.carry);
+                let had = buf.len();
+                (&mut r.file)
+                    .take(want)
+                    .read_to_end(&mut buf)
+                    .map_err(|e| Refusal::new(ErrorCode::ExecutionError, format!("read: {e}")))?;
+                let eof = (buf.len() - had) < want as usize;
+                // A chunk may end inside a UTF-8 character: the rest waits.
+                let whole = utf8_prefix(&buf, eof);
+                r.carry = buf.split_off(whole);
+                Ok(json!({ "text": String::from_utf8_lossy(&buf), "eof": eof }))
+            }
+            "stream.close" => {
+                let id = a.get("id").and_then(Value::as_u64).unwrap_or(u64::MAX);
+                self.readers.open.remove(&id);
+                Ok(Value::Null)
             }
             "fs.write" => {
                 let redirect = if b("append") { ">>" } else { ">" };

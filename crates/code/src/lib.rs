@@ -200,6 +200,7 @@ fn run_on_this_thread(
         vars: init.vars,
         vars_read: false,
         capture_cap: init.capture_cap,
+        readers: Default::default(),
     }));
     // The input is the user's (stdin): reading it is reading user input.
     if input.is_some() {
@@ -298,6 +299,7 @@ fn refused(
         vars,
         vars_read: false,
         capture_cap: 1 << 20,
+        readers: Default::default(),
     };
     let text = safesh_core::session::refusal_text(&r);
     let _ = print_now(&mut st, &text, Label::agent());
