@@ -610,6 +610,39 @@ impl HostState {
     }
 }
 
+impl HostState {
+    /// The JavaScript of the user's module `name` (a path relative to the
+    /// session's cwd) for an `import`: read as `cat` reads it (one check, on
+    /// the opened file), through the exec commit point with the file's label
+    /// (a downloaded module is `eval` of downloaded text), types stripped
+    /// (`PARSE_ERROR` in that file). The script holds its text from now on.
+    pub(crate) fn import_source(&mut self, name: &str) -> Result<String, Refusal> {
+        use std::io::Read;
+        self.flush()?;
+        let r = self.session.code_open_read(name)?;
+        let mut bytes = Vec::new();
+        r.file
+            .take(self.capture_cap.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| Refusal::new(ErrorCode::ExecutionError, format!("{name}: {e}")))?;
+        if bytes.len() as u64 > self.capture_cap {
+            return Err(Refusal::limit(
+                "an imported module in bytes",
+                self.capture_cap,
+                "string_bytes",
+            ));
+        }
+        self.session
+            .code_commit_exec(&format!("import {name}"), &r.label)?;
+        self.acc.join_assign(&r.label);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        match crate::Language::of_file(name) {
+            crate::Language::TypeScript => crate::strip::strip_types_in(&text, Some(name)),
+            crate::Language::JavaScript => Ok(text),
+        }
+    }
+}
+
 /// `"$__safesh_code_FROM" … ` for `n` values.
 fn var_words(n: usize, from: usize) -> String {
     (from..from + n)

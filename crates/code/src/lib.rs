@@ -355,14 +355,30 @@ fn lost_session(msg: &str, started: Instant) -> CodeRun {
 
 /// `PARSE_ERROR` at `line:column` of the user's source.
 pub(crate) fn parse_error(message: &str, at: Option<(usize, usize)>) -> Refusal {
+    parse_error_in(message, None, at)
+}
+
+/// `PARSE_ERROR` at `line:column` of `file` (a module the source imports;
+/// `None`: the source itself).
+pub(crate) fn parse_error_in(
+    message: &str,
+    file: Option<&str>,
+    at: Option<(usize, usize)>,
+) -> Refusal {
+    let place = match (file, at) {
+        (Some(f), Some((l, c))) => Some(format!("in {f}, line {l}, column {c}")),
+        (None, Some((l, c))) => Some(format!("line {l}, column {c}")),
+        (Some(f), None) => Some(format!("in {f}")),
+        (None, None) => None,
+    };
     let mut r = Refusal::new(
         ErrorCode::ParseError,
-        match at {
-            Some((l, c)) => format!("{message} (line {l}, column {c})"),
+        match &place {
+            Some(p) => format!("{message} ({p})"),
             None => message.to_string(),
         },
     )
     .suggest("fix the syntax; nothing was run");
-    r.details.location = at.map(|(l, c)| format!("line {l}, column {c}"));
+    r.details.location = place.map(|p| p.trim_start_matches("in ").to_string());
     r
 }

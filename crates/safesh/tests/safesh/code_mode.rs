@@ -285,6 +285,36 @@ fn eval_of_downloaded_text_is_a_flow_violation() {
 }
 
 #[test]
+fn importing_a_downloaded_module_is_a_flow_violation_like_eval() {
+    let a = Arena::new();
+    for how in ["await import('./dl.js')", "await import('./dl.ts')"] {
+        let file = if how.contains(".ts") {
+            "dl.ts"
+        } else {
+            "dl.js"
+        };
+        let src = format!(
+            "const t = await (await fetch('{{URL}}/payload.sh')).text();\nawait fs.write('{file}', 'export default 1; // ' + t.length);\n{how};\nawait fs.write('after', 'x');"
+        );
+        let r = code(&a, &src);
+        assert_eq!(r.status, 126, "{how}: {}", r.dump());
+        assert!(r.stderr.contains(FLOW), "{how}: {}", r.dump());
+        assert!(
+            r.stderr.contains("running text as code"),
+            "{how}: {}",
+            r.dump()
+        );
+        assert!(a.exists(file), "{how}: the write before the import ran");
+        assert!(!a.exists("after"), "{how}");
+    }
+    // The benign neighbour: the agent's own module imports.
+    std::fs::write(a.path("mine.ts"), "export const n: number = 7;\n").expect("mine.ts");
+    let r = code(&a, "import { n } from './mine.ts'; console.log(n * 6);");
+    ok(&r);
+    assert_eq!(r.stdout, "42\n", "{}", r.dump());
+}
+
+#[test]
 fn dynamic_import_of_anything_but_the_stdlib_is_refused() {
     let a = Arena::new();
     let r = code(
