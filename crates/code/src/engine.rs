@@ -94,6 +94,8 @@ pub(crate) fn join_relative(base: &str, name: &str) -> String {
     for c in dir.join(name).components() {
         match c {
             Component::CurDir => {}
+            // `/..` is `/`.
+            Component::ParentDir if out.as_os_str() == "/" => {}
             Component::ParentDir => {
                 if !out.pop() || out.as_os_str().is_empty() && ups > 0 {
                     ups += 1;
@@ -561,4 +563,24 @@ fn engine_failure(msg: &str) -> Refusal {
         ErrorCode::ExecutionError,
         format!("the JS engine failed: {msg}"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join_relative;
+
+    #[test]
+    fn relative_names_join_lexically() {
+        for (base, name, want) in [
+            ("main.ts", "./lib.ts", "lib.ts"),
+            ("main.ts", "../x.js", "../x.js"),
+            ("a/b.ts", "../../x.ts", "../x.ts"),
+            ("a/b.ts", "./c/../d.ts", "a/d.ts"),
+            ("main.ts", "../x/../../y.ts", "../../y.ts"),
+            ("/p/a/b.ts", "../c.ts", "/p/c.ts"),
+            ("/p/b.ts", "../../../etc/x.js", "/etc/x.js"),
+        ] {
+            assert_eq!(join_relative(base, name), want, "{base} + {name}");
+        }
+    }
 }
