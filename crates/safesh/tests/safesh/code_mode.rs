@@ -63,6 +63,24 @@ fn code_file_ts_runs_and_a_js_file_too() {
 }
 
 #[test]
+fn a_code_file_imports_relative_to_its_own_directory() {
+    let a = Arena::new();
+    std::fs::create_dir_all(a.path("app/sub")).expect("dirs");
+    a.write(
+        "app/main.ts",
+        "import { v } from './sub/v.ts';\nconsole.log(v);\n",
+    );
+    a.write(
+        "app/sub/v.ts",
+        "import { w } from '../w.js';\nexport const v: string = 'v+' + w;\n",
+    );
+    a.write("app/w.js", "export const w = 'w';\n");
+    let r = a.run_args(&["code", "app/main.ts"]);
+    ok(&r);
+    assert_eq!(r.stdout, "v+w\n", "{}", r.dump());
+}
+
+#[test]
 fn an_uncaught_exception_exits_1_with_message_and_stack_in_the_users_source() {
     let a = Arena::new();
     a.write(
