@@ -428,9 +428,10 @@ impl HostState {
                 }))
             }
             "fs.glob" => {
-                // A subshell: nullglob/globstar/IFS stay the session's own.
+                // A subshell: nullglob/globstar/IFS stay the session's own. One
+                // printf for all the names (no match: one empty name, dropped).
                 let o = self.run(
-                    "( IFS=; shopt -s nullglob globstar; for __safesh_f in $__safesh_code_1; do printf '%s\\0' \"$__safesh_f\"; done )",
+                    "( IFS=; shopt -s nullglob globstar; printf '%s\\0' $__safesh_code_1 )",
                     &[self.value(&s("pattern"))],
                     None,
                 )?;
