@@ -220,6 +220,8 @@ checkpoint() {
 context() {
     # Issue 17: context.set + context.get round trips per second over JSON-RPC.
     for i in 1 2 3; do python3 bench/context_rpc.py "$S" "${CONTEXT_N:-5000}"; done
+}
+
 code() {
     # Code mode (issue 20): start-up against safesh's own and node's, counting
     # TODOs over 2,000 files (TS stdlib vs the bash pipeline), and peak memory
@@ -242,8 +244,9 @@ code() {
     hyperfine -N --warmup 2 --runs "$runs" --export-markdown "$B/code-todo.md" \
         -n "TS stdlib" "sh -c 'cd $p && $S code count.ts'" \
         -n "bash in safesh" "sh -c 'cd $p && $S count.sh'"
+    # ~200 MB (4.7 M lines of ~43 bytes).
     if [ ! -f "$B/big200.log" ]; then
-        awk 'BEGIN { for (i = 0; i < 2600000; i++) printf "2026-11-27 10:00:%02d %s request id=%d\n", i % 60, (i % 7 ? "INFO" : "ERROR"), i }' > "$B/big200.log"
+        awk 'BEGIN { for (i = 0; i < 4700000; i++) printf "2026-11-27 10:00:%02d %s request id=%d\n", i % 60, (i % 7 ? "INFO" : "ERROR"), i }' > "$B/big200.log"
     fi
     ( cd "$B" && /usr/bin/time -f "peak memory streaming $(du -m big200.log | cut -f1) MB: %M KiB, %e s" \
         "$S" code -e 'import { src, dest, filter } from "safesh/streams"; console.log(await src("big200.log").pipe(filter((l) => l.includes("ERROR"))).pipe(dest("errors.txt")))' )

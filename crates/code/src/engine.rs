@@ -54,45 +54,141 @@ pub(crate) struct EngineLimits {
     pub cancelled: safesh_core::Interrupter,
 }
 
-struct StdlibResolver;
+/// Resolves the stdlib's names, and relative paths (`./lib.ts`, `../x.js`)
+/// against the importing module's path (the main module's is relative to the
+/// session's cwd).
+struct ModuleResolver;
 
-impl Resolver for StdlibResolver {
+impl Resolver for ModuleResolver {
     fn resolve<'js>(
         &mut self,
         ctx: &Ctx<'js>,
-        _base: &str,
+        base: &str,
         name: &str,
         _attributes: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<String> {
         if MODULES.iter().any(|(n, _)| *n == name) {
             return Ok(name.to_string());
         }
+        if name.starts_with("./") || name.starts_with("../") {
+            return Ok(join_relative(base, name));
+        }
         let names: Vec<&str> = MODULES.iter().map(|(n, _)| *n).collect();
         Err(rquickjs::Exception::throw_message(
             ctx,
             &format!(
-                "NOT_SUPPORTED: cannot import {name:?}: code mode imports only the stdlib ({})",
+                "NOT_SUPPORTED: cannot import {name:?}: code mode imports the stdlib ({}) and your own files by a relative path (./lib.ts)",
                 names.join(", ")
             ),
         ))
     }
 }
 
-struct StdlibLoader;
+/// `name` relative to the directory of module `base`, normalized lexically
+/// (the path check of the read decides what it may reach).
+pub(crate) fn join_relative(base: &str, name: &str) -> String {
+    use std::path::{Component, Path, PathBuf};
+    let dir = Path::new(base).parent().unwrap_or(Path::new(""));
+    let mut out = PathBuf::new();
+    let mut ups = 0usize;
+    for c in dir.join(name).components() {
+        match c {
+            Component::CurDir => {}
+            // `/..` is `/`.
+            Component::ParentDir if out.as_os_str() == "/" => {}
+            Component::ParentDir => {
+                if !out.pop() || out.as_os_str().is_empty() && ups > 0 {
+                    ups += 1;
+                    out = (0..ups).map(|_| "..").collect();
+                    continue;
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out.to_string_lossy().into_owned()
+}
 
-impl Loader for StdlibLoader {
+/// Loads the stdlib from the binary and the user's modules through the host
+/// (read as `cat`, the exec commit point, types stripped).
+struct ModuleLoader {
+    state: Rc<RefCell<HostState>>,
+}
+
+impl Loader for ModuleLoader {
     fn load<'js>(
         &mut self,
         ctx: &Ctx<'js>,
         name: &str,
         _attributes: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<Module<'js>> {
-        let src = MODULES
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, s)| *s)
-            .ok_or_else(|| rquickjs::Error::new_loading(name))?;
-        Module::declare(ctx.clone(), name, src)
+        if let Some((_, src)) = MODULES.iter().find(|(n, _)| *n == name) {
+            return Module::declare(ctx.clone(), name, *src);
+        }
+        let source = match self.state.try_borrow_mut() {
+            Ok(mut s) => s.import_source(name),
+            Err(_) => Err(Refusal::new(
+                ErrorCode::ExecutionError,
+                "a module was loaded during a host call",
+            )),
+        };
+        match source {
+            Ok(js) => Module::declare(ctx.clone(), name, js),
+            Err(r) => Err(throw_refusal(ctx, &r)),
+        }
+    }
+}
+
+/// Throws `r` as the prelude's `SafeshError` (catchable, with its code).
+fn throw_refusal(ctx: &Ctx<'_>, r: &Refusal) -> rquickjs::Error {
+    let made = (|| -> rquickjs::Result<Value<'_>> {
+        let ctor: rquickjs::function::Constructor = ctx.globals().get("SafeshError")?;
+        let fields = ctx.json_parse(crate::host::refusal_json(r).to_string())?;
+        ctor.construct((fields,))
+    })();
+    match made {
+        Ok(v) => ctx.throw(v),
+        Err(_) => {
+            rquickjs::Exception::throw_message(ctx, &format!("{}: {}", r.code.as_str(), r.message))
+        }
+    }
+}
+
+/// Waits for timers, bounded by the run's deadline and its cancellation.
+struct Clock {
+    deadline: Option<Instant>,
+    cancelled: safesh_core::Interrupter,
+    stop: Rc<RefCell<Option<Refusal>>>,
+}
+
+impl Clock {
+    /// Sleeps `ms`; false (and the stop recorded) when the run must end first.
+    fn wait(&self, ms: f64) -> bool {
+        let until =
+            Instant::now() + std::time::Duration::from_micros((ms.max(0.0) * 1000.0) as u64);
+        loop {
+            if self.cancelled.is_interrupted() {
+                self.stop
+                    .borrow_mut()
+                    .get_or_insert_with(safesh_core::session::cancelled_refusal);
+                return false;
+            }
+            let now = Instant::now();
+            if let Some(d) = self.deadline
+                && now >= d
+            {
+                self.stop.borrow_mut().get_or_insert_with(timeout_refusal);
+                return false;
+            }
+            if now >= until {
+                return true;
+            }
+            let mut step = until - now;
+            if let Some(d) = self.deadline {
+                step = step.min(d - now);
+            }
+            std::thread::sleep(step.min(std::time::Duration::from_millis(20)));
+        }
     }
 }
 
@@ -134,7 +230,17 @@ pub(crate) fn run(
             false
         })));
     }
-    rt.set_loader(StdlibResolver, StdlibLoader);
+    rt.set_loader(
+        ModuleResolver,
+        ModuleLoader {
+            state: state.clone(),
+        },
+    );
+    let clock = Clock {
+        deadline: limits.deadline,
+        cancelled: limits.cancelled.clone(),
+        stop: stop_state.clone(),
+    };
     let ctx = match Context::full(&rt) {
         Ok(c) => c,
         Err(e) => return Ending::Stopped(engine_failure(&e.to_string())),
@@ -155,7 +261,7 @@ pub(crate) fn run(
         if let Err(e) = setup.catch(&ctx) {
             return Ending::Stopped(engine_failure(&caught_text(&e)));
         }
-        if let Err(e) = settle(&ctx, Module::evaluate(ctx.clone(), "safesh:globals", GLOBALS)) {
+        if let Err(e) = settle(&ctx, Module::evaluate(ctx.clone(), "safesh:globals", GLOBALS), &clock) {
             return Ending::Stopped(engine_failure(&e));
         }
         let promise = match Module::evaluate(ctx.clone(), name, js).catch(&ctx) {
@@ -167,10 +273,11 @@ pub(crate) fn run(
                 if is_syntax_error(&e) {
                     return Ending::Parse(parse_refusal(&e, name));
                 }
-                return uncaught(&e, &state);
+                return parse_or_uncaught(uncaught(&e, &state));
             }
         };
-        match drive(&ctx, &promise) {
+        // The module, then the timers it left (as node runs them before exiting).
+        match drive(&ctx, &promise, &clock).and_then(|()| drain_timers(&ctx, &clock)) {
             Ok(()) => Ending::Done,
             Err(Drive::Rejected(v)) => {
                 if let Some(r) = stop_state.borrow_mut().take() {
@@ -180,7 +287,10 @@ pub(crate) fn run(
                     Ok(ex) => CaughtError::Exception(ex),
                     Err(_) => CaughtError::Value(v),
                 };
-                uncaught(&caught, &state)
+                if is_syntax_error(&caught) {
+                    return Ending::Parse(parse_refusal(&caught, name));
+                }
+                parse_or_uncaught(uncaught(&caught, &state))
             }
             Err(Drive::Stuck) => {
                 if let Some(r) = stop_state.borrow_mut().take() {
@@ -225,8 +335,8 @@ enum Drive<'js> {
     Failed(String),
 }
 
-/// Runs jobs until `promise` settles.
-fn drive<'js>(ctx: &Ctx<'js>, promise: &Promise<'js>) -> Result<(), Drive<'js>> {
+/// Runs jobs until `promise` settles; with no job left, the next timer.
+fn drive<'js>(ctx: &Ctx<'js>, promise: &Promise<'js>, clock: &Clock) -> Result<(), Drive<'js>> {
     loop {
         match promise.state() {
             PromiseState::Resolved => return Ok(()),
@@ -240,7 +350,7 @@ fn drive<'js>(ctx: &Ctx<'js>, promise: &Promise<'js>) -> Result<(), Drive<'js>> 
                 return Err(Drive::Rejected(v));
             }
             PromiseState::Pending => {
-                if !ctx.execute_pending_job() {
+                if !ctx.execute_pending_job() && !next_timer(ctx, clock)? {
                     return Err(Drive::Stuck);
                 }
             }
@@ -248,14 +358,63 @@ fn drive<'js>(ctx: &Ctx<'js>, promise: &Promise<'js>) -> Result<(), Drive<'js>> 
     }
 }
 
+/// After the module: the jobs and timers left, until none is.
+fn drain_timers<'js>(ctx: &Ctx<'js>, clock: &Clock) -> Result<(), Drive<'js>> {
+    loop {
+        if !ctx.execute_pending_job() && !next_timer(ctx, clock)? {
+            return Ok(());
+        }
+    }
+}
+
+/// Waits for the earliest timer of the prelude and runs it; false when no
+/// timer is set. A callback's exception is the run's uncaught one.
+fn next_timer<'js>(ctx: &Ctx<'js>, clock: &Clock) -> Result<bool, Drive<'js>> {
+    let failed = |e: rquickjs::Error| match e {
+        rquickjs::Error::Exception => Drive::Rejected(ctx.catch()),
+        e => Drive::Failed(format!("{e}\n")),
+    };
+    let timers: rquickjs::Object = ctx
+        .globals()
+        .get::<_, rquickjs::Object>("__safesh_internal")
+        .and_then(|i| i.get("timers"))
+        .map_err(failed)?;
+    let next: Function = timers.get("next").map_err(failed)?;
+    let ms: f64 = next.call(()).map_err(failed)?;
+    if ms < 0.0 {
+        return Ok(false);
+    }
+    if !clock.wait(ms) {
+        return Err(Drive::Stuck);
+    }
+    let fire: Function = timers.get("fire").map_err(failed)?;
+    fire.call::<_, ()>(()).map_err(failed)?;
+    Ok(true)
+}
+
 /// Evaluates a setup module to its end.
-fn settle<'js>(ctx: &Ctx<'js>, p: rquickjs::Result<Promise<'js>>) -> Result<(), String> {
+fn settle<'js>(
+    ctx: &Ctx<'js>,
+    p: rquickjs::Result<Promise<'js>>,
+    clock: &Clock,
+) -> Result<(), String> {
     let p = p.catch(ctx).map_err(|e| caught_text(&e))?;
-    drive(ctx, &p).map_err(|d| match d {
+    drive(ctx, &p, clock).map_err(|d| match d {
         Drive::Rejected(v) => format!("{v:?}"),
         Drive::Stuck => "setup did not finish".into(),
         Drive::Failed(m) => m,
     })
+}
+
+/// A `PARSE_ERROR` refusal (a module that failed to strip) ends the run as
+/// a parse error; anything else stays an uncaught exception.
+fn parse_or_uncaught(e: Ending) -> Ending {
+    match e {
+        Ending::Uncaught {
+            refusal: Some(r), ..
+        } if r.code == ErrorCode::ParseError => Ending::Parse(r),
+        other => other,
+    }
 }
 
 fn is_syntax_error(e: &CaughtError<'_>) -> bool {
@@ -269,7 +428,8 @@ fn is_syntax_error(e: &CaughtError<'_>) -> bool {
 }
 
 /// `PARSE_ERROR` with the line and column QuickJS reports (in the user's
-/// source: type stripping keeps every position).
+/// source: type stripping keeps every position), and the file when it is a
+/// module the source imports.
 fn parse_refusal(e: &CaughtError<'_>, name: &str) -> Refusal {
     let (message, stack) = match e {
         CaughtError::Exception(ex) => (
@@ -278,8 +438,29 @@ fn parse_refusal(e: &CaughtError<'_>, name: &str) -> Refusal {
         ),
         other => (other.to_string(), String::new()),
     };
-    let at = location_in(&stack, name);
-    crate::parse_error(&message, at)
+    match first_location(&stack) {
+        Some((file, l, c)) if file != name => {
+            crate::parse_error_in(&message, Some(&file), Some((l, c)))
+        }
+        Some((_, l, c)) => crate::parse_error(&message, Some((l, c))),
+        None => crate::parse_error(&message, location_in(&stack, name)),
+    }
+}
+
+/// The first `FILE:LINE:COLUMN` of a stack (`at FILE:L:C` or `at f (FILE:L:C)`).
+fn first_location(stack: &str) -> Option<(String, usize, usize)> {
+    stack.lines().find_map(|line| {
+        let at = line.trim().strip_prefix("at ")?;
+        let at = match (at.rfind('('), at.ends_with(')')) {
+            (Some(i), true) => &at[i + 1..at.len() - 1],
+            _ => at,
+        };
+        let mut parts = at.rsplitn(3, ':');
+        let col = parts.next()?.parse().ok()?;
+        let line = parts.next()?.parse().ok()?;
+        let file = parts.next()?.to_string();
+        Some((file, line, col))
+    })
 }
 
 /// The first `NAME:LINE:COLUMN` of a stack.
@@ -382,4 +563,24 @@ fn engine_failure(msg: &str) -> Refusal {
         ErrorCode::ExecutionError,
         format!("the JS engine failed: {msg}"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join_relative;
+
+    #[test]
+    fn relative_names_join_lexically() {
+        for (base, name, want) in [
+            ("main.ts", "./lib.ts", "lib.ts"),
+            ("main.ts", "../x.js", "../x.js"),
+            ("a/b.ts", "../../x.ts", "../x.ts"),
+            ("a/b.ts", "./c/../d.ts", "a/d.ts"),
+            ("main.ts", "../x/../../y.ts", "../../y.ts"),
+            ("/p/a/b.ts", "../c.ts", "/p/c.ts"),
+            ("/p/b.ts", "../../../etc/x.js", "/etc/x.js"),
+        ] {
+            assert_eq!(join_relative(base, name), want, "{base} + {name}");
+        }
+    }
 }

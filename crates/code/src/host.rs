@@ -43,7 +43,29 @@ pub(crate) struct HostState {
     pub vars_read: bool,
     /// Bytes a captured host result may have (`[limits] string_bytes`).
     pub capture_cap: u64,
+    /// Files open for `safesh/streams`, by handle.
+    pub readers: Readers,
 }
+
+/// The files a script has open for streaming (`stream.open` … `stream.close`).
+#[derive(Default)]
+pub(crate) struct Readers {
+    open: std::collections::HashMap<u64, Reader>,
+    next: u64,
+}
+
+/// One open file: its reader and the bytes of a UTF-8 character cut by the
+/// last chunk.
+struct Reader {
+    file: std::io::BufReader<std::fs::File>,
+    carry: Vec<u8>,
+}
+
+/// At most this many files open at once (a script that never closes its
+/// streams runs out here, not out of descriptors).
+const MAX_READERS: usize = 64;
+/// The largest chunk one `stream.read` returns.
+const MAX_CHUNK: u64 = 16 << 20;
 
 /// Output gathered from the print commands.
 #[derive(Default)]
@@ -277,6 +299,62 @@ impl HostState {
                     "bytes": whole,
                 }))
             }
+            "stream.open" => {
+                self.flush()?;
+                if self.readers.open.len() >= MAX_READERS {
+                    return Err(Refusal::new(
+                        ErrorCode::LimitExceeded,
+                        format!("more than {MAX_READERS} streams open at once"),
+                    )
+                    .rule("limits.code_streams")
+                    .suggest("finish (or break out of) a stream before opening the next"));
+                }
+                let r = self.session.code_open_read(&s("path"))?;
+                // What the stream will yield is the file's: the script holds it.
+                self.acc.join_assign(&r.label);
+                let id = self.readers.next;
+                self.readers.next += 1;
+                self.readers.open.insert(
+                    id,
+                    Reader {
+                        file: std::io::BufReader::with_capacity(64 * 1024, r.file),
+                        carry: Vec::new(),
+                    },
+                );
+                Ok(json!(id))
+            }
+            "stream.read" => {
+                use std::io::Read;
+                let id = a.get("id").and_then(Value::as_u64).unwrap_or(u64::MAX);
+                let want = a
+                    .get("length")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1 << 20)
+                    .clamp(1, MAX_CHUNK.min(self.capture_cap.max(1)));
+                self.remaining_ms()?;
+                let Some(r) = self.readers.open.get_mut(&id) else {
+                    return Err(Refusal::new(
+                        ErrorCode::ExecutionError,
+                        "the stream is closed",
+                    ));
+                };
+                let mut buf = std::mem::take(&mut r.carry);
+                let had = buf.len();
+                (&mut r.file)
+                    .take(want)
+                    .read_to_end(&mut buf)
+                    .map_err(|e| Refusal::new(ErrorCode::ExecutionError, format!("read: {e}")))?;
+                let eof = (buf.len() - had) < want as usize;
+                // A chunk may end inside a UTF-8 character: the rest waits.
+                let whole = utf8_prefix(&buf, eof);
+                r.carry = buf.split_off(whole);
+                Ok(json!({ "text": String::from_utf8_lossy(&buf), "eof": eof }))
+            }
+            "stream.close" => {
+                let id = a.get("id").and_then(Value::as_u64).unwrap_or(u64::MAX);
+                self.readers.open.remove(&id);
+                Ok(Value::Null)
+            }
             "fs.write" => {
                 let redirect = if b("append") { ">>" } else { ">" };
                 let values = [self.value(&s("path")), self.data(&s("data"))];
@@ -350,9 +428,10 @@ impl HostState {
                 }))
             }
             "fs.glob" => {
-                // A subshell: nullglob/globstar/IFS stay the session's own.
+                // A subshell: nullglob/globstar/IFS stay the session's own. One
+                // printf for all the names (no match: one empty name, dropped).
                 let o = self.run(
-                    "( IFS=; shopt -s nullglob globstar; for __safesh_f in $__safesh_code_1; do printf '%s\\0' \"$__safesh_f\"; done )",
+                    "( IFS=; shopt -s nullglob globstar; printf '%s\\0' $__safesh_code_1 )",
                     &[self.value(&s("pattern"))],
                     None,
                 )?;
@@ -529,6 +608,39 @@ impl HostState {
             None => (String::new(), out.trim().parse::<u64>().unwrap_or(0)),
         };
         Ok(json!({ "status": status, "body": body, "url": url }))
+    }
+}
+
+impl HostState {
+    /// The JavaScript of the user's module `name` (a path relative to the
+    /// session's cwd) for an `import`: read as `cat` reads it (one check, on
+    /// the opened file), through the exec commit point with the file's label
+    /// (a downloaded module is `eval` of downloaded text), types stripped
+    /// (`PARSE_ERROR` in that file). The script holds its text from now on.
+    pub(crate) fn import_source(&mut self, name: &str) -> Result<String, Refusal> {
+        use std::io::Read;
+        self.flush()?;
+        let r = self.session.code_open_read(name)?;
+        let mut bytes = Vec::new();
+        r.file
+            .take(self.capture_cap.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| Refusal::new(ErrorCode::ExecutionError, format!("{name}: {e}")))?;
+        if bytes.len() as u64 > self.capture_cap {
+            return Err(Refusal::limit(
+                "an imported module in bytes",
+                self.capture_cap,
+                "string_bytes",
+            ));
+        }
+        self.session
+            .code_commit_exec(&format!("import {name}"), &r.label)?;
+        self.acc.join_assign(&r.label);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        match crate::Language::of_file(name) {
+            crate::Language::TypeScript => crate::strip::strip_types_in(&text, Some(name)),
+            crate::Language::JavaScript => Ok(text),
+        }
     }
 }
 

@@ -85,6 +85,9 @@ pub struct CodeRun {
     pub outcome: ExecOutcome,
     /// `$session.vars` after the run (JSON text) and its label.
     pub vars: (String, Label),
+    /// The session could not be given back (the engine panicked): `session`
+    /// is a policy-less stand-in that faces must drop, never keep.
+    pub session_lost: bool,
 }
 
 /// Default memory limit when the config sets no `[limits] memory_mb`.
@@ -197,6 +200,7 @@ fn run_on_this_thread(
         vars: init.vars,
         vars_read: false,
         capture_cap: init.capture_cap,
+        readers: Default::default(),
     }));
     // The input is the user's (stdin): reading it is reading user input.
     if input.is_some() {
@@ -263,6 +267,7 @@ fn run_on_this_thread(
         session: st.session,
         outcome,
         vars: st.vars,
+        session_lost: false,
     }
 }
 
@@ -294,6 +299,7 @@ fn refused(
         vars,
         vars_read: false,
         capture_cap: 1 << 20,
+        readers: Default::default(),
     };
     let text = safesh_core::session::refusal_text(&r);
     let _ = print_now(&mut st, &text, Label::agent());
@@ -315,6 +321,7 @@ fn refused(
         },
         session: st.session,
         vars: st.vars,
+        session_lost: false,
     }
 }
 
@@ -342,19 +349,36 @@ fn lost_session(msg: &str, started: Instant) -> CodeRun {
             duration_ms: started.elapsed().as_millis() as u64,
         },
         vars: ("{}".into(), Label::agent()),
+        session_lost: true,
     }
 }
 
 /// `PARSE_ERROR` at `line:column` of the user's source.
 pub(crate) fn parse_error(message: &str, at: Option<(usize, usize)>) -> Refusal {
+    parse_error_in(message, None, at)
+}
+
+/// `PARSE_ERROR` at `line:column` of `file` (a module the source imports;
+/// `None`: the source itself).
+pub(crate) fn parse_error_in(
+    message: &str,
+    file: Option<&str>,
+    at: Option<(usize, usize)>,
+) -> Refusal {
+    let place = match (file, at) {
+        (Some(f), Some((l, c))) => Some(format!("in {f}, line {l}, column {c}")),
+        (None, Some((l, c))) => Some(format!("line {l}, column {c}")),
+        (Some(f), None) => Some(format!("in {f}")),
+        (None, None) => None,
+    };
     let mut r = Refusal::new(
         ErrorCode::ParseError,
-        match at {
-            Some((l, c)) => format!("{message} (line {l}, column {c})"),
+        match &place {
+            Some(p) => format!("{message} ({p})"),
             None => message.to_string(),
         },
     )
     .suggest("fix the syntax; nothing was run");
-    r.details.location = at.map(|(l, c)| format!("line {l}, column {c}"));
+    r.details.location = place.map(|p| p.trim_start_matches("in ").to_string());
     r
 }

@@ -32,6 +32,11 @@ impl Emitter for FirstError {
 /// The JavaScript of `source` (positions kept), or `PARSE_ERROR` at the first
 /// error's line and column.
 pub(crate) fn strip_types(source: &str) -> Result<String, Refusal> {
+    strip_types_in(source, None)
+}
+
+/// [`strip_types`] for the module `file` (its name goes in the error).
+pub(crate) fn strip_types_in(source: &str, file: Option<&str>) -> Result<String, Refusal> {
     let cm: Lrc<SourceMap> = Default::default();
     let first: First = Arc::default();
     let handler = Handler::with_emitter(true, false, Box::new(FirstError(first.clone())));
@@ -56,7 +61,11 @@ pub(crate) fn strip_types(source: &str) -> Result<String, Refusal> {
                 Some((m, None)) => (m, None),
                 None => (e.message, None),
             };
-            Err(crate::parse_error(&format!("TypeScript: {message}"), at))
+            Err(crate::parse_error_in(
+                &format!("TypeScript: {message}"),
+                file,
+                at,
+            ))
         }
     }
 }

@@ -9,6 +9,10 @@
 mod engine;
 #[path = "code/labels.rs"]
 mod labels;
+#[path = "code/modules.rs"]
+mod modules;
+#[path = "code/streams.rs"]
+mod streams;
 #[path = "code/support.rs"]
 mod support;
 #[path = "code/text.rs"]

@@ -103,6 +103,80 @@ impl Session {
     }
 }
 
+/// A file code mode opened for reading (`safesh/streams`): checked once, as
+/// `cat` checks it, on the file that was actually opened.
+#[derive(Debug)]
+pub struct CodeReader {
+    /// The open file (a regular file).
+    pub file: std::fs::File,
+    /// The label of its bytes (and of its name), as `cat` would join it.
+    pub label: Label,
+}
+
+impl Session {
+    /// Opens `path` (relative to the session's cwd) for reading as `cat`
+    /// does: the read roots, the descriptor names, the label store (fail
+    /// closed). The check is made on the name, then again on the file that
+    /// was opened (`/proc/self/fd`), so a symlink swapped in between reads
+    /// nothing it could not read by name. Only regular files (a FIFO would
+    /// block the engine).
+    pub fn code_open_read(&mut self, path: &str) -> Result<CodeReader, Refusal> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let shell = self.shell();
+        let named = shell.cwd.join(path);
+        let real = shell.check_read_resolved(&named)?;
+        let failed = |what: String| {
+            let mut r = Refusal::new(ErrorCode::ExecutionError, what).command("read");
+            r.details.path = Some(path.to_string());
+            r
+        };
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(&named)
+            .map_err(|e| failed(format!("{path}: {}", io_text(&e))))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| failed(format!("{path}: {}", io_text(&e))))?;
+        if meta.is_dir() {
+            return Err(failed(format!("{path}: Is a directory")));
+        }
+        if !meta.is_file() {
+            return Err(failed(format!(
+                "{path}: not a regular file (streams read files only)"
+            )));
+        }
+        // What was opened, by the kernel's name for it.
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+        let opened = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok();
+        let label = match (&opened, &real) {
+            (Some(o), Some(r)) if o == r => shell.file_label_checked(&named, real.as_deref())?,
+            (Some(o), _) => {
+                let again = shell.check_read_resolved(o)?;
+                shell.file_label_checked(o, again.as_deref())?
+            }
+            (None, _) => shell.file_label_checked(&named, real.as_deref())?,
+        };
+        let names = shell
+            .names()
+            .and_then(|n| crate::names::entry_label(&n, &named))
+            .unwrap_or_else(Label::empty);
+        Ok(CodeReader {
+            file,
+            label: label.join(&names),
+        })
+    }
+}
+
+/// An I/O error as the utilities word it (`No such file or directory`).
+fn io_text(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
 /// An outcome for a host command refused before it ran.
 fn refused_outcome(r: Refusal) -> ExecOutcome {
     ExecOutcome {

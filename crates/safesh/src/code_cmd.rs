@@ -87,11 +87,9 @@ pub(crate) fn run(before: ExecOpts, config: Option<&str>, args: CodeArgs) -> i32
     let request = CodeRequest {
         source: source.clone(),
         language,
-        name: name
-            .as_deref()
-            .and_then(|p| std::path::Path::new(p).file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        // The path as given: stack traces name it, and its relative imports
+        // resolve from its directory.
+        name: name.clone().unwrap_or_default(),
         timeout_ms,
         input: exec.input.clone(),
         vars: None,

@@ -8,11 +8,13 @@
 use crate::error::ServerError;
 use crate::exec::ExecParams;
 use crate::service::Server;
+use crate::settings::Settings;
 use crate::shape::{OutputMode, lock};
 use safesh_context::{NewValue, Scope};
+use safesh_core::Session;
 use safesh_core::context as cx;
 use safesh_label::Label;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -20,7 +22,7 @@ use std::sync::Arc;
 pub const VARS_KEY: &str = "code.vars";
 
 /// The parameters of `code`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CodeParams {
     /// The source text.
@@ -50,86 +52,61 @@ pub struct CodeParams {
 
 impl Server {
     /// Runs one `code` request; the result object of `exec`.
+    ///
+    /// Where `exec` would run: in the session's worker process when its
+    /// interpreter lives there (the `code` frame, `worker_session.rs`), in a
+    /// worker of its own when sessionless (so an engine abort or an allocation
+    /// past `[limits] memory_mb` costs that request, never the server), and in
+    /// this process only without worker processes.
     pub fn code(&self, p: CodeParams, face: &'static str) -> Result<Value, ServerError> {
-        let language = match p.language.as_deref() {
-            None => safesh_code::Language::TypeScript,
-            Some(l) => safesh_code::Language::parse(l).ok_or_else(|| {
-                ServerError::BadParams(format!("unknown language {l:?}: typescript or javascript"))
-            })?,
-        };
-        let ep = ExecParams {
-            session: p.session.clone(),
-            output_mode: p.output_mode,
-            conn: p.conn.clone(),
-            face: Some(face),
-            ..Default::default()
-        };
-        let capture = crate::exec::capture(&ep, &self.settings);
-        let request = |vars| safesh_code::CodeRequest {
-            source: p.source.clone(),
-            language,
-            name: String::new(),
-            timeout_ms: p.timeout_ms.map(|t| self.settings.clamp_timeout(t)),
-            input: p.input.clone(),
-            vars,
-        };
-        let target = safesh_core::OutputTarget::Stream(capture.clone());
-        let outcome = match &p.session {
+        language_of(&p)?;
+        let mut v = match &p.session {
             Some(id) => {
                 let entry = self.sessions.get(id, &p.conn)?;
                 // Requests in one session queue, code included.
                 let mut guard = lock(&entry.session);
                 let vars = self.load_vars(id);
-                // The session's interpreter is in this process, or (the isolation
-                // model) in its worker: then the code runs in a session of the same
-                // owner, cwd and environment here (its `$session.vars` live in the
-                // context store, so they persist either way).
-                let (session, local) = match guard.take() {
-                    Some(s) => (s, true),
-                    None => {
-                        let mut s = self.fresh.take_for(&crate::owner::scope(&p.conn, Some(id)));
-                        let (cwd, env) = entry.snapshot();
-                        s.set_cwd(cwd);
-                        for (k, v) in &env {
-                            s.set_env(k, v);
+                let (v, vars) = match (&entry.remote, guard.take()) {
+                    (Some(r), _) => r.code(&p, vars, face, &self.settings)?,
+                    (None, Some(session)) => {
+                        let (back, v, vars) = run_in(session, &p, vars, face, &self.settings);
+                        // A lost session (the engine panicked) is not kept:
+                        // the next request says the session is unknown.
+                        if let Some(s) = back {
+                            entry.remember_cwd(s.cwd());
+                            *guard = Some(s);
                         }
-                        (s, false)
+                        (v, vars)
                     }
+                    (None, None) => return Err(ServerError::UnknownSession(id.clone())),
                 };
-                let mut session = session;
-                session.set_force(p.force.unwrap_or(false));
-                crate::context_face::begin(&mut session, &ep);
-                let run = safesh_code::run(session, request(vars), target);
-                crate::context_face::record(&run.session, &p.source, &ep, &run.outcome);
-                if local {
-                    entry.remember_cwd(run.session.cwd());
-                    *guard = Some(run.session);
-                } else {
-                    self.fresh.give_back(run.session);
-                }
                 drop(guard);
                 entry.touch();
-                self.store_vars(id, &run.vars)?;
-                run.outcome
+                if let Some(vars) = &vars {
+                    self.store_vars(id, vars)?;
+                }
+                v
             }
-            None => {
-                let mut session = self.fresh.take_for(&crate::owner::scope(&p.conn, None));
-                session.set_force(p.force.unwrap_or(false));
-                crate::context_face::begin(&mut session, &ep);
-                let run = safesh_code::run(session, request(None), target);
-                crate::context_face::record(&run.session, &p.source, &ep, &run.outcome);
-                self.fresh.give_back(run.session);
-                run.outcome
-            }
+            None => match self.open_remote(&p.conn, None, None, Vec::new()) {
+                Ok(r) => {
+                    let (v, _) = r.code(&p, None, face, &self.settings)?;
+                    // A `cmd &` the code started keeps its worker alive.
+                    r.linger();
+                    v
+                }
+                // No worker processes (or none could start): run it here.
+                Err(_) => {
+                    let session = self.fresh.take_for(&crate::owner::scope(&p.conn, None));
+                    let (back, v, _) = run_in(session, &p, None, face, &self.settings);
+                    if let Some(s) = back {
+                        self.fresh.give_back(s);
+                    }
+                    v
+                }
+            },
         };
-        let mut v = capture.result(&outcome);
         if let Some(id) = &p.session {
             v["session"] = json!(id);
-        }
-        if let Some(e) = &outcome.error
-            && e.code == safesh_core::ErrorCode::Timeout
-        {
-            v["stopped"] = json!("timeout");
         }
         Ok(v)
     }
@@ -172,7 +149,80 @@ impl Server {
     }
 }
 
-/// Stands in for a session while code runs in it (the lock is held throughout).
+/// The request's language (`typescript` when none is given).
+fn language_of(p: &CodeParams) -> Result<safesh_code::Language, ServerError> {
+    match p.language.as_deref() {
+        None => Ok(safesh_code::Language::TypeScript),
+        Some(l) => safesh_code::Language::parse(l).ok_or_else(|| {
+            ServerError::BadParams(format!("unknown language {l:?}: typescript or javascript"))
+        }),
+    }
+}
+
+/// The [`ExecParams`] a code request shapes its result and bounds its wait by.
+pub(crate) fn exec_params(p: &CodeParams, face: &'static str) -> ExecParams {
+    ExecParams {
+        session: p.session.clone(),
+        output_mode: p.output_mode,
+        timeout_ms: p.timeout_ms,
+        conn: p.conn.clone(),
+        face: Some(face),
+        ..Default::default()
+    }
+}
+
+/// The face name a worker frame carries back to a `&'static str`.
+pub(crate) fn face_of(name: &str) -> &'static str {
+    match name {
+        "mcp" => "mcp",
+        "cli" => "cli",
+        _ => "json-rpc",
+    }
+}
+
+/// Runs `p` in `session` (here, or in a worker process: the same code): the
+/// shaped result, `$session.vars` after it, and the session to keep (`None`
+/// when the engine lost it).
+pub(crate) fn run_in(
+    mut session: Session,
+    p: &CodeParams,
+    vars: Option<(String, Label)>,
+    face: &'static str,
+    settings: &Settings,
+) -> (Option<Session>, Value, Option<(String, Label)>) {
+    let language = match language_of(p) {
+        Ok(l) => l,
+        Err(e) => return (Some(session), json!({"error": e.to_json()}), None),
+    };
+    let ep = exec_params(p, face);
+    let capture = crate::exec::capture(&ep, settings);
+    let request = safesh_code::CodeRequest {
+        source: p.source.clone(),
+        language,
+        name: String::new(),
+        timeout_ms: p.timeout_ms.map(|t| settings.clamp_timeout(t)),
+        input: p.input.clone(),
+        vars,
+    };
+    let target = safesh_core::OutputTarget::Stream(capture.clone());
+    session.set_force(p.force.unwrap_or(false));
+    crate::context_face::begin(&mut session, &ep);
+    let run = safesh_code::run(session, request, target);
+    crate::context_face::record(&run.session, &p.source, &ep, &run.outcome);
+    let mut v = capture.result(&run.outcome);
+    if let Some(e) = &run.outcome.error
+        && e.code == safesh_core::ErrorCode::Timeout
+    {
+        v["stopped"] = json!("timeout");
+    }
+    let back = (!run.session_lost).then_some(run.session);
+    (back, v, Some(run.vars))
+}
+
+/// The key a worker's code result carries `$session.vars` under (taken out
+/// by the server before the result is returned).
+pub(crate) const VARS_RESULT_KEY: &str = "code_vars";
+
 /// Routes the JSON-RPC method `code` (`None`: not this face's).
 pub fn rpc(
     server: &Server,

@@ -303,7 +303,7 @@ impl Server {
     }
 
     /// A long-lived worker process for connection `conn` (a session's or a job's).
-    fn open_remote(
+    pub(crate) fn open_remote(
         &self,
         conn: &str,
         session: Option<String>,

@@ -156,6 +156,14 @@ pub(crate) enum ToWorker {
     KillJob { id: String },
     /// The server's answer to `job_start`: `error` when it refused the job.
     JobAck { id: String, error: Option<Refusal> },
+    /// Run a `code` request in the session (`code_face.rs`); `vars` is its
+    /// `$session.vars` (JSON text and label). Answered by `result`, which
+    /// carries the vars after the run under `code_vars`.
+    Code {
+        params: Box<crate::code_face::CodeParams>,
+        vars: Option<(String, Label)>,
+        face: String,
+    },
 }
 
 /// Worker → parent.

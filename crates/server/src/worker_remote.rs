@@ -254,6 +254,51 @@ impl Remote {
         on_start: &dyn Fn(Interrupter),
         approver: Option<Arc<dyn ApprovalChannel>>,
     ) -> Result<Value, ServerError> {
+        let frame = ToWorker::Exec {
+            params: Box::new(p.clone()),
+            ask: approver.is_some(),
+            conn: p.conn.clone(),
+            piped: p.piped.clone(),
+            pipe_stdout: p.pipe_stdout,
+        };
+        self.request(&frame, p, settings, on_start, approver)
+    }
+
+    /// Runs one `code` request in the worker's session (blocking): its shaped
+    /// result and `$session.vars` after it. Deadline and death as for
+    /// [`Remote::exec`] (the session is lost, the server goes on).
+    pub fn code(
+        &self,
+        p: &crate::code_face::CodeParams,
+        vars: Option<(String, Label)>,
+        face: &'static str,
+        settings: &Settings,
+    ) -> Result<(Value, Option<(String, Label)>), ServerError> {
+        let ep = crate::code_face::exec_params(p, face);
+        let frame = ToWorker::Code {
+            params: Box::new(p.clone()),
+            vars,
+            face: face.to_string(),
+        };
+        let mut v = self.request(&frame, &ep, settings, &|_| {}, None)?;
+        let vars = v
+            .as_object_mut()
+            .and_then(|o| o.remove(crate::code_face::VARS_RESULT_KEY))
+            .and_then(|x| serde_json::from_value(x).ok());
+        Ok((v, vars))
+    }
+
+    /// Sends a request frame (`exec`, `code`) and waits for its result,
+    /// answering its approval questions; `p` bounds the wait and shapes the
+    /// result of a worker that died or overran.
+    fn request(
+        &self,
+        frame: &ToWorker,
+        p: &ExecParams,
+        settings: &Settings,
+        on_start: &dyn Fn(Interrupter),
+        approver: Option<Arc<dyn ApprovalChannel>>,
+    ) -> Result<Value, ServerError> {
         let inner = &self.inner;
         if let Some(why) = self.lost() {
             return Err(ServerError::SessionLost(
@@ -268,14 +313,7 @@ impl Remote {
         while rx.try_recv().is_ok() {}
         inner.busy.store(true, Ordering::SeqCst);
         let _idle = Idle(&inner.busy);
-        let frame = ToWorker::Exec {
-            params: Box::new(p.clone()),
-            ask: approver.is_some(),
-            conn: p.conn.clone(),
-            piped: p.piped.clone(),
-            pipe_stdout: p.pipe_stdout,
-        };
-        if !inner.send(&frame) {
+        if !inner.send(frame) {
             return Ok(self.died(p, settings, &rx));
         }
         let timeout_ms = p

@@ -37,6 +37,11 @@ enum Work {
     Update(Option<PathBuf>, Vec<(String, String)>),
     Job(String, String, bool, bool),
     Checkpoint(String, serde_json::Value),
+    Code(
+        Box<crate::code_face::CodeParams>,
+        Option<(String, Label)>,
+        String,
+    ),
 }
 
 /// What the input thread and the interpreter thread share.
@@ -206,6 +211,10 @@ fn listen(
                 continue;
             }
             ToWorker::Open { .. } => continue,
+            ToWorker::Code { params, vars, face } => {
+                shared.cancelled.store(false, Ordering::SeqCst);
+                Work::Code(params, vars, face)
+            }
         };
         if work.send(w).is_err() {
             break;
@@ -287,6 +296,36 @@ fn work(
                 s.set_context_session(sid.as_deref());
                 let reply = checkpoint(&mut s, &op, params);
                 write_frame(&shared.out, &reply);
+            }
+            Work::Code(mut p, vars, face) => {
+                p.conn = conn.to_string();
+                p.session.clone_from(&sid);
+                let i = s.interrupter();
+                if shared.cancelled.load(Ordering::SeqCst) {
+                    i.interrupt();
+                }
+                *lock(&shared.current) = Some(i);
+                let face = crate::code_face::face_of(&face);
+                let (back, mut v, vars) = crate::code_face::run_in(s, &p, vars, face, settings);
+                *lock(&shared.current) = None;
+                if let (Some(o), Some(vars)) = (v.as_object_mut(), vars) {
+                    o.insert(
+                        crate::code_face::VARS_RESULT_KEY.into(),
+                        serde_json::to_value(vars).unwrap_or_default(),
+                    );
+                }
+                let Some(back) = back else {
+                    // The engine lost the session: answer, then end the worker
+                    // (the server reports the session lost from now on).
+                    write_frame(&shared.out, &FromWorker::Result { result: v });
+                    return 1;
+                };
+                s = back;
+                let cwd = s.cwd().to_path_buf();
+                write_frame(&shared.out, &FromWorker::Updated { cwd });
+                if !write_frame(&shared.out, &FromWorker::Result { result: v }) {
+                    return 1;
+                }
             }
             Work::Job(id, script, force, ask) => {
                 run_job(

@@ -93,13 +93,55 @@
   guardConstructor(getPrototypeOf(function* () {}), "GeneratorFunction");
   guardConstructor(getPrototypeOf(async function* () {}), "AsyncGeneratorFunction");
 
-  const internal = freeze({ call, SafeshError, show });
+  // Timers: promise-driven by the engine (engine.rs waits for the earliest
+  // when no job is left, bounded by the run's deadline). A callback must be a
+  // function: a string is not run as code.
+  const timers = new Map();
+  let nextId = 1;
+  const now = Date.now;
+  function addTimer(fn, ms, args, repeat) {
+    if (typeof fn !== "function") throw new TypeError("the timer's callback must be a function (text is not run as code)");
+    const delay = Math.max(0, Number(ms) || 0);
+    const id = nextId++;
+    timers.set(id, { due: now() + delay, fn, args, repeat: repeat ? Math.max(1, delay) : 0 });
+    return id;
+  }
+  const setTimeout = (fn, ms, ...args) => addTimer(fn, ms, args, false);
+  const setInterval = (fn, ms, ...args) => addTimer(fn, ms, args, true);
+  const clearTimeout = (id) => void timers.delete(id);
+  const earliest = () => {
+    let best;
+    for (const [id, t] of timers) if (best === undefined || t.due < best[1].due) best = [id, t];
+    return best;
+  };
+  const timerDriver = freeze({
+    /** ms until the earliest timer (0: due), -1: none. */
+    next: () => {
+      const e = earliest();
+      return e === undefined ? -1 : Math.max(0, e[1].due - now());
+    },
+    /** Runs the earliest timer. */
+    fire: () => {
+      const e = earliest();
+      if (e === undefined) return;
+      const [id, t] = e;
+      if (t.repeat) t.due = now() + t.repeat;
+      else timers.delete(id);
+      t.fn(...t.args);
+    },
+  });
+
+  const internal = freeze({ call, SafeshError, show, timers: timerDriver });
   for (const [k, v] of [
     ["eval", safeEval],
     ["Function", GuardedFunction],
     ["console", console],
     ["SafeshError", SafeshError],
     ["__safesh_internal", internal],
+    ["setTimeout", setTimeout],
+    ["clearTimeout", clearTimeout],
+    ["setInterval", setInterval],
+    ["clearInterval", clearTimeout],
   ]) {
     defineProperty(globalThis, k, { value: v, writable: false, configurable: false, enumerable: false });
   }

@@ -22,6 +22,13 @@ export class CommandResult {
   toString() { return this.stdout; }
 }
 
+/** `pattern` (a RegExp, or a string matched literally) as a RegExp without
+ * state between lines (no `g`/`y`), as `text.grep` matches. */
+function lineRegExp(p) {
+  if (p instanceof RegExp) return new RegExp(p.source, p.flags.replace(/[gy]/g, ""));
+  return new RegExp(String(p).replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+}
+
 /** A program or script to run when awaited; `.pipe()` feeds its stdout on. */
 export class Command {
   constructor(run) {
@@ -82,7 +89,7 @@ export class Lines {
   /** Each line through `f(line, index)`. */
   map(f) { return this._with((a) => a.map((l, i) => String(f(l, i)))); }
   /** Lines matching `pattern` (a RegExp or a string). */
-  grep(pattern) { return this._with((a) => text.grep(pattern, a.length ? a.join("\n") + "\n" : "").map((m) => m.text)); }
+  grep(pattern) { return this._with((a) => { const re = lineRegExp(pattern); return a.filter((l) => re.test(l)); }); }
   /** The first `n` lines. */
   take(n) { return this._with((a) => a.slice(0, n)); }
   /** The last `n` lines. */

@@ -1,5 +1,7 @@
-// safesh/streams — line streams with bounded memory: files are read and written
-// in chunks through the session (each chunk one `tail -c`/`head -c` and one `>>`).
+// safesh/streams — line streams with bounded memory: a file is read through one
+// open reader of the host (`stream.open`: checked once as `cat` checks it, on the
+// opened file; `stream.read` chunk by chunk; `stream.close`), and written in
+// chunks (each one `>>` through the session).
 const { call } = globalThis.__safesh_internal;
 const CHUNK = 1 << 20;
 
@@ -14,16 +16,20 @@ class Stream {
 export function src(pattern) {
   return new Stream(async function* () {
     for (const path of call("fs.glob", { pattern: String(pattern) })) {
-      let offset = 0, rest = "";
-      for (;;) {
-        const chunk = call("fs.read_range", { path, offset, length: CHUNK });
-        offset += chunk.bytes;
-        const parts = (rest + chunk.text).split("\n");
-        rest = parts.pop();
-        for (const l of parts) yield l;
-        if (chunk.bytes < CHUNK) break;
+      const id = call("stream.open", { path });
+      try {
+        let rest = "";
+        for (;;) {
+          const chunk = call("stream.read", { id, length: CHUNK });
+          const parts = (rest + chunk.text).split("\n");
+          rest = parts.pop();
+          for (const l of parts) yield l;
+          if (chunk.eof) break;
+        }
+        if (rest !== "") yield rest;
+      } finally {
+        call("stream.close", { id });
       }
-      if (rest !== "") yield rest;
     }
   });
 }
@@ -38,9 +44,13 @@ export function transform(f) {
 /** Writes the lines to a file (replaced), in chunks; resolves to the number of lines. */
 export function dest(path) {
   return async (gen) => {
-    let buf = "", n = 0, first = true;
-    const flush = () => { call("fs.write", { path: String(path), data: buf, append: !first }); first = false; buf = ""; };
-    for await (const l of gen()) { buf += l + "\n"; n++; if (buf.length >= CHUNK) flush(); }
+    let lines = [], size = 0, n = 0, first = true;
+    const flush = () => {
+      const data = lines.length ? lines.join("\n") + "\n" : "";
+      call("fs.write", { path: String(path), data, append: !first });
+      first = false; lines = []; size = 0;
+    };
+    for await (const l of gen()) { lines.push(l); size += l.length + 1; n++; if (size >= CHUNK) flush(); }
     flush();
     return n;
   };

@@ -63,6 +63,24 @@ fn code_file_ts_runs_and_a_js_file_too() {
 }
 
 #[test]
+fn a_code_file_imports_relative_to_its_own_directory() {
+    let a = Arena::new();
+    std::fs::create_dir_all(a.path("app/sub")).expect("dirs");
+    a.write(
+        "app/main.ts",
+        "import { v } from './sub/v.ts';\nconsole.log(v);\n",
+    );
+    a.write(
+        "app/sub/v.ts",
+        "import { w } from '../w.js';\nexport const v: string = 'v+' + w;\n",
+    );
+    a.write("app/w.js", "export const w = 'w';\n");
+    let r = a.run_args(&["code", "app/main.ts"]);
+    ok(&r);
+    assert_eq!(r.stdout, "v+w\n", "{}", r.dump());
+}
+
+#[test]
 fn an_uncaught_exception_exits_1_with_message_and_stack_in_the_users_source() {
     let a = Arena::new();
     a.write(
@@ -282,6 +300,36 @@ fn eval_of_downloaded_text_is_a_flow_violation() {
     );
     ok(&r);
     assert_eq!(r.stdout, "3 5\n", "{}", r.dump());
+}
+
+#[test]
+fn importing_a_downloaded_module_is_a_flow_violation_like_eval() {
+    let a = Arena::new();
+    for how in ["await import('./dl.js')", "await import('./dl.ts')"] {
+        let file = if how.contains(".ts") {
+            "dl.ts"
+        } else {
+            "dl.js"
+        };
+        let src = format!(
+            "const t = await (await fetch('{{URL}}/payload.sh')).text();\nawait fs.write('{file}', 'export default 1; // ' + t.length);\n{how};\nawait fs.write('after', 'x');"
+        );
+        let r = code(&a, &src);
+        assert_eq!(r.status, 126, "{how}: {}", r.dump());
+        assert!(r.stderr.contains(FLOW), "{how}: {}", r.dump());
+        assert!(
+            r.stderr.contains("running text as code"),
+            "{how}: {}",
+            r.dump()
+        );
+        assert!(a.exists(file), "{how}: the write before the import ran");
+        assert!(!a.exists("after"), "{how}");
+    }
+    // The benign neighbour: the agent's own module imports.
+    std::fs::write(a.path("mine.ts"), "export const n: number = 7;\n").expect("mine.ts");
+    let r = code(&a, "import { n } from './mine.ts'; console.log(n * 6);");
+    ok(&r);
+    assert_eq!(r.stdout, "42\n", "{}", r.dump());
 }
 
 #[test]

@@ -374,3 +374,109 @@ fn jobs_in_workers_are_listed_followed_and_killed_by_their_session_only() {
     let v = rpc.call(16, "job.follow", json!({"job_id": id, "timeout_ms": 20000}));
     assert_eq!(v["result"]["output"], "bg-out\n", "{v}");
 }
+
+// ---- code mode in worker processes (issue 20) ---------------------------------------
+
+impl Face {
+    /// JSON-RPC `code`; the whole reply.
+    fn code(&mut self, id: u64, params: Value) -> Value {
+        self.call(id, "code", params)
+    }
+}
+
+/// The same abort as bash's, reached from code through `$.sh`.
+fn code_aborts() -> String {
+    format!("await $.sh`{ABORTS}`; console.log('not reached');")
+}
+
+#[test]
+fn session_code_request_that_aborts_its_worker_loses_only_that_session() {
+    let a = Arena::with_config(&config());
+    std::fs::create_dir_all(a.path("sub")).expect("sub");
+    let mut rpc = Face::start(&a, "rpc");
+    let server_pid = rpc.child.id().to_string();
+    let doomed = rpc.session(1);
+    let other = rpc.session(2);
+    // Benign neighbour: code runs in the session's worker (not the server), and
+    // `$session.vars` and the cwd persist across its code calls.
+    let v = rpc.code(
+        3,
+        json!({"session": other, "source": "$session.vars.n = 1; const r = await $.sh`cd sub; echo $$`; console.log(r.stdout.trim());"}),
+    );
+    let worker_pid = v["result"]["output"]
+        .as_str()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    assert!(!worker_pid.is_empty(), "{v}");
+    assert_ne!(
+        worker_pid, server_pid,
+        "code ran in the server process: {v}"
+    );
+    let v = rpc.code(
+        4,
+        json!({"session": other, "source": "$session.vars.n += 1; const r = await $.sh`echo $$; basename $PWD`; console.log(r.stdout.trim().split('\\n').join(' '), $session.vars.n);"}),
+    );
+    assert_eq!(
+        v["result"]["output"],
+        format!("{worker_pid} sub 2\n"),
+        "{v}"
+    );
+    // The abort, from code in a session: its worker dies, not the server.
+    rpc.code(
+        5,
+        json!({"session": doomed, "source": "$session.vars.x = 'doomed'"}),
+    );
+    let v = rpc.code(6, json!({"session": doomed, "source": code_aborts()}))["result"].clone();
+    assert_worker_died(&v);
+    let msg = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains(&format!("session {doomed} is lost")), "{msg}");
+    assert!(
+        rpc.alive(),
+        "the server died with the session's code request"
+    );
+    // The next request to that session, code or bash: SESSION_LOST.
+    let v = rpc.code(7, json!({"session": doomed, "source": "console.log(1)"}));
+    assert_eq!(v["error"]["data"]["code"], "SESSION_LOST", "{v}");
+    let v = rpc.in_session(8, &doomed, "echo hi");
+    assert_eq!(v["error"]["data"]["code"], "SESSION_LOST", "{v}");
+    // The other session kept its worker, cwd and vars.
+    let v = rpc.code(
+        9,
+        json!({"session": other, "source": "const r = await $.sh`echo $$; basename $PWD`; console.log(r.stdout.trim().split('\\n').join(' '), $session.vars.n);"}),
+    );
+    assert_eq!(
+        v["result"]["output"],
+        format!("{worker_pid} sub 2\n"),
+        "{v}"
+    );
+    assert_eq!(rpc.execute(10, "echo next")["output"], "next\n");
+}
+
+#[test]
+fn sessionless_code_request_that_aborts_costs_only_itself() {
+    let a = Arena::with_config(&config());
+    let mut rpc = Face::start(&a, "rpc");
+    let server_pid = rpc.child.id().to_string();
+    // Benign control: sessionless code runs in a worker too.
+    let v = rpc.code(
+        1,
+        json!({"source": "console.log((await $.sh`echo $$`).stdout.trim())"}),
+    );
+    let pid = v["result"]["output"]
+        .as_str()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    assert!(!pid.is_empty(), "{v}");
+    assert_ne!(
+        pid, server_pid,
+        "sessionless code ran in the server process"
+    );
+    let v = rpc.code(2, json!({"source": code_aborts()}))["result"].clone();
+    assert_worker_died(&v);
+    assert!(rpc.alive(), "the server died with the code request");
+    let v = rpc.code(3, json!({"source": "console.log(6 * 7)"}));
+    assert_eq!(v["result"]["output"], "42\n", "{v}");
+    assert_eq!(rpc.execute(4, "echo next")["output"], "next\n");
+}
