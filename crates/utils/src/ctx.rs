@@ -81,6 +81,13 @@ pub trait Host: Send + Sync {
     fn check_stat(&self, path: &Path) -> io::Result<()> {
         self.check_read(path)
     }
+    /// Like [`Host::check_stat`] for a probe that may fail quietly (is the
+    /// target of `cp`/`mv`/`ln` a directory?): `false` when the metadata of
+    /// `path` may not be looked at, without stopping the script (the change
+    /// that follows is decided on its own). The default is [`Host::may_read`].
+    fn may_stat(&self, path: &Path) -> bool {
+        self.may_read(path)
+    }
     /// Called before the directory `dir` is listed (`readdir`) by a utility that
     /// prints the names: the labels of the entries' names join the output, not
     /// their contents'. May refuse. The default is [`Host::check_read`].
@@ -348,6 +355,59 @@ impl UtilCtx<'_> {
     /// ([`crate::beneath::metadata`]). The name itself is checked by the caller.
     pub fn stat(&self, p: impl AsRef<Path>, follow: bool) -> io::Result<std::fs::Metadata> {
         crate::beneath::metadata(&self.resolve(p), follow, |real| self.host.check_stat(real))
+    }
+
+    /// The metadata of `p` for a precheck (`cp`/`mv`/`ln`: is the target a
+    /// directory? does it exist?), decided on the entry the walk reaches: `None`
+    /// when nothing is there, or when the name or that entry may not be looked
+    /// at ([`Host::may_stat`]; quiet: the change that follows is checked on its
+    /// own). A check by name (`Path::is_dir`) would follow a symlink flipped
+    /// outside and answer about a file no check covered.
+    pub fn probe(&self, p: impl AsRef<Path>, follow: bool) -> Option<std::fs::Metadata> {
+        let path = self.resolve(p);
+        if !self.host.may_stat(&path) {
+            return None;
+        }
+        crate::beneath::metadata(&path, follow, |real| {
+            if self.host.may_stat(real) {
+                Ok(())
+            } else {
+                Err(io::Error::from(io::ErrorKind::PermissionDenied))
+            }
+        })
+        .ok()
+    }
+
+    /// The target of the symlink `p`, read from the link the walk reaches after
+    /// its canonical path passed [`Host::check_stat`] when a symlink on the way
+    /// makes it another (a read by name would read a link a flipped directory
+    /// leads to). The name itself is checked by the caller.
+    pub fn read_link(&self, p: impl AsRef<Path>) -> io::Result<std::ffi::OsString> {
+        let path = self.resolve(p);
+        let entry = crate::beneath::resolve(&path, false)?;
+        if entry.real() != crate::beneath::lexical(&path) {
+            self.host.check_stat(entry.real())?;
+        }
+        if !entry.is_symlink() {
+            return Err(io::Error::from_raw_os_error(if entry.exists() {
+                libc::EINVAL
+            } else {
+                libc::ENOENT
+            }));
+        }
+        entry.read_link()
+    }
+
+    /// The canonical path of the existing `p` (every symlink resolved by the
+    /// walk, none by the kernel), when the name and what it reaches may be
+    /// looked at ([`UtilCtx::probe`]'s rule); `None` otherwise.
+    pub fn canonical(&self, p: impl AsRef<Path>) -> Option<PathBuf> {
+        let path = self.resolve(p);
+        if !self.host.may_stat(&path) {
+            return None;
+        }
+        let entry = crate::beneath::resolve(&path, true).ok()?;
+        (entry.exists() && self.host.may_stat(entry.real())).then(|| entry.real().to_path_buf())
     }
 
     /// Writes `name: msg\n` to stderr (GNU style), ignoring write errors.
