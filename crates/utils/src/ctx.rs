@@ -295,12 +295,44 @@ impl UtilCtx<'_> {
         open_read(self.host, &self.resolve(p))
     }
 
-    /// Reads a whole file (relative to cwd), recording its label.
+    /// Reads a whole file (relative to cwd), recording its label, within the
+    /// utility's memory budget ([`Host::memory_budget`]): a bigger file is an
+    /// error of kind `OutOfMemory` holding a [`MemoryLimit`] (checked on the
+    /// file's size before reading, and while reading).
     pub fn read_file(&self, p: impl AsRef<Path>) -> io::Result<Vec<u8>> {
-        let mut f = self.open(p)?;
+        let p = p.as_ref();
+        let budget = self.host.memory_budget();
         let mut buf = Vec::new();
-        f.read_to_end(&mut buf)?;
-        Ok(buf)
+        if self.read_file_within(p, &mut buf, budget)? {
+            Ok(buf)
+        } else {
+            Err(io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                MemoryLimit {
+                    what: p.display().to_string(),
+                    budget,
+                },
+            ))
+        }
+    }
+
+    /// Reads a whole file (relative to cwd), recording its label, appending to
+    /// `buf` at most `max` bytes: `Ok(false)` (with `buf` holding at most
+    /// `max + 1` more bytes) when the file holds more. The size is asked of
+    /// the file opened first, so a file known to be too big is never read.
+    pub fn read_file_within(
+        &self,
+        p: impl AsRef<Path>,
+        buf: &mut Vec<u8>,
+        max: u64,
+    ) -> io::Result<bool> {
+        let f = self.open(p)?;
+        if f.metadata().is_ok_and(|m| m.is_file() && m.len() > max) {
+            return Ok(false);
+        }
+        let before = buf.len();
+        f.take(max.saturating_add(1)).read_to_end(buf)?;
+        Ok((buf.len() - before) as u64 <= max)
     }
 
     /// Opens a file for writing (relative to cwd) after the host allowed it;
