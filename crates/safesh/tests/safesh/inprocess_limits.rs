@@ -273,3 +273,34 @@ fn jq_checks_a_named_file_before_reading_it_whole() {
     p.write("small.json", "{\"a\": [1, 2]}\n");
     p.run("jq -c .a small.json").assert_ok_with("[1,2]\n");
 }
+
+/// The other in-process utilities that hold input: sed's pattern and hold
+/// spaces (`H`, `G`, `N`), `tail` of a stream (its last N lines or bytes) and
+/// `diff -` (stdin read whole) stop at the same budget. Benign neighbours of
+/// the same shape that hold little keep working.
+#[test]
+fn sed_tail_and_diff_stop_at_their_memory_budget() {
+    let p = Project::with_extra("[limits]\nmemory_mb = 4");
+    for script in [
+        "seq 1 400000 | sed 'H;$!d;x' | tail -n 1",
+        "seq 1 400000 | sed ':a;N;$!ba' | tail -n 1",
+        "seq 1 400000 | tail -n 400000 | head -n 1",
+        "seq 1 400000 | tail -c 3000000 | head -n 1",
+    ] {
+        let r = p.run(script);
+        assert_stopped(&r, "LIMIT_EXCEEDED", 125);
+        assert!(r.stderr.contains("memory_mb"), "{script}: {}", r.dump());
+    }
+    p.write("ten", "1\n2\n");
+    let r = p.run("seq 1 400000 | diff - ten; echo status=$?");
+    assert!(r.stdout.ends_with("status=2\n"), "{}", r.dump());
+    assert!(r.stderr.contains("holding more than"), "{}", r.dump());
+    p.run("seq 1 400000 | sed 'N;P;D' | tail -n 1")
+        .assert_ok_with("400000\n");
+    p.run("seq 1 400000 | tail -n 2")
+        .assert_ok_with("399999\n400000\n");
+    p.run("seq 1 5 | sed 'H;$!d;x' | tail -n 2")
+        .assert_ok_with("4\n5\n");
+    p.run("seq 1 2 | diff - ten && echo same")
+        .assert_ok_with("same\n");
+}
