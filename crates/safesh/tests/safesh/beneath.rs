@@ -447,6 +447,27 @@ fn a_still_symlink_out_of_the_roots_is_refused_to_name_based_checks() {
     }
 }
 
+/// A glob's matches are decided on the entry reached: a literal component
+/// after a wildcard (`*/script.sh`) must not find a file through a symlink that
+/// leads out of the roots (still, or flipped), and `**` does not walk into one.
+#[test]
+fn globs_never_match_an_outside_file_through_a_symlink() {
+    let p = Project::new();
+    p.write("sub/mine.sh", "");
+    p.symlink(&p.outside, "out");
+    let r = p.run("shopt -s globstar; echo */script.sh; echo o*/script.sh; echo **/script.sh");
+    assert!(!r.stdout.contains("out/script.sh"), "{}", r.dump());
+    // Benign: the same shapes inside the project.
+    let r = p.run("shopt -s globstar; echo */mine.sh; echo s*/mine.sh; echo **/mine.sh");
+    r.assert_ok_with("sub/mine.sh\nsub/mine.sh\nsub/mine.sh\n");
+    let (p, flipper) = flipping_dir();
+    for _ in 0..RUNS / 3 {
+        let r = p.run(&tries("echo */script.sh"));
+        assert!(!r.stdout.contains("d/script.sh"), "{}", r.dump());
+    }
+    flipper.stop();
+}
+
 #[test]
 fn benign_name_based_checks_on_an_in_root_symlink_keep_working() {
     let p = Project::new();
