@@ -310,7 +310,7 @@ pub fn sed(ctx: &mut UtilCtx<'_>) -> UtilResult {
             return Ok(Box::new(f?));
         }
         host.check_read(&path)?;
-        let meta = std::fs::metadata(&path)?;
+        let meta = safesh_utils::beneath::metadata(&path, true, |real| host.check_read(real))?;
         if meta.is_dir() {
             return Err(io::Error::from_raw_os_error(libc_eisdir()));
         }
