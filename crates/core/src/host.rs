@@ -315,6 +315,16 @@ impl Host for ShellHost<'_> {
         Ok(())
     }
 
+    fn may_stat(&self, path: &Path) -> bool {
+        if self.shell.check_read_resolved(path).is_err() {
+            return false;
+        }
+        if let Some(names) = self.names() {
+            self.join_names(&names, path, false);
+        }
+        true
+    }
+
     fn may_read(&self, path: &Path) -> bool {
         // The trusted PATH (`[sandbox] path`) is where allowed programs come
         // from: looking a program up there (`which python3`) reads no data.

@@ -29,6 +29,7 @@ mod known;
 mod names;
 pub mod platform_host;
 pub mod precheck;
+mod probe;
 mod protect_walk;
 mod python_cmdline;
 pub mod risk;

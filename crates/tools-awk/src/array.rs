@@ -30,14 +30,42 @@ impl std::hash::Hasher for FxHasher {
 
 type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
 
-/// An associative array keeping insertion order.
+/// An associative array keeping insertion order. The bytes it holds are
+/// counted against the run's memory budget ([`crate::budget`]).
 #[derive(Default, Debug)]
 pub struct Array {
     index: HashMap<Str, usize, FxBuild>,
     entries: Vec<Option<(Str, Value)>>,
+    /// Bytes counted for the elements (see [`entry_bytes`]).
+    bytes: u64,
+}
+
+/// The bytes one element is counted for: its key, its value's text and a
+/// fixed overhead.
+fn entry_bytes(k: &[u8], v: &Value) -> u64 {
+    k.len() as u64 + value_bytes(v) + crate::budget::ENTRY_OVERHEAD
+}
+
+fn value_bytes(v: &Value) -> u64 {
+    match v {
+        Value::Str(s) | Value::StrNum(s) => s.len() as u64,
+        Value::Num(_) | Value::Uninit => 0,
+    }
+}
+
+impl Drop for Array {
+    fn drop(&mut self) {
+        crate::budget::adjust(-(self.bytes as i64));
+    }
 }
 
 impl Array {
+    /// Counts `after - before` more bytes.
+    fn count(&mut self, before: u64, after: u64) {
+        self.bytes = (self.bytes + after).saturating_sub(before);
+        crate::budget::adjust(after as i64 - before as i64);
+    }
+
     /// The value at `k`.
     pub fn get(&self, k: &[u8]) -> Option<&Value> {
         let i = *self.index.get(k)?;
@@ -48,7 +76,11 @@ impl Array {
         if let Some(&i) = self.index.get(&k)
             && let Some(Some(e)) = self.entries.get_mut(i)
         {
-            return f(&mut e.1);
+            let before = value_bytes(&e.1);
+            let r = f(&mut e.1);
+            let after = value_bytes(&e.1);
+            self.count(before, after);
+            return r;
         }
         let mut v = Value::Uninit;
         let r = f(&mut v);
@@ -61,9 +93,12 @@ impl Array {
         if let Some(&i) = self.index.get(&k)
             && let Some(Some(e)) = self.entries.get_mut(i)
         {
+            let (before, after) = (value_bytes(&e.1), value_bytes(&v));
             e.1 = v;
+            self.count(before, after);
             return;
         }
+        self.count(0, entry_bytes(&k, &v));
         self.index.insert(k.clone(), self.entries.len());
         self.entries.push(Some((k, v)));
     }
@@ -75,8 +110,9 @@ impl Array {
     pub fn remove(&mut self, k: &[u8]) {
         if let Some(i) = self.index.remove(k)
             && let Some(e) = self.entries.get_mut(i)
+            && let Some((k, v)) = e.take()
         {
-            *e = None;
+            self.count(entry_bytes(&k, &v), 0);
         }
         if self.index.is_empty() {
             self.entries.clear();
@@ -93,6 +129,7 @@ impl Array {
     pub fn clear(&mut self) {
         self.index.clear();
         self.entries.clear();
+        self.count(self.bytes, 0);
     }
     /// Number of elements.
     pub fn len(&self) -> usize {

@@ -32,7 +32,8 @@ impl Span {
 }
 
 /// Replaces matches of `re` in `s` (all when `global`), expanding `&` and `\&`.
-fn substitute(re: &Regex, s: &[u8], repl: &[u8], global: bool) -> (Vec<u8>, usize) {
+/// Stops early once the result is longer than `max` (the caller refuses it).
+fn substitute(re: &Regex, s: &[u8], repl: &[u8], global: bool, max: usize) -> (Vec<u8>, usize) {
     let mut out = Vec::with_capacity(s.len());
     let mut count = 0;
     let mut pos = 0;
@@ -90,7 +91,7 @@ fn substitute(re: &Regex, s: &[u8], repl: &[u8], global: bool) -> (Vec<u8>, usiz
             pos = m.end();
             last_nonempty_end = Some(pos);
         }
-        if !global {
+        if !global || out.len() > max {
             break;
         }
     }
@@ -231,7 +232,9 @@ impl Interp<'_, '_> {
                 let loc = self.locate(&target)?;
                 let cur = self.get_loc(&loc)?;
                 let s = cur.to_bytes(&self.convfmt);
-                let (out, n) = substitute(&re, &s, &repl, b == Builtin::Gsub);
+                let max = usize::try_from(crate::budget::budget()).unwrap_or(usize::MAX);
+                let (out, n) = substitute(&re, &s, &repl, b == Builtin::Gsub, max);
+                crate::budget::check_string(out.len()).map_err(Ctl::Interrupt)?;
                 if n > 0 {
                     self.set_loc(loc, Value::Str(Rc::from(out)))?;
                 }
@@ -324,8 +327,11 @@ mod tests {
     #[test]
     pub(crate) fn gsub_empty() {
         let re = Regex::new(b"b*").unwrap_or_else(|_| unreachable!());
-        assert_eq!(substitute(&re, b"abc", b"-", true).0, b"-a-c-");
+        assert_eq!(substitute(&re, b"abc", b"-", true, usize::MAX).0, b"-a-c-");
         let re = Regex::new(b"x*").unwrap_or_else(|_| unreachable!());
-        assert_eq!(substitute(&re, b"abxc", b"-", true).0, b"-a-b-c-");
+        assert_eq!(
+            substitute(&re, b"abxc", b"-", true, usize::MAX).0,
+            b"-a-b-c-"
+        );
     }
 }

@@ -111,10 +111,12 @@ impl Interp<'_, '_> {
                 }
                 Ok(false) => self.main_src = None,
                 Err(e) => {
-                    return Err(Ctl::Err(format!(
-                        "read error ({})",
-                        safesh_utils::io_error_text(&e)
-                    )));
+                    return Err(match crate::budget::interrupt_of(e) {
+                        Ok(i) => Ctl::Interrupt(i),
+                        Err(e) => {
+                            Ctl::Err(format!("read error ({})", safesh_utils::io_error_text(&e)))
+                        }
+                    });
                 }
             }
         }
@@ -154,10 +156,13 @@ impl Interp<'_, '_> {
                     Ok(true) => {}
                     Ok(false) => return Ok(Value::Num(0.0)),
                     Err(e) => {
-                        return Err(Ctl::Err(format!(
-                            "read error ({})",
-                            safesh_utils::io_error_text(&e)
-                        )));
+                        return Err(match crate::budget::interrupt_of(e) {
+                            Ok(i) => Ctl::Interrupt(i),
+                            Err(e) => Ctl::Err(format!(
+                                "read error ({})",
+                                safesh_utils::io_error_text(&e)
+                            )),
+                        });
                     }
                 }
                 match lv {

@@ -275,7 +275,7 @@ impl<'c, 'u> Interp<'c, 'u> {
         if self.ticks.is_multiple_of(4096) && self.ctx.host.cancelled() {
             return Err(Ctl::Quiet(130));
         }
-        Ok(())
+        crate::budget::check_held().map_err(Ctl::Interrupt)
     }
 
     // ----- variables -----
@@ -618,6 +618,7 @@ impl<'c, 'u> Interp<'c, 'u> {
                 let mut s = Vec::new();
                 x.write_to(&mut s, &self.convfmt);
                 y.write_to(&mut s, &self.convfmt);
+                crate::budget::check_string(s.len()).map_err(Ctl::Interrupt)?;
                 Value::Str(Rc::from(s))
             }
             Expr::Match(neg, a, r) => {

@@ -36,6 +36,11 @@ impl RecordReader {
             self.scanned = self.scanned.saturating_sub(self.start);
             self.start = 0;
         }
+        // What is buffered is one unfinished record: past the budget, stop
+        // rather than hold a line without end.
+        if self.buf.len() as u64 > crate::budget::budget() {
+            return Err(crate::budget::record_too_long());
+        }
         let old = self.buf.len();
         self.buf.resize(old + CHUNK, 0);
         loop {

@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod array;
 pub mod ast;
+pub mod budget;
 mod builtins;
 mod exec;
 pub mod fields;
@@ -187,6 +188,8 @@ fn awk_main(ctx: &mut UtilCtx<'_>) -> UtilResult {
     // label into the output (a secret stays secret, and `ENVIRON["HOME"]` does not
     // take the label of every exported secret).
     let environ = environ_names(&src);
+    // Declared before the interpreter, so dropped after its arrays.
+    let _held = budget::Scope::enter(ctx.host.memory_budget());
     let mut it = match interp::Interp::new(ctx, prog, environ) {
         Ok(it) => it,
         Err(m) => {

@@ -108,7 +108,7 @@ fn hash_named(ctx: &mut UtilCtx<'_>, algo: Algo, name: &str) -> std::io::Result<
         return algo.hash(&mut *ctx.stdin);
     }
     let path = ctx.check_read(name)?;
-    if path.is_dir() {
+    if ctx.stat(&path, true)?.is_dir() {
         return Err(std::io::Error::from_raw_os_error(libc::EISDIR));
     }
     let mut f = ctx.open(name)?;

@@ -58,13 +58,16 @@ pub fn canonicalize(
         if ctx.check_stat(&cur).is_err() {
             return Err(std::io::ErrorKind::PermissionDenied.into());
         }
-        match std::fs::symlink_metadata(&cur) {
-            Ok(m) if m.file_type().is_symlink() && resolve => {
+        // Looked at once, from the entry the walk reaches (no symlink followed
+        // by name): when a directory on the way was flipped into a symlink
+        // since it was looked at, that entry's real path is checked too.
+        match look(ctx, &cur) {
+            Ok((m, entry)) if m.st_mode & libc::S_IFMT == libc::S_IFLNK && resolve => {
                 links += 1;
                 if links > 40 {
                     return Err(std::io::Error::from_raw_os_error(libc::ELOOP));
                 }
-                let target = std::fs::read_link(&cur)?;
+                let target = entry.read_link()?;
                 let tb = target.as_os_str().as_bytes();
                 done.pop();
                 if tb.starts_with(b"/") {
@@ -74,8 +77,8 @@ pub fn canonicalize(
                 parts.reverse();
                 todo.extend(parts);
             }
-            Ok(m) => {
-                if !last && !m.is_dir() {
+            Ok((m, _)) => {
+                if !last && m.st_mode & libc::S_IFMT != libc::S_IFDIR {
                     if need == Need::Nothing {
                         continue;
                     }
@@ -103,6 +106,24 @@ pub fn canonicalize(
         out.push(b'/');
     }
     Ok(out)
+}
+
+/// The entry at `cur` (not following its final name) and its metadata, after
+/// its canonical path passed the stat check when a symlink on the way makes it
+/// another than `cur`.
+fn look(
+    ctx: &UtilCtx<'_>,
+    cur: &std::path::Path,
+) -> std::io::Result<(libc::stat, safesh_utils::beneath::Entry)> {
+    use safesh_utils::beneath;
+    let entry = beneath::resolve(cur, false)?;
+    if entry.real() != beneath::lexical(cur) && ctx.check_stat(entry.real()).is_err() {
+        return Err(std::io::ErrorKind::PermissionDenied.into());
+    }
+    if !entry.exists() {
+        return Err(std::io::Error::from_raw_os_error(libc::ENOENT));
+    }
+    Ok((entry.metadata()?, entry))
 }
 
 fn to_path(parts: &[Vec<u8>]) -> PathBuf {

@@ -125,11 +125,9 @@ pub(crate) fn copy_one(
             return Ok(false);
         }
     };
-    let smeta = if o.deref {
-        std::fs::metadata(&sfull)
-    } else {
-        std::fs::symlink_metadata(&sfull)
-    };
+    // Decided on the entry reached (a symlink on the way flipped outside is
+    // checked, not followed by name).
+    let smeta = ctx.stat(&sfull, o.deref);
     let smeta = match smeta {
         Ok(m) => m,
         Err(e) => {
@@ -138,7 +136,7 @@ pub(crate) fn copy_one(
         }
     };
     let dfull = ctx.resolve(bpath(dst));
-    let dmeta = std::fs::symlink_metadata(&dfull).ok();
+    let dmeta = ctx.probe(&dfull, false);
     if smeta.is_dir() {
         if !o.recursive {
             ctx.warn(format_args!(

@@ -463,7 +463,7 @@ pub fn date(ctx: &mut UtilCtx<'_>) -> UtilResult {
             }
         }
     } else if let Some(r) = p.value("r") {
-        match ctx.check_read(r).and_then(std::fs::metadata) {
+        match ctx.check_read(r).and_then(|r| ctx.stat(r, true)) {
             Ok(m) => times.push(Timestamp::new(m.mtime(), m.mtime_nsec() as i32).unwrap_or(now)),
             Err(e) => {
                 ctx.warn_io(r, &e);

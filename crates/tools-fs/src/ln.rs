@@ -35,11 +35,14 @@ pub fn ln(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let symbolic = p.has("s");
     let no_deref = p.has("n");
     let is_dir = |ctx: &UtilCtx<'_>, d: &str| {
-        let full = ctx.resolve(d);
-        if no_deref && std::fs::symlink_metadata(&full).is_ok_and(|m| m.file_type().is_symlink()) {
+        if no_deref
+            && ctx
+                .probe(d, false)
+                .is_some_and(|m| m.file_type().is_symlink())
+        {
             return false;
         }
-        full.is_dir()
+        ctx.probe(d, true).is_some_and(|m| m.is_dir())
     };
     let mut pairs: Vec<(String, Vec<u8>)> = Vec::new();
     if let Some(t) = p.value("t") {
@@ -113,8 +116,9 @@ pub fn ln(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 continue;
             }
         };
-        if p.has("f") && std::fs::symlink_metadata(&full).is_ok() {
-            if std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
+        let existing = ctx.probe(&full, false);
+        if p.has("f") && existing.is_some() {
+            if existing.is_some_and(|m| m.is_dir()) {
                 ctx.warn(format_args!(
                     "{}: cannot overwrite directory",
                     quote(&dst_s)
@@ -152,7 +156,7 @@ pub fn ln(ctx: &mut UtilCtx<'_>) -> UtilResult {
             Err(e) => {
                 if !symbolic
                     && e.kind() == std::io::ErrorKind::NotFound
-                    && !ctx.resolve(&src).exists()
+                    && ctx.probe(&src, true).is_none()
                 {
                     ctx.warn_io(format_args!("failed to access {}", quote(&src)), &e);
                 } else {

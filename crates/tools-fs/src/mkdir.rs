@@ -63,8 +63,8 @@ pub fn mkdir(ctx: &mut UtilCtx<'_>) -> UtilResult {
         }
         let mut failed = false;
         for anc in &todo {
-            let full = ctx.resolve(anc);
-            if full.is_dir() {
+            let is_dir = || ctx.probe(anc, true).is_some_and(|m| m.is_dir());
+            if is_dir() {
                 continue;
             }
             // Created in the directory checked (no symlink followed by name).
@@ -72,7 +72,7 @@ pub fn mkdir(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 .resolve_write(anc, false)
                 .and_then(|e| e.create_dir(0o777))
             {
-                if e.kind() == std::io::ErrorKind::AlreadyExists && full.is_dir() {
+                if e.kind() == std::io::ErrorKind::AlreadyExists && is_dir() {
                     continue;
                 }
                 ctx.warn_io(format_args!("cannot create directory {}", quote(anc)), &e);
@@ -87,8 +87,7 @@ pub fn mkdir(ctx: &mut UtilCtx<'_>) -> UtilResult {
             status = 1;
             continue;
         }
-        let full = ctx.resolve(name);
-        if parents && full.is_dir() {
+        if parents && ctx.probe(name, true).is_some_and(|m| m.is_dir()) {
             continue;
         }
         let made = ctx.resolve_write(name, false).and_then(|e| {

@@ -102,7 +102,7 @@ pub fn mktemp(ctx: &mut UtilCtx<'_>) -> UtilResult {
             .collect();
         let name = format!("{dir_prefix}{prefix}{rnd}{suffix}");
         let made = if p.has("u") {
-            if ctx.resolve(&name).exists() {
+            if ctx.probe(&name, false).is_some() {
                 Err(std::io::ErrorKind::AlreadyExists.into())
             } else {
                 Ok(())

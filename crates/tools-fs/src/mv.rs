@@ -63,7 +63,7 @@ pub fn mv(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 continue;
             }
         };
-        let smeta = match std::fs::symlink_metadata(&sfull) {
+        let smeta = match ctx.stat(&sfull, false) {
             Ok(m) => m,
             Err(e) => {
                 ctx.warn_io(format_args!("cannot stat {}", quote(&src)), &e);
@@ -82,7 +82,7 @@ pub fn mv(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 continue;
             }
         };
-        let dmeta = std::fs::symlink_metadata(&dfull).ok();
+        let dmeta = ctx.probe(&dfull, false);
         if let Some(dm) = &dmeta {
             use std::os::unix::fs::MetadataExt;
             if dm.dev() == smeta.dev() && dm.ino() == smeta.ino() {

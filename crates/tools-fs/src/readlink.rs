@@ -60,7 +60,7 @@ pub fn readlink(ctx: &mut UtilCtx<'_>) -> UtilResult {
             Some(n) => canonicalize(ctx, name, n, true),
             None => ctx
                 .check_stat(name)
-                .and_then(std::fs::read_link)
+                .and_then(|full| ctx.read_link(full))
                 .map(|t| t.as_os_str().as_bytes().to_vec()),
         };
         match r {

@@ -285,7 +285,7 @@ pub fn stat(ctx: &mut UtilCtx<'_>) -> UtilResult {
             // Read from the entry checked (a symlink on the way is decided on).
             let m = ctx.stat(&full, follow)?;
             let target = if m.file_type().is_symlink() {
-                std::fs::read_link(&full)
+                ctx.read_link(&full)
                     .ok()
                     .map(|t| t.as_os_str().as_bytes().to_vec())
             } else {

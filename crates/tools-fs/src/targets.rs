@@ -24,7 +24,7 @@ pub fn pairs(
         if ops.is_empty() {
             return Err(("missing file operand".into(), true));
         }
-        if !ctx.resolve(t).is_dir() {
+        if !ctx.probe(t, true).is_some_and(|m| m.is_dir()) {
             return Err((
                 format!("target directory {}: Not a directory", quote(t)),
                 false,
@@ -38,7 +38,7 @@ pub fn pairs(
             format!("missing destination file operand after {}", quote(one)),
             true,
         )),
-        [src, dst] if no_target_dir || !ctx.resolve(dst).is_dir() => {
+        [src, dst] if no_target_dir || !ctx.probe(dst, true).is_some_and(|m| m.is_dir()) => {
             Ok(vec![(src.clone(), dst.clone())])
         }
         _ => {
@@ -54,7 +54,7 @@ pub fn pairs(
                     true,
                 ));
             }
-            if !ctx.resolve(dir).is_dir() {
+            if !ctx.probe(dir, true).is_some_and(|m| m.is_dir()) {
                 return Err((format!("target {}: Not a directory", quote(dir)), false));
             }
             Ok(into(dir, srcs))
@@ -64,13 +64,11 @@ pub fn pairs(
 
 /// True if `dst` lies inside `src` (both resolved through existing parents).
 pub fn inside(ctx: &UtilCtx<'_>, src: &str, dst: &str) -> bool {
-    let Ok(s) = ctx.check_read(src).and_then(std::fs::canonicalize) else {
+    let Some(s) = ctx.canonical(src) else {
         return false;
     };
     let d = ctx.resolve(dst);
-    let parent = d
-        .parent()
-        .and_then(|p| ctx.check_read(p).and_then(std::fs::canonicalize).ok());
+    let parent = d.parent().and_then(|p| ctx.canonical(p));
     match parent {
         Some(p) => p == s || p.starts_with(&s),
         None => false,

@@ -77,7 +77,7 @@ pub fn touch(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut when = (now.as_second(), i64::from(now.subsec_nanosecond()));
     let mut ref_times = None;
     if let Some(r) = p.value("r") {
-        match ctx.check_read(r).and_then(std::fs::metadata) {
+        match ctx.check_read(r).and_then(|r| ctx.stat(r, true)) {
             Ok(m) => ref_times = Some(((m.atime(), m.atime_nsec()), (m.mtime(), m.mtime_nsec()))),
             Err(e) => {
                 ctx.warn_io(format_args!("failed to get attributes of {}", quote(r)), &e);

@@ -246,7 +246,7 @@ fn list(
             None
         };
         let target = if is_link {
-            std::fs::read_link(&full)
+            ctx.read_link(&full)
                 .ok()
                 .map(|t| t.as_os_str().as_bytes().to_vec())
         } else {

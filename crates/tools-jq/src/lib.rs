@@ -211,14 +211,14 @@ pub fn jq(ctx: &mut UtilCtx<'_>) -> UtilResult {
         bounds.push((data.len(), "<stdin>".to_string()));
     }
     for f in files.drain(..) {
-        match ctx.read_file(&f) {
-            Ok(b) => {
-                if (data.len() + b.len()) as u64 > budget {
-                    return Err(safesh_utils::ctx::MemoryLimit::interrupt("jq", budget));
-                }
-                data.extend_from_slice(&b);
-                bounds.push((data.len(), f));
+        // The size is checked before the file is read, and the read stops
+        // past the budget (a FIFO or a growing file has no size to ask).
+        let room = budget.saturating_sub(data.len() as u64);
+        match ctx.read_file_within(&f, &mut data, room) {
+            Ok(false) => {
+                return Err(safesh_utils::ctx::MemoryLimit::interrupt("jq", budget));
             }
+            Ok(true) => bounds.push((data.len(), f)),
             Err(e) => {
                 let _ = writeln!(
                     ctx.stderr,

@@ -155,7 +155,17 @@ pub fn tail(ctx: &mut UtilCtx<'_>) -> UtilResult {
     };
     let show_headers = headers.unwrap_or(files.len() > 1);
     let r = run(ctx, mode, delim, show_headers, &files);
-    finish(ctx, r)
+    match r {
+        // The last lines of a stream would not fit its share of [limits] memory_mb.
+        Err(e)
+            if e.get_ref()
+                .is_some_and(|i| i.is::<safesh_utils::ctx::MemoryLimit>()) =>
+        {
+            let budget = ctx.host.memory_budget();
+            Err(safesh_utils::ctx::MemoryLimit::interrupt("tail", budget))
+        }
+        r => finish(ctx, r),
+    }
 }
 
 fn common_warn(ctx: &mut UtilCtx<'_>, name: &str, msg: &str) {
@@ -169,9 +179,10 @@ fn run(
     show_headers: bool,
     files: &[String],
 ) -> io::Result<i32> {
+    let budget = ctx.host.memory_budget();
     each_operand(ctx, files, show_headers, |input, mut out| match mode {
-        Mode::LastLines(n) => last_lines(input, &mut out, n, delim),
-        Mode::LastBytes(n) => last_bytes(input, &mut out, n),
+        Mode::LastLines(n) => last_lines(input, &mut out, n, delim, budget),
+        Mode::LastBytes(n) => last_bytes(input, &mut out, n, budget),
         Mode::FromLine(n) => from_line(input, &mut out, n, delim),
         Mode::FromByte(n) => from_byte(input, &mut out, n),
     })
@@ -236,7 +247,21 @@ fn regular_size<'b>(input: &'b mut Input<'_>) -> Option<(u64, &'b mut std::fs::F
     Some((md.len(), f))
 }
 
-fn last_bytes(input: &mut Input<'_>, out: &mut impl Write, n: u64) -> Result<(), Failure> {
+/// What a stream's last lines or bytes would hold past `budget` (the
+/// utility's memory budget): the tool stops (a `LIMIT_EXCEEDED`).
+fn over_budget(budget: u64) -> Failure {
+    Failure::Write(io::Error::other(safesh_utils::ctx::MemoryLimit {
+        what: "tail".into(),
+        budget,
+    }))
+}
+
+fn last_bytes(
+    input: &mut Input<'_>,
+    out: &mut impl Write,
+    n: u64,
+    budget: u64,
+) -> Result<(), Failure> {
     let mut buf = vec![0u8; BUF];
     if let Some((size, f)) = regular_size(input) {
         let start = size.saturating_sub(n);
@@ -254,6 +279,9 @@ fn last_bytes(input: &mut Input<'_>, out: &mut impl Write, n: u64) -> Result<(),
         if pending.len() > keep.saturating_add(BUF) {
             let drop = pending.len() - keep;
             pending.drain(..drop);
+        }
+        if pending.len() as u64 > budget.saturating_add(BUF as u64) {
+            return Err(over_budget(budget));
         }
     }
     let start = pending.len().saturating_sub(keep);
@@ -284,6 +312,7 @@ fn last_lines(
     out: &mut impl Write,
     n: u64,
     delim: u8,
+    budget: u64,
 ) -> Result<(), Failure> {
     if let Some((size, f)) = regular_size(input) {
         return last_lines_seek(f, size, out, n, delim);
@@ -301,6 +330,9 @@ fn last_lines(
             let start = tail_start(&pending, n, delim);
             pending.drain(..start);
             trim_at = (pending.len() * 2).max(4 * BUF);
+            if pending.len() as u64 > budget {
+                return Err(over_budget(budget));
+            }
         }
     }
     let start = tail_start(&pending, n, delim);

@@ -152,7 +152,7 @@ fn number_width(ctx: &UtilCtx<'_>, w: Which, files: &[String]) -> usize {
             min_width = 7;
             continue;
         } else {
-            ctx.check_read(f).and_then(std::fs::metadata)
+            ctx.check_read(f).and_then(|p| ctx.stat(p, true))
         };
         match md {
             Ok(md) if md.is_file() => regular_total += md.len(),

@@ -81,6 +81,13 @@ pub trait Host: Send + Sync {
     fn check_stat(&self, path: &Path) -> io::Result<()> {
         self.check_read(path)
     }
+    /// Like [`Host::check_stat`] for a probe that may fail quietly (is the
+    /// target of `cp`/`mv`/`ln` a directory?): `false` when the metadata of
+    /// `path` may not be looked at, without stopping the script (the change
+    /// that follows is decided on its own). The default is [`Host::may_read`].
+    fn may_stat(&self, path: &Path) -> bool {
+        self.may_read(path)
+    }
     /// Called before the directory `dir` is listed (`readdir`) by a utility that
     /// prints the names: the labels of the entries' names join the output, not
     /// their contents'. May refuse. The default is [`Host::check_read`].
@@ -288,12 +295,44 @@ impl UtilCtx<'_> {
         open_read(self.host, &self.resolve(p))
     }
 
-    /// Reads a whole file (relative to cwd), recording its label.
+    /// Reads a whole file (relative to cwd), recording its label, within the
+    /// utility's memory budget ([`Host::memory_budget`]): a bigger file is an
+    /// error of kind `OutOfMemory` holding a [`MemoryLimit`] (checked on the
+    /// file's size before reading, and while reading).
     pub fn read_file(&self, p: impl AsRef<Path>) -> io::Result<Vec<u8>> {
-        let mut f = self.open(p)?;
+        let p = p.as_ref();
+        let budget = self.host.memory_budget();
         let mut buf = Vec::new();
-        f.read_to_end(&mut buf)?;
-        Ok(buf)
+        if self.read_file_within(p, &mut buf, budget)? {
+            Ok(buf)
+        } else {
+            Err(io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                MemoryLimit {
+                    what: p.display().to_string(),
+                    budget,
+                },
+            ))
+        }
+    }
+
+    /// Reads a whole file (relative to cwd), recording its label, appending to
+    /// `buf` at most `max` bytes: `Ok(false)` (with `buf` holding at most
+    /// `max + 1` more bytes) when the file holds more. The size is asked of
+    /// the file opened first, so a file known to be too big is never read.
+    pub fn read_file_within(
+        &self,
+        p: impl AsRef<Path>,
+        buf: &mut Vec<u8>,
+        max: u64,
+    ) -> io::Result<bool> {
+        let f = self.open(p)?;
+        if f.metadata().is_ok_and(|m| m.is_file() && m.len() > max) {
+            return Ok(false);
+        }
+        let before = buf.len();
+        f.take(max.saturating_add(1)).read_to_end(buf)?;
+        Ok((buf.len() - before) as u64 <= max)
     }
 
     /// Opens a file for writing (relative to cwd) after the host allowed it;
@@ -348,6 +387,59 @@ impl UtilCtx<'_> {
     /// ([`crate::beneath::metadata`]). The name itself is checked by the caller.
     pub fn stat(&self, p: impl AsRef<Path>, follow: bool) -> io::Result<std::fs::Metadata> {
         crate::beneath::metadata(&self.resolve(p), follow, |real| self.host.check_stat(real))
+    }
+
+    /// The metadata of `p` for a precheck (`cp`/`mv`/`ln`: is the target a
+    /// directory? does it exist?), decided on the entry the walk reaches: `None`
+    /// when nothing is there, or when the name or that entry may not be looked
+    /// at ([`Host::may_stat`]; quiet: the change that follows is checked on its
+    /// own). A check by name (`Path::is_dir`) would follow a symlink flipped
+    /// outside and answer about a file no check covered.
+    pub fn probe(&self, p: impl AsRef<Path>, follow: bool) -> Option<std::fs::Metadata> {
+        let path = self.resolve(p);
+        if !self.host.may_stat(&path) {
+            return None;
+        }
+        crate::beneath::metadata(&path, follow, |real| {
+            if self.host.may_stat(real) {
+                Ok(())
+            } else {
+                Err(io::Error::from(io::ErrorKind::PermissionDenied))
+            }
+        })
+        .ok()
+    }
+
+    /// The target of the symlink `p`, read from the link the walk reaches after
+    /// its canonical path passed [`Host::check_stat`] when a symlink on the way
+    /// makes it another (a read by name would read a link a flipped directory
+    /// leads to). The name itself is checked by the caller.
+    pub fn read_link(&self, p: impl AsRef<Path>) -> io::Result<std::ffi::OsString> {
+        let path = self.resolve(p);
+        let entry = crate::beneath::resolve(&path, false)?;
+        if entry.real() != crate::beneath::lexical(&path) {
+            self.host.check_stat(entry.real())?;
+        }
+        if !entry.is_symlink() {
+            return Err(io::Error::from_raw_os_error(if entry.exists() {
+                libc::EINVAL
+            } else {
+                libc::ENOENT
+            }));
+        }
+        entry.read_link()
+    }
+
+    /// The canonical path of the existing `p` (every symlink resolved by the
+    /// walk, none by the kernel), when the name and what it reaches may be
+    /// looked at ([`UtilCtx::probe`]'s rule); `None` otherwise.
+    pub fn canonical(&self, p: impl AsRef<Path>) -> Option<PathBuf> {
+        let path = self.resolve(p);
+        if !self.host.may_stat(&path) {
+            return None;
+        }
+        let entry = crate::beneath::resolve(&path, true).ok()?;
+        (entry.exists() && self.host.may_stat(entry.real())).then(|| entry.real().to_path_buf())
     }
 
     /// Writes `name: msg\n` to stderr (GNU style), ignoring write errors.

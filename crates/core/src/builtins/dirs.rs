@@ -55,10 +55,10 @@ fn change_dir(
 ) -> Result<bool, crate::interp::Stop> {
     let dest = normalize(&sh.cwd.join(target));
     // Outside the read roots: a refusal that stops the script (nothing there can
-    // be used anyway).
-    sh.check_read_path(&dest)?;
-    Ok(match std::fs::metadata(&dest) {
-        Ok(m) if m.is_dir() => {
+    // be used anyway). Decided on the directory the walk reaches, so a symlink
+    // flipped after the check cannot take the script outside.
+    Ok(match sh.resolve_dir(&dest)? {
+        Ok(_) => {
             let old = sh.cwd.to_string_lossy().into_owned();
             sh.cwd = dest;
             let _ = sh.vars.set("OLDPWD", old, old_label.join(label));
@@ -66,10 +66,6 @@ fn change_dir(
                 .vars
                 .set("PWD", sh.cwd.to_string_lossy().into_owned(), label.clone());
             true
-        }
-        Ok(_) => {
-            sh.diag(format!("cd: {target}: Not a directory"));
-            false
         }
         Err(e) => {
             sh.diag(format!("cd: {target}: {}", safesh_utils::io_error_text(&e)));
@@ -122,7 +118,16 @@ pub(super) fn cd(sh: &mut Shell, argv: &[Field]) -> Exec {
 pub(super) fn pwd(sh: &mut Shell, argv: &[Field]) -> Exec {
     let physical = argv.iter().any(|f| f.text == "-P");
     let p = if physical {
-        std::fs::canonicalize(&sh.cwd).unwrap_or_else(|_| sh.cwd.clone())
+        // The directory reached now, decided on (a flipped symlink on the way
+        // that leads out of the roots is refused, never printed).
+        match sh.resolve_dir(&sh.cwd.clone())? {
+            Ok(real) => real,
+            Err(e) => {
+                sh.diag(format!("pwd: {}", safesh_utils::io_error_text(&e)));
+                sh.set_status(1);
+                return Ok(());
+            }
+        }
     } else {
         sh.cwd.clone()
     };

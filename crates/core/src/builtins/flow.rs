@@ -35,7 +35,7 @@ pub(super) fn test(sh: &mut Shell, argv: &[Field]) -> Exec {
     let args = texts(&argv[1..]);
     let label = args_label(sh, argv);
     sh.pc.join_assign(&label);
-    let s = sh.eval_test_args(&args, &name);
+    let s = sh.eval_test_args(&args, &name)?;
     sh.set_status(s);
     Ok(())
 }

@@ -1,44 +1,56 @@
 //! Conditional expressions: `[[ … ]]` and `test` / `[`.
 
 use super::{Shell, Stop};
+use crate::error::Refusal;
+use crate::probe::Probe;
 use brush_parser::ast::{
     BinaryPredicate as BP, ExtendedTestExpr as X, TestExpr as T, UnaryPredicate as UP,
 };
 use safesh_label::Label;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
-use std::path::PathBuf;
+use std::path::Path;
 
 impl Shell {
-    fn path_of(&self, s: &str) -> PathBuf {
-        let p = PathBuf::from(s);
-        if p.is_absolute() { p } else { self.cwd.join(p) }
-    }
-
-    /// A unary file or string test.
-    pub(crate) fn unary_test(&self, pred: &UP, s: &str) -> bool {
-        let meta = || std::fs::metadata(self.path_of(s)).ok();
-        match pred {
-            UP::StringHasZeroLength => s.is_empty(),
-            UP::StringHasNonZeroLength => !s.is_empty(),
-            UP::FileExists => !s.is_empty() && meta().is_some(),
+    /// A unary file or string test. A file test looks at the entry decided on
+    /// ([`Shell::probe`]): a name outside the read roots, or a symlink that
+    /// leads out of them, is refused rather than answered.
+    pub(crate) fn unary_test(&self, pred: &UP, s: &str) -> Result<bool, Refusal> {
+        if !is_file_test(pred) {
+            return Ok(self.string_unary_test(pred, s));
+        }
+        if s.is_empty() {
+            return Ok(false);
+        }
+        let follow = !matches!(pred, UP::FileExistsAndIsSymlink);
+        let probe = self.probe(Path::new(s), follow)?;
+        let meta = || probe.meta();
+        let stream = |input: bool| matches!(probe, Probe::Descriptor { input: i } if i == input);
+        Ok(match pred {
+            UP::FileExists => probe.exists(),
             UP::FileExistsAndIsDir => meta().is_some_and(|m| m.is_dir()),
             UP::FileExistsAndIsRegularFile => meta().is_some_and(|m| m.is_file()),
-            UP::FileExistsAndIsSymlink => {
-                std::fs::symlink_metadata(self.path_of(s)).is_ok_and(|m| m.file_type().is_symlink())
-            }
+            UP::FileExistsAndIsSymlink => meta().is_some_and(|m| m.file_type().is_symlink()),
             UP::FileExistsAndIsNotZeroLength => meta().is_some_and(|m| m.len() > 0),
-            UP::FileExistsAndIsReadable => meta().is_some() && access(&self.path_of(s), libc::R_OK),
-            UP::FileExistsAndIsWritable => meta().is_some() && access(&self.path_of(s), libc::W_OK),
-            UP::FileExistsAndIsExecutable => {
-                meta().is_some() && access(&self.path_of(s), libc::X_OK)
+            UP::FileExistsAndIsReadable => {
+                stream(true) || meta().is_some_and(|m| permitted(m, 0o4))
             }
+            UP::FileExistsAndIsWritable => {
+                stream(false)
+                    || meta().is_some_and(|m| permitted(m, 0o2))
+                        && self.check_write_path(&self.absolute(Path::new(s))).is_ok()
+            }
+            UP::FileExistsAndIsExecutable => meta().is_some_and(|m| permitted(m, 0o1)),
             UP::FileExistsAndIsBlockSpecialFile => {
                 meta().is_some_and(|m| m.file_type().is_block_device())
             }
             UP::FileExistsAndIsCharSpecialFile => {
                 meta().is_some_and(|m| m.file_type().is_char_device())
             }
-            UP::FileExistsAndIsFifo => meta().is_some_and(|m| m.file_type().is_fifo()),
+            // The script's streams are pipes between its commands.
+            UP::FileExistsAndIsFifo => {
+                matches!(probe, Probe::Descriptor { .. })
+                    || meta().is_some_and(|m| m.file_type().is_fifo())
+            }
             UP::FileExistsAndIsSocket => meta().is_some_and(|m| m.file_type().is_socket()),
             UP::FileExistsAndIsSetgid => {
                 meta().is_some_and(|m| m.permissions().mode() & 0o2000 != 0)
@@ -58,6 +70,15 @@ impl Shell {
                 meta().is_some_and(|m| m.gid() == unsafe { libc::getegid() })
             }
             UP::FileExistsAndModifiedSinceLastRead => meta().is_some_and(|m| m.mtime() > m.atime()),
+            _ => false,
+        })
+    }
+
+    /// The unary tests that do not look at a file.
+    fn string_unary_test(&self, pred: &UP, s: &str) -> bool {
+        match pred {
+            UP::StringHasZeroLength => s.is_empty(),
+            UP::StringHasNonZeroLength => !s.is_empty(),
             UP::FdIsOpenTerminal => {
                 s.trim().parse::<i32>().is_ok_and(|fd| {
                     (0..=2).contains(&fd) && {
@@ -77,6 +98,7 @@ impl Shell {
             },
             UP::ShellVariableIsSetAndAssigned => self.var_is_set(s),
             UP::ShellVariableIsSetAndNameRef => false,
+            _ => false,
         }
     }
 
@@ -98,11 +120,16 @@ impl Shell {
         self.vars.get(s).is_some()
     }
 
-    fn file_compare(&self, pred: &BP, a: &str, b: &str) -> bool {
-        let ma = std::fs::metadata(self.path_of(a)).ok();
-        let mb = std::fs::metadata(self.path_of(b)).ok();
+    fn file_compare(&self, pred: &BP, a: &str, b: &str) -> Result<bool, Refusal> {
+        let entry = |s: &str| -> Result<Option<std::fs::Metadata>, Refusal> {
+            if s.is_empty() {
+                return Ok(None);
+            }
+            Ok(self.probe(Path::new(s), true)?.meta().cloned())
+        };
+        let (ma, mb) = (entry(a)?, entry(b)?);
         let mt = |m: &std::fs::Metadata| (m.mtime(), m.mtime_nsec());
-        match pred {
+        Ok(match pred {
             BP::FilesReferToSameDeviceAndInodeNumbers => match (ma, mb) {
                 (Some(x), Some(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
                 _ => false,
@@ -118,7 +145,7 @@ impl Shell {
                 _ => false,
             },
             _ => false,
-        }
+        })
     }
 
     /// Evaluates `[[ … ]]`: Some(result), or None for an error (status 2).
@@ -137,7 +164,7 @@ impl Shell {
             X::UnaryTest(pred, w) => {
                 let v = self.expand_word_single(w)?;
                 self.pc.join_assign(&v.label);
-                Some(self.unary_test(pred, &v.text))
+                Some(self.unary_test(pred, &v.text).map_err(refused)?)
             }
             X::BinaryTest(pred, l, r) => {
                 let left = self.expand_word_single(l)?;
@@ -167,22 +194,25 @@ impl Shell {
                     _ => {
                         let right = self.expand_word_single(r)?;
                         self.pc.join_assign(&right.label);
-                        Some(self.string_or_file_binary(pred, &left.text, &right.text))
+                        Some(
+                            self.string_or_file_binary(pred, &left.text, &right.text)
+                                .map_err(refused)?,
+                        )
                     }
                 }
             }
         })
     }
 
-    fn string_or_file_binary(&self, pred: &BP, a: &str, b: &str) -> bool {
-        match pred {
+    fn string_or_file_binary(&self, pred: &BP, a: &str, b: &str) -> Result<bool, Refusal> {
+        Ok(match pred {
             BP::StringExactlyMatchesString | BP::StringExactlyMatchesPattern => a == b,
             BP::StringDoesNotExactlyMatchString | BP::StringDoesNotExactlyMatchPattern => a != b,
             BP::StringContainsSubstring => a.contains(b),
             BP::LeftSortsBeforeRight => a.as_bytes() < b.as_bytes(),
             BP::LeftSortsAfterRight => a.as_bytes() > b.as_bytes(),
-            _ => self.file_compare(pred, a, b),
-        }
+            _ => return self.file_compare(pred, a, b),
+        })
     }
 
     /// `Some(matched)`, or `None` for an invalid expression.
@@ -216,20 +246,20 @@ impl Shell {
     }
 
     /// Evaluates `test` / `[` arguments. Returns the exit status (0, 1, or 2 on error).
-    pub(crate) fn eval_test_args(&mut self, args: &[String], name: &str) -> i32 {
+    pub(crate) fn eval_test_args(&mut self, args: &[String], name: &str) -> Result<i32, Stop> {
         let args: Vec<String> = if name == "[" {
             match args.last() {
                 Some(l) if l == "]" => args[..args.len() - 1].to_vec(),
                 _ => {
                     self.diag("[: missing `]'");
-                    return 2;
+                    return Ok(2);
                 }
             }
         } else {
             args.to_vec()
         };
         if args.is_empty() {
-            return 1;
+            return Ok(1);
         }
         let parsed = safesh_syntax::catch_quietly(|| brush_parser::test_command::parse(&args));
         let expr = match parsed {
@@ -241,17 +271,18 @@ impl Shell {
                     args[0].clone()
                 };
                 self.diag(format!("{name}: {detail}: unary operator expected"));
-                return 2;
+                return Ok(2);
             }
         };
-        match self.eval_test_expr(&expr, name) {
+        Ok(match self.eval_test_expr(&expr, name) {
             Ok(true) => 0,
             Ok(false) => 1,
-            Err(()) => 2,
-        }
+            Err(TestError::Usage) => 2,
+            Err(TestError::Refused(r)) => return Err(refused(r)),
+        })
     }
 
-    fn eval_test_expr(&mut self, e: &T, name: &str) -> Result<bool, ()> {
+    fn eval_test_expr(&mut self, e: &T, name: &str) -> Result<bool, TestError> {
         Ok(match e {
             T::False => false,
             T::Literal(s) => !s.is_empty(),
@@ -259,7 +290,7 @@ impl Shell {
             T::Or(a, b) => self.eval_test_expr(a, name)? || self.eval_test_expr(b, name)?,
             T::Not(a) => !self.eval_test_expr(a, name)?,
             T::Parenthesized(a) => self.eval_test_expr(a, name)?,
-            T::UnaryTest(p, s) => self.unary_test(p, s),
+            T::UnaryTest(p, s) => self.unary_test(p, s)?,
             T::BinaryTest(p, a, b) => match p {
                 BP::ArithmeticEqualTo
                 | BP::ArithmeticNotEqualTo
@@ -267,13 +298,13 @@ impl Shell {
                 | BP::ArithmeticLessThanOrEqualTo
                 | BP::ArithmeticGreaterThan
                 | BP::ArithmeticGreaterThanOrEqualTo => {
-                    let x = self.test_int(a, name)?;
-                    let y = self.test_int(b, name)?;
+                    let x = self.test_int(a, name).map_err(|()| TestError::Usage)?;
+                    let y = self.test_int(b, name).map_err(|()| TestError::Usage)?;
                     arith_cmp(p, x, y)
                 }
                 BP::StringExactlyMatchesPattern => a == b,
                 BP::StringDoesNotExactlyMatchPattern => a != b,
-                _ => self.string_or_file_binary(p, a, b),
+                _ => self.string_or_file_binary(p, a, b)?,
             },
         })
     }
@@ -290,6 +321,73 @@ impl Shell {
     }
 }
 
+/// Why `test` / `[` did not give an answer.
+enum TestError {
+    /// A usage error (status 2, already reported).
+    Usage,
+    /// A file test on a path the script may not look at: the script stops.
+    Refused(Refusal),
+}
+
+impl From<Refusal> for TestError {
+    fn from(r: Refusal) -> Self {
+        TestError::Refused(r)
+    }
+}
+
+/// A refusal as what stops the script.
+fn refused(r: Refusal) -> Stop {
+    Stop::Refused(Box::new(r))
+}
+
+/// The tests that look at a file (the rest look at strings, variables,
+/// options or descriptor numbers).
+fn is_file_test(pred: &UP) -> bool {
+    !matches!(
+        pred,
+        UP::StringHasZeroLength
+            | UP::StringHasNonZeroLength
+            | UP::FdIsOpenTerminal
+            | UP::ShellOptionEnabled
+            | UP::ShellVariableIsSetAndAssigned
+            | UP::ShellVariableIsSetAndNameRef
+    )
+}
+
+/// What `access(2)` would answer for the permission `bit` (4 read, 2 write, 1
+/// execute) on the entry decided on, for the effective user: computed from the
+/// entry's own mode rather than asked by name again. Root may read and write
+/// anything and execute what has any execute bit (or is a directory).
+fn permitted(m: &std::fs::Metadata, bit: u32) -> bool {
+    let mode = m.mode();
+    // SAFETY: geteuid and getegid have no preconditions.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    if uid == 0 {
+        return bit != 1 || m.is_dir() || mode & 0o111 != 0;
+    }
+    let shift = if m.uid() == uid {
+        6
+    } else if m.gid() == gid || in_groups(m.gid()) {
+        3
+    } else {
+        0
+    };
+    (mode >> shift) & bit != 0
+}
+
+/// True when `gid` is one of the process's supplementary groups.
+fn in_groups(gid: u32) -> bool {
+    // SAFETY: a zero-length query returns the count and writes nothing.
+    let n = unsafe { libc::getgroups(0, std::ptr::null_mut()) };
+    let Ok(len) = usize::try_from(n) else {
+        return false;
+    };
+    let mut groups = vec![0 as libc::gid_t; len];
+    // SAFETY: `groups` has room for `n` entries.
+    let got = unsafe { libc::getgroups(n, groups.as_mut_ptr()) };
+    usize::try_from(got).is_ok_and(|got| groups.iter().take(got).any(|&g| g == gid))
+}
+
 fn arith_cmp(p: &BP, a: i64, b: i64) -> bool {
     match p {
         BP::ArithmeticEqualTo => a == b,
@@ -299,13 +397,4 @@ fn arith_cmp(p: &BP, a: i64, b: i64) -> bool {
         BP::ArithmeticGreaterThan => a > b,
         _ => a >= b,
     }
-}
-
-fn access(p: &std::path::Path, mode: i32) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
-    unsafe { libc::access(c.as_ptr(), mode) == 0 }
 }

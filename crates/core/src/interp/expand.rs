@@ -272,16 +272,19 @@ impl Shell {
                     // Listing a directory outside the read roots is refused, like
                     // reading it (a pattern must not leak names from there).
                     let mut refused = None;
-                    let matches =
-                        super::pattern::glob(&self.cwd, &f.pattern, opts, &mut |d| match self
-                            .check_read_path(d)
-                        {
+                    let matches = super::pattern::glob(
+                        &self.cwd,
+                        &f.pattern,
+                        opts,
+                        &mut |d| match self.check_read_path(d) {
                             Ok(()) => true,
                             Err(r) => {
                                 refused.get_or_insert(r);
                                 false
                             }
-                        });
+                        },
+                        &mut |p| self.check_read_path(p).is_ok(),
+                    );
                     if let Some(r) = refused {
                         return Err(r.into());
                     }

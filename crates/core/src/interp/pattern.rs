@@ -276,25 +276,31 @@ fn descendants(
     disk: &Path,
     files: bool,
     dotglob: bool,
-    may_list: &mut dyn FnMut(&Path) -> bool,
+    checks: &mut Checks<'_>,
     depth: u32,
     out: &mut Vec<(String, std::path::PathBuf)>,
 ) {
-    if depth > 64 || !may_list(disk) {
+    if depth > 64 || !(checks.list)(disk) {
         return;
     }
-    let Ok(rd) = std::fs::read_dir(disk) else {
+    let Ok(rd) = safesh_utils::beneath::read_dir_names(disk, |real| {
+        if (checks.list)(real) {
+            Ok(())
+        } else {
+            Err(std::io::ErrorKind::PermissionDenied.into())
+        }
+    }) else {
         return;
     };
     let mut names: Vec<String> = rd
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .into_iter()
+        .map(|e| e.to_string_lossy().into_owned())
         .filter(|n| dotglob || !n.starts_with('.'))
         .collect();
     names.sort();
     for n in names {
         let d = disk.join(&n);
-        let is_dir = d.symlink_metadata().is_ok_and(|m| m.is_dir());
+        let is_dir = look(&d, false, checks.see).is_some_and(|m| m.is_dir());
         let s = if shown.is_empty() || shown.ends_with('/') {
             format!("{shown}{n}")
         } else {
@@ -304,18 +310,49 @@ fn descendants(
             out.push((s.clone(), d.clone()));
         }
         if is_dir {
-            descendants(&s, &d, files, dotglob, may_list, depth + 1, out);
+            descendants(&s, &d, files, dotglob, checks, depth + 1, out);
         }
     }
 }
 
+/// What a walk of `**` asks before it reads a directory (`list`, which may
+/// refuse the script) and before it takes an entry reached through a symlink
+/// (`see`, quiet).
+struct Checks<'a> {
+    list: &'a mut dyn FnMut(&Path) -> bool,
+    see: &'a mut dyn FnMut(&Path) -> bool,
+}
+
+/// The metadata of `d` for a match, decided on the entry reached: when a
+/// symlink on the way makes it another than `d`, `may_see` is asked about its
+/// canonical path (quietly: what may not be looked at is not there). A check by
+/// name would follow a symlink out of the roots and tell whether a file exists
+/// there (`echo */secret.txt` with `out -> /outside`).
+fn look(
+    d: &Path,
+    follow: bool,
+    may_see: &mut dyn FnMut(&Path) -> bool,
+) -> Option<std::fs::Metadata> {
+    safesh_utils::beneath::metadata(d, follow, |real| {
+        if may_see(real) {
+            Ok(())
+        } else {
+            Err(std::io::ErrorKind::PermissionDenied.into())
+        }
+    })
+    .ok()
+}
+
 /// Pathname expansion of `pattern` (quoted characters escaped) relative to `cwd`:
-/// sorted matches, or nothing. Directories `may_list` refuses are not read.
+/// sorted matches, or nothing. Directories `may_list` refuses are not read;
+/// a match (or a directory on the way) is decided on the entry reached, and
+/// one whose canonical path `may_see` refuses is not there.
 pub(crate) fn glob(
     cwd: &Path,
     pattern: &str,
     opts: GlobOptions,
     may_list: &mut dyn FnMut(&Path) -> bool,
+    may_see: &mut dyn FnMut(&Path) -> bool,
 ) -> Vec<String> {
     let absolute = pattern.starts_with('/');
     let comps: Vec<&str> = pattern.split('/').collect();
@@ -352,7 +389,10 @@ pub(crate) fn glob(
                     disk,
                     ci == last,
                     opts.dotglob,
-                    may_list,
+                    &mut Checks {
+                        list: &mut *may_list,
+                        see: &mut *may_see,
+                    },
                     0,
                     &mut next,
                 );
@@ -372,7 +412,7 @@ pub(crate) fn glob(
             if !has_glob(comp) {
                 let lit = unescape(comp);
                 let d = disk.join(&lit);
-                if ci == last || d.is_dir() {
+                if ci == last || look(&d, true, may_see).is_some_and(|m| m.is_dir()) {
                     next.push((format!("{shown}{sep}{lit}"), d));
                 }
                 continue;
@@ -402,7 +442,7 @@ pub(crate) fn glob(
             names.sort();
             for n in names {
                 let d = disk.join(&n);
-                if ci != last && !d.is_dir() {
+                if ci != last && !look(&d, true, may_see).is_some_and(|m| m.is_dir()) {
                     continue;
                 }
                 next.push((format!("{shown}{sep}{n}"), d));
@@ -415,7 +455,7 @@ pub(crate) fn glob(
     }
     let mut out: Vec<String> = current
         .into_iter()
-        .filter(|(_, d)| d.symlink_metadata().is_ok())
+        .filter(|(_, d)| look(d, false, may_see).is_some())
         .map(|(s, _)| s)
         .collect();
     out.sort();

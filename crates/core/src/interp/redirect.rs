@@ -116,7 +116,17 @@ impl Shell {
         if let Err(r) = self.check_write_path(&path) {
             return Err(r.into());
         }
-        if self.opts.noclobber && !append && !clobber && path.is_file() {
+        // (Is there a file? Decided on the entry reached, as the open below:
+        // a symlink flipped outside must not answer about an outside file.)
+        if self.opts.noclobber
+            && !append
+            && !clobber
+            && safesh_utils::beneath::metadata(&path, true, |real| {
+                self.check_write_path(real)
+                    .map_err(|_| std::io::Error::from(std::io::ErrorKind::PermissionDenied))
+            })
+            .is_ok_and(|m| m.is_file())
+        {
             self.diag(format!("{name}: cannot overwrite existing file"));
             return Ok(Err(RedirectFailed));
         }

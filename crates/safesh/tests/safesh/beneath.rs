@@ -246,7 +246,13 @@ fn a_hard_link_to_a_protected_or_read_only_file_is_refused() {
 fn race_listing_through_a_flipping_symlink_never_lists_outside() {
     let (p, flipper) = flipping_dir();
     // `script.sh` is only in the outside dir.
-    for op in ["ls d/", "echo d/*", "find d/", "grep -rl . d/"] {
+    for op in [
+        "ls d/",
+        "echo d/*",
+        "find d/",
+        "find -L d -name '*.sh'",
+        "grep -rl . d/",
+    ] {
         for _ in 0..RUNS / 3 {
             let r = p.run(&tries(op));
             assert!(
@@ -329,4 +335,164 @@ fn writes_through_a_hard_link_to_a_protected_file_are_refused() {
     assert_eq!(r.stdout, "1\n2\n3\n");
     let r = a.run("ln one.txt three.txt && echo ok");
     assert_eq!(r.stdout, "ok\n", "{}", r.stderr);
+}
+
+// ==== name-based checks (issue 15 item 1's remainder) ==================================
+//
+// `test`/`[`/`[[`, `cd`/`pushd`/`pwd -P`, `realpath`/`readlink -f` and the prechecks
+// of `cp`/`mv`/`ln` look at a file by its name. Each is decided on the entry the
+// walk reaches: `script.sh` exists only in the outside dir, so any answer that
+// depends on it (true, "Not a directory", a printed path) is a leak.
+
+/// The outside dir's names and `script.sh`'s bytes, to compare after a run.
+fn outside_snapshot(p: &Project) -> (Vec<String>, String) {
+    let mut names: Vec<String> = std::fs::read_dir(&p.outside)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let script = std::fs::read_to_string(p.outside.join("script.sh")).unwrap();
+    (names, script)
+}
+
+#[test]
+fn race_file_tests_through_a_flipping_symlink_never_reveal_an_outside_file() {
+    let (p, flipper) = flipping_dir();
+    for op in [
+        "[ -e d/script.sh ] && echo LEAK-e",
+        "[[ -f d/script.sh ]] && echo LEAK-f",
+        "test -s d/script.sh && echo LEAK-s",
+        "[ -r d/script.sh -o -x d/script.sh ] && echo LEAK-rx",
+        "[ d/script.sh -nt d ] && echo LEAK-nt",
+    ] {
+        for _ in 0..RUNS / 3 {
+            let r = p.run(&tries(op));
+            assert!(!r.stdout.contains("LEAK"), "{}", r.dump());
+            r.assert_no_leak();
+        }
+    }
+    flipper.stop();
+}
+
+#[test]
+fn race_cd_and_canonical_paths_through_a_flipping_symlink_never_go_outside() {
+    let (p, flipper) = flipping_dir();
+    let outside = p.outside.display().to_string();
+    for op in [
+        "cd d/script.sh",
+        "cd d && pwd -P && cd ..",
+        "pushd d >/dev/null && pwd -P && popd >/dev/null",
+        "realpath d/script.sh; realpath d",
+        "readlink -f d/script.sh; readlink -e d/script.sh",
+    ] {
+        for _ in 0..RUNS / 3 {
+            let r = p.run(&format!("{} 2>&1", tries(op)));
+            assert!(!r.stdout.contains(&outside), "{}", r.dump());
+            assert!(
+                !r.stderr.contains(&outside) || r.stderr_code().is_some(),
+                "{}",
+                r.dump()
+            );
+            // `cd` to a file says "Not a directory": only the outside dir has one.
+            assert!(!r.stdout.contains("Not a directory"), "{}", r.dump());
+        }
+    }
+    flipper.stop();
+}
+
+#[test]
+fn race_cp_mv_ln_prechecks_through_a_flipping_symlink_never_act_outside() {
+    let (p, flipper) = flipping_dir();
+    let before = outside_snapshot(&p);
+    for op in [
+        "cp d/script.sh got.sh",
+        "cp -r d got-dir",
+        "cp sub/secret.txt d; cp sub/secret.txt d/",
+        "ln -s x d/l2; ln d/script.sh hard",
+        "mv d/script.sh moved.sh",
+        "mkdir -p d/x/y",
+    ] {
+        for _ in 0..RUNS / 3 {
+            let r = p.run(&tries(op));
+            r.assert_no_leak();
+        }
+    }
+    flipper.stop();
+    assert_eq!(outside_snapshot(&p), before, "the outside dir was changed");
+    // No outside byte was copied into the project.
+    for name in ["got.sh", "hard", "moved.sh", "got-dir/script.sh"] {
+        assert!(
+            std::fs::read_to_string(p.path(name)).map_or(true, |s| !s.contains("sourced-outside")),
+            "{name} holds the outside file"
+        );
+    }
+}
+
+#[test]
+fn a_still_symlink_out_of_the_roots_is_refused_to_name_based_checks() {
+    let p = Project::new();
+    p.symlink(&p.outside, "out");
+    for script in [
+        "[ -e out/script.sh ] && echo LEAK",
+        "[[ -d out ]] && echo LEAK",
+        "test -f out/nothing-here || echo LEAK",
+        &format!("[ -e {}/script.sh ] && echo LEAK", p.outside.display()),
+        "cd out",
+        "pushd out",
+    ] {
+        let r = p.run(script);
+        r.assert_refused("PATH_VIOLATION");
+        assert!(!r.stdout.contains("LEAK"), "{}", r.dump());
+    }
+}
+
+/// A glob's matches are decided on the entry reached: a literal component
+/// after a wildcard (`*/script.sh`) must not find a file through a symlink that
+/// leads out of the roots (still, or flipped), and `**` does not walk into one.
+#[test]
+fn globs_never_match_an_outside_file_through_a_symlink() {
+    let p = Project::new();
+    p.write("sub/mine.sh", "");
+    p.symlink(&p.outside, "out");
+    let r = p.run("shopt -s globstar; echo */script.sh; echo o*/script.sh; echo **/script.sh");
+    assert!(!r.stdout.contains("out/script.sh"), "{}", r.dump());
+    // Benign: the same shapes inside the project.
+    let r = p.run("shopt -s globstar; echo */mine.sh; echo s*/mine.sh; echo **/mine.sh");
+    r.assert_ok_with("sub/mine.sh\nsub/mine.sh\nsub/mine.sh\n");
+    let (p, flipper) = flipping_dir();
+    for _ in 0..RUNS / 3 {
+        let r = p.run(&tries("echo */script.sh"));
+        assert!(!r.stdout.contains("d/script.sh"), "{}", r.dump());
+    }
+    flipper.stop();
+}
+
+#[test]
+fn benign_name_based_checks_on_an_in_root_symlink_keep_working() {
+    let p = Project::new();
+    p.write("sub/data.txt", "hello\n");
+    p.symlink(Path::new("sub"), "link");
+    let dir = p.dir.display().to_string();
+    let r = p.run(
+        "[ -e link/data.txt ] && [[ -f link/data.txt && -d link && -L link ]] \
+         && [ -s link/data.txt -a -r link/data.txt -a -w link/data.txt ] && echo tests; \
+         [ link/data.txt -ef sub/data.txt ] && echo same; \
+         [ -e link/none ] || echo missing; [ -x /usr/bin/env ] && echo trusted-path; \
+         [ -p /dev/stdin ] && echo stream; \
+         cd link && pwd && pwd -P && cd .. && pushd link >/dev/null && pwd && popd >/dev/null; \
+         realpath link/data.txt; readlink -f link; readlink link; \
+         mkdir -p link/made/deeper && cp link/data.txt link/made && mv link/made/data.txt link/made/d2 \
+         && ln -s d2 link/made/l && ls link/made; cd link/data.txt; echo cd=$?",
+    );
+    assert_eq!(
+        r.stdout,
+        format!(
+            "tests\nsame\nmissing\ntrusted-path\nstream\n{dir}/link\n{dir}/sub\n{dir}/link\n\
+             {dir}/sub/data.txt\n{dir}/sub\nsub\nd2\ndeeper\nl\ncd=1\n"
+        ),
+        "{}",
+        r.dump()
+    );
+    assert!(r.stderr.contains("Not a directory"), "{}", r.dump());
 }

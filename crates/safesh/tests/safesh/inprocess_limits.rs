@@ -220,3 +220,87 @@ fn tac_and_jq_stop_at_their_memory_budget() {
         .assert_ok_with("1000\n999\n");
     p.run("seq 1 1000 | jq -s length").assert_ok_with("1000\n");
 }
+
+/// Issue 15 (harden, memory): awk's arrays, one string it builds (concatenation,
+/// `gsub`) and one input record are bound by its share of `memory_mb` (a
+/// quarter: 1 MiB of 4 here) with `LIMIT_EXCEEDED` (rule `memory_mb`), not by
+/// the worker's address space. Benign neighbours: a small array, an element
+/// set and deleted per record (released bytes are counted back), `split` into
+/// one array per record.
+#[test]
+fn awk_stops_at_its_memory_budget() {
+    let p = Project::with_extra("[limits]\nmemory_mb = 4");
+    for script in [
+        "seq 1 200000 | awk '{a[NR]=$0} END{print length(a)}'",
+        "awk 'BEGIN{s=\"x\"; while (1) s = s s}'",
+        "awk 'BEGIN{s=\"xxxxxxxx\"; while (1) gsub(/x/, \"xx\", s)}'",
+        "head -c 3000000 /dev/zero | awk '{n++} END{print n}'",
+        "awk 'function f(n,  loc) { while (1) loc[n++] = n } BEGIN{f(1)}'",
+    ] {
+        let r = p.run(script);
+        assert_stopped(&r, "LIMIT_EXCEEDED", 125);
+        assert!(r.stderr.contains("memory_mb"), "{script}: {}", r.dump());
+    }
+    p.run("seq 1 1000 | awk '{a[NR]=$0} END{print length(a)}'")
+        .assert_ok_with("1000\n");
+    p.run("seq 1 100000 | awk '{a[1]=$0; delete a[1]; b[1]=$0} END{print b[1]}'")
+        .assert_ok_with("100000\n");
+    p.run("seq 1 20000 | awk '{n += split($0, parts, \"\")} END{print n}'")
+        .assert_ok_with("88894\n");
+}
+
+/// `jq . FILE` asks the file's size before reading it (a sparse 1 GiB file is
+/// refused without being read) and stops reading an endless one at the budget.
+#[test]
+fn jq_checks_a_named_file_before_reading_it_whole() {
+    let p = Project::with_extra("[limits]\nmemory_mb = 4");
+    let big = std::fs::File::create(p.path("sparse.json")).expect("create");
+    big.set_len(1 << 30).expect("sparse");
+    for script in [
+        "jq . sparse.json",
+        "jq . /dev/zero",
+        "jq --rawfile x sparse.json -n 1",
+    ] {
+        let r = p.run(script);
+        assert!(!r.timed_out, "{}", r.dump());
+        assert!(
+            r.stderr.contains("memory_mb") || r.stderr.contains("holding more than"),
+            "{script}: {}",
+            r.dump()
+        );
+        assert_ne!(r.status, 0, "{}", r.dump());
+    }
+    p.write("small.json", "{\"a\": [1, 2]}\n");
+    p.run("jq -c .a small.json").assert_ok_with("[1,2]\n");
+}
+
+/// The other in-process utilities that hold input: sed's pattern and hold
+/// spaces (`H`, `G`, `N`), `tail` of a stream (its last N lines or bytes) and
+/// `diff -` (stdin read whole) stop at the same budget. Benign neighbours of
+/// the same shape that hold little keep working.
+#[test]
+fn sed_tail_and_diff_stop_at_their_memory_budget() {
+    let p = Project::with_extra("[limits]\nmemory_mb = 4");
+    for script in [
+        "seq 1 400000 | sed 'H;$!d;x' | tail -n 1",
+        "seq 1 400000 | sed ':a;N;$!ba' | tail -n 1",
+        "seq 1 400000 | tail -n 400000 | head -n 1",
+        "seq 1 400000 | tail -c 3000000 | head -n 1",
+    ] {
+        let r = p.run(script);
+        assert_stopped(&r, "LIMIT_EXCEEDED", 125);
+        assert!(r.stderr.contains("memory_mb"), "{script}: {}", r.dump());
+    }
+    p.write("ten", "1\n2\n");
+    let r = p.run("seq 1 400000 | diff - ten; echo status=$?");
+    assert!(r.stdout.ends_with("status=2\n"), "{}", r.dump());
+    assert!(r.stderr.contains("holding more than"), "{}", r.dump());
+    p.run("seq 1 400000 | sed 'N;P;D' | tail -n 1")
+        .assert_ok_with("400000\n");
+    p.run("seq 1 400000 | tail -n 2")
+        .assert_ok_with("399999\n400000\n");
+    p.run("seq 1 5 | sed 'H;$!d;x' | tail -n 2")
+        .assert_ok_with("4\n5\n");
+    p.run("seq 1 2 | diff - ten && echo same")
+        .assert_ok_with("same\n");
+}

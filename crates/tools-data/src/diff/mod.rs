@@ -274,7 +274,21 @@ impl Run<'_, '_> {
             let mut data = Vec::new();
             if !self.stdin_used {
                 self.stdin_used = true;
-                self.out.ctx().stdin.read_to_end(&mut data)?;
+                // Within the memory budget, as a named file ([`UtilCtx::read_file`]).
+                let budget = self.out.ctx().host.memory_budget();
+                std::io::Read::read_to_end(
+                    &mut std::io::Read::take(&mut *self.out.ctx().stdin, budget.saturating_add(1)),
+                    &mut data,
+                )?;
+                if data.len() as u64 > budget {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::OutOfMemory,
+                        safesh_utils::ctx::MemoryLimit {
+                            what: "-".into(),
+                            budget,
+                        },
+                    ));
+                }
             }
             return Ok(Loaded {
                 data,
@@ -283,7 +297,7 @@ impl Run<'_, '_> {
             });
         }
         let path = self.out.ctx().check_read(name)?;
-        let meta = std::fs::metadata(&path)?;
+        let meta = self.out.ctx().stat(&path, true)?;
         let data = self.out.ctx().read_file(name)?;
         use std::os::unix::fs::MetadataExt;
         Ok(Loaded {

@@ -23,6 +23,10 @@ pub struct Node {
     pub depth: usize,
     /// Its metadata (`lstat`, or `stat` when following links).
     pub meta: Metadata,
+    /// For a symlink: its target, read from the link decided on.
+    pub link: Option<Vec<u8>>,
+    /// For a symlink: what it leads to (decided on), or the error (`ELOOP`).
+    pub target: Option<std::io::Result<Metadata>>,
 }
 
 /// Pending `-exec ... {} +` arguments.
@@ -86,7 +90,7 @@ pub fn find(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let newer = |f: &str| -> Result<expr::Times, String> {
         let m = lookup_ctx
             .check_stat(f)
-            .and_then(std::fs::metadata)
+            .and_then(|full| lookup_ctx.stat(full, true))
             .map_err(|e| format!("'{f}': {}", safesh_utils::io_error_text(&e)))?;
         Ok((
             (m.mtime(), m.mtime_nsec()),
@@ -206,12 +210,27 @@ fn visit(
     };
     let is_dir = meta.is_dir();
     let id = (meta.dev(), meta.ino());
+    // A symlink's target and type are read here, from the link decided on,
+    // not later by name (`-printf %l %Y`, `-ls`).
+    let (link, target) = if meta.file_type().is_symlink() {
+        (
+            run.ctx
+                .read_link(&fp)
+                .ok()
+                .map(|t| t.as_os_str().as_bytes().to_vec()),
+            Some(run.ctx.stat(&fp, true)),
+        )
+    } else {
+        (None, None)
+    };
     let node = Node {
         path,
         full,
         start: start.to_vec(),
         depth,
         meta,
+        link,
+        target,
     };
     let in_range = depth >= run.g.mindepth;
     let mut pruned = false;
@@ -312,11 +331,7 @@ fn eval(run: &mut Run<'_, '_>, e: &Expr, n: &Node) -> Result<bool, Interrupt> {
         Expr::Regex(r) => r.is_match(&n.path),
         Expr::Type(letters, x) => {
             let mode = if *x {
-                let other = if run.g.follow {
-                    std::fs::symlink_metadata(bpath(&n.full))
-                } else {
-                    std::fs::metadata(bpath(&n.full))
-                };
+                let other = run.ctx.stat(bpath(&n.full), !run.g.follow);
                 other.map_or(m.mode(), |o| o.mode())
             } else {
                 m.mode()
@@ -340,7 +355,10 @@ fn eval(run: &mut Run<'_, '_>, e: &Expr, n: &Node) -> Result<bool, Interrupt> {
         Expr::Empty => {
             if m.is_dir() {
                 run.ctx.list_dir(bpath(&n.full)).is_ok()
-                    && std::fs::read_dir(bpath(&n.full)).is_ok_and(|mut d| d.next().is_none())
+                    && safesh_utils::beneath::read_dir_names(&bpath(&n.full), |real| {
+                        run.ctx.list_dir(real).map(|_| ())
+                    })
+                    .is_ok_and(|names| names.is_empty())
             } else {
                 m.is_file() && m.len() == 0
             }
@@ -423,10 +441,10 @@ fn ls_line(n: &Node, tz: &jiff::tz::TimeZone, now: i64) -> Vec<u8> {
     v.push(b' ');
     v.extend_from_slice(&n.path);
     if m.file_type().is_symlink()
-        && let Ok(t) = std::fs::read_link(bpath(&n.full))
+        && let Some(t) = &n.link
     {
         v.extend_from_slice(b" -> ");
-        v.extend_from_slice(t.as_os_str().as_bytes());
+        v.extend_from_slice(t);
     }
     v.push(b'\n');
     v

@@ -148,10 +148,10 @@ pub fn expand(fmt: &[u8], n: &Node, tz: &jiff::tz::TimeZone) -> (Vec<u8>, bool) 
             b'y' => (vec![find_type(m.mode())], false),
             b'Y' => {
                 let c = if m.file_type().is_symlink() {
-                    match std::fs::metadata(crate::common::bpath(&n.full)) {
-                        Ok(t) => find_type(t.mode()),
-                        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => b'L',
-                        Err(_) => b'N',
+                    match &n.target {
+                        Some(Ok(t)) => find_type(t.mode()),
+                        Some(Err(e)) if e.raw_os_error() == Some(libc::ELOOP) => b'L',
+                        _ => b'N',
                     }
                 } else {
                     find_type(m.mode())
@@ -160,9 +160,7 @@ pub fn expand(fmt: &[u8], n: &Node, tz: &jiff::tz::TimeZone) -> (Vec<u8>, bool) 
             }
             b'l' => {
                 let t = if m.file_type().is_symlink() {
-                    std::fs::read_link(crate::common::bpath(&n.full))
-                        .map(|t| std::os::unix::ffi::OsStrExt::as_bytes(t.as_os_str()).to_vec())
-                        .unwrap_or_default()
+                    n.link.clone().unwrap_or_default()
                 } else {
                     Vec::new()
                 };

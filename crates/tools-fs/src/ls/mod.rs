@@ -323,7 +323,8 @@ fn stat_entry(
             e.meta = tmeta;
             return Ok(e);
         }
-        e.target = std::fs::read_link(&full)
+        e.target = ctx
+            .read_link(&full)
             .ok()
             .map(|t| t.as_os_str().as_bytes().to_vec());
         e.target_meta = tmeta;

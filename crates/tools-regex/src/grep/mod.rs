@@ -515,13 +515,15 @@ impl RunState<'_> {
             self.warn(walk.silent, op, &e);
             return Ok(());
         }
-        let meta = match std::fs::metadata(&path) {
-            Ok(m) => m,
-            Err(e) => {
-                self.warn(walk.silent, op, &e);
-                return Ok(());
-            }
-        };
+        // Read from the entry decided on (a symlink on the way is checked).
+        let meta =
+            match safesh_utils::beneath::metadata(&path, true, |real| self.host.check_stat(real)) {
+                Ok(m) => m,
+                Err(e) => {
+                    self.warn(walk.silent, op, &e);
+                    return Ok(());
+                }
+            };
         if meta.is_dir() {
             if walk.recursive {
                 if walk.dir_excluded(op.as_bytes()) && display.is_some() {
@@ -631,7 +633,9 @@ impl RunState<'_> {
                 Some(d) if d.ends_with('/') => format!("{d}{nstr}"),
                 Some(d) => format!("{d}/{nstr}"),
             };
-            let lmeta = match std::fs::symlink_metadata(&child) {
+            let lmeta = match safesh_utils::beneath::metadata(&child, false, |real| {
+                self.host.check_stat(real)
+            }) {
                 Ok(m) => m,
                 Err(e) => {
                     self.warn(walk.silent, &cname, &e);
@@ -642,7 +646,9 @@ impl RunState<'_> {
                 if !walk.deref {
                     continue;
                 }
-                match std::fs::metadata(&child) {
+                match safesh_utils::beneath::metadata(&child, true, |real| {
+                    self.host.check_stat(real)
+                }) {
                     Ok(m) => m,
                     Err(e) => {
                         self.warn(walk.silent, &cname, &e);

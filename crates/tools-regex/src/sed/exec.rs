@@ -60,6 +60,9 @@ pub struct Exec<'p> {
     pub wfiles: Vec<Option<Out<'p>>>,
     /// Readers for `R` files.
     rfiles: Vec<(String, Option<Box<dyn BufRead + 'p>>)>,
+    /// Most bytes the pattern and hold spaces may hold together (the
+    /// utility's memory budget): `H`, `G` and `N` grow them from input.
+    pub budget: u64,
 }
 
 /// Errors during execution.
@@ -68,6 +71,8 @@ pub enum ExecError {
     Write(io::Error),
     /// No previous regex for `//`.
     NoPrevious,
+    /// The pattern and hold spaces grew past [`Exec::budget`].
+    Memory,
 }
 
 impl From<io::Error> for ExecError {
@@ -97,6 +102,7 @@ impl<'p> Exec<'p> {
             spans: Vec::new(),
             wfiles: Vec::new(),
             rfiles: Vec::new(),
+            budget: u64::MAX,
         }
     }
 
@@ -221,6 +227,14 @@ impl<'p> Exec<'p> {
     }
 
     /// Writes a record (with its terminator unless it is the unterminated last line).
+    /// Refuses to hold `len` more bytes than the budget (with what is held).
+    fn within_budget(&self, len: usize) -> Result<(), ExecError> {
+        if len as u64 > self.budget {
+            return Err(ExecError::Memory);
+        }
+        Ok(())
+    }
+
     fn emit(out: &mut Out<'_>, data: &[u8], term: u8, terminated: bool) -> io::Result<()> {
         if out.missing {
             out.w.write_all(&[term])?;
@@ -426,11 +440,13 @@ impl<'p> Exec<'p> {
                         },
                         b'g' => ps.clone_from(&self.hold),
                         b'G' => {
+                            self.within_budget(ps.len() + 1 + self.hold.len())?;
                             ps.push(b'\n');
                             ps.extend_from_slice(&self.hold);
                         }
                         b'h' => self.hold.clone_from(&ps),
                         b'H' => {
+                            self.within_budget(ps.len() + 1 + self.hold.len())?;
                             self.hold.push(b'\n');
                             self.hold.extend_from_slice(&ps);
                         }
@@ -487,6 +503,7 @@ impl<'p> Exec<'p> {
                                     break;
                                 }
                             }
+                            self.within_budget(ps.len() + 1 + next.len() + self.hold.len())?;
                             ps.push(b'\n');
                             ps.extend_from_slice(&next);
                         }

@@ -310,7 +310,7 @@ pub fn sed(ctx: &mut UtilCtx<'_>) -> UtilResult {
             return Ok(Box::new(f?));
         }
         host.check_read(&path)?;
-        let meta = std::fs::metadata(&path)?;
+        let meta = safesh_utils::beneath::metadata(&path, true, |real| host.check_read(real))?;
         if meta.is_dir() {
             return Err(io::Error::from_raw_os_error(libc_eisdir()));
         }
@@ -333,6 +333,8 @@ pub fn sed(ctx: &mut UtilCtx<'_>) -> UtilResult {
         missing: false,
     };
     let mut exec = Exec::new(&prog, &opts);
+    let budget = ctx.host.memory_budget();
+    exec.budget = budget;
     exec.wfiles = wouts;
     let mut inplace = InPlace {
         host,
@@ -358,6 +360,12 @@ pub fn sed(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut status = match r {
         Ok(End::Done) => 0,
         Ok(End::Quit(c)) => c,
+        Err(ExecError::Memory) => {
+            return Err(safesh_utils::ctx::MemoryLimit::interrupt(
+                "sed: the pattern and hold spaces",
+                budget,
+            ));
+        }
         Err(ExecError::NoPrevious) => {
             let _ = writeln!(err_buf, "sed: no previous regular expression");
             1
