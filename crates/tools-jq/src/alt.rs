@@ -32,7 +32,7 @@ pub fn rewrite(code: &str) -> Option<String> {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Kind {
+pub(crate) enum Kind {
     /// `?//`
     AltOp,
     /// A word: keyword or name.
@@ -48,13 +48,14 @@ enum Kind {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Tok {
-    kind: Kind,
-    start: usize,
-    end: usize,
+pub(crate) struct Tok {
+    pub(crate) kind: Kind,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
-fn tokens(s: &str) -> Option<Vec<Tok>> {
+/// The tokens of `s` (strings, interpolations and comments whole).
+pub(crate) fn tokens(s: &str) -> Option<Vec<Tok>> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;

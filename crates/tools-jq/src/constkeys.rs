@@ -130,8 +130,9 @@ fn pattern(p: &Pattern<&str>, found: &mut Option<String>, depth: usize) {
 
 /// The value of a term jq 1.6 folds to a constant: number literals, `true`,
 /// `false`, `null`, arithmetic of number literals, strings without
-/// interpolation, and arrays of constants (`-x` is a call in jq, not folded).
-fn constant(t: &Term<&str>, depth: usize) -> Option<Val> {
+/// interpolation, arrays of constants, and objects with constant string keys
+/// and constant values (`-x` is a call in jq, not folded).
+pub(crate) fn constant(t: &Term<&str>, depth: usize) -> Option<Val> {
     if depth > 64 {
         return None;
     }
@@ -157,7 +158,16 @@ fn constant(t: &Term<&str>, depth: usize) -> Option<Val> {
             comma_items(items, &mut out, depth + 1)?;
             Some(Val::from_iter(out))
         }
-        Term::Obj(pairs) if pairs.is_empty() => Some(Val::obj(Map::default())),
+        Term::Obj(pairs) => {
+            let mut m = Map::default();
+            for (k, v) in pairs {
+                let k @ Val::Str(_) = constant(k, depth + 1)? else {
+                    return None;
+                };
+                m.insert(k, constant(v.as_ref()?, depth + 1)?);
+            }
+            Some(Val::obj(m))
+        }
         Term::BinOp(l, BinaryOp::Math(op), r) => {
             let (Val::Num(a), Val::Num(b)) = (constant(l, depth + 1)?, constant(r, depth + 1)?)
             else {
