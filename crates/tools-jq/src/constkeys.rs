@@ -1,7 +1,8 @@
 //! jq 1.6 folds constants at compile time, so an object built with a constant
 //! key that is not a string (`{(1): 2}`, `{(1+1): 2}`, `{([1]): 2}`,
 //! `{(null): 1}`) is a compile error there, not a run-time one. This walks
-//! the parsed program for such keys.
+//! the parsed program for such keys, and for a constant division whose
+//! result is infinite (`1/0`: `Division by zero?`).
 
 use crate::val::{Map, Val, desc};
 use jaq_core::load::lex::StrPart;
@@ -59,6 +60,15 @@ fn walk(t: &Term<&str>, found: &mut Option<String>, depth: usize) {
         Term::BinOp(l, op, r) => {
             if let BinaryOp::Pipe(Some(p)) = op {
                 pattern(p, found, d);
+            }
+            // jq 1.6 folds `/` of two constant numbers and rejects an
+            // infinite result (`1/0`, `(1+1)/0`; `0/0` is NaN and passes).
+            if matches!(op, BinaryOp::Math(jaq_core::ops::Math::Div))
+                && let Some(Val::Num(q)) = constant(t, d)
+                && q.is_infinite()
+            {
+                *found = Some("Division by zero?".to_string());
+                return;
             }
             walk(l, found, d);
             walk(r, found, d);

@@ -185,12 +185,13 @@ pub type Program = jaq_core::Filter<Jq>;
 /// Names of the global variables, in the order their values are given.
 pub const FIXED_GLOBALS: &[&str] = &["$ENV", "$__loc__", "$ARGS"];
 
-/// Applies the rewrites jaq's grammar needs (`?//`, `$d::d`) to the code of
+/// Applies the rewrites jaq's grammar needs (`?//`, `$d::d`, `.5`, `$b: pattern`) to the code of
 /// the main program or a module.
 pub fn rewrite(code: &str) -> String {
     let alt = crate::alt::rewrite(code);
     let code = alt.as_deref().unwrap_or(code);
-    crate::modules::rename_data_vars(code).unwrap_or_else(|| code.to_string())
+    let code = crate::modules::rename_data_vars(code).unwrap_or_else(|| code.to_string());
+    crate::alt::lexical(&code).unwrap_or(code)
 }
 
 /// A compiled program and the values of its data imports (`import "d" as
