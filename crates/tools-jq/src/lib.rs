@@ -140,7 +140,12 @@ fn resolver<'h>(ctx: &UtilCtx<'h>, o: &Opts, program: &str) -> modules::Resolver
                 if d.starts_with('~') || d.starts_with("$ORIGIN/") {
                     d.clone()
                 } else {
-                    ctx.cwd.join(d).to_string_lossy().into_owned()
+                    // jq makes each one absolute (realpath when it exists).
+                    let p = ctx.cwd.join(d);
+                    std::fs::canonicalize(&p)
+                        .unwrap_or(p)
+                        .to_string_lossy()
+                        .into_owned()
                 }
             })
             .collect()
@@ -153,7 +158,7 @@ fn resolver<'h>(ctx: &UtilCtx<'h>, o: &Opts, program: &str) -> modules::Resolver
             .map_or_else(|| ctx.cwd.clone(), std::path::Path::to_path_buf),
         _ => ctx.cwd.clone(),
     };
-    let uses_modules = ["import", "include", "modulemeta"]
+    let uses_modules = ["import", "include", "modulemeta", "get_search_list"]
         .iter()
         .any(|w| program.contains(w));
     modules::Resolver {

@@ -20,7 +20,7 @@ pub struct Resolver<'h> {
     /// relative `search` paths of the main program's imports start here.
     pub main_dir: PathBuf,
     /// The library search path: `-L` directories, else jq 1.6's default
-    /// (`~/.jq`, `$ORIGIN/../lib/jq`, `$ORIGIN/../lib`).
+    /// (`~/.jq`, `$ORIGIN/../lib/jq`, `$ORIGIN/lib`).
     pub lib_dirs: Vec<String>,
     /// `$HOME`, for `~`.
     pub home: Option<PathBuf>,
@@ -28,8 +28,9 @@ pub struct Resolver<'h> {
     pub host: &'h dyn Host,
 }
 
-/// jq 1.6's default library search path (used when no `-L` is given).
-pub const DEFAULT_LIB_DIRS: &[&str] = &["~/.jq", "$ORIGIN/../lib/jq", "$ORIGIN/../lib"];
+/// jq 1.6's default library search path (used when no `-L` is given), as
+/// its `get_search_list` prints it.
+pub const DEFAULT_LIB_DIRS: &[&str] = &["~/.jq", "$ORIGIN/../lib/jq", "$ORIGIN/lib"];
 
 /// `$ORIGIN`: the directory of the running executable (for jq, jq's own).
 fn origin() -> Option<PathBuf> {
@@ -118,6 +119,16 @@ impl Resolver<'_> {
         f.read_to_end(&mut buf)
             .map_err(|e| format!("{}: {}", path.display(), safesh_utils::io_error_text(&e)))?;
         Ok(String::from_utf8_lossy(&buf).into_owned())
+    }
+
+    /// `get_search_list`: the library search path.
+    pub fn search_list(&self) -> Val {
+        Val::from_iter(
+            self.lib_dirs
+                .iter()
+                .map(|d| Val::from(d.clone()))
+                .collect::<Vec<_>>(),
+        )
     }
 
     /// `modulemeta`: the metadata of module `name` with its `deps`.

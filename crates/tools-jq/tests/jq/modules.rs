@@ -54,6 +54,7 @@ fn imports_resolve_like_jq_1_6() {
             "import \"n\" as n {search: \"sub\"}; n::z",
         ],
         &["-nc", "-L", "lib", "\"l\", \"sub/s\" | modulemeta"],
+        &["-nc", "-L", "lib", "-L", "/nonexistent", "get_search_list"],
         // Neighbours that fail: a missing module, `search` replacing -L,
         // a data import of a module; `..` in a module path works, an
         // absolute path is not found.
