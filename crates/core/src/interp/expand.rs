@@ -268,6 +268,7 @@ impl Shell {
                         dotglob: self.shopt.dotglob,
                         nocase: self.shopt.nocaseglob,
                         globstar: self.shopt.globstar,
+                        utf8: self.utf8_locale(),
                     };
                     // Listing a directory outside the read roots is refused, like
                     // reading it (a pattern must not leak names from there).
@@ -1203,7 +1204,8 @@ impl Shell {
                     P::RemoveSmallestPrefixPattern { .. } => (false, false),
                     _ => (false, true),
                 };
-                let f = |s: &str| super::pattern::remove_affix(s, &pat, suffix, largest);
+                let utf8 = self.utf8_locale();
+                let f = |s: &str| super::pattern::remove_affix(s, &pat, suffix, largest, utf8);
                 Ok((map_pv(pv, f), label))
             }
             P::Substring {
@@ -1383,9 +1385,9 @@ impl Shell {
                     for (i, c) in s.chars().enumerate() {
                         let applies = (all || i == 0)
                             && (utf8 || c.is_ascii())
-                            && pat
-                                .as_deref()
-                                .is_none_or(|p| super::pattern::matches(p, &c.to_string(), false));
+                            && pat.as_deref().is_none_or(|p| {
+                                super::pattern::matches(p, &c.to_string(), false, utf8)
+                            });
                         if applies {
                             if upper {
                                 out.extend(c.to_uppercase());
@@ -1424,7 +1426,8 @@ impl Shell {
                     SubstringMatchKind::FirstOccurrence => super::pattern::Replace::First,
                     SubstringMatchKind::Anywhere => super::pattern::Replace::All,
                 };
-                let f = |s: &str| super::pattern::replace(s, &pat, &|m| rep.render(m), kind);
+                let utf8 = self.utf8_locale();
+                let f = |s: &str| super::pattern::replace(s, &pat, &|m| rep.render(m), kind, utf8);
                 Ok((map_pv(pv, f), label.join(&rep_label)))
             }
             P::VariableNames {
