@@ -1113,6 +1113,22 @@ impl Shell {
                 }
             }
             P::IndicateErrorIfNullOrUnset {
+                parameter: Parameter::Special(SpecialParameter::PositionalParameterCount),
+                indirect: false,
+                test_type: ParameterTestType::Unset,
+                error_message,
+            } if error_message.as_deref().is_none_or(str::is_empty) => {
+                // `${#?}` is the length of `$?` in bash (the parser reads it as
+                // `$#` with an empty `?` test, which could never fail).
+                let status = Parameter::Special(SpecialParameter::LastExitStatus);
+                let (pv, label) = self.param_value(&status, false)?;
+                let n = match pv {
+                    PV::One(s) => s.len(),
+                    _ => 0,
+                };
+                Ok((PV::One(n.to_string()), label))
+            }
+            P::IndicateErrorIfNullOrUnset {
                 parameter,
                 indirect,
                 test_type,
