@@ -236,19 +236,31 @@ pub fn compile(
         let base = import.parent.parent().unwrap_or(&modules.cwd).to_path_buf();
         (base, crate::modules::search_of(meta.as_ref()))
     };
+    // A dependency's definitions, for imports that share an alias.
+    let defs_of = |dep: &crate::modules::Dep, base: &std::path::Path| {
+        let dirs = crate::modules::search_of(dep.meta.as_ref());
+        modules
+            .find(&dep.path, base, dirs, "jq")
+            .and_then(|p| modules.read(&p))
+            .map(|t| crate::modules::def_names(&t))
+            .unwrap_or_default()
+    };
     let read = |import: Import<&str, PathBuf>| {
         let (base, dirs) = search(&import);
         let path = modules.find(import.path, &base, dirs, "jq")?;
         let text = modules.read(&path)?;
         crate::modules::header(&text)?;
-        Ok(File {
-            code: rewrite(&text),
-            path,
-        })
+        let code = rewrite(&text);
+        let dir = path.parent().unwrap_or(&modules.cwd).to_path_buf();
+        let code =
+            crate::modules::split_shared_aliases(&code, |d| defs_of(d, &dir)).unwrap_or(code);
+        Ok(File { code, path })
     };
     let loader = Loader::new(defs).with_read(read);
     let arena = Arena::default();
     let src = rewrite(code);
+    let src = crate::modules::split_shared_aliases(&src, |d| defs_of(d, &modules.main_dir))
+        .unwrap_or(src);
     let loaded = loader.load(
         &arena,
         File {

@@ -201,6 +201,8 @@ pub struct Dep {
 pub struct Header {
     /// The module's metadata.
     pub meta: Option<Val>,
+    /// Index (in `alt::tokens`) of the first token after the header.
+    pub body_token: usize,
     /// Its imports and includes, in order.
     pub deps: Vec<Dep>,
 }
@@ -211,6 +213,7 @@ pub struct Header {
 pub fn header(code: &str) -> Result<Header, String> {
     let mut h = Header {
         meta: None,
+        body_token: 0,
         deps: Vec::new(),
     };
     let Some(toks) = crate::alt::tokens(code) else {
@@ -272,7 +275,91 @@ pub fn header(code: &str) -> Result<Header, String> {
         h.deps.push(Dep { path, name, meta });
         i = end + 1;
     }
+    h.body_token = i;
     Ok(h)
+}
+
+/// Names defined by a module's text (after its header).
+pub fn def_names(code: &str) -> Vec<String> {
+    let (Some(toks), Ok(h)) = (crate::alt::tokens(code), header(code)) else {
+        return Vec::new();
+    };
+    let body = toks.get(h.body_token).map_or("", |t| &code[t.start..]);
+    jaq_core::load::parse(body, |p| p.defs())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d: jaq_core::load::parse::Def<&str>| d.name.to_string())
+        .collect()
+}
+
+/// jq 1.6 lets several imports share an alias (`import "a" as t; import
+/// "b" as t;`): `t::f` is the `f` of the first of them that defines it.
+/// jaq keeps only the last module, so such imports get aliases of their
+/// own (`t__1`, `t__2`, …) and each `t::f` names the one that defines `f`
+/// (`defs_of` gives a dependency's definitions). `None` when no alias is
+/// shared.
+pub fn split_shared_aliases(code: &str, defs_of: impl Fn(&Dep) -> Vec<String>) -> Option<String> {
+    let h = header(code).ok()?;
+    let toks = crate::alt::tokens(code)?;
+    let mut shared: Vec<&str> = Vec::new();
+    for (k, d) in h.deps.iter().enumerate() {
+        if let Some(n) = d.name.as_deref()
+            && !n.starts_with('$')
+            && h.deps[..k].iter().any(|e| e.name.as_deref() == Some(n))
+            && !shared.contains(&n)
+        {
+            shared.push(n);
+        }
+    }
+    if shared.is_empty() {
+        return None;
+    }
+    // (token index, replacement text), in order.
+    let mut edits: Vec<(usize, String)> = Vec::new();
+    // Which new alias defines each `alias::name`: the first import wins.
+    let mut owner: std::collections::HashMap<(String, String), String> = Default::default();
+    let mut k = 0;
+    for (i, t) in toks.iter().enumerate().take(h.body_token) {
+        let w = &code[t.start..t.end];
+        let is_as = i > 0 && &code[toks[i - 1].start..toks[i - 1].end] == "as";
+        if !is_as || !shared.contains(&w) {
+            if is_as {
+                k += 1;
+            }
+            continue;
+        }
+        // The import whose alias this is: count `as` words before it.
+        let dep = h.deps.iter().filter(|d| d.name.is_some()).nth(k)?;
+        k += 1;
+        let alias = format!("{w}__{i}");
+        for f in defs_of(dep) {
+            owner
+                .entry((w.to_string(), f))
+                .or_insert_with(|| alias.clone());
+        }
+        edits.push((i, alias));
+    }
+    for (i, t) in toks.iter().enumerate().skip(h.body_token) {
+        let w = &code[t.start..t.end];
+        if t.kind != crate::alt::Kind::Word {
+            continue;
+        }
+        let Some((m, f)) = w.split_once("::") else {
+            continue;
+        };
+        if let Some(alias) = owner.get(&(m.to_string(), f.to_string())) {
+            edits.push((i, format!("{alias}::{f}")));
+        }
+    }
+    let mut out = String::new();
+    let mut last = 0;
+    for (i, text) in edits {
+        out.push_str(&code[last..toks[i].start]);
+        out.push_str(&text);
+        last = toks[i].end;
+    }
+    out.push_str(&code[last..]);
+    Some(out)
 }
 
 /// The value of constant metadata, as jq 1.6 requires it.

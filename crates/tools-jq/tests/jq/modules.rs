@@ -27,6 +27,12 @@ fn tree() -> tempfile::TempDir {
             "import \"n\" as n {search: \"./\"};\nimport \"l\" as l;\nimport \"data\" as $d;\ndef y: [n::z, l::x, $d::d];",
         ),
         ("sub/n.jq", "def z: \"sub\";"),
+        ("lib/t0.jq", "def s0: 0; def s1: 0;"),
+        ("lib/t1.jq", "def s1: 1; def s2: 1;"),
+        (
+            "lib/t2.jq",
+            "import \"t0\" as u; import \"t1\" as u; def s: [u::s0, u::s1, u::s2];",
+        ),
     ];
     for (name, text) in files {
         let p = dir.path().join(name);
@@ -54,6 +60,26 @@ fn imports_resolve_like_jq_1_6() {
             "import \"n\" as n {search: \"sub\"}; n::z",
         ],
         &["-nc", "-L", "lib", "\"l\", \"sub/s\" | modulemeta"],
+        // Imports sharing an alias: the first one defining a name wins.
+        &[
+            "-nc",
+            "-L",
+            "lib",
+            "import \"t0\" as t; import \"t1\" as t; [t::s0, t::s1, t::s2]",
+        ],
+        &[
+            "-nc",
+            "-L",
+            "lib",
+            "import \"t1\" as t; import \"t0\" as t; [t::s0, t::s1, t::s2]",
+        ],
+        &["-nc", "-L", "lib", "import \"t2\" as t; t::s"],
+        &[
+            "-nc",
+            "-L",
+            "lib",
+            "import \"t0\" as t; import \"t1\" as t; \"t::s0\", t::nope",
+        ],
         &["-nc", "-L", "lib", "-L", "/nonexistent", "get_search_list"],
         // Neighbours that fail: a missing module, `search` replacing -L,
         // a data import of a module; `..` in a module path works, an
