@@ -1,7 +1,7 @@
 //! `echo`, with bash builtin semantics: `-n`, `-e`, `-E` (combinable, e.g. `-ne`),
 //! options end at the first argument that is not one.
 
-use crate::esc::{Mode, expand};
+use crate::esc::{Mode, expand, has_unicode_escape};
 use crate::out::Out;
 use safesh_utils::{UtilCtx, UtilResult};
 
@@ -27,13 +27,19 @@ pub fn echo(ctx: &mut UtilCtx<'_>) -> UtilResult {
         }
         i += 1;
     }
+    let utf8 = escapes
+        && args
+            .iter()
+            .skip(i)
+            .any(|a| has_unicode_escape(a.as_bytes()))
+        && ctx.env.utf8_locale();
     let mut buf = Vec::new();
     for (k, a) in args.iter().skip(i).enumerate() {
         if k > 0 {
             buf.push(b' ');
         }
         if escapes {
-            if expand(a.as_bytes(), Mode::Echo, &mut buf).stop {
+            if expand(a.as_bytes(), Mode::Echo, utf8, &mut buf).stop {
                 newline = false;
                 break;
             }

@@ -38,8 +38,12 @@ fn digits(s: &[u8], i: usize, max: usize, radix: u32) -> (u32, usize) {
 
 /// Writes code point `cp` as bash does in the C locale: ASCII as the byte, anything
 /// else as the `\uXXXX` / `\UXXXXXXXX` escape.
-fn push_unicode(out: &mut Vec<u8>, cp: u32) {
-    if cp < 0x80 {
+fn push_unicode(out: &mut Vec<u8>, cp: u32, utf8: bool) {
+    if let Some(c) = char::from_u32(cp).filter(|_| utf8) {
+        // A UTF-8 locale: the character's encoding (bash converts with iconv).
+        let mut tmp = [0u8; 4];
+        out.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+    } else if cp < 0x80 {
         out.push(cp as u8);
     } else if cp <= 0xffff {
         out.extend_from_slice(format!("\\u{cp:04X}").as_bytes());
@@ -48,8 +52,17 @@ fn push_unicode(out: &mut Vec<u8>, cp: u32) {
     }
 }
 
-/// Expands the escapes of `s` into `out`.
-pub fn expand(s: &[u8], mode: Mode, out: &mut Vec<u8>) -> Expanded {
+/// True when `s` has a `\u` or `\U` escape (only then is the locale looked
+/// up, which records a read of `LC_ALL`/`LC_CTYPE`/`LANG`).
+pub fn has_unicode_escape(s: &[u8]) -> bool {
+    s.windows(2)
+        .any(|w| w[0] == b'\\' && matches!(w[1], b'u' | b'U'))
+}
+
+/// Expands the escapes of `s` into `out`. `utf8`: the locale is UTF-8, so
+/// `\uXXXX` and `\UXXXXXXXX` become the character (in the C locale bash
+/// leaves those above ASCII as written).
+pub fn expand(s: &[u8], mode: Mode, utf8: bool, out: &mut Vec<u8>) -> Expanded {
     let mut res = Expanded::default();
     let mut i = 0;
     while i < s.len() {
@@ -117,7 +130,7 @@ pub fn expand(s: &[u8], mode: Mode, out: &mut Vec<u8>) -> Expanded {
                     out.push(b'\\');
                     out.push(c);
                 } else {
-                    push_unicode(out, v);
+                    push_unicode(out, v, utf8);
                     i += n;
                 }
             }

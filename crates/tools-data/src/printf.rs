@@ -3,7 +3,7 @@
 //! but printing goes on.
 
 use crate::cfmt::{self, Conv};
-use crate::esc::{Mode, expand};
+use crate::esc::{Mode, expand, has_unicode_escape};
 use crate::num::{NumErr, parse_float, parse_signed, parse_unsigned};
 use crate::out::Out;
 use safesh_utils::{UtilCtx, UtilResult};
@@ -20,6 +20,9 @@ struct Run<'x> {
     /// The widest field (`Host::max_field_bytes`): wider widths and precisions
     /// are an error, never an allocation.
     max_field: usize,
+    /// The locale is UTF-8 (`\u` escapes become characters); looked up only
+    /// when the format or an argument has such an escape.
+    utf8: bool,
 }
 
 impl Run<'_> {
@@ -83,6 +86,10 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
         warnings: Vec::new(),
         tz: crate::tz::local(ctx.env.get("TZ")),
         max_field: ctx.host.max_field_bytes(),
+        utf8: std::iter::once(fmt)
+            .chain(rest)
+            .any(|a| has_unicode_escape(a.as_bytes()))
+            && ctx.env.utf8_locale(),
     };
     let mut out = Out::new(ctx);
     let mut buf = Vec::new();
@@ -132,7 +139,7 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             // Find the extent of this one escape by expanding from here to the next '%'
             // or backslash-run end: simplest is to expand a single escape.
             let end = escape_end(fmt, i);
-            let r = expand(&fmt[i..end], Mode::Format, out);
+            let r = expand(&fmt[i..end], Mode::Format, run.utf8, out);
             run.warnings.extend(r.warnings);
             i = end;
             continue;
@@ -251,7 +258,7 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             b'b' => {
                 let a = run.take().unwrap_or("").to_string();
                 let mut e = Vec::new();
-                let r = expand(a.as_bytes(), Mode::Percent, &mut e);
+                let r = expand(a.as_bytes(), Mode::Percent, run.utf8, &mut e);
                 run.warnings.extend(r.warnings);
                 out.extend_from_slice(&cfmt::fmt_str(&c, &e));
                 if r.stop {

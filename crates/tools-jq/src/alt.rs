@@ -32,7 +32,7 @@ pub fn rewrite(code: &str) -> Option<String> {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Kind {
+pub(crate) enum Kind {
     /// `?//`
     AltOp,
     /// A word: keyword or name.
@@ -48,13 +48,85 @@ enum Kind {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Tok {
-    kind: Kind,
-    start: usize,
-    end: usize,
+pub(crate) struct Tok {
+    pub(crate) kind: Kind,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
-fn tokens(s: &str) -> Option<Vec<Tok>> {
+/// Two spellings of jq 1.6 that jaq's grammar lacks, rewritten on tokens:
+/// a number literal that starts with a dot (`.5` becomes `0.5`), and an
+/// object pattern entry `$name: pattern` (bind `$name` to `.name` and
+/// destructure it), which becomes `$name, "name": pattern`. `None` when
+/// there is neither.
+pub(crate) fn lexical(s: &str) -> Option<String> {
+    let toks = tokens(s)?;
+    let b = s.as_bytes();
+    let mut out = String::new();
+    let mut last = 0;
+    // Depths at which a pattern (after `as` or `?//`) is open.
+    let mut patterns: Vec<i32> = Vec::new();
+    let mut depth = 0i32;
+    for (k, t) in toks.iter().enumerate() {
+        let text = word(s, t);
+        match t.kind {
+            Kind::Open => depth += 1,
+            Kind::Close => {
+                depth -= 1;
+                while patterns.last().is_some_and(|&d| d > depth) {
+                    patterns.pop();
+                }
+            }
+            Kind::Word if text == "as" => patterns.push(depth),
+            Kind::AltOp => patterns.push(depth),
+            Kind::Pipe => {
+                while patterns.last().is_some_and(|&d| d >= depth) {
+                    patterns.pop();
+                }
+            }
+            _ => {}
+        }
+        let prev_joins = k > 0 && toks[k - 1].end == t.start && {
+            let p = toks[k - 1];
+            matches!(p.kind, Kind::Word | Kind::Var | Kind::Close)
+                || b[p.end - 1].is_ascii_alphanumeric()
+                || matches!(b[p.end - 1], b'.' | b'"' | b'_')
+        };
+        if t.kind == Kind::Other
+            && text == "."
+            && b.get(t.end).is_some_and(u8::is_ascii_digit)
+            && !prev_joins
+        {
+            out.push_str(&s[last..t.start]);
+            out.push('0');
+            last = t.start;
+        }
+        // The lexer keeps a `:` right after a variable name in its token
+        // (for `$d::d`): `$b:` and `$b :` are both an entry with a pattern.
+        let (name, glued) = match text.strip_suffix(':') {
+            Some(n) if !n.ends_with(':') => (n, true),
+            _ => (text, false),
+        };
+        if !patterns.is_empty()
+            && t.kind == Kind::Var
+            && (glued || toks.get(k + 1).is_some_and(|n| word(s, n) == ":"))
+            && k > 0
+            && matches!(word(s, &toks[k - 1]), "{" | ",")
+        {
+            let at = t.start + name.len();
+            out.push_str(&s[last..at]);
+            out.push_str(&format!(", \"{}\"", &name[1..]));
+            last = at;
+        }
+    }
+    (last > 0).then(|| {
+        out.push_str(&s[last..]);
+        out
+    })
+}
+
+/// The tokens of `s` (strings, interpolations and comments whole).
+pub(crate) fn tokens(s: &str) -> Option<Vec<Tok>> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;

@@ -50,6 +50,9 @@ pub struct Opts {
     pub program: Option<String>,
     /// Input files.
     pub files: Vec<String>,
+    /// `-L dir`: module search directories, in order (none given: the
+    /// default search path).
+    pub lib_dirs: Vec<String>,
 }
 
 /// What the command line asks for besides running a program.
@@ -140,6 +143,7 @@ pub fn parse(args: &[String]) -> Action {
         positional: Vec::new(),
         program: None,
         files: Vec::new(),
+        lib_dirs: Vec::new(),
     };
     // 0: files, 1: --args strings, 2: --jsonargs JSON texts.
     let mut further = 0;
@@ -247,6 +251,21 @@ pub fn parse(args: &[String]) -> Action {
                         2,
                     );
                 }
+            }
+            continue;
+        }
+        // `-L dir` or `-Ldir` (jq 1.6 looks only at the second character).
+        if let Some(dir) = text.strip_prefix("-L") {
+            if !dir.is_empty() {
+                o.lib_dirs.push(dir.to_string());
+            } else if let Some(next) = args.get(i) {
+                o.lib_dirs.push(next.clone());
+                i += 1;
+            } else {
+                return Action::Fail(
+                    "-L takes a parameter: (e.g. -L /search/path or -L/search/path)\n".into(),
+                    2,
+                );
             }
             continue;
         }

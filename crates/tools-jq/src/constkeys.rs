@@ -1,7 +1,8 @@
 //! jq 1.6 folds constants at compile time, so an object built with a constant
 //! key that is not a string (`{(1): 2}`, `{(1+1): 2}`, `{([1]): 2}`,
 //! `{(null): 1}`) is a compile error there, not a run-time one. This walks
-//! the parsed program for such keys.
+//! the parsed program for such keys, and for a constant division whose
+//! result is infinite (`1/0`: `Division by zero?`).
 
 use crate::val::{Map, Val, desc};
 use jaq_core::load::lex::StrPart;
@@ -59,6 +60,15 @@ fn walk(t: &Term<&str>, found: &mut Option<String>, depth: usize) {
         Term::BinOp(l, op, r) => {
             if let BinaryOp::Pipe(Some(p)) = op {
                 pattern(p, found, d);
+            }
+            // jq 1.6 folds `/` of two constant numbers and rejects an
+            // infinite result (`1/0`, `(1+1)/0`; `0/0` is NaN and passes).
+            if matches!(op, BinaryOp::Math(jaq_core::ops::Math::Div))
+                && let Some(Val::Num(q)) = constant(t, d)
+                && q.is_infinite()
+            {
+                *found = Some("Division by zero?".to_string());
+                return;
             }
             walk(l, found, d);
             walk(r, found, d);
@@ -130,8 +140,9 @@ fn pattern(p: &Pattern<&str>, found: &mut Option<String>, depth: usize) {
 
 /// The value of a term jq 1.6 folds to a constant: number literals, `true`,
 /// `false`, `null`, arithmetic of number literals, strings without
-/// interpolation, and arrays of constants (`-x` is a call in jq, not folded).
-fn constant(t: &Term<&str>, depth: usize) -> Option<Val> {
+/// interpolation, arrays of constants, and objects with constant string keys
+/// and constant values (`-x` is a call in jq, not folded).
+pub(crate) fn constant(t: &Term<&str>, depth: usize) -> Option<Val> {
     if depth > 64 {
         return None;
     }
@@ -157,7 +168,16 @@ fn constant(t: &Term<&str>, depth: usize) -> Option<Val> {
             comma_items(items, &mut out, depth + 1)?;
             Some(Val::from_iter(out))
         }
-        Term::Obj(pairs) if pairs.is_empty() => Some(Val::obj(Map::default())),
+        Term::Obj(pairs) => {
+            let mut m = Map::default();
+            for (k, v) in pairs {
+                let k @ Val::Str(_) = constant(k, depth + 1)? else {
+                    return None;
+                };
+                m.insert(k, constant(v.as_ref()?, depth + 1)?);
+            }
+            Some(Val::obj(m))
+        }
         Term::BinOp(l, BinaryOp::Math(op), r) => {
             let (Val::Num(a), Val::Num(b)) = (constant(l, depth + 1)?, constant(r, depth + 1)?)
             else {

@@ -28,6 +28,8 @@ pub struct Env<'a> {
     pub host: &'a dyn safesh_utils::Host,
     /// Counts loop steps between cancellation checks.
     pub ticks: std::cell::Cell<u32>,
+    /// Where `modulemeta` finds modules.
+    pub modules: &'a crate::modules::Resolver<'a>,
 }
 
 impl Env<'_> {
@@ -183,10 +185,40 @@ pub type Program = jaq_core::Filter<Jq>;
 /// Names of the global variables, in the order their values are given.
 pub const FIXED_GLOBALS: &[&str] = &["$ENV", "$__loc__", "$ARGS"];
 
+/// Applies the rewrites jaq's grammar needs (`?//`, `$d::d`, `.5`, `$b: pattern`) to the code of
+/// the main program or a module.
+pub fn rewrite(code: &str) -> String {
+    let alt = crate::alt::rewrite(code);
+    let code = alt.as_deref().unwrap_or(code);
+    let code = crate::modules::rename_data_vars(code).unwrap_or_else(|| code.to_string());
+    crate::alt::lexical(&code).unwrap_or(code)
+}
+
+/// A compiled program and the values of its data imports (`import "d" as
+/// $d;`), to be bound after the global variables.
+pub struct Compiled {
+    /// The program.
+    pub filter: Program,
+    /// Values of the data imports, in jaq's order.
+    pub data: Vec<Val>,
+}
+
+/// A compile error as jq prints it: `jq: error: MSG at <top-level>, line 1:`
+/// and the program.
+fn top_level(msg: &str, code: &str) -> String {
+    format!("jq: error: {msg} at <top-level>, line 1:\n{code}\n")
+}
+
 /// Compiles `code` with the given extra global variable names (`$name` of
-/// `--arg`). On failure returns jq's error text (without the trailing count line)
-/// and the number of errors.
-pub fn compile(code: &str, named: &[String]) -> Result<Program, (String, usize)> {
+/// `--arg`), finding modules with `modules`. On failure returns jq's error
+/// text (without the trailing count line) and the number of errors.
+pub fn compile(
+    code: &str,
+    named: &[String],
+    modules: &crate::modules::Resolver<'_>,
+) -> Result<Compiled, (String, usize)> {
+    use jaq_core::load::Import;
+    use std::path::PathBuf;
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
         .chain(jaq_json::defs())
@@ -195,35 +227,102 @@ pub fn compile(code: &str, named: &[String]) -> Result<Program, (String, usize)>
     let funs = jaq_core::funs::<Jq>()
         .chain(jaq_std::funs::<Jq>().filter(move |(n, ..)| !replaced.contains(n)))
         .chain(crate::natives::funs());
-    let loader = Loader::new(defs);
+    crate::modules::header(code).map_err(|msg| (top_level(&msg, code), 1))?;
+    let search = |import: &Import<&str, PathBuf>| {
+        let meta = import
+            .meta
+            .as_ref()
+            .and_then(|t| crate::constkeys::constant(t, 0));
+        let base = import.parent.parent().unwrap_or(&modules.cwd).to_path_buf();
+        (base, crate::modules::search_of(meta.as_ref()))
+    };
+    // A dependency's definitions, for imports that share an alias.
+    let defs_of = |dep: &crate::modules::Dep, base: &std::path::Path| {
+        let dirs = crate::modules::search_of(dep.meta.as_ref());
+        modules
+            .find(&dep.path, base, dirs, "jq")
+            .and_then(|p| modules.read(&p))
+            .map(|t| crate::modules::def_names(&t))
+            .unwrap_or_default()
+    };
+    let read = |import: Import<&str, PathBuf>| {
+        let (base, dirs) = search(&import);
+        let path = modules.find(import.path, &base, dirs, "jq")?;
+        let text = modules.read(&path)?;
+        crate::modules::header(&text)?;
+        let code = rewrite(&text);
+        let dir = path.parent().unwrap_or(&modules.cwd).to_path_buf();
+        let code =
+            crate::modules::split_shared_aliases(&code, |d| defs_of(d, &dir)).unwrap_or(code);
+        Ok(File { code, path })
+    };
+    let loader = Loader::new(defs).with_read(read);
     let arena = Arena::default();
-    // `?//` is not in jaq's grammar: rewritten into what it means.
-    let rewritten = crate::alt::rewrite(code);
-    let src = rewritten.as_deref().unwrap_or(code);
-    let modules = loader
-        .load(&arena, File {
-                code: src,
-                path: (),
-            })
-        .map_err(|errs| {
-            let n = errs.len().max(1);
-            let msg = format!(
-                "jq: error: syntax error, unexpected INVALID_CHARACTER (Unix shell quoting issues?) at <top-level>, line 1:\n{code}\n"
-            );
-            (msg, n)
-        })?;
-    if let Some(msg) = crate::constkeys::first_bad_key(src) {
-        return Err((
-            format!("jq: error: {msg} at <top-level>, line 1:\n{code}\n"),
-            1,
-        ));
+    let src = rewrite(code);
+    let src = crate::modules::split_shared_aliases(&src, |d| defs_of(d, &modules.main_dir))
+        .unwrap_or(src);
+    let loaded = loader.load(
+        &arena,
+        File {
+            code: src.as_str(),
+            path: modules.main_dir.join("<top-level>"),
+        },
+    );
+    let loaded = loaded.map_err(|errs| {
+        let mut msg = String::new();
+        let mut n = 0;
+        for (_file, e) in &errs {
+            match e {
+                jaq_core::load::Error::Io(list) => {
+                    for (_path, why) in list {
+                        n += 1;
+                        msg.push_str(&format!("jq: error: {why}\n\n"));
+                    }
+                }
+                _ => {
+                    n += 1;
+                    msg.push_str(&top_level(
+                        "syntax error, unexpected INVALID_CHARACTER (Unix shell quoting issues?)",
+                        code,
+                    ));
+                }
+            }
+        }
+        (msg, n.max(1))
+    })?;
+    if let Some(msg) = crate::constkeys::first_bad_key(&src) {
+        return Err((top_level(&msg, code), 1));
     }
+    let mut data = Vec::new();
+    jaq_core::load::import(&loaded, |import| {
+        let (base, dirs) = search(&import);
+        let path = modules.find(import.path, &base, dirs, "json")?;
+        let text = modules.read(&path)?;
+        let mut r = crate::read::Reader::new(text.into_bytes());
+        let mut vals = Vec::new();
+        while let Some(v) = r.next_value() {
+            vals.push(v.map_err(|e| format!("{e} (while parsing {})", path.display()))?);
+        }
+        data.push(Val::from_iter(vals));
+        Ok(())
+    })
+    .map_err(|errs| {
+        let mut msg = String::new();
+        for (_file, e) in &errs {
+            if let jaq_core::load::Error::Io(list) = e {
+                for (_path, why) in list {
+                    msg.push_str(&format!("jq: error: {why}\n\n"));
+                }
+            }
+        }
+        (msg, errs.len().max(1))
+    })?;
     let mut globals: Vec<&str> = FIXED_GLOBALS.to_vec();
     globals.extend(named.iter().map(String::as_str));
-    Compiler::default()
+    let filter = Compiler::default()
         .with_funs(funs)
         .with_global_vars(globals)
-        .compile(modules)
+        .compile(loaded)
         .map_err(|errs| {
             let mut msg = String::new();
             let mut n = 0;
@@ -232,13 +331,15 @@ pub fn compile(code: &str, named: &[String]) -> Result<Program, (String, usize)>
                     n += 1;
                     let what = match undef {
                         jaq_core::compile::Undefined::Filter(arity) => format!("{name}/{arity}"),
+                        jaq_core::compile::Undefined::Label => {
+                            format!("$*label-{}", name.trim_start_matches('$'))
+                        }
                         _ => name.to_string(),
                     };
-                    msg.push_str(&format!(
-                        "jq: error: {what} is not defined at <top-level>, line 1:\n{code}\n"
-                    ));
+                    msg.push_str(&top_level(&format!("{what} is not defined"), code));
                 }
             }
             (msg, n.max(1))
-        })
+        })?;
+    Ok(Compiled { filter, data })
 }

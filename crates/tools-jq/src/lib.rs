@@ -11,6 +11,7 @@ mod constkeys;
 mod engine;
 mod envuse;
 mod errors;
+mod modules;
 mod natives;
 mod read;
 mod val;
@@ -123,6 +124,54 @@ fn named_values(ctx: &UtilCtx<'_>, o: &Opts) -> Result<NamedVals, (String, i32)>
     Ok((names, vals, Val::obj(args)))
 }
 
+/// Where this run finds modules: `-L` directories (relative ones from the
+/// working directory) or jq 1.6's default search path. `$HOME` is read only
+/// when the program can use modules.
+fn resolver<'h>(ctx: &UtilCtx<'h>, o: &Opts, program: &str) -> modules::Resolver<'h> {
+    let lib_dirs = if o.lib_dirs.is_empty() {
+        modules::DEFAULT_LIB_DIRS
+            .iter()
+            .map(|d| d.to_string())
+            .collect()
+    } else {
+        o.lib_dirs
+            .iter()
+            .map(|d| {
+                if d.starts_with('~') || d.starts_with("$ORIGIN/") {
+                    d.clone()
+                } else {
+                    // jq makes each one absolute (realpath when it exists).
+                    let p = ctx.cwd.join(d);
+                    std::fs::canonicalize(&p)
+                        .unwrap_or(p)
+                        .to_string_lossy()
+                        .into_owned()
+                }
+            })
+            .collect()
+    };
+    let main_dir = match (&o.from_file, &o.program) {
+        (true, Some(f)) => ctx
+            .cwd
+            .join(f)
+            .parent()
+            .map_or_else(|| ctx.cwd.clone(), std::path::Path::to_path_buf),
+        _ => ctx.cwd.clone(),
+    };
+    let uses_modules = ["import", "include", "modulemeta", "get_search_list"]
+        .iter()
+        .any(|w| program.contains(w));
+    modules::Resolver {
+        cwd: ctx.cwd.clone(),
+        main_dir,
+        lib_dirs,
+        home: uses_modules
+            .then(|| ctx.env.get("HOME").map(std::path::PathBuf::from))
+            .flatten(),
+        host: ctx.host,
+    }
+}
+
 /// The `jq` utility.
 pub fn jq(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let o = match cli::parse(ctx.args()) {
@@ -158,7 +207,8 @@ pub fn jq(ctx: &mut UtilCtx<'_>) -> UtilResult {
             return Ok(st);
         }
     };
-    let filter = match engine::compile(&program, &names) {
+    let resolver = resolver(ctx, &o, &program);
+    let compiled = match engine::compile(&program, &names, &resolver) {
         Ok(f) => f,
         Err((msg, n)) => {
             let plural = if n == 1 { "" } else { "s" };
@@ -189,6 +239,8 @@ pub fn jq(ctx: &mut UtilCtx<'_>) -> UtilResult {
     loc.insert(Val::from("line".to_string()), Val::Num(1.0));
     let mut globals = vec![env_val, Val::obj(loc), args_val];
     globals.extend(named_vals);
+    globals.extend(compiled.data);
+    let filter = compiled.filter;
 
     // Input: the files concatenated (as jq feeds them to one parser), or stdin,
     // within the utility's share of [limits] memory_mb (jq holds all of it).
@@ -231,7 +283,8 @@ pub fn jq(ctx: &mut UtilCtx<'_>) -> UtilResult {
     }
     // Evaluation runs on a big stack of its own; `engine::check_stack` stops
     // runaway recursion before that stack overflows.
-    let mut ret = engine::on_big_stack(|| run_all(ctx, &o, &filter, globals, data, bounds));
+    let mut ret =
+        engine::on_big_stack(|| run_all(ctx, &o, &filter, &resolver, globals, data, bounds));
     if let Ok(r) = ret.as_mut()
         && input_errors
         && *r != 141
@@ -255,6 +308,7 @@ fn run_all(
     ctx: &mut UtilCtx<'_>,
     o: &Opts,
     filter: &engine::Program,
+    resolver: &modules::Resolver<'_>,
     globals: Vec<Val>,
     data: Vec<u8>,
     files: Vec<(usize, String)>,
@@ -286,6 +340,7 @@ fn run_all(
         stderr: &stderr_buf,
         host: ctx.host,
         ticks: std::cell::Cell::new(0),
+        modules: resolver,
     };
     let style = Style {
         indent: o.indent,

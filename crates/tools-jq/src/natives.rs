@@ -803,7 +803,7 @@ pub fn funs() -> impl Iterator<Item = Fun<Jq>> {
             _ => Err(err("Path must be specified as an array".to_string())),
         })
     });
-    let more: [NativeDef; 17] = [
+    let more: [NativeDef; 19] = [
         ("_jq_tick", v(0), |cv| {
             let env = *cv.0.data();
             if env.tick() {
@@ -818,6 +818,14 @@ pub fn funs() -> impl Iterator<Item = Fun<Jq>> {
             let from = cv.0.pop_var();
             let env = *cv.0.data();
             range(env, from, upto, by)
+        }),
+        ("get_search_list", v(0), |cv| {
+            let env = *cv.0.data();
+            bome(Ok(env.modules.search_list()))
+        }),
+        ("modulemeta", v(0), |cv| {
+            let env = *cv.0.data();
+            bome(env.modules.modulemeta(&cv.1).map_err(err))
         }),
         ("input_filename", v(0), |cv| {
             let env = *cv.0.data();

@@ -311,82 +311,95 @@ impl Reader {
         }
     }
 
-    fn hex4(&mut self) -> Option<u32> {
-        let mut v = 0;
-        for _ in 0..4 {
-            let d = (self.peek()? as char).to_digit(16)?;
-            self.bump();
-            v = v * 16 + d;
-        }
-        Some(v)
-    }
-
+    /// Reads a string literal (after its opening quote). As in jq 1.6's
+    /// tokenizer, the literal is first read to its closing quote and then
+    /// decoded, so an error in an escape is reported after the quote.
     fn string(&mut self) -> Result<String, ParseError> {
-        let mut buf: Vec<u8> = Vec::new();
-        let mut raw_control = false;
+        let start = self.pos;
+        let mut escaped = false;
         loop {
             let Some(b) = self.bump() else {
                 return Err(self.err("Unfinished string at EOF"));
             };
             match b {
-                b'"' => {
-                    if raw_control {
-                        return Err(self.err(
-                            "Invalid string: control characters from U+0000 through U+001F must be escaped",
-                        ));
-                    }
-                    return Ok(String::from_utf8_lossy(&buf).into_owned());
-                }
-                b'\\' => {
-                    let Some(e) = self.bump() else {
-                        return Err(self.err("Unfinished string at EOF"));
-                    };
-                    let c = match e {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => {
-                            let Some(hi) = self.hex4() else {
-                                return Err(self.err("Invalid \\uXXXX escape"));
-                            };
-                            self.surrogate(hi)?
-                        }
-                        _ => return Err(self.err("Invalid escape")),
-                    };
-                    let mut tmp = [0u8; 4];
-                    buf.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
-                }
-                _ => {
-                    raw_control |= b < 0x20;
-                    buf.push(b)
-                }
+                b'"' if !escaped => break,
+                b'\\' => escaped = !escaped,
+                _ => escaped = false,
             }
         }
+        let body = &self.data[start..self.pos - 1];
+        decode(body).map_err(|msg| self.err(msg))
     }
+}
 
-    /// Completes a `\uXXXX` escape, combining surrogate pairs.
-    fn surrogate(&mut self, hi: u32) -> Result<char, ParseError> {
-        if (0xD800..0xDC00).contains(&hi) {
-            let bad = |r: &Self| r.err("Invalid \\uXXXX\\uXXXX surrogate pair escape");
-            if self.data.get(self.pos..self.pos + 2) != Some(b"\\u") {
-                return Err(bad(self));
-            }
-            self.pos += 2;
-            match self.hex4() {
-                Some(lo) if (0xDC00..0xE000).contains(&lo) => {
-                    let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                    return Ok(char::from_u32(c).unwrap_or('\u{FFFD}'));
-                }
-                _ => return Err(bad(self)),
-            }
-        }
-        Ok(char::from_u32(hi).unwrap_or('\u{FFFD}'))
+/// Reads four hex digits at `b[i..]`; the error is jq 1.6's message.
+fn hex4(b: &[u8], i: usize) -> Result<u32, &'static str> {
+    let digits = b.get(i..i + 4).ok_or("Invalid \\uXXXX escape")?;
+    let mut v = 0;
+    for &d in digits {
+        let d = (d as char)
+            .to_digit(16)
+            .ok_or("Invalid characters in \\uXXXX escape")?;
+        v = v * 16 + d;
     }
+    Ok(v)
+}
+
+/// Decodes the body of a string literal (escapes, surrogate pairs); raw
+/// control characters are an error, as in jq 1.6.
+fn decode(body: &[u8]) -> Result<String, &'static str> {
+    let mut buf: Vec<u8> = Vec::with_capacity(body.len());
+    let mut raw_control = false;
+    let mut i = 0;
+    while i < body.len() {
+        let b = body[i];
+        i += 1;
+        if b != b'\\' {
+            raw_control |= b < 0x20;
+            buf.push(b);
+            continue;
+        }
+        let e = body.get(i).copied().unwrap_or(0);
+        i += 1;
+        let c = match e {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hi = hex4(body, i)?;
+                i += 4;
+                if (0xD800..0xDC00).contains(&hi) {
+                    let bad = "Invalid \\uXXXX\\uXXXX surrogate pair escape";
+                    if body.get(i..i + 2) != Some(b"\\u") {
+                        return Err(bad);
+                    }
+                    let lo = hex4(body, i + 2).map_err(|_| bad)?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return Err(bad);
+                    }
+                    i += 6;
+                    let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    char::from_u32(c).unwrap_or('\u{FFFD}')
+                } else {
+                    char::from_u32(hi).unwrap_or('\u{FFFD}')
+                }
+            }
+            _ => return Err("Invalid escape"),
+        };
+        let mut tmp = [0u8; 4];
+        buf.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+    }
+    if raw_control {
+        return Err(
+            "Invalid string: control characters from U+0000 through U+001F must be escaped",
+        );
+    }
+    Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
 #[cfg(test)]

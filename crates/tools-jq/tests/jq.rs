@@ -5,6 +5,8 @@ mod jq {
     pub mod cases;
     pub mod clusters;
     pub mod deep;
+    pub mod modules;
+    pub mod suite;
     pub mod table;
 }
 

@@ -24,6 +24,8 @@ const SPEC: Spec = Spec {
 struct Counts {
     lines: u64,
     words: u64,
+    /// Characters (`-m` in a UTF-8 locale; bytes otherwise).
+    chars: u64,
     bytes: u64,
     max_len: u64,
 }
@@ -35,6 +37,8 @@ struct Which {
     chars: bool,
     bytes: bool,
     max_len: bool,
+    /// The locale is UTF-8: `-m` counts characters, not bytes.
+    utf8: bool,
 }
 
 impl Which {
@@ -83,7 +87,9 @@ pub fn wc(ctx: &mut UtilCtx<'_>) -> UtilResult {
         chars: p.has("m"),
         bytes: p.has("c"),
         max_len: p.has("L"),
+        utf8: false,
     };
+    w.utf8 = w.chars && ctx.env.utf8_locale();
     if w.count() == 0 {
         (w.lines, w.words, w.bytes) = (true, true, true);
     }
@@ -127,6 +133,7 @@ fn run(ctx: &mut UtilCtx<'_>, w: Which, operands: &[String]) -> io::Result<i32> 
         sum.lines += c.lines;
         sum.words += c.words;
         sum.bytes += c.bytes;
+        sum.chars += c.chars;
         sum.max_len = sum.max_len.max(c.max_len);
         print(&mut out, &c, w, width, named.then_some(f.as_str()))?;
     }
@@ -179,7 +186,7 @@ fn print(
     let vals = [
         (w.lines, c.lines),
         (w.words, c.words),
-        (w.chars, c.bytes),
+        (w.chars, if w.utf8 { c.chars } else { c.bytes }),
         (w.bytes, c.bytes),
         (w.max_len, c.max_len),
     ];
@@ -201,7 +208,7 @@ fn print(
 
 fn count(input: &mut Input<'_>, w: Which, c: &mut Counts) -> Result<(), Failure> {
     // Only the byte count: a regular file's size answers it.
-    if !(w.lines || w.words || w.max_len)
+    if !(w.lines || w.words || w.max_len || w.utf8)
         && let Some(f) = input.file()
         && let Ok(md) = f.metadata()
         && md.is_file()
@@ -228,6 +235,13 @@ fn count(input: &mut Input<'_>, w: Which, c: &mut Counts) -> Result<(), Failure>
         // memchr's count is vectorised (AVX2 when the CPU has it); a plain
         // `filter().count()` costs several times GNU wc's whole run on big files.
         c.lines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        if w.utf8 {
+            // Every byte but a UTF-8 continuation byte starts a character.
+            c.chars += chunk
+                .iter()
+                .filter(|&&b| !(0x80..0xc0).contains(&b))
+                .count() as u64;
+        }
         if slow {
             if w.max_len {
                 for &b in chunk {

@@ -244,6 +244,19 @@ impl<'a> Env<'a> {
         v
     }
 
+    /// True when the character type locale is UTF-8: the first non-empty of
+    /// `LC_ALL`, `LC_CTYPE`, `LANG` names UTF-8 (as `C.UTF-8` does); false
+    /// (the C locale, one byte per character) otherwise.
+    pub fn utf8_locale(&self) -> bool {
+        ["LC_ALL", "LC_CTYPE", "LANG"]
+            .iter()
+            .find_map(|n| self.get(n).filter(|v| !v.is_empty()))
+            .is_some_and(|v| {
+                let v = v.to_ascii_lowercase();
+                v.contains("utf-8") || v.contains("utf8")
+            })
+    }
+
     /// Every exported variable in name order (recording each one yielded).
     pub fn iter(&self) -> impl Iterator<Item = (&'a String, &'a String)> + 'a {
         let host = self.host;

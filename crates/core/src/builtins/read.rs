@@ -126,7 +126,17 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
     let line = String::from_utf8_lossy(&data).into_owned();
     let label = label.join(&sh.pc).join(&args_label(sh, argv));
     let ifs = sh.ifs();
+    // As bash does: the line is read and names are assigned in order; an
+    // invalid one stops there with status 1.
+    let invalid = |sh: &mut Shell, name: &str| {
+        sh.diag(format!("read: `{name}': not a valid identifier"));
+        sh.set_status(1);
+    };
     if let Some(name) = array {
+        if !super::vars::valid_name(&name) {
+            invalid(sh, &name);
+            return Ok(());
+        }
         let items: std::collections::BTreeMap<i64, String> = split_ifs(&line, &ifs, usize::MAX)
             .into_iter()
             .enumerate()
@@ -144,6 +154,10 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
             split_ifs(&line, &ifs, names.len())
         };
         for (k, name) in names.iter().enumerate() {
+            if !super::vars::valid_name(name) {
+                invalid(sh, name);
+                return Ok(());
+            }
             let v = parts.get(k).cloned().unwrap_or_default();
             sh.assign_scalar(name, v, label.clone())?;
         }

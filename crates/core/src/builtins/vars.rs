@@ -17,7 +17,8 @@ fn split_assignment(s: &str) -> (&str, Option<&str>, bool) {
     }
 }
 
-fn valid_name(n: &str) -> bool {
+/// A shell variable name: a letter or `_`, then letters, digits, `_`.
+pub(super) fn valid_name(n: &str) -> bool {
     let mut chars = n.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')

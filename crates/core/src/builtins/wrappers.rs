@@ -129,15 +129,24 @@ pub(super) fn command(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut i = 1;
     let mut verbose = None;
     while let Some(f) = argv.get(i) {
-        match f.text.as_str() {
-            "-v" => verbose = Some(false),
-            "-V" => verbose = Some(true),
-            "-p" => {}
-            "--" => {
-                i += 1;
-                break;
+        let t = f.text.as_str();
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        // Options may be clustered (`-pv`); the last of -v/-V wins.
+        let Some(flags) = t
+            .strip_prefix('-')
+            .filter(|fl| !fl.is_empty() && fl.chars().all(|c| matches!(c, 'p' | 'v' | 'V')))
+        else {
+            break;
+        };
+        for c in flags.chars() {
+            match c {
+                'v' => verbose = Some(false),
+                'V' => verbose = Some(true),
+                _ => {}
             }
-            _ => break,
         }
         i += 1;
     }

@@ -707,7 +707,7 @@ impl Shell {
             if !matched {
                 for p in &item.patterns {
                     let pat = self.expand_pattern(p)?;
-                    if super::pattern::matches(&pat, &value.text, false) {
+                    if super::pattern::matches(&pat, &value.text, false, self.utf8_locale()) {
                         matched = true;
                         break;
                     }

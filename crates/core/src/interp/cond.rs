@@ -172,7 +172,8 @@ impl Shell {
                 match pred {
                     BP::StringExactlyMatchesPattern | BP::StringDoesNotExactlyMatchPattern => {
                         let pat = self.expand_pattern(r)?;
-                        let m = super::pattern::matches(&pat, &left.text, false);
+                        let m =
+                            super::pattern::matches(&pat, &left.text, false, self.utf8_locale());
                         Some(m == matches!(pred, BP::StringExactlyMatchesPattern))
                     }
                     BP::StringMatchesRegex => {

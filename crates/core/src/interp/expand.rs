@@ -231,7 +231,8 @@ impl Shell {
         if let Some(p) = lock(&self.shared.word_cache).get(raw) {
             return Ok(p.clone());
         }
-        let pieces = Arc::new(safesh_syntax::parse_word(raw).map_err(Refusal::from)?);
+        let pieces = safesh_syntax::parse_word(raw).map_err(Refusal::from)?;
+        let pieces = Arc::new(join_dollar_brace(pieces));
         let mut cache = lock(&self.shared.word_cache);
         if cache.len() > 65536 {
             cache.clear();
@@ -268,6 +269,7 @@ impl Shell {
                         dotglob: self.shopt.dotglob,
                         nocase: self.shopt.nocaseglob,
                         globstar: self.shopt.globstar,
+                        utf8: self.utf8_locale(),
                     };
                     // Listing a directory outside the read roots is refused, like
                     // reading it (a pattern must not leak names from there).
@@ -495,6 +497,9 @@ impl Shell {
         let agent = self.code_label.clone();
         for (i, p) in pieces.iter().enumerate() {
             match &p.piece {
+                WordPiece::Text(t) if !heredoc && has_case_toggle(t) => {
+                    self.expand_case_toggles(t, acc, &agent)?;
+                }
                 WordPiece::Text(t) => {
                     if heredoc {
                         acc.quoted(t, &agent);
@@ -607,11 +612,43 @@ impl Shell {
         Ok(())
     }
 
+    /// `${NAME~}` and `${NAME~~}` (toggle the case of the first or every
+    /// letter), which brush-parser leaves as literal text: the text around
+    /// them stays literal, each one expands to its toggled value (split and
+    /// globbed outside double quotes, as any `${…}`).
+    fn expand_case_toggles(&mut self, t: &str, acc: &mut Acc, agent: &Label) -> Exec {
+        let utf8 = self.utf8_locale();
+        let mut rest = t;
+        while let Some((before, name, all, after)) = next_case_toggle(rest) {
+            acc.literal(before, agent);
+            let param = match name.parse::<u32>() {
+                Ok(n) => Parameter::Positional(n),
+                Err(_) => Parameter::Named(name.to_string()),
+            };
+            let (pv, label) = self.param_value(&param, false)?;
+            let value = match pv {
+                PV::One(v) => toggle_case(&v, all, utf8),
+                _ => String::new(),
+            };
+            if acc.in_dquote {
+                acc.quoted(&value, &label);
+            } else {
+                acc.unquoted(&value, &label);
+            }
+            rest = after;
+        }
+        acc.literal(rest, agent);
+        Ok(())
+    }
+
     /// Pieces inside double quotes: no splitting or globbing; "$@" still makes fields.
     fn expand_quoted(&mut self, pieces: &[WordPieceWithSource], acc: &mut Acc) -> Exec {
         let agent = self.code_label.clone();
         for p in pieces {
             match &p.piece {
+                WordPiece::Text(t) if has_case_toggle(t) => {
+                    self.expand_case_toggles(t, acc, &agent)?;
+                }
                 WordPiece::Text(t) | WordPiece::SingleQuotedText(t) => acc.quoted(t, &agent),
                 WordPiece::AnsiCQuotedText(t) => acc.quoted(t, &agent),
                 WordPiece::EscapeSequence(e) => {
@@ -1115,6 +1152,22 @@ impl Shell {
                 }
             }
             P::IndicateErrorIfNullOrUnset {
+                parameter: Parameter::Special(SpecialParameter::PositionalParameterCount),
+                indirect: false,
+                test_type: ParameterTestType::Unset,
+                error_message,
+            } if error_message.as_deref().is_none_or(str::is_empty) => {
+                // `${#?}` is the length of `$?` in bash (the parser reads it as
+                // `$#` with an empty `?` test, which could never fail).
+                let status = Parameter::Special(SpecialParameter::LastExitStatus);
+                let (pv, label) = self.param_value(&status, false)?;
+                let n = match pv {
+                    PV::One(s) => s.len(),
+                    _ => 0,
+                };
+                Ok((PV::One(n.to_string()), label))
+            }
+            P::IndicateErrorIfNullOrUnset {
                 parameter,
                 indirect,
                 test_type,
@@ -1206,7 +1259,8 @@ impl Shell {
                     P::RemoveSmallestPrefixPattern { .. } => (false, false),
                     _ => (false, true),
                 };
-                let f = |s: &str| super::pattern::remove_affix(s, &pat, suffix, largest);
+                let utf8 = self.utf8_locale();
+                let f = |s: &str| super::pattern::remove_affix(s, &pat, suffix, largest, utf8);
                 Ok((map_pv(pv, f), label))
             }
             P::Substring {
@@ -1386,9 +1440,9 @@ impl Shell {
                     for (i, c) in s.chars().enumerate() {
                         let applies = (all || i == 0)
                             && (utf8 || c.is_ascii())
-                            && pat
-                                .as_deref()
-                                .is_none_or(|p| super::pattern::matches(p, &c.to_string(), false));
+                            && pat.as_deref().is_none_or(|p| {
+                                super::pattern::matches(p, &c.to_string(), false, utf8)
+                            });
                         if applies {
                             if upper {
                                 out.extend(c.to_uppercase());
@@ -1427,7 +1481,8 @@ impl Shell {
                     SubstringMatchKind::FirstOccurrence => super::pattern::Replace::First,
                     SubstringMatchKind::Anywhere => super::pattern::Replace::All,
                 };
-                let f = |s: &str| super::pattern::replace(s, &pat, &|m| rep.render(m), kind);
+                let utf8 = self.utf8_locale();
+                let f = |s: &str| super::pattern::replace(s, &pat, &|m| rep.render(m), kind, utf8);
                 Ok((map_pv(pv, f), label.join(&rep_label)))
             }
             P::VariableNames {
@@ -1923,4 +1978,77 @@ fn only_reads_a_file(program: &safesh_syntax::ast::Program) -> bool {
     );
     // Only the one redirection: `$(< f 2>/dev/null)` is a plain empty command in bash.
     first_reads && items.next().is_none()
+}
+
+/// True when `t` holds a `${NAME~}` or `${NAME~~}` brush-parser left as text.
+fn has_case_toggle(t: &str) -> bool {
+    t.contains("${") && next_case_toggle(t).is_some()
+}
+
+/// The first `${NAME~}` / `${NAME~~}` in `t`: (text before, NAME, `~~`,
+/// text after). NAME is a variable name or a positional parameter number.
+fn next_case_toggle(t: &str) -> Option<(&str, &str, bool, &str)> {
+    let mut from = 0;
+    while let Some(k) = t[from..].find("${") {
+        let start = from + k;
+        let body = &t[start + 2..];
+        let name_len = body
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(body.len());
+        let name = &body[..name_len];
+        let valid = !name.is_empty()
+            && (name.bytes().all(|b| b.is_ascii_digit()) || !name.as_bytes()[0].is_ascii_digit());
+        let tail = &body[name_len..];
+        if valid {
+            if let Some(after) = tail.strip_prefix("~~}") {
+                return Some((&t[..start], name, true, after));
+            }
+            if let Some(after) = tail.strip_prefix("~}") {
+                return Some((&t[..start], name, false, after));
+            }
+        }
+        from = start + 2;
+    }
+    None
+}
+
+/// Toggles the case of the first letter (or every one, `all`); in the C
+/// locale only ASCII letters change, as in bash.
+fn toggle_case(s: &str, all: bool, utf8: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for (i, c) in s.chars().enumerate() {
+        if (i > 0 && !all) || !(utf8 || c.is_ascii()) {
+            out.push(c);
+        } else if c.is_uppercase() {
+            out.extend(c.to_lowercase());
+        } else if c.is_lowercase() {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// brush-parser leaves a `${…}` form it does not know (`${x~}`) as the text
+/// `$` followed by the text `{x~}`: joined here so that
+/// [`Shell::expand_case_toggles`] sees the whole form.
+fn join_dollar_brace(pieces: Vec<WordPieceWithSource>) -> Vec<WordPieceWithSource> {
+    let mut out: Vec<WordPieceWithSource> = Vec::with_capacity(pieces.len());
+    for mut p in pieces {
+        if let WordPiece::DoubleQuotedSequence(inner) = &mut p.piece {
+            *inner = join_dollar_brace(std::mem::take(inner));
+        }
+        if let (Some(prev), WordPiece::Text(t)) = (out.last_mut(), &p.piece)
+            && matches!(&prev.piece, WordPiece::Text(d) if d.ends_with('$'))
+            && t.starts_with('{')
+            && let WordPiece::Text(d) = &mut prev.piece
+        {
+            d.push_str(t);
+            prev.end_index = p.end_index;
+            continue;
+        }
+        out.push(p);
+    }
+    out
 }

@@ -22,16 +22,27 @@ impl Matcher {
     }
 }
 
-/// Compiled patterns by (pattern, case-insensitive); `None` when it does not compile.
-type PatternCache = HashMap<(String, bool), Option<Rc<Matcher>>>;
+/// Compiled patterns by (pattern, case-insensitive, UTF-8 locale); `None` when
+/// it does not compile.
+type PatternCache = HashMap<(String, bool, bool), Option<Rc<Matcher>>>;
 
 thread_local! {
     static CACHE: RefCell<PatternCache> = RefCell::new(HashMap::new());
 }
 
-/// Compiles a shell pattern to an anchored regex (cached per thread).
-fn compile(pattern: &str, icase: bool) -> Option<Rc<Matcher>> {
-    let key = (pattern.to_string(), icase);
+/// Character classes that are wider than ASCII in a UTF-8 locale (glibc's
+/// C.UTF-8 counts é as `alpha`; its digits stay ASCII), as regex classes.
+const UNICODE_CLASSES: &[(&str, &str)] = &[
+    ("[:alpha:]", "\\p{Alphabetic}"),
+    ("[:alnum:]", "\\p{Alphabetic}0-9"),
+    ("[:upper:]", "\\p{Uppercase}"),
+    ("[:lower:]", "\\p{Lowercase}"),
+];
+
+/// Compiles a shell pattern to an anchored regex (cached per thread). `utf8`:
+/// the locale is UTF-8, so the letter classes take non-ASCII letters.
+fn compile(pattern: &str, icase: bool, utf8: bool) -> Option<Rc<Matcher>> {
+    let key = (pattern.to_string(), icase, utf8);
     if let Some(r) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return r;
     }
@@ -40,7 +51,12 @@ fn compile(pattern: &str, icase: bool) -> Option<Rc<Matcher>> {
         safesh_syntax::catch_quietly(|| brush_parser::pattern::pattern_to_regex_str(pattern, true))
             .ok()
             .and_then(|r| r.ok())
-            .and_then(|body| {
+            .and_then(|mut body| {
+                if utf8 {
+                    for (class, unicode) in UNICODE_CLASSES {
+                        body = body.replace(class, unicode);
+                    }
+                }
                 let flags = if icase { "(?si)" } else { "(?s)" };
                 let full = format!("{flags}^(?:{body})$");
                 match Regex::new(&full) {
@@ -93,8 +109,8 @@ fn leading_bracket_escaped(pattern: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// True if `text` matches the whole shell `pattern`.
-pub(crate) fn matches(pattern: &str, text: &str, icase: bool) -> bool {
-    match compile(pattern, icase) {
+pub(crate) fn matches(pattern: &str, text: &str, icase: bool, utf8: bool) -> bool {
+    match compile(pattern, icase, utf8) {
         Some(re) => re.is_match(text),
         None => unescape(pattern) == text,
     }
@@ -144,9 +160,15 @@ fn boundaries(s: &str) -> Vec<usize> {
 }
 
 /// `${s#p}` / `${s##p}` / `${s%p}` / `${s%%p}`.
-pub(crate) fn remove_affix(s: &str, pattern: &str, suffix: bool, largest: bool) -> String {
+pub(crate) fn remove_affix(
+    s: &str,
+    pattern: &str,
+    suffix: bool,
+    largest: bool,
+    utf8: bool,
+) -> String {
     let b = boundaries(s);
-    let Some(re) = compile(pattern, false) else {
+    let Some(re) = compile(pattern, false, utf8) else {
         let lit = unescape(pattern);
         return if suffix {
             s.strip_suffix(lit.as_str()).unwrap_or(s).to_string()
@@ -196,9 +218,10 @@ pub(crate) fn replace(
     pattern: &str,
     rep: &dyn Fn(&str) -> String,
     kind: Replace,
+    utf8: bool,
 ) -> String {
     let b = boundaries(s);
-    let Some(re) = compile(pattern, false) else {
+    let Some(re) = compile(pattern, false, utf8) else {
         return s.to_string();
     };
     match kind {
@@ -267,6 +290,8 @@ pub(crate) struct GlobOptions {
     pub nocase: bool,
     /// `shopt -s globstar`: a `**` component matches any depth of directories.
     pub globstar: bool,
+    /// The locale is UTF-8 (see [`compile`]).
+    pub utf8: bool,
 }
 
 /// Directories below `disk` (and files too when `files`), depth first in name
@@ -437,7 +462,7 @@ pub(crate) fn glob(
                 .map(|e| e.to_string_lossy().into_owned())
                 .filter(|n| dot_ok || !n.starts_with('.'))
                 .filter(|n| n != "." && n != "..")
-                .filter(|n| matches(comp, n, opts.nocase))
+                .filter(|n| matches(comp, n, opts.nocase, opts.utf8))
                 .collect();
             names.sort();
             for n in names {

@@ -1,0 +1,5 @@
+def foo: "baz";
+def f: "wat";
+def f: "foo";
+def g: "bar";
+def fg: f+g;

@@ -1,0 +1,2 @@
+def sym0: 1;
+def sym1: 1;

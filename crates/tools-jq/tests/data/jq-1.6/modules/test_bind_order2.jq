@@ -1,0 +1,2 @@
+def sym1: 2;
+def sym2: 2;
