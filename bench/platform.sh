@@ -2,8 +2,8 @@
 # Platform commands (issue 18):
 #  1. `fs:list` of a 10,000-entry directory (whole process, JSON to /dev/null)
 #     vs GNU `ls -la` of the same directory, and vs safesh's own `ls -la`.
-#  2. `commands.describe` latency over one `safesh rpc` (median and p95 of 200
-#     calls, each after the previous answer), and `commands.list`.
+#  2. `commands.describe` latency over one `safesh rpc` (p50, p95 and p99 of
+#     1,000 calls, each after the previous answer), and `commands.list`.
 #   bench/platform.sh            (SAFESH=path to the binary, default the release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,10 +19,16 @@ for i in range(10000):
         f.write("x" * (i % 100))
 PY
 "$S" -c 'fs:list big | jq ".entries | length"'
-hyperfine -N --warmup 3 --runs "${RUNS:-20}" --export-markdown "$B/fs_list.md" \
+hyperfine -N --warmup 3 --runs "${RUNS:-20}" --export-json "$B/fs_list.json" \
     -n "ls -la (GNU)" "sh -c 'ls -la big > /dev/null'" \
     -n "safesh fs:list" "sh -c '$S -c \"fs:list big\" > /dev/null'" \
     -n "safesh ls -la" "sh -c '$S -c \"ls -la big\" > /dev/null'"
+python3 - "$B/fs_list.json" <<'PY'
+import json, sys
+r = {x["command"]: x["mean"] for x in json.load(open(sys.argv[1]))["results"]}
+ls, fs = r["ls -la (GNU)"], r["safesh fs:list"]
+print(f"fs:list {fs * 1000:.1f} ms / ls -la {ls * 1000:.1f} ms = {fs / ls:.2f}x (goal <= 1.0)")
+PY
 
 python3 - "$S" <<'PY'
 import json, subprocess, sys, time
@@ -41,9 +47,10 @@ for method, params in [("commands.describe", {"name": "github:pr:list"}),
                        ("commands.list", {})]:
     for i in range(20):
         call(i, method, params)
-    times = sorted(call(i, method, params) for i in range(200))
-    med, p95 = times[len(times) // 2], times[int(len(times) * 0.95)]
-    print(f"{method} {json.dumps(params)}: median {med*1e6:.0f} µs, p95 {p95*1e6:.0f} µs (200 calls)")
+    n = 1000 if method == "commands.describe" else 200
+    times = sorted(call(i, method, params) for i in range(n))
+    p50, p95, p99 = (times[int(len(times) * q)] for q in (0.5, 0.95, 0.99))
+    print(f"{method} {json.dumps(params)}: p50 {p50*1e6:.0f} µs, p95 {p95*1e6:.0f} µs, p99 {p99*1e6:.0f} µs ({n} calls)")
 p.stdin.close()
 p.wait()
 PY

@@ -2,6 +2,7 @@
 # Benchmarks: safesh against bash + GNU tools on the same run (hyperfine).
 #   bench/run.sh            all groups
 #   bench/run.sh startup|corpus|labels|labels-callgrind|big|log3m|mcp-http|parse|checkpoint|context
+#   bench/run.sh platform|runtime   (runtime: checkpoint, context and platform in one run)
 #   bench/run.sh startup|corpus|labels|labels-callgrind|big|parse|code
 # Needs: hyperfine (apt-get install hyperfine), a release build (built here).
 # Big inputs are generated under $BENCH_DIR (default /tmp/safesh-bench), never in the repo.
@@ -185,8 +186,9 @@ checkpoint() {
     # Issue 17: `safesh checkpoint save` of a 10,000-file / 200 MB tree against
     # `tar -cf` of the same tree (goal <= 1.0x), a second save with one file
     # changed (goal <= 5 % of the first), and restore into an emptied tree
-    # against `tar -xf`. The tree is generated under $B, never in the repo.
-    local t="$B/cp/tree" st="$B/cp/state"
+    # against `tar -xf`. The tree is generated under $B, never in the repo; the
+    # write root is the tree alone (the tar file and the state dir are outside).
+    local t="$B/cp/tree" st="$B/cp/state" j="$B/cp/json"
     if [ ! -s "$B/cp/.done" ]; then
         rm -rf "$B/cp"; mkdir -p "$t"
         head -c 209715200 /dev/urandom > "$B/cp/blob"
@@ -195,31 +197,50 @@ checkpoint() {
         for p in $(seq -w 0 99); do mkdir "$t/d$p"; mv "$t"/f"$p"?? "$t/d$p/"; done
         touch "$B/cp/.done"
     fi
-    printf '[sandbox]\nread = ["."]\nwrite = ["."]\n[checkpoints]\nmax_mb = 4096\n' > "$B/cp/config.toml"
+    mkdir -p "$j"
+    printf '[sandbox]\nread = ["%s"]\nwrite = ["%s"]\n[checkpoints]\nmax_mb = 4096\n' "$t" "$t" > "$B/cp/config.toml"
     local cs="XDG_STATE_HOME=$st $S --config $B/cp/config.toml checkpoint"
     echo "tree: $(find "$t" -type f | wc -l) files, $(du -sh "$t" | cut -f1)"
-    hyperfine -N --warmup 1 --runs "${CP_RUNS:-5}" --export-markdown "$B/checkpoint-save.md" \
+    hyperfine -N --warmup 1 --runs "${CP_RUNS:-5}" --export-json "$j/save.json" \
         --prepare "rm -rf $st $B/cp/t.tar" \
         -n "safesh checkpoint save (first)" "sh -c 'cd $t && $cs save c1 >/dev/null'" \
         -n "tar -cf" "tar -cf $B/cp/t.tar -C $t ."
-    # The second save: one file changed since the first.
+    # The second save: one file changed since the previous one.
     rm -rf "$st"; (cd "$t" && sh -c "$cs save base >/dev/null")
-    hyperfine -N --warmup 1 --runs "${CP_RUNS:-5}" --export-markdown "$B/checkpoint-second.md" \
+    hyperfine -N --warmup 1 --runs "${CP_RUNS:-5}" --export-json "$j/second.json" \
         --prepare "sh -c 'date +%N >> $t/d00/f0000'" \
         -n "safesh checkpoint save (one file changed)" "sh -c 'cd $t && $cs save base >/dev/null'"
     # Restore into the emptied tree against unpacking the tar there.
+    (cd "$t" && sh -c "$cs save base >/dev/null")
     tar -cf "$B/cp/t.tar" -C "$t" .
-    hyperfine -N --warmup 1 --runs "${CP_RUNS:-5}" --export-markdown "$B/checkpoint-restore.md" \
+    hyperfine -N --warmup 1 --runs "${CP_RUNS:-5}" --export-json "$j/restore.json" \
         --prepare "sh -c 'rm -rf $t/d*'" \
         -n "safesh checkpoint restore" "sh -c 'cd $t && $cs restore base >/dev/null'" \
         -n "tar -xf" "tar -xf $B/cp/t.tar -C $t"
     (cd "$t" && sh -c "$cs restore base >/dev/null")
+    python3 - "$j" <<'PY'
+import json, sys
+d = sys.argv[1]
+mean = lambda f, i: json.load(open(f"{d}/{f}.json"))["results"][i]["mean"]
+save, tar_c, second = mean("save", 0), mean("save", 1), mean("second", 0)
+restore, tar_x = mean("restore", 0), mean("restore", 1)
+print(f"first save {save:.3f} s / tar -cf {tar_c:.3f} s = {save / tar_c:.2f}x (goal <= 1.0)")
+print(f"second save {second * 1000:.0f} ms = {100 * second / save:.1f} % of the first (goal <= 5 %)")
+print(f"restore {restore:.3f} s / tar -xf {tar_x:.3f} s = {restore / tar_x:.2f}x")
+PY
     du -sh "$st/safesh/checkpoints" 2>/dev/null || true
 }
 
 context() {
-    # Issue 17: context.set + context.get round trips per second over JSON-RPC.
+    # Issue 17: context.set + context.get round trips per second over JSON-RPC
+    # (goal >= 10,000 pairs/s), three runs of one `safesh rpc` each.
     for i in 1 2 3; do python3 bench/context_rpc.py "$S" "${CONTEXT_N:-5000}"; done
+}
+
+platform() {
+    # Issue 18: `fs:list` of a 10,000-entry directory vs `ls -la` (goal <= 1.0x)
+    # and `commands.describe` latency over JSON-RPC (bench/platform.sh).
+    SAFESH="$S" bench/platform.sh
 }
 
 code() {
@@ -264,6 +285,8 @@ case "$what" in
     parse) parse ;;
     checkpoint) checkpoint ;;
     context) context ;;
+    platform) platform ;;
+    runtime) checkpoint; context; platform ;;
     all) startup; corpus; big ;;
     *) echo "unknown group $what" >&2; exit 2 ;;
 esac

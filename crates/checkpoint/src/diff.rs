@@ -54,6 +54,7 @@ impl Store {
         path: &Path,
     ) -> Result<Option<SavedFile>, CheckpointError> {
         let m = self.load(project, name)?;
+        let _lock = self.lock(false)?;
         for r in &m.roots {
             let Ok(rel) = path.strip_prefix(&r.root) else {
                 continue;
@@ -67,7 +68,7 @@ impl Store {
             }) = r.entries.iter().find(|e| e.path == key)
             {
                 return Ok(Some(SavedFile {
-                    data: self.objects().read(hash, *size)?,
+                    data: self.objects().view()?.read(hash, *size)?,
                     label: label.clone(),
                 }));
             }

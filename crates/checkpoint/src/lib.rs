@@ -1,8 +1,9 @@
 //! Checkpoints of a project's write roots (agsh §3.3.4).
 //!
 //! * [`Store::save`]: a content-addressed snapshot (each distinct content stored
-//!   once, under its sha256; files unchanged since the newest checkpoint are not
-//!   read again, so saving an unchanged tree costs a walk);
+//!   once, under its sha256, in one pack file per save; files unchanged since
+//!   the newest checkpoint are not read again, so saving an unchanged tree costs
+//!   a walk);
 //! * [`Store::restore`]: exact (contents, modes, symlinks; files created since
 //!   are removed), atomic per file, only inside the allowed roots;
 //! * [`Store::diff`], [`Store::list`], [`Store::delete`], retention and a sweep
@@ -18,6 +19,7 @@ mod diff;
 mod error;
 mod name;
 mod objects;
+mod pack;
 mod restore;
 mod store;
 mod tree;
@@ -32,7 +34,5 @@ pub use tree::{Entry, Filter, Kind, RelPath, Stamp};
 /// The content address of the file at `path` (sha256, hex), or `None` when it
 /// cannot be read.
 pub(crate) fn objects_hash_of(path: &std::path::Path) -> Option<String> {
-    use sha2::{Digest, Sha256};
-    let data = std::fs::read(path).ok()?;
-    Some(objects::hex(&Sha256::digest(&data)))
+    objects::hash_file(path)
 }

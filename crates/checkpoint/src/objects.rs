@@ -1,79 +1,63 @@
-//! File contents, stored once each under their sha256 (`objects/ab/cdef…`).
-//! Written to a temporary name and renamed, so a reader (or a save killed half
-//! way) never sees a partial object.
+//! File contents, stored once each under their sha256: in packs
+//! (`packs/<id>.pack` + `.idx`, see [`crate::pack`]), which every save since
+//! the pack format writes, and as loose files (`objects/ab/cdef…`), which
+//! stores made before it hold and which are still read and swept.
 
 use crate::error::CheckpointError;
+use crate::pack::{Hash, Index, Location, PackWriter, read_at, read_idx};
 use sha2::{Digest, Sha256};
-use std::io::{Read, Write};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The content store under `dir`.
+/// The content store: loose objects under `dir`, packs under `packs`.
 pub(crate) struct Objects {
     dir: PathBuf,
+    packs: PathBuf,
 }
 
-static TMP_SEQ: AtomicU64 = AtomicU64::new(0);
-
 impl Objects {
-    pub(crate) fn new(dir: PathBuf) -> Objects {
-        Objects { dir }
+    pub(crate) fn new(dir: PathBuf, packs: PathBuf) -> Objects {
+        Objects { dir, packs }
     }
 
-    pub(crate) fn path(&self, hash: &str) -> PathBuf {
+    fn loose_path(&self, hash: &str) -> PathBuf {
         let (a, b) = hash.split_at(2.min(hash.len()));
         self.dir.join(a).join(b)
     }
 
-    pub(crate) fn has(&self, hash: &str) -> bool {
-        self.path(hash).is_file()
+    /// True when the store may hold loose objects (made before packs): only
+    /// then is a content looked for as a file of its own.
+    fn has_loose(&self) -> bool {
+        std::fs::read_dir(&self.dir).is_ok_and(|mut d| d.next().is_some())
     }
 
-    /// Reads `file` whole, stores its content if new; returns its hash.
-    pub(crate) fn put_file(&self, file: &Path) -> Result<String, CheckpointError> {
-        let mut data = Vec::new();
-        std::fs::File::open(file)
-            .and_then(|mut f| f.read_to_end(&mut data))
-            .map_err(|e| CheckpointError::io("reading", file, e))?;
-        let hash = hex(&Sha256::digest(&data));
-        if !self.has(&hash) {
-            self.write(&hash, &data)?;
-        }
-        Ok(hash)
+    /// What a save or restore needs: the packs' merged index, read now.
+    pub(crate) fn view(&self) -> Result<View<'_>, CheckpointError> {
+        Ok(View {
+            objects: self,
+            index: Index::load(&self.packs)?,
+            loose: self.has_loose(),
+            open: RefCell::new(HashMap::new()),
+        })
     }
 
-    fn write(&self, hash: &str, data: &[u8]) -> Result<(), CheckpointError> {
-        let dest = self.path(hash);
-        let parent = dest.parent().unwrap_or(&self.dir);
-        std::fs::create_dir_all(parent).map_err(|e| CheckpointError::io("creating", parent, e))?;
-        let tmp = parent.join(format!(
-            ".tmp-{}-{}",
-            std::process::id(),
-            TMP_SEQ.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(data));
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(CheckpointError::io("writing", &tmp, e));
-        }
-        std::fs::rename(&tmp, &dest).map_err(|e| CheckpointError::io("storing", &dest, e))
+    /// A new pack for the contents of one save.
+    pub(crate) fn new_pack(&self) -> Result<PackWriter, CheckpointError> {
+        PackWriter::create(&self.packs)
     }
 
-    /// The content stored under `hash`, checked against its size.
-    pub(crate) fn read(&self, hash: &str, size: u64) -> Result<Vec<u8>, CheckpointError> {
-        let p = self.path(hash);
-        let data = std::fs::read(&p).map_err(|e| CheckpointError::io("reading", &p, e))?;
-        if data.len() as u64 != size {
-            return Err(CheckpointError::Damaged {
-                path: p,
-                why: format!("{} bytes where {size} were saved", data.len()),
-            });
-        }
-        Ok(data)
+    /// Removes every content whose hash is not in `keep`: loose objects, packs
+    /// nothing refers to, and a pack's dead contents once they are most of it
+    /// (its live ones are copied to a new pack first). Also removes what saves
+    /// that never finished left. The caller holds the exclusive lock.
+    pub(crate) fn retain(&self, keep: &HashSet<String>) -> Result<(), CheckpointError> {
+        self.retain_loose(keep);
+        self.retain_packs(keep)
     }
 
-    /// Removes every object whose hash is not in `keep`.
-    pub(crate) fn retain(&self, keep: &std::collections::HashSet<String>) {
+    fn retain_loose(&self, keep: &HashSet<String>) {
         let Ok(dirs) = std::fs::read_dir(&self.dir) else {
             return;
         };
@@ -88,16 +72,169 @@ impl Objects {
                     let _ = std::fs::remove_file(f.path());
                 }
             }
+            let _ = std::fs::remove_dir(d.path()); // When it is empty now.
         }
+    }
+
+    fn retain_packs(&self, keep: &HashSet<String>) -> Result<(), CheckpointError> {
+        let Ok(rd) = std::fs::read_dir(&self.packs) else {
+            return Ok(());
+        };
+        let mut files: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+        files.sort();
+        // Unfinished saves: a pack without its index, a temporary index.
+        for f in &files {
+            let ext = f.extension().and_then(|x| x.to_str()).unwrap_or("");
+            if ext == "idx-tmp" || (ext == "pack" && !f.with_extension("idx").exists()) {
+                let _ = std::fs::remove_file(f);
+            }
+        }
+        let idx_files: Vec<&PathBuf> = files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|x| x == "idx"))
+            .collect();
+        // A damaged index keeps everything: never sweep on a guess.
+        let mut indexes = Vec::new();
+        for idx in idx_files {
+            match read_idx(idx) {
+                Ok(r) => indexes.push((idx, r)),
+                Err(_) => return Ok(()),
+            }
+        }
+        // Contents kept by an earlier pack (in name order) are dead in later ones.
+        let mut kept: HashSet<Hash> = HashSet::new();
+        for (idx, records) in indexes {
+            let pack = idx.with_extension("pack");
+            let total: u64 = records.iter().map(|r| r.2).sum();
+            let live: Vec<&(Hash, u64, u64)> = records
+                .iter()
+                .filter(|(h, _, _)| !kept.contains(h) && keep.contains(&hex(h)))
+                .collect();
+            let live_bytes: u64 = live.iter().map(|r| r.2).sum();
+            if live.is_empty() {
+                // The index first: a pack without one is swept as unfinished.
+                let _ = std::fs::remove_file(idx);
+                let _ = std::fs::remove_file(&pack);
+                continue;
+            }
+            if live_bytes.saturating_mul(2) < total {
+                let file =
+                    File::open(&pack).map_err(|e| CheckpointError::io("opening", &pack, e))?;
+                let mut out = self.new_pack()?;
+                for (_, offset, len) in &live {
+                    let data = read_at(&file, &pack, *offset, *len)?;
+                    out.put(&mut data.as_slice(), &pack, |_| false)?;
+                }
+                out.commit()?;
+                let _ = std::fs::remove_file(idx);
+                let _ = std::fs::remove_file(&pack);
+            }
+            kept.extend(live.iter().map(|r| r.0));
+        }
+        Ok(())
+    }
+}
+
+/// The store as one operation sees it: the packs' index and their open files.
+pub(crate) struct View<'a> {
+    objects: &'a Objects,
+    index: Index,
+    loose: bool,
+    open: RefCell<HashMap<usize, File>>,
+}
+
+impl View<'_> {
+    /// True when the content `hash` (hex) is stored.
+    pub(crate) fn has(&self, hash: &str) -> bool {
+        parse_hex(hash).is_some_and(|h| self.has_hash(&h))
+    }
+
+    /// True when the content `hash` is stored.
+    pub(crate) fn has_hash(&self, hash: &Hash) -> bool {
+        self.index.at.contains_key(hash)
+            || (self.loose && self.objects.loose_path(&hex(hash)).is_file())
+    }
+
+    /// The content stored under `hash` (hex), checked against its size and its
+    /// hash (damage is an error, never wrong bytes).
+    pub(crate) fn read(&self, hash: &str, size: u64) -> Result<Vec<u8>, CheckpointError> {
+        let parsed = parse_hex(hash);
+        let (data, path) = match parsed.and_then(|h| self.index.at.get(&h).copied()) {
+            Some(at) => self.read_packed(at)?,
+            None => {
+                let p = self.objects.loose_path(hash);
+                let data = std::fs::read(&p).map_err(|e| CheckpointError::io("reading", &p, e))?;
+                (data, p)
+            }
+        };
+        if data.len() as u64 != size {
+            return Err(CheckpointError::Damaged {
+                path,
+                why: format!("{} bytes where {size} were saved", data.len()),
+            });
+        }
+        if parsed != Some(Sha256::digest(&data).into()) {
+            return Err(CheckpointError::Damaged {
+                path,
+                why: format!("the content saved as {hash} reads back different"),
+            });
+        }
+        Ok(data)
+    }
+
+    fn read_packed(&self, at: Location) -> Result<(Vec<u8>, PathBuf), CheckpointError> {
+        let path = self
+            .index
+            .packs
+            .get(at.pack)
+            .cloned()
+            .unwrap_or_else(|| self.objects.packs.clone());
+        let mut open = self.open.borrow_mut();
+        let file = match open.entry(at.pack) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(File::open(&path).map_err(|e| CheckpointError::io("opening", &path, e))?)
+            }
+        };
+        let data = read_at(file, &path, at.offset, at.len)?;
+        Ok((data, path))
     }
 }
 
 /// Lower-case hex.
 pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
-        let _ = write!(s, "{b:02x}");
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 15)]));
     }
     s
+}
+
+/// A content address from its hex form (`None`: not one).
+pub(crate) fn parse_hex(text: &str) -> Option<Hash> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut out = [0u8; 32];
+    for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        *o = (digit(pair[0])? << 4) | digit(pair[1])?;
+    }
+    Some(out)
+}
+
+/// The content address of the bytes of `path` (hex), read in pieces, or
+/// `None` when it cannot be read.
+pub(crate) fn hash_file(path: &Path) -> Option<String> {
+    let mut f = File::open(path).ok()?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut f, &mut hasher).ok()?;
+    Some(hex(&hasher.finalize()))
 }

@@ -4,6 +4,7 @@
 //! touched; nothing outside the checkpoint's roots is.
 
 use crate::error::CheckpointError;
+use crate::objects::View;
 use crate::store::{Manifest, Store};
 use crate::tree::{Filter, Kind, RelPath, walk};
 use serde::Serialize;
@@ -38,9 +39,12 @@ impl Store {
                 return Err(CheckpointError::Outside(r.root.clone()));
             }
         }
+        // No sweep removes (or repacks) a content while it is read back.
+        let _lock = self.lock(false)?;
+        let view = self.objects().view()?;
         let mut out = Restored::default();
         for r in &m.roots {
-            self.restore_root(&m, &r.root, filter, &mut out)?;
+            self.restore_root(&m, &r.root, filter, &view, &mut out)?;
         }
         Ok(out)
     }
@@ -50,6 +54,7 @@ impl Store {
         m: &Manifest,
         root: &Path,
         filter: &Filter<'_>,
+        view: &View<'_>,
         out: &mut Restored,
     ) -> Result<(), CheckpointError> {
         let snap = m
@@ -124,10 +129,15 @@ impl Store {
                         out.unchanged += 1;
                         continue;
                     }
-                    let data = self.objects().read(hash, *size)?;
+                    let data = view.read(hash, *size)?;
                     replace_with(&abs, |tmp| {
-                        std::fs::write(tmp, &data)?;
-                        std::fs::set_permissions(tmp, std::fs::Permissions::from_mode(*mode))
+                        use std::io::Write;
+                        let mut f = std::fs::OpenOptions::new()
+                            .write(true)
+                            .create_new(true)
+                            .open(tmp)?;
+                        f.write_all(&data)?;
+                        f.set_permissions(std::fs::Permissions::from_mode(*mode))
                     })?;
                     out.written.push((abs, label.clone()));
                 }
@@ -160,15 +170,24 @@ impl Store {
 /// over `dest` (atomic for readers of `dest`).
 fn replace_with(
     dest: &Path,
-    make: impl FnOnce(&Path) -> std::io::Result<()>,
+    make: impl Fn(&Path) -> std::io::Result<()>,
 ) -> Result<(), CheckpointError> {
     let name = dest
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dest.with_file_name(format!(".{name}.safesh-restore-{}", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    if let Err(e) = make(&tmp) {
+    // `make` creates `tmp` exclusively (never through a planted link); one
+    // left by a killed restore is removed and the make tried again.
+    let mut made = make(&tmp);
+    if made
+        .as_ref()
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::AlreadyExists)
+    {
+        let _ = std::fs::remove_file(&tmp);
+        made = make(&tmp);
+    }
+    if let Err(e) = made {
         let _ = std::fs::remove_file(&tmp);
         return Err(CheckpointError::io("writing", &tmp, e));
     }

@@ -1,11 +1,19 @@
-//! The checkpoint store: `<state>/checkpoints/{objects,projects/<key>/<name>.json,lock}`.
-//! Saves hold a shared `flock` on `lock`, the sweep of unreferenced objects an
-//! exclusive one, so a sweep never removes what a concurrent save relies on.
-//! Manifests are written to a temporary name and renamed: a save killed half way
-//! leaves the previous state readable.
+//! The checkpoint store: `<state>/checkpoints/{packs,objects,projects/<key>/<name>.json,lock}`.
+//! Saves (and restores) hold a shared `flock` on `lock`, the sweep of
+//! unreferenced contents an exclusive one, so a sweep never removes what a
+//! concurrent save or restore relies on. A save writes its contents to one new
+//! pack, commits the pack (its index), then writes its manifest to a temporary
+//! name and renames it: a save killed half way leaves the previous state
+//! readable.
+//!
+//! A manifest file is one line of [`Summary`] (with a format tag) and then the
+//! manifest, so listing checkpoints reads a few hundred bytes of each, not every
+//! path it holds. (Manifests written before that are one JSON document; they
+//! are still read.)
 
 use crate::error::CheckpointError;
 use crate::objects::{Objects, hex};
+use crate::pack::PackWriter;
 use crate::tree::{Entry, Filter, Kind, RelPath, Stamp, walk};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -38,7 +46,7 @@ pub struct Manifest {
 }
 
 /// A checkpoint as listed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     /// Its name.
     pub name: String,
@@ -140,7 +148,7 @@ impl Store {
             .create(dir.join("objects"))
             .map_err(|e| CheckpointError::io("creating", &dir, e))?;
         Ok(Store {
-            objects: Objects::new(dir.join("objects")),
+            objects: Objects::new(dir.join("objects"), dir.join("packs")),
             dir,
         })
     }
@@ -196,41 +204,73 @@ impl Store {
             }
             Err(e) => return Err(CheckpointError::io("reading", &p, e)),
         };
-        serde_json::from_slice(&text).map_err(|e| CheckpointError::Damaged {
+        // After the summary line (compact JSON holds no raw newline, so a
+        // manifest without one is the older single-document form).
+        let body = match text.iter().position(|&b| b == b'\n') {
+            Some(at) => &text[at + 1..],
+            None => &text[..],
+        };
+        serde_json::from_slice(body).map_err(|e| CheckpointError::Damaged {
             path: p,
             why: e.to_string(),
         })
     }
 
+    /// The summary of checkpoint `name` from its first line (the whole
+    /// manifest only for the older form).
+    fn load_summary(&self, project: &Path, name: &str) -> Result<Summary, CheckpointError> {
+        use std::io::Read;
+        let p = self.manifest_path(project, name);
+        let mut head = Vec::with_capacity(HEADER_MAX);
+        let read =
+            std::fs::File::open(&p).and_then(|f| f.take(HEADER_MAX as u64).read_to_end(&mut head));
+        match read {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(CheckpointError::NotFound(name.to_string()));
+            }
+            Err(e) => return Err(CheckpointError::io("reading", &p, e)),
+        }
+        if let Some(at) = head.iter().position(|&b| b == b'\n')
+            && let Ok(h) = serde_json::from_slice::<Header>(&head[..at])
+            && h.format == FORMAT
+        {
+            return Ok(h.summary);
+        }
+        Ok(summary(&self.load(project, name)?))
+    }
+
     /// The checkpoints of `project`, oldest first.
     pub fn list(&self, project: &Path) -> Result<Vec<Summary>, CheckpointError> {
-        let mut out: Vec<Summary> = self
-            .manifests(project)?
-            .into_iter()
-            .map(|m| summary(&m))
-            .collect();
+        let mut out = Vec::new();
+        for name in self.names(project)? {
+            match self.load_summary(project, &name) {
+                Ok(s) => out.push(s),
+                // Deleted since the listing (retention in another process).
+                Err(CheckpointError::NotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
         out.sort_by(|a, b| (a.created_unix_ms, &a.name).cmp(&(b.created_unix_ms, &b.name)));
         Ok(out)
     }
 
-    fn manifests(&self, project: &Path) -> Result<Vec<Manifest>, CheckpointError> {
+    /// The names of `project`'s checkpoints (its manifests).
+    fn names(&self, project: &Path) -> Result<Vec<String>, CheckpointError> {
         let dir = self.project_dir(project);
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(CheckpointError::io("listing", &dir, e)),
         };
-        let mut out = Vec::new();
-        for f in rd.flatten() {
-            let name = f.file_name().to_string_lossy().into_owned();
-            let Some(stem) = name.strip_suffix(".json") else {
-                continue;
-            };
-            if crate::name::check(stem).is_ok() {
-                out.push(self.load(project, stem)?);
-            }
-        }
-        Ok(out)
+        Ok(rd
+            .flatten()
+            .filter_map(|f| {
+                let name = f.file_name().to_string_lossy().into_owned();
+                let stem = name.strip_suffix(".json")?;
+                crate::name::check(stem).is_ok().then(|| stem.to_string())
+            })
+            .collect())
     }
 
     /// Removes the checkpoint `name` (its contents go at the next sweep).
@@ -283,48 +323,66 @@ impl Store {
                 limit: settings.max_bytes,
             });
         }
+        // From here to the manifest: no sweep removes a content this save uses.
+        let lock = self.lock(false)?;
         // Hashes known from the newest checkpoint, by (root, path) and stamp.
         let previous = self.newest(project)?;
-        let mut known: HashMap<(PathBuf, RelPath), (Stamp, String)> = HashMap::new();
+        let mut known: HashMap<(&Path, &RelPath), (Stamp, &str)> = HashMap::new();
         for r in previous.iter().flat_map(|m| &m.roots) {
             for e in &r.entries {
                 if let (Kind::File { hash, .. }, Some(stamp)) = (&e.kind, e.stamp) {
-                    known.insert((r.root.clone(), e.path.clone()), (stamp, hash.clone()));
+                    known.insert((r.root.as_path(), &e.path), (stamp, hash.as_str()));
                 }
             }
         }
-        let _lock = self.lock(false)?;
+        let view = self.objects.view()?;
+        // The contents this save stores, all in one new pack (made when needed).
+        let mut pack: Option<PackWriter> = None;
         let mut files_read = 0;
         let mut snaps = Vec::new();
-        for (root, w) in walked {
+        for (root, w) in &walked {
             let mut entries = Vec::with_capacity(w.entries.len());
-            for (path, (kind, stamp, _)) in w.entries {
+            for (path, (kind, stamp, _)) in &w.entries {
                 let abs = root.join(path.to_path());
                 let kind = match kind {
                     Kind::File { mode, size, .. } => {
                         let reuse = known
-                            .get(&(root.clone(), path.clone()))
-                            .filter(|(s, h)| Some(*s) == stamp && self.objects.has(h))
-                            .map(|(_, h)| h.clone());
-                        let hash = match reuse {
-                            Some(h) => h,
+                            .get(&(root.as_path(), path))
+                            .filter(|(s, h)| Some(*s) == *stamp && view.has(h))
+                            .map(|(_, h)| h.to_string());
+                        let (hash, size) = match reuse {
+                            Some(h) => (h, *size),
                             None => {
                                 files_read += 1;
-                                self.objects.put_file(&abs)?
+                                let pack = match &mut pack {
+                                    Some(p) => p,
+                                    None => pack.insert(self.objects.new_pack()?),
+                                };
+                                store_file(pack, &abs, *stamp, |h| view.has_hash(h))?
                             }
                         };
                         Kind::File {
-                            mode,
+                            mode: *mode,
                             size,
                             hash,
                             label: label_of(&abs),
                         }
                     }
-                    other => other,
+                    other => other.clone(),
                 };
-                entries.push(Entry { path, kind, stamp });
+                entries.push(Entry {
+                    path: path.clone(),
+                    kind,
+                    stamp: *stamp,
+                });
             }
-            snaps.push(RootSnapshot { root, entries });
+            snaps.push(RootSnapshot {
+                root: root.clone(),
+                entries,
+            });
+        }
+        if let Some(p) = pack {
+            p.commit()?;
         }
         // Strictly after the newest one, so the order of saves is the order of
         // times even within one millisecond (retention drops the oldest).
@@ -337,7 +395,7 @@ impl Store {
         };
         let replaced = self.manifest_path(project, &name).exists();
         self.write_manifest(project, &manifest)?;
-        drop(_lock);
+        drop(lock);
         let expired = self.expire(project, settings, &name)?;
         Ok(Saved {
             summary: summary(&manifest),
@@ -347,28 +405,38 @@ impl Store {
         })
     }
 
+    /// The newest checkpoint of `project` (found by the summaries; only it is
+    /// read whole).
     fn newest(&self, project: &Path) -> Result<Option<Manifest>, CheckpointError> {
-        Ok(self
-            .manifests(project)?
-            .into_iter()
-            .max_by_key(|m| m.created_unix_ms))
+        let Some(newest) = self.list(project)?.pop() else {
+            return Ok(None);
+        };
+        match self.load(project, &newest.name) {
+            Ok(m) => Ok(Some(m)),
+            // Gone since (retention elsewhere): nothing to reuse is still correct.
+            Err(CheckpointError::NotFound(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     fn write_manifest(&self, project: &Path, m: &Manifest) -> Result<(), CheckpointError> {
-        use std::io::Write;
         let dir = self.project_dir(project);
         std::fs::create_dir_all(&dir).map_err(|e| CheckpointError::io("creating", &dir, e))?;
         let dest = self.manifest_path(project, &m.name);
         let tmp = dir.join(format!(".tmp-{}-{}", m.name, std::process::id()));
-        let text = serde_json::to_vec(m).map_err(|e| CheckpointError::Damaged {
+        let damaged = |e: serde_json::Error| CheckpointError::Damaged {
             path: dest.clone(),
             why: e.to_string(),
-        })?;
-        let r = std::fs::File::create(&tmp).and_then(|mut f| {
-            f.write_all(&text)?;
-            f.sync_data()
-        });
-        if let Err(e) = r {
+        };
+        let mut text = serde_json::to_vec(&Header {
+            format: FORMAT.to_string(),
+            summary: summary(m),
+        })
+        .map_err(damaged)?;
+        text.push(b'\n');
+        serde_json::to_writer(&mut text, m).map_err(damaged)?;
+        // Not fsynced, as the contents are not (see crate::pack).
+        if let Err(e) = std::fs::write(&tmp, &text) {
             let _ = std::fs::remove_file(&tmp);
             return Err(CheckpointError::io("writing", &tmp, e));
         }
@@ -418,7 +486,11 @@ impl Store {
                 let Ok(text) = std::fs::read(f.path()) else {
                     continue;
                 };
-                let Ok(m) = serde_json::from_slice::<Manifest>(&text) else {
+                let body = match text.iter().position(|&b| b == b'\n') {
+                    Some(at) => &text[at + 1..],
+                    None => &text[..],
+                };
+                let Ok(m) = serde_json::from_slice::<Manifest>(body) else {
                     // A damaged manifest keeps everything: never sweep on a guess.
                     return Ok(());
                 };
@@ -429,9 +501,52 @@ impl Store {
                 }
             }
         }
-        self.objects.retain(&keep);
-        Ok(())
+        self.objects.retain(&keep)
     }
+}
+
+/// The format tag of a manifest's first line.
+const FORMAT: &str = "safesh-checkpoint-2";
+
+/// The most bytes of a manifest read to find its summary line.
+const HEADER_MAX: usize = 4096;
+
+/// A manifest's first line.
+#[derive(Serialize, Deserialize)]
+struct Header {
+    format: String,
+    #[serde(flatten)]
+    summary: Summary,
+}
+
+/// Streams the regular file `abs` into `pack`; its hash (hex) and the size
+/// read. Opened without following a symlink, and refused when it is no longer
+/// the file the walk saw (`stamp`'s inode): a path swapped during the save
+/// never brings another file's bytes in.
+fn store_file(
+    pack: &mut PackWriter,
+    abs: &Path,
+    stamp: Option<Stamp>,
+    stored: impl Fn(&crate::pack::Hash) -> bool,
+) -> Result<(String, u64), CheckpointError> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(abs)
+        .map_err(|e| CheckpointError::io("reading", abs, e))?;
+    let m = f
+        .metadata()
+        .map_err(|e| CheckpointError::io("inspecting", abs, e))?;
+    if !m.is_file() || stamp.is_some_and(|s| s.ino != m.ino()) {
+        return Err(CheckpointError::io(
+            "saving",
+            abs,
+            std::io::Error::other("it was replaced during the save; save again"),
+        ));
+    }
+    let (hash, len) = pack.put(&mut f, abs, stored)?;
+    Ok((hex(&hash), len))
 }
 
 fn summary(m: &Manifest) -> Summary {

@@ -166,7 +166,9 @@ pub(crate) fn walk(root: &Path, filter: &Filter<'_>) -> Result<Walked, Checkpoin
             if (filter.protected)(&abs) {
                 continue;
             }
-            let m = std::fs::symlink_metadata(&abs)
+            // (From the directory's fd: no path resolved again; never follows.)
+            let m = ent
+                .metadata()
                 .map_err(|e| CheckpointError::io("inspecting", &abs, e))?;
             let ft = m.file_type();
             if filter.excluded(&rel_child, ft.is_dir()) {

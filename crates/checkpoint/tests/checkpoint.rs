@@ -228,9 +228,10 @@ fn an_unchanged_tree_is_saved_without_reading_files_and_contents_are_stored_once
     )
     .unwrap();
     assert_eq!(third.files_read, 1, "{third:?}");
-    // dup1/dup2 share one object: 5 distinct contents + the changed README.
-    let objects = walk_count(&f.state.join("checkpoints/objects"));
-    assert_eq!(objects, 6);
+    // dup1/dup2 share one content: 5 distinct contents + the changed README,
+    // in one pack per save that stored something (the second stored nothing).
+    assert_eq!(stored_contents(&f.state), 6);
+    assert_eq!(pack_count(&f.state), 2);
     let list = store.list(&f.proj).unwrap();
     assert_eq!(list.len(), 3);
     let d = store.diff(&f.proj, "a", None, &filter(&s)).unwrap();
@@ -247,16 +248,27 @@ fn an_unchanged_tree_is_saved_without_reading_files_and_contents_are_stored_once
     assert_eq!(old.data, b"# demo\n");
 }
 
-fn walk_count(dir: &Path) -> usize {
-    let mut n = 0;
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        if e.path().is_dir() {
-            n += walk_count(&e.path());
-        } else {
-            n += 1;
-        }
+/// Contents held by the packs' indexes (48 bytes a record after a 12-byte tag).
+fn stored_contents(state: &Path) -> usize {
+    pack_files(state, "idx")
+        .iter()
+        .map(|p| (std::fs::metadata(p).unwrap().len() as usize - 12) / 48)
+        .sum()
+}
+
+fn pack_count(state: &Path) -> usize {
+    pack_files(state, "pack").len()
+}
+
+fn pack_files(state: &Path, ext: &str) -> Vec<PathBuf> {
+    match std::fs::read_dir(state.join("checkpoints/packs")) {
+        Ok(rd) => rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == ext))
+            .collect(),
+        Err(_) => Vec::new(),
     }
-    n
 }
 
 #[test]
@@ -396,6 +408,10 @@ fn concurrent_saves_and_a_killed_save_leave_the_store_readable() {
         .unwrap()
         .path();
     std::fs::write(proj_dir.join(".tmp-x-999"), "{\"trunc").unwrap();
+    // ... a pack whose index was never written, and a half-written index.
+    let packs = f.state.join("checkpoints/packs");
+    std::fs::write(packs.join("0-999-0.pack"), "partial pack").unwrap();
+    std::fs::write(packs.join("0-999-1.idx-tmp"), "SAFESH-IDX1\n").unwrap();
     assert_eq!(store.list(&f.proj).unwrap().len(), 20);
     std::fs::write(f.proj.join("README.md"), "x").unwrap();
     store.restore(&f.proj, "t0-0", &roots, &filter(&s)).unwrap();
@@ -405,4 +421,164 @@ fn concurrent_saves_and_a_killed_save_leave_the_store_readable() {
     );
     store.sweep().unwrap();
     assert!(!objects.join(".tmp-999-1").exists());
+    assert!(!packs.join("0-999-0.pack").exists());
+    assert!(!packs.join("0-999-1.idx-tmp").exists());
+    // The finished packs stay: every checkpoint still restores.
+    std::fs::write(f.proj.join("README.md"), "y").unwrap();
+    store.restore(&f.proj, "t3-4", &roots, &filter(&s)).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(f.proj.join("README.md")).unwrap(),
+        "# demo\n"
+    );
+}
+
+#[test]
+fn retention_repacks_a_pack_whose_contents_are_mostly_gone() {
+    let f = fixture();
+    let store = Store::open(&f.state).unwrap();
+    let s = Settings {
+        keep: 1,
+        ..Settings::default()
+    };
+    let roots = vec![f.proj.clone()];
+    let put = |name: &str| {
+        save(
+            &store,
+            &f.proj,
+            &roots,
+            Some(name),
+            &filter(&s),
+            &no_label,
+            serde_json::Value::Null,
+            &s,
+        )
+        .unwrap()
+    };
+    put("one");
+    assert_eq!((pack_count(&f.state), stored_contents(&f.state)), (1, 5));
+    // The big file changes: the first pack is now mostly dead bytes.
+    let big = f.proj.join("src/deep/er/data.bin");
+    std::fs::write(&big, vec![7u8; 70_000]).unwrap();
+    let two = put("two");
+    assert_eq!(two.expired, ["one"]);
+    // Its 4 live contents moved to a new pack; the old data.bin is gone.
+    assert_eq!((pack_count(&f.state), stored_contents(&f.state)), (2, 5));
+    let packed: u64 = pack_files(&f.state, "pack")
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum();
+    assert!(packed < 71_000, "{packed} bytes in packs");
+    let want = fingerprint(&f.proj);
+    std::fs::write(&big, "gone").unwrap();
+    std::fs::remove_file(f.proj.join("src/dup1.txt")).unwrap();
+    store.restore(&f.proj, "two", &roots, &filter(&s)).unwrap();
+    assert_eq!(fingerprint(&f.proj), want);
+}
+
+#[test]
+fn a_damaged_content_is_refused_not_restored() {
+    let f = fixture();
+    let store = Store::open(&f.state).unwrap();
+    let s = Settings::default();
+    let roots = vec![f.proj.clone()];
+    save(
+        &store,
+        &f.proj,
+        &roots,
+        Some("a"),
+        &filter(&s),
+        &no_label,
+        serde_json::Value::Null,
+        &s,
+    )
+    .unwrap();
+    // Same length, other bytes (what a lost write after a power cut leaves).
+    let pack = &pack_files(&f.state, "pack")[0];
+    let len = std::fs::metadata(pack).unwrap().len() as usize;
+    std::fs::write(pack, vec![0u8; len]).unwrap();
+    std::fs::write(f.proj.join("README.md"), "mine\n").unwrap();
+    let e = store.restore(&f.proj, "a", &roots, &filter(&s));
+    assert!(matches!(e, Err(CheckpointError::Damaged { .. })), "{e:?}");
+    assert_eq!(
+        std::fs::read_to_string(f.proj.join("README.md")).unwrap(),
+        "mine\n"
+    );
+    let e = store.content(&f.proj, "a", &f.proj.join("README.md"));
+    assert!(matches!(e, Err(CheckpointError::Damaged { .. })), "{e:?}");
+}
+
+#[test]
+fn checkpoints_of_the_older_form_still_list_and_restore() {
+    use sha2_hex::hex;
+    let f = fixture();
+    let store = Store::open(&f.state).unwrap();
+    let s = Settings::default();
+    let roots = vec![f.proj.clone()];
+    save(
+        &store,
+        &f.proj,
+        &roots,
+        Some("old"),
+        &filter(&s),
+        &no_label,
+        serde_json::Value::Null,
+        &s,
+    )
+    .unwrap();
+    let want = fingerprint(&f.proj);
+    // Rewrite the store as saves made it before packs: one JSON document per
+    // manifest, each content a file `objects/ab/cdef…`.
+    let projects = f.state.join("checkpoints/projects");
+    let dir = std::fs::read_dir(&projects)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let manifest = dir.join("old.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let (_, body) = text.split_once('\n').unwrap();
+    std::fs::write(&manifest, body).unwrap();
+    for idx in pack_files(&f.state, "idx") {
+        let pack = std::fs::read(idx.with_extension("pack")).unwrap();
+        let records = std::fs::read(&idx).unwrap();
+        for r in records[12..].chunks_exact(48) {
+            let name = hex(&r[..32]);
+            let at = u64::from_le_bytes(r[32..40].try_into().unwrap()) as usize;
+            let len = u64::from_le_bytes(r[40..48].try_into().unwrap()) as usize;
+            let d = f.state.join("checkpoints/objects").join(&name[..2]);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join(&name[2..]), &pack[at..at + len]).unwrap();
+        }
+        std::fs::remove_file(idx.with_extension("pack")).unwrap();
+        std::fs::remove_file(&idx).unwrap();
+    }
+    let list = store.list(&f.proj).unwrap();
+    assert_eq!((list.len(), list[0].files), (1, 6), "{list:?}");
+    std::fs::write(f.proj.join("README.md"), "changed").unwrap();
+    std::fs::write(f.proj.join("new.txt"), "new").unwrap();
+    store.restore(&f.proj, "old", &roots, &filter(&s)).unwrap();
+    assert_eq!(fingerprint(&f.proj), want);
+    // A save over it reuses the loose contents: the restored README is read
+    // again (a new inode) and found stored, so no pack is made.
+    let again = save(
+        &store,
+        &f.proj,
+        &roots,
+        Some("new"),
+        &filter(&s),
+        &no_label,
+        serde_json::Value::Null,
+        &s,
+    )
+    .unwrap();
+    assert_eq!(again.files_read, 1, "{again:?}");
+    assert_eq!(pack_count(&f.state), 0);
+}
+
+/// Lower-case hex (as the store names contents).
+mod sha2_hex {
+    pub fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
 }

@@ -82,13 +82,30 @@ fn entry_schema() -> Value {
     })
 }
 
-fn entry_json(name: &str, m: &std::fs::Metadata) -> Value {
+/// What an entry shows of its metadata (from `fstatat` or a [`std::fs::Metadata`]).
+struct Shown {
+    mode: u32,
+    size: u64,
+    mtime: i64,
+}
+
+impl From<&std::fs::Metadata> for Shown {
+    fn from(m: &std::fs::Metadata) -> Self {
+        Shown {
+            mode: m.mode(),
+            size: m.len(),
+            mtime: m.mtime(),
+        }
+    }
+}
+
+fn entry_json(name: &str, m: &Shown) -> Value {
     json!({
         "name": name,
-        "type": type_of(m.mode()),
-        "size": m.len(),
-        "mtime": rfc3339(m.mtime()),
-        "mode": format!("{:o}", m.mode() & 0o7777),
+        "type": type_of(m.mode),
+        "size": m.size,
+        "mtime": rfc3339(m.mtime),
+        "mode": format!("{:o}", m.mode & 0o7777),
     })
 }
 
@@ -147,45 +164,54 @@ impl PlatformCommand for FsList {
         let dirfd = safesh_utils::beneath::resolve(&dir, true)
             .and_then(|e| e.open(libc::O_RDONLY | libc::O_DIRECTORY, 0))
             .map_err(|e| failed(self.name(), &format!("cannot open directory {shown}"), &e))?;
-        let mut names: Vec<String> = names
+        let mut names: Vec<(String, std::ffi::OsString)> = names
             .into_iter()
-            .map(|n| n.to_string_lossy().into_owned())
-            .filter(|n| args.flag("all") || !n.starts_with('.'))
+            .map(|n| (n.to_string_lossy().into_owned(), n))
+            .filter(|(n, _)| args.flag("all") || !n.starts_with('.'))
             .collect();
         names.sort_unstable();
         let mut entries = Vec::with_capacity(names.len());
-        for name in names {
+        for (shown, name) in names {
             if host.cancelled() {
                 break;
             }
             if let Ok(m) = stat_at(&dirfd, &name) {
-                entries.push(entry_json(&name, &m));
+                entries.push(entry_json(&shown, &m));
             }
         }
         Ok(Output::local(json!({"path": shown, "entries": entries})))
     }
 }
 
-/// The metadata of `name` inside the open directory `dir`, not following it.
-fn stat_at(dir: &std::fs::File, name: &str) -> std::io::Result<std::fs::Metadata> {
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-    let c = std::ffi::CString::new(name)
+/// The metadata of `name` inside the open directory `dir`, not following it:
+/// one `fstatat(dirfd, name, AT_SYMLINK_NOFOLLOW)` (what `ls -la` costs per
+/// entry), never a path a symlink could redirect.
+fn stat_at(dir: &std::fs::File, name: &std::ffi::OsStr) -> std::io::Result<Shown> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(name.as_bytes())
         .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
-    // SAFETY: `dir` is an open directory fd and `c` a NUL-terminated name; the
-    // fd returned (O_PATH, no follow) is owned by the OwnedFd at once.
-    let fd = unsafe {
-        libc::openat(
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `dir` is an open directory fd, `c` a NUL-terminated name and `st`
+    // room for one `struct stat`, which fstatat fills when it returns 0.
+    let r = unsafe {
+        libc::fstatat(
             dir.as_raw_fd(),
             c.as_ptr(),
-            libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            st.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
         )
     };
-    if fd < 0 {
+    if r != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    // SAFETY: fd was just returned by openat and is owned by nothing else.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-    std::fs::File::from(fd).metadata()
+    // SAFETY: fstatat returned 0, so it filled `st`.
+    let st = unsafe { st.assume_init() };
+    Ok(Shown {
+        mode: st.st_mode,
+        size: u64::try_from(st.st_size).unwrap_or(0),
+        mtime: st.st_mtime,
+    })
 }
 
 /// `fs:read`.
@@ -398,7 +424,7 @@ impl PlatformCommand for FsStat {
             .map_err(|e| failed(self.name(), shown, &e))?;
         match safesh_utils::beneath::metadata(&path, false, |real| host.check_stat(real)) {
             Ok(m) => {
-                let mut v = entry_json(shown, &m);
+                let mut v = entry_json(shown, &Shown::from(&m));
                 v["path"] = json!(shown);
                 v["exists"] = json!(true);
                 if let Some(o) = v.as_object_mut() {

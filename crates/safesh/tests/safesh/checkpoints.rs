@@ -140,3 +140,53 @@ fn the_cli_subcommands_run_the_builtins() {
     let r = a.run_args(&["history", "-n", "1"]);
     assert!(r.stdout.contains("checkpoint"), "{}", r.dump());
 }
+
+#[test]
+fn a_save_killed_with_sigkill_leaves_the_store_readable() {
+    let a = Arena::new();
+    let file = |i: usize, v: u8| vec![v.wrapping_add(i as u8); 16 << 10];
+    std::fs::create_dir(a.path("big")).unwrap();
+    for i in 0..300 {
+        std::fs::write(a.path(&format!("big/f{i:03}")), file(i, 1)).unwrap();
+    }
+    a.run("checkpoint save base > /dev/null").assert_ok();
+    // Every file changes: the next save reads and stores all of them.
+    for i in 0..300 {
+        std::fs::write(a.path(&format!("big/f{i:03}")), file(i, 2)).unwrap();
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
+        .arg("--config")
+        .arg(&a.config)
+        .args(["checkpoint", "save", "killed"])
+        .current_dir(&a.dir)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &a.home)
+        .env("XDG_STATE_HOME", &a.state)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wherever the kill lands (before, during or after the save), the store
+    // must read back.
+    std::thread::sleep(std::time::Duration::from_millis(40));
+    let _ = child.kill();
+    let _ = child.wait();
+    let r = a.run("checkpoint list");
+    r.assert_ok();
+    if r.stdout.contains("killed") {
+        // It finished before the kill: it restores what it saw.
+        a.run("checkpoint restore killed > /dev/null").assert_ok();
+        assert_eq!(std::fs::read(a.path("big/f007")).unwrap(), file(7, 2));
+    }
+    a.run("checkpoint restore base > /dev/null").assert_ok();
+    for i in [0, 7, 299] {
+        assert_eq!(
+            std::fs::read(a.path(&format!("big/f{i:03}"))).unwrap(),
+            file(i, 1)
+        );
+    }
+    // The benign neighbour: saving again works and sees the restored tree.
+    a.run("checkpoint save after > /dev/null").assert_ok();
+    a.run("checkpoint diff base after").assert_ok_with("");
+}

@@ -1,0 +1,308 @@
+//! Packs: the contents a save stores, back to back in one file
+//! (`packs/<id>.pack`), with an index of where each content is
+//! (`packs/<id>.idx`).
+//!
+//! Why packs and not one file per content: creating a file is the expensive
+//! part of a save (an inode, a directory entry, a rename), far more than
+//! reading and hashing 20 KiB. A save writes one pack however many files it
+//! stores, as `tar -cf` writes one archive.
+//!
+//! Crash safety: the index is written last (to a temporary name, then
+//! renamed) and is the pack's commit marker. A pack without an index is a save
+//! that did not finish; nothing refers to it (its manifest is written after
+//! the index) and the next sweep removes it. Nothing is fsynced: a process
+//! killed at any point leaves the store readable; after a power loss the
+//! newest contents may be lost, which a restore finds (it checks every
+//! content's hash) and reports as damage rather than writing wrong bytes.
+
+use crate::error::CheckpointError;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A content address: the sha256 of the bytes.
+pub(crate) type Hash = [u8; 32];
+
+/// First bytes of an index file.
+const IDX_MAGIC: &[u8; 12] = b"SAFESH-IDX1\n";
+/// One index record: hash, offset, length (little-endian).
+const IDX_RECORD: usize = 32 + 8 + 8;
+/// Bytes gathered before they are written to the pack.
+const FLUSH_AT: usize = 4 << 20;
+/// Bytes read from a file at a time.
+const CHUNK: u64 = 1 << 20;
+
+static SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// Where a content is: a pack (by its number in [`Index::packs`]), at `offset`,
+/// `len` bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Location {
+    pub pack: usize,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// Every committed pack's index, merged.
+#[derive(Debug, Default)]
+pub(crate) struct Index {
+    /// The packs, by number (their `.pack` paths).
+    pub packs: Vec<PathBuf>,
+    /// Where each content is (any one copy, when several packs hold it).
+    pub at: HashMap<Hash, Location>,
+}
+
+impl Index {
+    /// Reads every `*.idx` of `dir` (a missing dir is an empty index).
+    pub(crate) fn load(dir: &Path) -> Result<Index, CheckpointError> {
+        let mut index = Index::default();
+        let rd = match std::fs::read_dir(dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(index),
+            Err(e) => return Err(CheckpointError::io("listing", dir, e)),
+        };
+        let mut idx_files: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "idx"))
+            .collect();
+        // The same order in every process (which copy of a content is used).
+        idx_files.sort();
+        for idx in idx_files {
+            let records = match read_idx(&idx) {
+                Ok(r) => r,
+                // Removed by a sweep since the listing: its pack went with it.
+                Err(CheckpointError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let pack = index.packs.len();
+            index.packs.push(idx.with_extension("pack"));
+            for (hash, offset, len) in records {
+                index
+                    .at
+                    .entry(hash)
+                    .or_insert(Location { pack, offset, len });
+            }
+        }
+        Ok(index)
+    }
+}
+
+/// The records of one index file.
+pub(crate) fn read_idx(path: &Path) -> Result<Vec<(Hash, u64, u64)>, CheckpointError> {
+    let data = std::fs::read(path).map_err(|e| CheckpointError::io("reading", path, e))?;
+    let damaged = |why: &str| CheckpointError::Damaged {
+        path: path.to_path_buf(),
+        why: why.to_string(),
+    };
+    let body = data
+        .strip_prefix(IDX_MAGIC.as_slice())
+        .ok_or_else(|| damaged("not a pack index"))?;
+    if body.len() % IDX_RECORD != 0 {
+        return Err(damaged("truncated pack index"));
+    }
+    Ok(body
+        .chunks_exact(IDX_RECORD)
+        .map(|r| {
+            let mut hash = [0u8; 32];
+            hash.copy_from_slice(&r[..32]);
+            let word = |at: usize| {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&r[at..at + 8]);
+                u64::from_le_bytes(w)
+            };
+            (hash, word(32), word(40))
+        })
+        .collect())
+}
+
+/// A pack being written by one save. Dropped without [`PackWriter::commit`],
+/// its file is removed.
+pub(crate) struct PackWriter {
+    pack: PathBuf,
+    file: File,
+    /// Bytes already in the file.
+    written: u64,
+    /// Bytes gathered, not yet written (they follow `written`).
+    pending: Vec<u8>,
+    /// What it holds, in order.
+    records: Vec<(Hash, u64, u64)>,
+    /// The same, by hash (a content read twice in one save is stored once).
+    holds: HashMap<Hash, (u64, u64)>,
+    committed: bool,
+}
+
+impl PackWriter {
+    /// A new, empty pack in `dir` (created 0700 when missing).
+    pub(crate) fn create(dir: &Path) -> Result<PackWriter, CheckpointError> {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| CheckpointError::io("creating", dir, e))?;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let id = format!(
+            "{nanos:x}-{}-{}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        );
+        let pack = dir.join(format!("{id}.pack"));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&pack)
+            .map_err(|e| CheckpointError::io("creating", &pack, e))?;
+        Ok(PackWriter {
+            pack,
+            file,
+            written: 0,
+            pending: Vec::with_capacity(FLUSH_AT + CHUNK as usize),
+            records: Vec::new(),
+            holds: HashMap::new(),
+            committed: false,
+        })
+    }
+
+    fn end(&self) -> u64 {
+        self.written + self.pending.len() as u64
+    }
+
+    fn flush(&mut self) -> Result<(), CheckpointError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.file
+            .write_all_at(&self.pending, self.written)
+            .map_err(|e| CheckpointError::io("writing", &self.pack, e))?;
+        self.written += self.pending.len() as u64;
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Streams `source` (named `what` in errors) into the pack and returns its
+    /// hash and length. When `stored(hash)` says the content is stored already
+    /// (or this pack holds it), its bytes are dropped again: each content is
+    /// kept once. Memory stays bounded whatever the file's size.
+    pub(crate) fn put(
+        &mut self,
+        source: &mut impl Read,
+        what: &Path,
+        stored: impl Fn(&Hash) -> bool,
+    ) -> Result<(Hash, u64), CheckpointError> {
+        let start = self.end();
+        let mut hasher = Sha256::new();
+        loop {
+            if self.pending.len() >= FLUSH_AT {
+                self.flush()?;
+            }
+            let at = self.pending.len();
+            // `read_to_end` fills the buffer's spare room without zeroing it.
+            let n = source
+                .by_ref()
+                .take(CHUNK)
+                .read_to_end(&mut self.pending)
+                .map_err(|e| CheckpointError::io("reading", what, e))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&self.pending[at..]);
+        }
+        let hash: Hash = hasher.finalize().into();
+        let len = self.end() - start;
+        if stored(&hash) || self.holds.contains_key(&hash) {
+            self.unwind(start)?;
+        } else {
+            self.records.push((hash, start, len));
+            self.holds.insert(hash, (start, len));
+        }
+        Ok((hash, len))
+    }
+
+    /// Drops the bytes from `start` on (a content stored already).
+    fn unwind(&mut self, start: u64) -> Result<(), CheckpointError> {
+        if start >= self.written {
+            self.pending.truncate((start - self.written) as usize);
+            return Ok(());
+        }
+        self.pending.clear();
+        self.file
+            .set_len(start)
+            .map_err(|e| CheckpointError::io("truncating", &self.pack, e))?;
+        self.written = start;
+        Ok(())
+    }
+
+    /// Writes what is gathered and then the index (the commit marker).
+    /// An empty pack is removed instead.
+    pub(crate) fn commit(mut self) -> Result<(), CheckpointError> {
+        if self.records.is_empty() {
+            return Ok(()); // Drop removes the file.
+        }
+        self.flush()?;
+        let mut idx = Vec::with_capacity(IDX_MAGIC.len() + self.records.len() * IDX_RECORD);
+        idx.extend_from_slice(IDX_MAGIC);
+        for (hash, offset, len) in &self.records {
+            idx.extend_from_slice(hash);
+            idx.extend_from_slice(&offset.to_le_bytes());
+            idx.extend_from_slice(&len.to_le_bytes());
+        }
+        let dest = self.pack.with_extension("idx");
+        let tmp = self.pack.with_extension("idx-tmp");
+        if let Err(e) = std::fs::write(&tmp, &idx) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(CheckpointError::io("writing", &tmp, e));
+        }
+        std::fs::rename(&tmp, &dest).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            CheckpointError::io("storing", &dest, e)
+        })?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for PackWriter {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.pack);
+        }
+    }
+}
+
+/// Reads `len` bytes at `offset` of `file` (named `path` in errors).
+pub(crate) fn read_at(
+    file: &File,
+    path: &Path,
+    offset: u64,
+    len: u64,
+) -> Result<Vec<u8>, CheckpointError> {
+    let n = usize::try_from(len).map_err(|_| CheckpointError::Damaged {
+        path: path.to_path_buf(),
+        why: format!("a content of {len} bytes"),
+    })?;
+    let mut data = vec![0u8; n];
+    file.read_exact_at(&mut data, offset).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            CheckpointError::Damaged {
+                path: path.to_path_buf(),
+                why: format!("shorter than its index says ({len} bytes at {offset})"),
+            }
+        } else {
+            CheckpointError::io("reading", path, e)
+        }
+    })?;
+    Ok(data)
+}
