@@ -177,7 +177,14 @@ impl Server {
         for (i, s) in pp.steps.iter().enumerate() {
             s.exec
                 .script_text()
-                .map_err(|e| ServerError::BadParams(format!("step {i}: {e}")))?;
+                .and_then(|_| crate::verify_face::check(&s.exec))
+                .map_err(|e| {
+                    let why = match e {
+                        ServerError::BadParams(m) => m,
+                        other => other.to_string(),
+                    };
+                    ServerError::BadParams(format!("step {i}: {why}"))
+                })?;
         }
         if let Some(id) = &pp.session {
             self.sessions.get(id, conn)?;
