@@ -496,3 +496,73 @@ fn fail_fast_skips_the_rest_after_a_failure() {
     let v = result(&r);
     assert_eq!(v["verification"]["results"][1]["skipped"], true, "{v:#}");
 }
+
+#[test]
+fn the_pipeline_text_form_runs_annotated_steps() {
+    let a = Arena::new();
+    std::fs::create_dir(a.path("src")).unwrap();
+    for f in ["a.rs", "b.rs", "c.rs", "notes.txt"] {
+        a.write(&format!("src/{f}"), "x\n");
+    }
+    let r = rpc(
+        &a,
+        &[call(
+            "pipeline",
+            json!({"text": "ls src ?intent=\"list the sources\"\n  | grep '\\.rs$' ?intent=\"keep Rust files\" ?verify=\"not_empty contains:.rs count_gte:3\"\n  | wc -l"}),
+        )],
+    );
+    let v = result(&r[0]);
+    assert_eq!(v["passed"], true, "{v:#}");
+    assert_eq!(v["completed"], 3);
+    assert_eq!(v["steps"][0]["intent"], "list the sources");
+    assert_eq!(v["steps"][1]["verification"]["passed"], true);
+    assert_eq!(v["steps"][2]["output"].as_str().unwrap().trim(), "3");
+    // A failing ?verify stops the pipeline like a JSON step's.
+    let r = rpc(
+        &a,
+        &[call(
+            "pipeline",
+            json!({"text": "ls src | grep txt ?verify='count_gte:2' | wc -l"}),
+        )],
+    );
+    let v = result(&r[0]);
+    assert_eq!(v["stopped_at"], 1, "{v:#}");
+    assert_eq!(v["steps"][1]["error"]["code"], "VERIFICATION_FAILED");
+    // Words that are not assertions are an llm_judge criterion (no judge here).
+    let r = rpc(
+        &a,
+        &[call(
+            "pipeline",
+            json!({"text": "ls src ?verify=\"output lists only Rust files\""}),
+        )],
+    );
+    let res = &result(&r[0])["steps"][0]["verification"]["results"][0];
+    assert_eq!(res["type"], "llm_judge", "{res:#}");
+    assert_eq!(res["unavailable"], true, "{res:#}");
+    // Errors say where, and nothing runs.
+    for (text, says) in [
+        ("touch ran.txt |\n | wc", "line 2 column 2: empty step"),
+        ("touch ran.txt ?intnet=x", "unknown annotation ?intnet"),
+        ("touch ran.txt | echo 'open", "unterminated single quote"),
+        ("touch ran.txt ?verify='count_gte:x'", "step 0 ?verify"),
+    ] {
+        let r = rpc(&a, &[call("pipeline", json!({"text": text}))]);
+        assert_eq!(r[0]["error"]["code"], -32602, "{text}: {r:#?}");
+        let m = r[0]["error"]["message"].as_str().unwrap();
+        assert!(m.contains(says), "{text}: {m}");
+        assert!(!a.exists("ran.txt"), "{text} ran");
+    }
+    let r = rpc(
+        &a,
+        &[call(
+            "pipeline",
+            json!({"text": "ls", "steps": [{"script": "ls"}]}),
+        )],
+    );
+    assert!(
+        r[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not both")
+    );
+}
