@@ -70,6 +70,10 @@ pub struct HistoryEntry {
     pub duration_ms: u64,
     /// A summary of the output's label (atom names, never values).
     pub label: Value,
+    /// The request's verification: `{passed, results: [{type, passed}]}`
+    /// (never an `actual` value), when it had `verify`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Value>,
 }
 
 impl HistoryEntry {

@@ -42,6 +42,7 @@ fn entry(session: Option<&str>, command: &str, t: u64) -> HistoryEntry {
         error: None,
         duration_ms: 1,
         label: HistoryEntry::label_summary(&Label::agent()),
+        verification: None,
     }
 }
 

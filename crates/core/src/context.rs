@@ -137,6 +137,9 @@ pub struct HistoryRecord<'a> {
     pub intent: Option<serde_json::Value>,
     /// What it produced.
     pub outcome: &'a ExecOutcome,
+    /// Its verification summary (`{passed, results: [{type, passed}]}`, no
+    /// values), when the request had `verify`.
+    pub verification: Option<serde_json::Value>,
 }
 
 impl<'a> HistoryRecord<'a> {
@@ -147,6 +150,7 @@ impl<'a> HistoryRecord<'a> {
             script,
             intent: None,
             outcome,
+            verification: None,
         }
     }
 }
@@ -176,6 +180,14 @@ impl Session {
             None => rec.script.to_string(),
         };
         let o = rec.outcome;
+        // A command that succeeded but failed its verification is recorded as
+        // the result says it: status 1, VERIFICATION_FAILED.
+        let verification_failed = o.exit_code == 0
+            && o.error.is_none()
+            && rec
+                .verification
+                .as_ref()
+                .is_some_and(|v| v["passed"] == serde_json::Value::Bool(false));
         let entry = HistoryEntry {
             id: String::new(),
             time_unix_ms: safesh_context::now_unix_ms(),
@@ -183,10 +195,15 @@ impl Session {
             session: shell.context_session.as_deref().map(str::to_string),
             command,
             intent: rec.intent,
-            exit_code: o.exit_code,
-            error: o.error.as_ref().map(|e| e.code.to_string()),
+            exit_code: if verification_failed { 1 } else { o.exit_code },
+            error: if verification_failed {
+                Some(ErrorCode::VerificationFailed.to_string())
+            } else {
+                o.error.as_ref().map(|e| e.code.to_string())
+            },
             duration_ms: o.duration_ms,
             label: HistoryEntry::label_summary(&o.label),
+            verification: rec.verification,
         };
         if let Some(dir) = &config.state_dir {
             let _ = HistoryLog::new(dir).append(&entry, hc);
@@ -197,6 +214,16 @@ impl Session {
             && let Ok(store) = store(config)
         {
             let _ = store.clear_step(&owners.step);
+        }
+    }
+
+    /// `text` with the secret values this session knows of replaced by
+    /// `[secret]` (the backstop behind labels, for text whose label was lost:
+    /// an assertion's detail or `actual`).
+    pub fn redact_known(&self, text: &str) -> String {
+        match &self.shell().shared.flow {
+            Some(flow) => flow.redact_known(text.to_string()),
+            None => text.to_string(),
         }
     }
 

@@ -9,4 +9,5 @@ mod core {
     pub mod limits;
     pub mod parse;
     pub mod support;
+    pub mod verify;
 }

@@ -12,6 +12,8 @@
 
 mod model;
 mod run;
+mod text;
 
 pub use model::{DEFAULT_RETRIES, MAX_RETRIES, OnError, Pipeline, Step};
 pub use run::{Attempt, Report, StepRunner, run};
+pub use text::{ANNOTATIONS, TextError, TextStep, parse_text};

@@ -55,7 +55,12 @@ pub struct Step<P> {
 #[derive(Clone, Debug, Deserialize)]
 pub struct Pipeline<P> {
     /// The steps, in order.
+    #[serde(default = "Vec::new")]
     pub steps: Vec<Step<P>>,
+    /// The annotated text form instead of `steps` (see [`crate::parse_text`]);
+    /// the caller turns it into steps before running.
+    #[serde(default)]
+    pub text: Option<String>,
     /// Keep going after a failure: `on_error: skip` for every step.
     #[serde(default)]
     pub continue_on_error: bool,

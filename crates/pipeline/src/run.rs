@@ -249,6 +249,7 @@ mod tests {
     fn pipeline(steps: Vec<Step<Vec<bool>>>) -> Pipeline<Vec<bool>> {
         Pipeline {
             steps,
+            text: None,
             continue_on_error: false,
             checkpoint_before: false,
             session: None,

@@ -6,7 +6,7 @@ use crate::verdict::ErrorCode;
 use std::fmt::Write as _;
 
 /// Every refusal code, in the order of DESIGN.md "Contracts".
-pub fn all() -> [ErrorCode; 15] {
+pub fn all() -> [ErrorCode; 16] {
     [
         ErrorCode::ParseError,
         ErrorCode::NotSupported,
@@ -23,6 +23,7 @@ pub fn all() -> [ErrorCode; 15] {
         ErrorCode::Timeout,
         ErrorCode::LimitExceeded,
         ErrorCode::ExecutionError,
+        ErrorCode::VerificationFailed,
     ]
 }
 
@@ -471,6 +472,39 @@ fn text(code: ErrorCode) -> Text {
                   Check a program is what you think (`ls -l`, `file`); retry if the host\n\
                   was short of threads or memory.",
             configure: "Nothing specific.",
+        },
+        ErrorCode::VerificationFailed => Text {
+            title: "the command succeeded but an assertion failed",
+            meaning: "The step ran and exited 0, but one of its `verify` assertions did not\n\
+                      hold (the `verify` builtin in a script, or `verify` on JSON-RPC\n\
+                      `execute`/`pipeline` and MCP `exec`). The exit status becomes 1 and\n\
+                      `verification.results` says which assertion failed, what it looked at\n\
+                      (`actual`, capped and redacted) and why. A command that itself failed\n\
+                      keeps its own status and code: verification never hides a real error.\n\
+                      In a pipeline it is a step failure handled by `on_error`, and it rolls\n\
+                      back to the checkpoint when one was taken.",
+            when: "After the command, when its output (or the file, context value, exit\n\
+                   status it names) is checked. Assertions are evaluated on the same\n\
+                   redacted view the model sees, so they are never an oracle on a secret.",
+            examples: &[
+                (
+                    "ls src | verify not_empty 'contains:.rs' 'count_gte:3'",
+                    "safesh: VERIFICATION_FAILED: verify: assertion 3 (count_gte) failed: 2 non-empty lines, wanted ≥ 3\n\
+                     suggestion: the command ran; check what it produced, then fix the step or the assertion",
+                ),
+                (
+                    "cat report.json | verify 'json_schema:{\"type\":\"array\"}'",
+                    "safesh: VERIFICATION_FAILED: verify: assertion 1 (json_schema) failed: does not match the schema: /: {} is not of type \"array\"",
+                ),
+            ],
+            fix: "Read `verification.results` (or the message): `detail` says what was\n\
+                  found. Fix the command so it produces what was intended, or the\n\
+                  assertion if it asked for the wrong thing. `llm_judge` with no [llm]\n\
+                  endpoint is `unavailable`, which fails unless [verify]\n\
+                  llm_judge_required = false.",
+            configure: "[verify] fail_fast (stop at the first failed assertion),\n\
+                        llm_judge_required (default true); [llm] endpoint, model,\n\
+                        api_key_env, timeout_ms for llm_judge.",
         },
     }
 }

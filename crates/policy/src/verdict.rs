@@ -23,6 +23,8 @@ pub enum ErrorCode {
     Timeout,
     LimitExceeded,
     ExecutionError,
+    /// The command succeeded but an assertion of its `verify` failed.
+    VerificationFailed,
 }
 
 impl ErrorCode {
@@ -33,7 +35,7 @@ impl ErrorCode {
             ErrorCode::CommandNotFound => 127,
             ErrorCode::Timeout => 124,
             ErrorCode::LimitExceeded => 125,
-            ErrorCode::ExecutionError => 1,
+            ErrorCode::ExecutionError | ErrorCode::VerificationFailed => 1,
             _ => 126,
         }
     }
@@ -56,6 +58,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::LimitExceeded => "LIMIT_EXCEEDED",
             ErrorCode::ExecutionError => "EXECUTION_ERROR",
+            ErrorCode::VerificationFailed => "VERIFICATION_FAILED",
         }
     }
 }

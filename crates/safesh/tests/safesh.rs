@@ -101,6 +101,9 @@ mod server_state;
 mod spec_cli;
 #[path = "safesh/tree.rs"]
 mod tree;
+// Issue 19: verification in the runtime (execute/pipeline verify, llm_judge).
+#[path = "safesh/verification.rs"]
+mod verification;
 
 use cases::Case;
 use runner::{Output, Shell, Status};

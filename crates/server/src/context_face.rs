@@ -26,11 +26,24 @@ pub fn begin(session: &mut Session, p: &ExecParams) {
 
 /// Appends the history entry of an exec that just ran.
 pub fn record(session: &Session, script: &str, p: &ExecParams, o: &safesh_core::ExecOutcome) {
+    record_verified(session, script, p, o, None);
+}
+
+/// Appends the history entry of an exec that just ran, with its verification
+/// summary (`{passed, results: [{type, passed}]}`).
+pub fn record_verified(
+    session: &Session,
+    script: &str,
+    p: &ExecParams,
+    o: &safesh_core::ExecOutcome,
+    verification: Option<Value>,
+) {
     session.record_history(HistoryRecord {
         face: p.face.unwrap_or("json-rpc"),
         script,
         intent: p.intent.clone(),
         outcome: o,
+        verification,
     });
 }
 

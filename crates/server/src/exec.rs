@@ -42,9 +42,10 @@ pub struct ExecParams {
     /// agsh's declared goal of the step, echoed back.
     #[serde(default)]
     pub intent: Option<Value>,
-    /// Assertions checked against stdout after the run.
+    /// Assertions checked after the run against the redacted result
+    /// (`{type, target, expected, message}`, see [`safesh_verify`]).
     #[serde(default)]
-    pub verify: Option<Vec<Assertion>>,
+    pub verify: Option<Vec<safesh_verify::Assertion>>,
     /// Tags echoed in the result's envelope (`meta.tags`).
     #[serde(default)]
     pub tags: Option<std::collections::BTreeMap<String, String>>,
@@ -101,30 +102,6 @@ impl From<Vec<String>> for ExecArgs {
     fn from(v: Vec<String>) -> Self {
         ExecArgs::List(v)
     }
-}
-
-/// An assertion on a step's output (agsh's verification).
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Assertion {
-    /// The output is not empty.
-    NotEmpty,
-    /// The output contains `value`.
-    Contains {
-        /// The text to find.
-        value: String,
-    },
-    /// The output has at least `value` non-empty lines.
-    CountGte {
-        /// The least line count.
-        value: u64,
-    },
-    /// The output matches the regex `value` (also accepted as `pattern`).
-    MatchesRegex {
-        /// The regex.
-        #[serde(alias = "pattern")]
-        value: String,
-    },
 }
 
 /// Quotes an argv so the interpreter sees exactly these words as one simple command.
@@ -194,7 +171,6 @@ pub fn run(
     session.set_script_timeout_ms(p.timeout_ms.map(|t| settings.clamp_timeout(t)));
     crate::context_face::begin(session, p);
     let outcome = session.exec(script, input, OutputTarget::Stream(capture.clone()));
-    crate::context_face::record(session, script, p, &outcome);
     let mut v = capture.result(&outcome);
     if let Some(e) = &outcome.error {
         // Say plainly whether a time limit or the client stopped it.
@@ -217,16 +193,19 @@ pub fn run(
     if let Some(intent) = &p.intent {
         v["intent"] = intent.clone();
     }
-    if let Some(asserts) = &p.verify {
-        let text = v
-            .get("stdout")
-            .or_else(|| v.get("output"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        v["verification"] = verify(&text, asserts);
-    }
     crate::envelope::attach(&mut v, p, script, started, &capture.facts());
+    // Verified on the envelope the model sees (its payload too), before the
+    // history entry (which records it) ends the request's step scope.
+    let verification = crate::verify_face::apply(&mut v, p, session, settings, &outcome.label);
+    crate::context_face::record_verified(
+        session,
+        script,
+        p,
+        &outcome,
+        verification
+            .as_ref()
+            .map(crate::verify_face::history_summary),
+    );
     if let Some(piped) = capture.take_tap() {
         v[crate::piped::RESULT_KEY] = serde_json::to_value(piped).unwrap_or(Value::Null);
     }
@@ -254,45 +233,4 @@ fn capture_of(p: &ExecParams, settings: &Settings) -> Capture {
     )
     .with_spill_limits(crate::spill::SpillLimits::of(settings))
     .with_redaction(Redaction::from_config(settings.policy.config()))
-}
-
-/// Checks assertions against `text`: `{passed, results: [{type, passed, detail}]}`.
-pub fn verify(text: &str, asserts: &[Assertion]) -> Value {
-    let mut all = true;
-    let results: Vec<Value> = asserts
-        .iter()
-        .map(|a| {
-            let (name, passed, detail) = match a {
-                Assertion::NotEmpty => (
-                    "not_empty",
-                    !text.trim().is_empty(),
-                    format!("{} bytes", text.len()),
-                ),
-                Assertion::Contains { value } => (
-                    "contains",
-                    text.contains(value.as_str()),
-                    format!("looked for {value:?}"),
-                ),
-                Assertion::CountGte { value } => {
-                    let n = text.lines().filter(|l| !l.is_empty()).count() as u64;
-                    (
-                        "count_gte",
-                        n >= *value,
-                        format!("{n} non-empty lines, wanted ≥ {value}"),
-                    )
-                }
-                Assertion::MatchesRegex { value } => match regex::Regex::new(value) {
-                    Ok(re) => (
-                        "matches_regex",
-                        re.is_match(text),
-                        format!("regex {value:?}"),
-                    ),
-                    Err(e) => ("matches_regex", false, format!("bad regex: {e}")),
-                },
-            };
-            all &= passed;
-            json!({"type": name, "passed": passed, "detail": detail})
-        })
-        .collect();
-    json!({"passed": all, "results": results})
 }

@@ -46,3 +46,4 @@ pub mod pipeline_face;
 pub mod rpc;
 pub mod schemas;
 pub mod task_face;
+pub mod verify_face;

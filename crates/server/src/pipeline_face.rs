@@ -164,8 +164,23 @@ impl Server {
         on_start: &dyn Fn(Interrupter),
         approver: Option<Arc<dyn ApprovalChannel>>,
     ) -> Result<Value, ServerError> {
+        let from_text;
+        let pp = match &pp.text {
+            Some(text) => {
+                if !pp.steps.is_empty() {
+                    return Err(ServerError::BadParams(
+                        "give either `steps` or `text`, not both".into(),
+                    ));
+                }
+                from_text = text_pipeline(pp, text)?;
+                &from_text
+            }
+            None => pp,
+        };
         if pp.steps.is_empty() {
-            return Err(ServerError::BadParams("`steps` is empty".into()));
+            return Err(ServerError::BadParams(
+                "`steps` is empty (or give the text form in `text`)".into(),
+            ));
         }
         if pp.steps.len() > MAX_STEPS {
             return Err(ServerError::BadParams(format!(
@@ -177,7 +192,14 @@ impl Server {
         for (i, s) in pp.steps.iter().enumerate() {
             s.exec
                 .script_text()
-                .map_err(|e| ServerError::BadParams(format!("step {i}: {e}")))?;
+                .and_then(|_| crate::verify_face::check(&s.exec))
+                .map_err(|e| {
+                    let why = match e {
+                        ServerError::BadParams(m) => m,
+                        other => other.to_string(),
+                    };
+                    ServerError::BadParams(format!("step {i}: {why}"))
+                })?;
         }
         if let Some(id) = &pp.session {
             self.sessions.get(id, conn)?;
@@ -205,6 +227,58 @@ impl Server {
     }
 }
 
+/// The steps of the text form `text` (agsh's `cmd ?intent="…" | cmd ?verify="…"`),
+/// with the rest of `pp` (session, checkpoint_before, continue_on_error).
+fn text_pipeline(pp: &PipelineParams, text: &str) -> Result<PipelineParams, ServerError> {
+    let parsed =
+        safesh_pipeline::parse_text(text).map_err(|e| ServerError::BadParams(e.to_string()))?;
+    let mut steps = Vec::with_capacity(parsed.len());
+    for (i, t) in parsed.into_iter().enumerate() {
+        let verify = match &t.verify {
+            Some(v) => Some(text_assertions(v).map_err(|e| {
+                ServerError::BadParams(format!("pipeline text, step {i} ?verify: {e}"))
+            })?),
+            None => None,
+        };
+        steps.push(safesh_pipeline::Step {
+            exec: ExecParams {
+                script: Some(t.script),
+                intent: t.intent.map(Value::String),
+                verify,
+                ..ExecParams::default()
+            },
+            on_error: t.on_error,
+            retries: t.retries,
+            checkpoint_before: t.checkpoint_before,
+        });
+    }
+    Ok(PipelineParams {
+        steps,
+        text: None,
+        continue_on_error: pp.continue_on_error,
+        checkpoint_before: pp.checkpoint_before,
+        session: pp.session.clone(),
+    })
+}
+
+/// `?verify`'s assertions: short-form words when the first names an assertion
+/// type, else the whole text is an `llm_judge` criterion.
+fn text_assertions(v: &str) -> Result<Vec<safesh_verify::Assertion>, String> {
+    let words: Vec<&str> = v.split_whitespace().collect();
+    let first_type = words
+        .first()
+        .map(|w| &w[..w.find([':', '@']).unwrap_or(w.len())])
+        .unwrap_or_default();
+    if safesh_verify::Kind::parse(first_type).is_some() {
+        safesh_verify::parse_short(&words).map_err(|e| e.to_string())
+    } else {
+        Ok(vec![safesh_verify::Assertion::new(
+            "llm_judge",
+            Some(Value::String(v.trim().to_string())),
+        )])
+    }
+}
+
 /// The MCP `pipeline` tool's input schema.
 pub fn input_schema() -> Value {
     let mut step = crate::schemas::execute_params();
@@ -220,9 +294,9 @@ pub fn input_schema() -> Value {
                 "description": "Steps run in order. Each step's stdin is the previous step's full stdout (with its label), unless it sets `input`."},
             "continue_on_error": {"type": "boolean", "description": "Keep going after a failure (on_error: skip for every step)."},
             "checkpoint_before": {"type": "boolean", "description": "Save a checkpoint before the first step; a step that fails with on_error stop then rolls the write roots back to it."},
-            "session": {"type": "string", "description": "Run every step in this session."}
-        },
-        "required": ["steps"]
+            "session": {"type": "string", "description": "Run every step in this session."},
+            "text": {"type": "string", "description": "The annotated text form instead of `steps`: `fs:list ./src ?intent=\"…\" | grep rs ?verify=\"not_empty contains:.rs\"`. Steps are split on `|` outside quotes; `?intent`, `?verify` (short-form assertions, or an llm_judge criterion in words), `?on_error`, `?retries`, `?checkpoint_before` annotate their step."}
+        }
     })
 }
 

@@ -16,7 +16,20 @@ fn common_props() -> Value {
 }
 
 fn verify_schema() -> Value {
-    json!({"type": "array", "description": "Assertions checked against the stdout you are shown; results in `verification` {passed, results: [{type, passed, detail}]}.", "items": {"type": "object", "properties": {"type": {"type": "string", "enum": ["not_empty", "contains", "count_gte", "matches_regex"]}, "value": {}}, "required": ["type"]}})
+    json!({
+        "type": "array",
+        "description": "Assertions checked after the run on the same redacted result you are shown (never an oracle on a secret). Bad assertions are refused before anything runs. Results in `verification` {passed, results: [{type, passed, detail, target, actual, message}], warnings}. The command succeeded but an assertion failed: exit_code 1 and error.code VERIFICATION_FAILED; a command that failed keeps its own status.",
+        "items": {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": ["not_empty", "contains", "count_gte", "matches_regex", "json_schema", "llm_judge", "exit_code", "file_exists", "file_contains"]},
+                "target": {"type": "string", "description": "output (default), stdout, stderr, exit_code, payload.<json path>, context.<scope>.<key>, meta.tags.<k>, file:<path> (read like `cat`)."},
+                "expected": {"description": "The text, count, regex, JSON schema, criterion (llm_judge) or exit status. `value` and `pattern` are aliases."},
+                "message": {"type": "string", "description": "Shown when the assertion fails."}
+            },
+            "required": ["type"]
+        }
+    })
 }
 
 /// The envelope's properties (DESIGN "Agent runtime contracts"), added to a
@@ -126,7 +139,7 @@ fn result_fields() -> Value {
             "stopped": {"type": "string", "enum": ["timeout", "cancelled"], "description": "Present when the script was stopped before it finished: `timeout` (timeout_ms or the config's limit passed) or `cancelled` (the client cancelled the request, or its session ended)."},
             "session": {"type": "string"},
             "intent": {"description": "The request's intent, echoed."},
-            "verification": {"type": "object", "description": "{passed, results: [{type, passed, detail}]} when the request had `verify`."}
+            "verification": {"type": "object", "description": "{passed, results: [{type, passed, detail, target, actual, message}], warnings} when the request had `verify`."}
         },
         "required": ["schema_version", "exit_code", "truncated", "total_bytes", "total_lines", "duration_ms", "warnings", "error"]
     })

@@ -224,6 +224,8 @@ impl Server {
         approver: Option<Arc<dyn ApprovalChannel>>,
     ) -> Result<Value, ServerError> {
         let script = p.script_text()?;
+        // Bad assertions are refused before anything runs.
+        crate::verify_face::check(p)?;
         let adopter = |session: Option<String>| -> Arc<dyn BackgroundSink> {
             Arc::new(Adopter {
                 jobs: self.jobs.clone(),

@@ -407,8 +407,10 @@ fn evaluate(
     AssertionResult {
         kind: c.kind.name().to_string(),
         passed,
-        // The detail quotes expected values and reasons: the same redaction.
-        detail: view.redact(&detail),
+        // Not redacted: it quotes the caller's own expected value, and
+        // redacting a correct guess of a secret differently from a wrong one
+        // would make the detail an oracle; what it found is `actual`.
+        detail,
         target: Some(c.target.to_string()),
         actual,
         message: if passed {

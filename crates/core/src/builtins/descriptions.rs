@@ -222,6 +222,11 @@ pub static BUILTINS: &[Description] = &[
     ),
     d("umask", "[MODE]", "show or set the file creation mask"),
     d("unset", "[-fv] NAME...", "remove variables or functions"),
+    d(
+        "verify",
+        "ASSERTION... (TYPE[@TARGET][:EXPECTED])",
+        "check stdin against assertions and pass it through; a failure stops the script (VERIFICATION_FAILED)",
+    ),
     d("wait", "[ID...]", "wait for background jobs"),
 ];
 

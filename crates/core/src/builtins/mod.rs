@@ -17,6 +17,8 @@ mod descriptions;
 mod help;
 mod label;
 mod policy;
+// Verified execution in scripts (issue 19).
+mod verify;
 
 pub use descriptions::Description;
 pub use help::{HelpList, HelpSection, add_help_section, describe, help_sections};
@@ -84,6 +86,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("typeset", vars::declare),
     ("umask", flow::umask),
     ("unset", vars::unset),
+    ("verify", verify::verify),
     ("wait", flow::wait),
 ];
 

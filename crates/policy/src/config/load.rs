@@ -341,6 +341,8 @@ fn merge(cfg: &mut Config, l: Layer) {
     h.max_entries = l.history.max_entries.or(h.max_entries);
     h.persist = l.history.persist.or(h.persist);
     super::platforms::merge(cfg, l.platforms);
+    super::verify::merge_verify(&mut cfg.verify, l.verify);
+    super::verify::merge_llm(&mut cfg.llm, l.llm);
 }
 
 fn same_matcher(a: &NameMatcher, b: &NameMatcher) -> bool {

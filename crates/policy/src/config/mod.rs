@@ -13,10 +13,12 @@ mod schema;
 mod show;
 mod tasks;
 pub mod trust;
+mod verify;
 
 pub use load::{ConfigError, LoadOptions, find_project_file, load, state_dir, user_config_file};
 pub use platforms::url_host;
 pub use show::render;
+pub use verify::{LlmSettings, VerifySettings};
 
 use regex::Regex;
 use std::collections::BTreeMap;
@@ -496,6 +498,10 @@ pub struct Config {
     pub history: HistorySettings,
     /// `[platforms.NAME]` (and a trusted `.agsh/platforms.yaml`), by name.
     pub platforms: BTreeMap<String, PlatformConfig>,
+    /// `[verify]`: how assertions are checked.
+    pub verify: VerifySettings,
+    /// `[llm]`: the LLM endpoint of `llm_judge`.
+    pub llm: LlmSettings,
 }
 
 /// `[platforms.NAME]`: one platform's settings. A credential is never in

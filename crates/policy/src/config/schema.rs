@@ -53,6 +53,8 @@ const TOP_KEYS: &[&str] = &[
     "context",
     "history",
     "platforms",
+    "verify",
+    "llm",
 ];
 const SANDBOX_KEYS: &[&str] = &["read", "write", "path", "network", "allow_weaker"];
 pub(crate) const LIMIT_KEYS: &[&str] = &[
@@ -131,6 +133,8 @@ pub(crate) struct Layer {
     pub context: ContextLimits,
     pub history: HistorySettings,
     pub platforms: Vec<crate::config::PlatformConfig>,
+    pub verify: crate::config::VerifySettings,
+    pub llm: crate::config::LlmSettings,
 }
 
 /// The built-in defaults: read and write the working directory, the standard
@@ -207,6 +211,8 @@ pub(crate) fn builtin(opts: &LoadOptions) -> Config {
         context: ContextLimits::default(),
         history: HistorySettings::default(),
         platforms: BTreeMap::new(),
+        verify: crate::config::VerifySettings::default(),
+        llm: crate::config::LlmSettings::default(),
     }
 }
 
@@ -450,7 +456,7 @@ pub(crate) fn as_table<'b, 'i>(
         .ok_or_else(|| wrong_type(cx, k, section, v, "a table"))
 }
 
-fn as_bool(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<bool, ConfigError> {
+pub(crate) fn as_bool(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<bool, ConfigError> {
     v.get_ref()
         .as_bool()
         .ok_or_else(|| wrong_type(cx, k, section, v, "a boolean (true or false)"))
@@ -488,7 +494,7 @@ pub(crate) fn as_strings(
         .collect()
 }
 
-fn as_u64(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<u64, ConfigError> {
+pub(crate) fn as_u64(cx: &Cx, k: &str, section: &str, v: &Val) -> Result<u64, ConfigError> {
     v.get_ref()
         .as_integer()
         .and_then(|i| u64::from_str_radix(i.as_str(), i.radix()).ok())
@@ -685,6 +691,8 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
             "platforms" => {
                 layer.platforms = super::platforms::parse(cx, as_table(cx, name, TOP, v)?)?
             }
+            "verify" => layer.verify = super::verify::parse_verify(cx, v)?,
+            "llm" => layer.llm = super::verify::parse_llm(cx, v)?,
             _ => return Err(unknown(cx, k, TOP, TOP_KEYS)),
         }
     }

@@ -309,7 +309,32 @@ pub fn render(config: &Config) -> String {
             );
         }
     }
+    verify_and_llm(&mut out, config);
     out
+}
+
+/// `[verify]` and `[llm]` (the API key's variable name only, never a key).
+fn verify_and_llm(out: &mut String, config: &Config) {
+    let (v, l) = (&config.verify, &config.llm);
+    let _ = writeln!(out, "\n[verify]");
+    shown(out, "fail_fast", v.fail_fast, "false");
+    shown(out, "llm_judge_required", v.llm_judge_required, "true");
+    let _ = writeln!(out, "\n[llm]");
+    let text = |s: &Option<String>| s.as_deref().map(q);
+    shown(
+        out,
+        "endpoint",
+        text(&l.endpoint),
+        "(none: llm_judge is unavailable)",
+    );
+    shown(out, "model", text(&l.model), "\"gpt-4o-mini\"");
+    shown(
+        out,
+        "api_key_env",
+        text(&l.api_key_env),
+        "(none: no key is sent)",
+    );
+    shown(out, "timeout_ms", l.timeout_ms, "30000");
 }
 
 /// One task as an inline TOML value.
