@@ -341,6 +341,9 @@ fn merge(cfg: &mut Config, l: Layer) {
     h.max_entries = l.history.max_entries.or(h.max_entries);
     h.persist = l.history.persist.or(h.persist);
     super::platforms::merge(cfg, l.platforms);
+    if let Some(m) = l.spec_approval_mode {
+        cfg.spec_approval_mode = m;
+    }
 }
 
 fn same_matcher(a: &NameMatcher, b: &NameMatcher) -> bool {
