@@ -45,3 +45,13 @@ fn demo_01_basic_pipeline() {
 fn demo_03_verified_transform_rolls_back_a_failed_criterion() {
     demo("03-verified-transform");
 }
+
+#[test]
+fn demo_02_github_report_against_the_local_fake_api() {
+    demo("02-github-report");
+}
+
+#[test]
+fn demo_04_agent_autonomy_plan_approve_run_rollback_retry() {
+    demo("04-agent-autonomy");
+}
