@@ -133,64 +133,7 @@ fn spec_dir(path: &Path) -> PathBuf {
 }
 
 fn print_plan(p: &Plan) {
-    out(format!(
-        "plan for {} (hash {})",
-        p.spec,
-        &p.hash[..12.min(p.hash.len())]
-    ));
-    out(format!("goal: {}", p.goal.trim()));
-    if !p.params.is_empty() {
-        let ps: Vec<String> = p.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        out(format!("params: {}", ps.join(" ")));
-    }
-    for s in &p.steps {
-        let label = s
-            .name
-            .as_deref()
-            .map(|n| format!(" {n}"))
-            .unwrap_or_default();
-        out(format!("{:>3}.{label} [{}]", s.index + 1, s.risk));
-        for line in s.script.lines() {
-            out(format!("       $ {line}"));
-        }
-        if let Some(i) = &s.intent {
-            out(format!("       intent: {i}"));
-        }
-        if !s.verify.is_empty() {
-            let v: Vec<&str> = s.verify.iter().map(|a| a.kind.as_str()).collect();
-            out(format!("       verify: {}", v.join(", ")));
-        }
-        if s.checkpoint_before {
-            out("       checkpoint before");
-        }
-        if let Some(r) = &s.refusal {
-            out(format!(
-                "       {}: {}",
-                r["code"].as_str().unwrap_or("REFUSED"),
-                r["message"].as_str().unwrap_or("")
-            ));
-            if let Some(sug) = r["suggestion"].as_str() {
-                out(format!("       suggestion: {sug}"));
-            }
-        }
-        for n in &s.notes {
-            out(format!("       note: {n}"));
-        }
-    }
-    if !p.success_criteria.is_empty() {
-        let v: Vec<&str> = p.success_criteria.iter().map(|a| a.kind.as_str()).collect();
-        out(format!("success criteria: {}", v.join(", ")));
-    }
-    if let Some(o) = &p.output {
-        out(format!("output: {}", o.path));
-    }
-    out(format!("risk: {}", p.risk_summary));
-    out(format!("hash: {}", p.hash));
-    out(if p.refused {
-        "=> refused: a step would not run; fix the spec (nothing ran)"
-    } else {
-        "=> planned (nothing ran)"
-    });
+    let _ = std::io::stdout().write_all(safesh_spec::render(p).as_bytes());
 }
 
 /// `safesh init --template=NAME [DIR] [--force]`: writes only `DIR/project.agsh.yaml`.

@@ -16,6 +16,7 @@ mod wrappers;
 mod descriptions;
 mod help;
 mod label;
+mod plan;
 mod policy;
 
 pub use descriptions::Description;
@@ -59,6 +60,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("mapfile", read::mapfile),
     ("nice", wrappers::nice),
     ("nohup", wrappers::nohup),
+    ("plan", plan::plan),
     ("policy", policy::policy),
     ("popd", dirs::popd),
     ("printf", read::printf),

@@ -391,3 +391,95 @@ fn project_methods_over_json_rpc_plan_approve_by_a_human_and_run() {
     assert!(v["result"]["written"].is_string(), "{v}");
     assert_eq!(std::fs::read_dir(p.path("new")).unwrap().count(), 1);
 }
+
+#[test]
+fn a_plan_approval_never_covers_a_steps_own_flow_approval() {
+    use crate::flow_support::Arena;
+    let a = Arena::new();
+    a.write("keep1.txt", "one\n");
+    a.write("keep2.txt", "two\n");
+    // `rm` of names downloaded from the network: the flow rules want a human.
+    let step = a.script("rm $(curl -s {URL}/list.txt) && echo removed");
+    a.write(
+        "project.agsh.yaml",
+        &format!(
+            "{HEAD}steps:\n  - script: {}\n",
+            serde_json::to_string(&step).unwrap()
+        ),
+    );
+    let run = || {
+        let r = a.run_args(&["spec", "run", "project.agsh.yaml", "--json"]);
+        let v = r.json();
+        (r, v)
+    };
+    // The plan (destructive) needs the human's approval first.
+    let (r, v) = run();
+    let plan_id = approval_id(&r, &v);
+    assert_eq!(a.run_args(&["approve", &plan_id]).status, 0);
+    // Approved, it runs; the step still asks for its own approval, and nothing is removed.
+    let (r, v) = run();
+    assert_eq!(v["ran"], true, "{}", r.dump());
+    assert_eq!(v["passed"], false, "{}", r.dump());
+    let step = &v["pipeline"]["steps"][0];
+    assert_eq!(step["error"]["code"], "APPROVAL_REQUIRED", "{}", r.dump());
+    assert_ne!(
+        step["error"]["details"]["approval_id"],
+        plan_id,
+        "{}",
+        r.dump()
+    );
+    assert!(
+        a.exists("keep1.txt") && a.exists("keep2.txt"),
+        "{}",
+        r.dump()
+    );
+}
+
+#[test]
+fn the_plan_builtin_shows_the_same_plan_as_spec_plan_and_reads_through_the_roots() {
+    let p = Project::new();
+    spec(
+        &p,
+        "params:\n  - name: word\n    default: alpha\nsteps:\n  - script: grep -- {{word}} notes.txt > found.txt\n",
+    );
+    let cli = p.run_args(&[
+        "spec",
+        "plan",
+        "project.agsh.yaml",
+        "--json",
+        "--param",
+        "word=beta",
+    ]);
+    let builtin = p.run("plan project.agsh.yaml --param word=beta --json");
+    assert_eq!(builtin.status, 0, "{}", builtin.dump());
+    assert_eq!(
+        cli.json()["hash"],
+        builtin.json()["hash"],
+        "{}",
+        builtin.dump()
+    );
+    p.assert_absent("found.txt", &builtin);
+    let text = p.run("plan project.agsh.yaml");
+    assert!(
+        text.stdout.contains("=> planned (nothing ran)"),
+        "{}",
+        text.dump()
+    );
+    assert!(
+        text.stdout.contains("$ grep -- 'alpha' notes.txt"),
+        "{}",
+        text.dump()
+    );
+    // A spec outside the read roots is not read.
+    std::fs::write(p.outside.join("project.agsh.yaml"), HEAD).unwrap();
+    let r = p.run(&format!(
+        "plan {}",
+        p.outside.join("project.agsh.yaml").display()
+    ));
+    assert_ne!(r.status, 0, "{}", r.dump());
+    assert!(
+        r.stderr.contains("PATH_VIOLATION") || r.stdout.contains("PATH_VIOLATION"),
+        "{}",
+        r.dump()
+    );
+}
