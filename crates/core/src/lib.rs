@@ -16,6 +16,7 @@ pub mod session;
 
 mod checkpoints;
 pub mod code_host;
+pub mod command_gate;
 pub mod context;
 mod destructive;
 mod external;
@@ -37,6 +38,7 @@ mod tempdir;
 
 pub use approval::{ApprovalAnswer, ApprovalChannel, ApprovalQuestion};
 pub use checkpoints::{CheckpointFailure, CheckpointOp};
+pub use command_gate::CommandGate;
 pub use error::{Details, ErrorCode, Refusal};
 pub use io::{StreamConsumer, StreamKind};
 pub use known::KnownSource;

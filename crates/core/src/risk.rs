@@ -123,17 +123,22 @@ fn base(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
 }
 
-/// A platform command's risk by its verb (until the registry gives its own).
+/// A platform command's risk as its registry entry declares it; a command of a
+/// namespace that reaches the network (every one but `fs:`) is at least
+/// `network`. `None`: not a platform command safesh has.
 fn platform_risk(name: &str) -> Option<Risk> {
-    let (ns, rest) = name.split_once(':')?;
-    Some(match ns {
-        "http" | "github" if rest.contains("delete") => Risk::Destructive,
-        "http" | "github" => Risk::Network,
-        _ if rest.contains("delete") || rest.contains("remove") => Risk::Destructive,
-        _ if rest.contains("write") || rest.contains("create") || rest.contains("put") => {
-            Risk::Write
-        }
-        _ => Risk::ReadOnly,
+    use safesh_platform::Risk as P;
+    let c = safesh_platform::get(name)?;
+    let declared = match c.risk() {
+        P::ReadOnly => Risk::ReadOnly,
+        P::Write => Risk::Write,
+        P::Network => Risk::Network,
+        P::Destructive => Risk::Destructive,
+    };
+    Some(if c.namespace() == "fs" {
+        declared
+    } else {
+        declared.max(Risk::Network)
     })
 }
 

@@ -462,6 +462,13 @@ impl Session {
         self.shell.approver = channel;
     }
 
+    /// Narrows the following requests to what `gate` lets through (a running
+    /// spec's `allowed_commands`): every command dispatched is checked before
+    /// the policy decides it; `None` lifts it. It can only refuse, never allow.
+    pub fn set_command_gate(&mut self, gate: Option<std::sync::Arc<dyn crate::CommandGate>>) {
+        self.shell.gate = gate;
+    }
+
     /// Sets the following requests' time limit in ms (`None`: the limits'
     /// `script_timeout_ms`; `Some(0)`: none). Past it a request ends with
     /// `TIMEOUT` (`details.rule = "timeout_ms"`).

@@ -267,6 +267,11 @@ pub enum SpecAction {
     /// Show the plan: each step's command, risk under the policy, checks and
     /// checkpoints, and the hash an approval binds to. Runs nothing.
     Plan(SpecPlanArgs),
+    /// Run it: plan, a human's approval per `[spec] approval_mode` (bound to the
+    /// plan's hash, single use), the steps through the pipeline (policy,
+    /// sandbox, verify, checkpoints, rollback) with allowed_commands enforced at
+    /// every dispatch, the output, the success criteria. Prints the report.
+    Run(SpecPlanArgs),
 }
 
 /// `safesh spec validate`.

@@ -28,7 +28,7 @@ pub fn rpc(args: RpcArgs, config: Option<&str>) -> i32 {
 
 /// The server both faces run on, and the config's `[mcp] http_token_file` (None:
 /// the config could not be loaded, said).
-fn server(
+pub(crate) fn server(
     config: Option<&str>,
     max_sessions: Option<usize>,
     max_transport_sessions: Option<usize>,

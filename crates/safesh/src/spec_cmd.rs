@@ -4,10 +4,10 @@
 //! the same one `safesh check` shows).
 
 use crate::args::{SpecAction, SpecArgs, SpecFileArgs, SpecPlanArgs};
-use safesh_core::risk::{self, Risk as CoreRisk};
 use safesh_core::{Session, SessionOptions};
+use safesh_server::project_face::PolicyOracle;
 use safesh_spec::templates::{self, SPEC_FILE};
-use safesh_spec::{Assessment, Plan, Risk, RiskOracle, SpecError};
+use safesh_spec::{Plan, SpecError};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -24,6 +24,10 @@ pub fn run(a: SpecArgs, config_file: Option<&str>, json: bool) -> i32 {
         SpecAction::Plan(p) => {
             let json = json || p.json;
             plan(p, config_file, json)
+        }
+        SpecAction::Run(p) => {
+            let json = json || p.json;
+            run_spec(p, config_file, json)
         }
     }
 }
@@ -78,46 +82,6 @@ fn validate(a: SpecFileArgs, json_out: bool) -> i32 {
     }
 }
 
-/// The policy's view of a step, through core's pre-run pass.
-struct PolicyOracle {
-    session: Session,
-}
-
-fn spec_risk(r: CoreRisk) -> Risk {
-    match r {
-        CoreRisk::ReadOnly => Risk::ReadOnly,
-        CoreRisk::Write => Risk::Write,
-        CoreRisk::Network => Risk::Network,
-        CoreRisk::Destructive => Risk::Destructive,
-        CoreRisk::Refused => Risk::Refused,
-    }
-}
-
-impl RiskOracle for PolicyOracle {
-    fn assess(&self, script: &str) -> Assessment {
-        match self.session.assess(script) {
-            Ok(r) => Assessment {
-                risk: spec_risk(r.risk),
-                commands: risk::command_names(&r),
-                dynamic: r.dynamic,
-                refusal: r
-                    .refusal
-                    .as_ref()
-                    .and_then(|x| serde_json::to_value(x).ok()),
-                notes: r.notes,
-            },
-            // It does not parse (or is too large): it cannot run.
-            Err(refusal) => Assessment {
-                risk: Risk::Refused,
-                commands: Vec::new(),
-                dynamic: false,
-                refusal: serde_json::to_value(&refusal).ok(),
-                notes: Vec::new(),
-            },
-        }
-    }
-}
-
 fn plan(a: SpecPlanArgs, config_file: Option<&str>, json_out: bool) -> i32 {
     let path = Path::new(&a.file);
     let spec = match safesh_spec::load(path) {
@@ -169,64 +133,7 @@ fn spec_dir(path: &Path) -> PathBuf {
 }
 
 fn print_plan(p: &Plan) {
-    out(format!(
-        "plan for {} (hash {})",
-        p.spec,
-        &p.hash[..12.min(p.hash.len())]
-    ));
-    out(format!("goal: {}", p.goal.trim()));
-    if !p.params.is_empty() {
-        let ps: Vec<String> = p.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        out(format!("params: {}", ps.join(" ")));
-    }
-    for s in &p.steps {
-        let label = s
-            .name
-            .as_deref()
-            .map(|n| format!(" {n}"))
-            .unwrap_or_default();
-        out(format!("{:>3}.{label} [{}]", s.index + 1, s.risk));
-        for line in s.script.lines() {
-            out(format!("       $ {line}"));
-        }
-        if let Some(i) = &s.intent {
-            out(format!("       intent: {i}"));
-        }
-        if !s.verify.is_empty() {
-            let v: Vec<&str> = s.verify.iter().map(|a| a.kind.as_str()).collect();
-            out(format!("       verify: {}", v.join(", ")));
-        }
-        if s.checkpoint_before {
-            out("       checkpoint before");
-        }
-        if let Some(r) = &s.refusal {
-            out(format!(
-                "       {}: {}",
-                r["code"].as_str().unwrap_or("REFUSED"),
-                r["message"].as_str().unwrap_or("")
-            ));
-            if let Some(sug) = r["suggestion"].as_str() {
-                out(format!("       suggestion: {sug}"));
-            }
-        }
-        for n in &s.notes {
-            out(format!("       note: {n}"));
-        }
-    }
-    if !p.success_criteria.is_empty() {
-        let v: Vec<&str> = p.success_criteria.iter().map(|a| a.kind.as_str()).collect();
-        out(format!("success criteria: {}", v.join(", ")));
-    }
-    if let Some(o) = &p.output {
-        out(format!("output: {}", o.path));
-    }
-    out(format!("risk: {}", p.risk_summary));
-    out(format!("hash: {}", p.hash));
-    out(if p.refused {
-        "=> refused: a step would not run; fix the spec (nothing ran)"
-    } else {
-        "=> planned (nothing ran)"
-    });
+    let _ = std::io::stdout().write_all(safesh_spec::render(p).as_bytes());
 }
 
 /// `safesh init --template=NAME [DIR] [--force]`: writes only `DIR/project.agsh.yaml`.
@@ -281,4 +188,132 @@ pub fn init_template(name: &str, dir: Option<&str>, force: bool) -> i32 {
     }
     out(format!("wrote {} from {from}", path.display()));
     0
+}
+
+/// `safesh spec run FILE [--param k=v]`: runs the spec in its directory through
+/// the server's project face (the same path as JSON-RPC `project.run`); 0 when
+/// every step and the success criteria passed, 1 otherwise.
+fn run_spec(a: SpecPlanArgs, config_file: Option<&str>, json_out: bool) -> i32 {
+    let path = Path::new(&a.file);
+    let Ok(abs) = std::fs::canonicalize(path) else {
+        err(format!("{}: no such file", a.file));
+        return 2;
+    };
+    let mut params = BTreeMap::new();
+    for p in &a.params {
+        match safesh_spec::parse_assignment(p) {
+            Ok((k, v)) => {
+                params.insert(k, serde_json::Value::String(v));
+            }
+            Err(m) => {
+                err(m);
+                return 2;
+            }
+        }
+    }
+    // The steps run in the spec's directory (its safesh.toml, its write roots).
+    let config = config_file.map(|c| {
+        std::fs::canonicalize(c)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| c.to_string())
+    });
+    if let Err(e) = std::env::set_current_dir(spec_dir(&abs)) {
+        err(format!("{}: {e}", spec_dir(&abs).display()));
+        return 2;
+    }
+    let Some((server, _)) = crate::serve::server(config.as_deref(), None, None) else {
+        return 2;
+    };
+    let approver: Option<std::sync::Arc<dyn safesh_core::ApprovalChannel>> = if json_out {
+        None
+    } else {
+        crate::tty_approval::TerminalApprover::open()
+            .map(|t| std::sync::Arc::new(t) as std::sync::Arc<dyn safesh_core::ApprovalChannel>)
+    };
+    let p = safesh_server::project_face::ProjectParams {
+        path: Some(abs.display().to_string()),
+        params,
+        ..Default::default()
+    };
+    let report = match server.run_spec(&p, "cli", Some("cli"), &|_| {}, approver) {
+        Ok(v) => v,
+        Err(e) => {
+            err(e);
+            return 2;
+        }
+    };
+    if json_out {
+        out(&report);
+    } else {
+        print_report(&report);
+    }
+    if report["passed"].as_bool() == Some(true) {
+        0
+    } else {
+        1
+    }
+}
+
+fn print_report(r: &serde_json::Value) {
+    out(format!(
+        "spec {} (plan {})",
+        r["spec"].as_str().unwrap_or("?"),
+        r["hash"].as_str().map_or("?", |h| &h[..12.min(h.len())])
+    ));
+    if let Some(a) = r["approval"].as_str() {
+        out(format!("approval: {a}"));
+    }
+    if let Some(steps) = r["pipeline"]["steps"].as_array() {
+        for (i, s) in steps.iter().enumerate() {
+            let code = s["exit_code"].as_i64().unwrap_or(-1);
+            let verified = match s["verification"]["passed"].as_bool() {
+                Some(true) => ", verified",
+                Some(false) => ", VERIFICATION FAILED",
+                None => "",
+            };
+            out(format!("step {}: exit {code}{verified}", i + 1));
+            if let Some(e) = s["error"]["code"].as_str() {
+                out(format!(
+                    "  {e}: {}",
+                    s["error"]["message"].as_str().unwrap_or("")
+                ));
+            }
+        }
+    }
+    if let Some(o) = r["output"]["path"].as_str() {
+        out(format!("output: {o}"));
+    }
+    if let Some(results) = r["success_criteria"]["results"].as_array() {
+        for c in results {
+            out(format!(
+                "criterion {}: {} ({})",
+                c["type"].as_str().unwrap_or("?"),
+                if c["passed"].as_bool() == Some(true) {
+                    "passed"
+                } else {
+                    "FAILED"
+                },
+                c["detail"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    if r["rolled_back"].as_bool() == Some(true) {
+        out("rolled back to the checkpoint taken before the run");
+    }
+    if let Some(code) = r["error"]["code"].as_str() {
+        err(format!(
+            "{code}: {}",
+            r["error"]["message"].as_str().unwrap_or("")
+        ));
+        if let Some(s) = r["error"]["suggestion"].as_str() {
+            err(format!("suggestion: {s}"));
+        }
+    }
+    out(if r["passed"].as_bool() == Some(true) {
+        "=> passed"
+    } else if r["ran"].as_bool() == Some(true) {
+        "=> failed"
+    } else {
+        "=> not run"
+    });
 }

@@ -37,6 +37,8 @@ mod cli_tasks;
 mod code_mode;
 #[path = "safesh/context.rs"]
 mod context;
+#[path = "safesh/demos.rs"]
+mod demos;
 #[path = "safesh/escape.rs"]
 mod escape;
 #[path = "safesh/escape_support.rs"]
@@ -99,6 +101,8 @@ mod runner;
 mod server_state;
 #[path = "safesh/spec_cli.rs"]
 mod spec_cli;
+#[path = "safesh/spec_run.rs"]
+mod spec_run;
 #[path = "safesh/tree.rs"]
 mod tree;
 // Issue 19: verification in the runtime (execute/pipeline verify, llm_judge).

@@ -49,6 +49,11 @@ pub struct ExecParams {
     /// Tags echoed in the result's envelope (`meta.tags`).
     #[serde(default)]
     pub tags: Option<std::collections::BTreeMap<String, String>>,
+    /// Globs of the only commands this request may dispatch (a running spec's
+    /// `allowed_commands`): checked at every dispatch before the policy; it
+    /// only narrows, never widens (`project_face.rs`).
+    #[serde(default)]
+    pub allowed_commands: Option<Vec<String>>,
     /// Stdin handed over by the server with its label (a pipeline step's: the
     /// previous step's raw stdout). Set by the server, never from the client's
     /// JSON; crosses to a worker beside the params (`worker.rs`). `input` wins.
@@ -160,6 +165,7 @@ pub fn run(
         None => capture(p, settings),
     };
     session.set_force(p.force.unwrap_or(false));
+    session.set_command_gate(crate::project_face::gate_of(p.allowed_commands.as_deref()));
     let input = match (&p.input, &p.piped) {
         (Some(s), _) => InputSource::Bytes(s.clone().into_bytes()),
         (None, Some(piped)) => InputSource::Labeled(piped.bytes.clone(), piped.label.clone()),

@@ -43,6 +43,7 @@ pub mod envelope;
 pub mod mcp;
 pub mod piped;
 pub mod pipeline_face;
+pub mod project_face;
 pub mod rpc;
 pub mod schemas;
 pub mod task_face;

@@ -119,6 +119,7 @@ pub fn tools() -> Vec<Tool> {
     .chain(crate::checkpoint_face::tools())
     .chain(crate::commands::tools())
     .chain(runtime_tools::tools())
+    .chain(project_tools::tools())
     .chain(std::iter::once(crate::code_face::tool()))
     .collect()
 }
@@ -426,6 +427,11 @@ impl SafeshMcp {
                     .map(|a| Arc::new(a) as Arc<dyn safesh_core::ApprovalChannel>);
                 runtime_tools::dispatch(s, name, &args, conn, ctx, approver).await?
             }
+            n if n.starts_with("project_") => {
+                let approver = elicit::ElicitationApprover::for_peer(&ctx.peer)
+                    .map(|a| Arc::new(a) as Arc<dyn safesh_core::ApprovalChannel>);
+                project_tools::dispatch(s, name, &args, conn, ctx, approver).await?
+            }
             "code" => match crate::code_face::mcp(s.clone(), args, conn.to_string()).await {
                 Ok(v) => {
                     let is_error = !v["error"].is_null();
@@ -506,6 +512,7 @@ pub async fn serve_stdio(server: Arc<Server>) -> i32 {
 pub mod elicit;
 pub mod http;
 pub mod http_sessions;
+pub mod project_tools;
 pub mod runtime_tools;
 pub mod stdio;
 

@@ -249,14 +249,24 @@ impl Rpc {
             m if let Some(r) = crate::context_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
             m if let Some(r) = crate::checkpoint_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
             m if let Some(r) = crate::code_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
-            m if m.starts_with("project.") => Err(RpcError::new(
-                METHOD_NOT_FOUND,
-                format!("method {m:?} is reserved for a later version of safesh"),
-            )),
+            m if let Some(op) = m.strip_prefix("project.") => {
+                let pp: crate::project_face::ProjectParams = params(p)?;
+                let cur = self.current.clone();
+                let v = s.project(
+                    op,
+                    pp,
+                    &self.conn,
+                    None,
+                    &move |i| *lock(&cur) = Some(i),
+                    None,
+                );
+                *lock(&self.current) = None;
+                Ok(v?)
+            }
             m => Err(RpcError::new(
                 METHOD_NOT_FOUND,
                 format!(
-                    "unknown method {m:?}; methods: execute, pipeline, commands.list, commands.describe, history, context.get|set|delete|list, checkpoint.save|restore|list|diff|delete, task.run|list, session.start|end|update, job.start|list|output|kill|follow"
+                    "unknown method {m:?}; methods: execute, pipeline, commands.list, commands.describe, history, context.get|set|delete|list, checkpoint.save|restore|list|diff|delete, task.run|list, project.load|validate|plan|approve|reject|run|init, session.start|end|update, job.start|list|output|kill|follow"
                 ),
             )),
         }

@@ -147,6 +147,8 @@ pub struct Server {
     workers: Option<crate::worker::Workers>,
     /// The model-facing redaction of `context.*` values (`context_face.rs`).
     pub(crate) context_redaction: std::sync::OnceLock<Option<Arc<crate::shape::Redaction>>>,
+    /// Plans made on this server and the plan approvals (`project_face.rs`).
+    pub(crate) projects: crate::project_face::Projects,
 }
 
 fn env_vec(env: Option<BTreeMap<String, String>>) -> Result<Vec<(String, String)>, ServerError> {
@@ -202,6 +204,7 @@ impl Server {
             settings,
             history: Mutex::new(VecDeque::new()),
             context_redaction: Default::default(),
+            projects: Default::default(),
         })
     }
 

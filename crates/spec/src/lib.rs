@@ -22,6 +22,7 @@ mod load;
 mod model;
 mod params;
 mod plan;
+mod render;
 pub mod templates;
 
 pub use allowed::{ALLOWED_RULE, AllowedCommands, NOT_WHITELISTED};
@@ -31,3 +32,4 @@ pub use load::{load, parse};
 pub use model::{OutputSpec, ParamDef, ProjectSpec, SpecMeta, StepArgs, StepSpec};
 pub use params::{ParamType, Params, parse_assignment};
 pub use plan::{Assessment, Plan, PlanStep, Risk, RiskOracle, plan};
+pub use render::render;

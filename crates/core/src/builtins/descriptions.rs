@@ -142,6 +142,11 @@ pub static BUILTINS: &[Description] = &[
     ),
     d("nohup", "CMD [ARG...]", "run CMD ignoring hangups"),
     d(
+        "plan",
+        "FILE [--param NAME=VALUE]... [--json]",
+        "show a project spec's plan: each step's risk under the policy, checks, checkpoints, hash (runs nothing)",
+    ),
+    d(
         "policy",
         "[CMD...]",
         "show what is allowed (roots, network, programs), or the decision for a command line without running it",

@@ -188,14 +188,14 @@ pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
 }
 
 /// Why `source` could not read its file.
-enum SourceError {
+pub(super) enum SourceError {
     Refused(Refusal),
     Io(std::io::Error),
 }
 
 /// The text `source NAME` runs, with its label: the file's, or for `/dev/stdin`
 /// the shell's standard input (a pipe or redirection in safesh, not the process's).
-fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label), SourceError> {
+pub(super) fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label), SourceError> {
     let path = sh.cwd.join(name);
     // `/dev/stdin`, `/dev/fd/3`: the script's input, never the process's.
     if let Some(input) = sh.descriptor_input(&path) {

@@ -16,6 +16,7 @@ mod wrappers;
 mod descriptions;
 mod help;
 mod label;
+mod plan;
 mod policy;
 // Verified execution in scripts (issue 19).
 mod verify;
@@ -61,6 +62,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("mapfile", read::mapfile),
     ("nice", wrappers::nice),
     ("nohup", wrappers::nohup),
+    ("plan", plan::plan),
     ("policy", policy::policy),
     ("popd", dirs::popd),
     ("printf", read::printf),

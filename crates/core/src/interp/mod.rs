@@ -315,6 +315,9 @@ pub(crate) struct Shell {
     /// A channel to the human for approvals (the faces that have one); `None`:
     /// a command that needs one is refused with `APPROVAL_REQUIRED`.
     pub approver: Option<Arc<dyn crate::approval::ApprovalChannel>>,
+    /// A running spec's `allowed_commands` (checked at every dispatch, before
+    /// the policy; it only narrows).
+    pub gate: Option<Arc<dyn crate::command_gate::CommandGate>>,
 }
 
 /// `shopt` options safesh implements.
@@ -410,6 +413,7 @@ impl Shell {
             on_start: None,
             background: None,
             approver: None,
+            gate: None,
         };
         if sh.vars.get("BASH_VERSINFO").is_none() {
             let info = ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"];

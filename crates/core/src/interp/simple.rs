@@ -276,6 +276,19 @@ impl Shell {
         };
         let name = first.text.clone();
         let resolved = self.resolve(&name, skip_functions);
+        // A running spec's allowed_commands: checked first (a function's body
+        // is checked command by command when it runs).
+        if let Some(gate) = &self.gate
+            && !matches!(resolved, Resolved::Function(_))
+            && let Some(mut r) = gate.check(&name)
+        {
+            if r.details.location.is_none() && self.line > 0 {
+                r.details.location = Some(format!("line {}", self.line));
+            }
+            let r = crate::flow::withhold_secrets(r, &argv);
+            self.audit_refusal(crate::flow::command_text(&argv), &r);
+            return Err(Stop::Refused(Box::new(r)));
+        }
         if let Some(policy) = self.shared.policy.clone()
             && !matches!(resolved, Resolved::Function(_))
             && let Some(program) = self

@@ -343,6 +343,9 @@ fn merge(cfg: &mut Config, l: Layer) {
     super::platforms::merge(cfg, l.platforms);
     super::verify::merge_verify(&mut cfg.verify, l.verify);
     super::verify::merge_llm(&mut cfg.llm, l.llm);
+    if let Some(m) = l.spec_approval_mode {
+        cfg.spec_approval_mode = m;
+    }
 }
 
 fn same_matcher(a: &NameMatcher, b: &NameMatcher) -> bool {

@@ -502,6 +502,49 @@ pub struct Config {
     pub verify: VerifySettings,
     /// `[llm]`: the LLM endpoint of `llm_judge`.
     pub llm: LlmSettings,
+    /// `[spec] approval_mode`: when a project spec's plan needs a human's approval.
+    pub spec_approval_mode: ApprovalMode,
+}
+
+/// `[spec] approval_mode`: when running a project spec's plan needs a human's
+/// approval (bound to the plan's hash, single use).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ApprovalMode {
+    /// Every run.
+    Always,
+    /// Every plan: an approved plan (same hash) runs once.
+    Plan,
+    /// Only plans with a write, network or destructive step (the default).
+    #[default]
+    Destructive,
+    /// No approval, for specs trusted like a config (`safesh trust FILE`).
+    Never,
+}
+
+impl ApprovalMode {
+    /// The names, as written in the config.
+    pub const NAMES: [&'static str; 4] = ["always", "plan", "destructive", "never"];
+
+    /// Parses a config value.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "always" => ApprovalMode::Always,
+            "plan" => ApprovalMode::Plan,
+            "destructive" => ApprovalMode::Destructive,
+            "never" => ApprovalMode::Never,
+            _ => return None,
+        })
+    }
+
+    /// The config value.
+    pub fn name(self) -> &'static str {
+        match self {
+            ApprovalMode::Always => "always",
+            ApprovalMode::Plan => "plan",
+            ApprovalMode::Destructive => "destructive",
+            ApprovalMode::Never => "never",
+        }
+    }
 }
 
 /// `[platforms.NAME]`: one platform's settings. A credential is never in

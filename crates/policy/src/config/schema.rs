@@ -55,6 +55,7 @@ const TOP_KEYS: &[&str] = &[
     "platforms",
     "verify",
     "llm",
+    "spec",
 ];
 const SANDBOX_KEYS: &[&str] = &["read", "write", "path", "network", "allow_weaker"];
 pub(crate) const LIMIT_KEYS: &[&str] = &[
@@ -108,6 +109,7 @@ const MCP_KEYS: &[&str] = &["http_token_file"];
 const CHECKPOINT_KEYS: &[&str] = &["exclude", "max_mb", "keep", "max_age_days"];
 const CONTEXT_KEYS: &[&str] = &["max_value_bytes", "max_keys"];
 const HISTORY_KEYS: &[&str] = &["max_entries", "persist"];
+const SPEC_KEYS: &[&str] = &["approval_mode"];
 
 /// One config file (or the built-in defaults), parsed and validated, before merging.
 #[derive(Debug, Default)]
@@ -135,6 +137,7 @@ pub(crate) struct Layer {
     pub platforms: Vec<crate::config::PlatformConfig>,
     pub verify: crate::config::VerifySettings,
     pub llm: crate::config::LlmSettings,
+    pub spec_approval_mode: Option<crate::config::ApprovalMode>,
 }
 
 /// The built-in defaults: read and write the working directory, the standard
@@ -213,6 +216,7 @@ pub(crate) fn builtin(opts: &LoadOptions) -> Config {
         platforms: BTreeMap::new(),
         verify: crate::config::VerifySettings::default(),
         llm: crate::config::LlmSettings::default(),
+        spec_approval_mode: crate::config::ApprovalMode::default(),
     }
 }
 
@@ -693,6 +697,27 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
             }
             "verify" => layer.verify = super::verify::parse_verify(cx, v)?,
             "llm" => layer.llm = super::verify::parse_llm(cx, v)?,
+            "spec" => {
+                const S: &str = "[spec]";
+                for (k, v) in entries(as_table(cx, name, TOP, v)?) {
+                    match key_str(k) {
+                        "approval_mode" => {
+                            let m = as_string(cx, "approval_mode", S, v)?;
+                            let Some(mode) = crate::config::ApprovalMode::parse(&m) else {
+                                return Err(cx.err(
+                                    v.span(),
+                                    format!(
+                                        "`approval_mode` in {S} must be one of: {}; found `{m}`",
+                                        crate::config::ApprovalMode::NAMES.join(", ")
+                                    ),
+                                ));
+                            };
+                            layer.spec_approval_mode = Some(mode);
+                        }
+                        _ => return Err(unknown(cx, k, S, SPEC_KEYS)),
+                    }
+                }
+            }
             _ => return Err(unknown(cx, k, TOP, TOP_KEYS)),
         }
     }

@@ -284,6 +284,12 @@ pub fn render(config: &Config) -> String {
     let _ = writeln!(out, "\n[history]");
     shown(&mut out, "max_entries", h.max_entries, "10000");
     shown(&mut out, "persist", h.persist, "true");
+    let _ = writeln!(out, "\n[spec]");
+    let _ = writeln!(
+        out,
+        "approval_mode = {}",
+        q(config.spec_approval_mode.name())
+    );
     for p in config.platforms.values() {
         let _ = writeln!(
             out,

@@ -293,6 +293,8 @@ fn mcp_stdio_raw_protocol() {
         "commands_list",
         "commands_describe",
         "code",
+        "project_plan",
+        "project_run",
     ] {
         assert_eq!(
             names.iter().filter(|n| **n == want).count(),

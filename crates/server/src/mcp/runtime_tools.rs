@@ -49,7 +49,7 @@ type Report = (String, Option<f64>);
 /// Runs `work` in a blocking thread. Interrupts everything it started when the
 /// client cancels; forwards its progress (or, with `tick`, a note per second)
 /// when the client gave a progress token.
-async fn blocking<F>(
+pub(super) async fn blocking<F>(
     ctx: &RequestContext<RoleServer>,
     tick: bool,
     work: F,
