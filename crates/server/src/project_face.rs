@@ -599,6 +599,7 @@ impl Server {
             // A run that fails (a step, or the success criteria) goes back to here.
             checkpoint_before: any_risky || plan.output.is_some(),
             session: p.session.clone(),
+            text: None,
         };
         let pr = self.pipeline(&pp, conn, face, on_start, approver.clone())?;
         let last_output = pr["steps"]
