@@ -159,14 +159,27 @@ fn replaces_existing(cwd: &Path, dest: &str, sources: &[&str]) -> bool {
         .or_else(|| dest.strip_prefix("-t"))
         .unwrap_or(dest);
     let d = cwd.join(dest);
-    if d.is_dir() {
+    if exists(&d, true).is_some_and(|dir| dir) {
         return sources.iter().any(|s| {
             Path::new(s)
                 .file_name()
-                .is_some_and(|n| d.join(n).symlink_metadata().is_ok())
+                .is_some_and(|n| exists(&d.join(n), false).is_some())
         });
     }
-    d.symlink_metadata().is_ok()
+    exists(&d, false).is_some()
+}
+
+/// Whether `p` exists (`Some(is a directory)`), from the entry the walk
+/// reaches without the kernel following a symlink. Reached through a symlink
+/// (flipped or not), the answer is "it exists, not a directory": the change is
+/// then gated as one that replaces a file, whatever is there, so the gate
+/// tells nothing about a file the script may not look at.
+fn exists(p: &Path, follow: bool) -> Option<bool> {
+    let entry = safesh_utils::beneath::resolve(p, follow).ok()?;
+    if entry.real() != safesh_utils::beneath::lexical(p) {
+        return Some(false);
+    }
+    entry.exists().then(|| entry.is_dir())
 }
 
 /// The files an in-place `sed -i`/`perl -i` rewrites: the operands, without the

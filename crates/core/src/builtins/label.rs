@@ -82,7 +82,14 @@ pub(super) fn label(sh: &mut Shell, argv: &[Field]) -> Exec {
         let text = word.text.as_str();
         let var_name = text.strip_prefix('$').unwrap_or(text);
         let path = sh.cwd.join(text);
-        let file_exists = std::fs::symlink_metadata(&path).is_ok();
+        // Decided on the entry reached (a symlink flipped outside must not
+        // tell whether a file exists there); a name that may not be looked at
+        // is refused below, unless it names a variable.
+        let file_exists = match sh.probe(&path, false) {
+            Ok(p) => p.exists(),
+            Err(_) if is_name(var_name) => false,
+            Err(r) => return Err(r.into()),
+        };
         let as_var = is_name(var_name)
             && (text.starts_with('$') || !file_exists || sh.vars.get(var_name).is_some());
         if as_var {

@@ -437,7 +437,9 @@ pub(crate) fn glob(
             if !has_glob(comp) {
                 let lit = unescape(comp);
                 let d = disk.join(&lit);
-                if ci == last || look(&d, true, may_see).is_some_and(|m| m.is_dir()) {
+                // A directory the pattern names (`out/*`, `/bin/b?sh`): where it
+                // leads is checked like a listing (refused outside the roots).
+                if ci == last || look(&d, true, may_list).is_some_and(|m| m.is_dir()) {
                     next.push((format!("{shown}{sep}{lit}"), d));
                 }
                 continue;

@@ -365,6 +365,7 @@ fn race_file_tests_through_a_flipping_symlink_never_reveal_an_outside_file() {
         "test -s d/script.sh && echo LEAK-s",
         "[ -r d/script.sh -o -x d/script.sh ] && echo LEAK-rx",
         "[ d/script.sh -nt d ] && echo LEAK-nt",
+        "label d/script.sh >/dev/null && echo LEAK-label",
     ] {
         for _ in 0..RUNS / 3 {
             let r = p.run(&tries(op));
