@@ -1394,3 +1394,23 @@ fn check_refuses_a_planted_program() {
     );
     p.assert_absent(PWNED, &r);
 }
+
+// ==== jq modules (read through the same check as `cat`) ==============================
+
+#[test]
+fn jq_module_symlinked_to_a_file_outside_is_a_path_violation() {
+    let p = Project::new();
+    p.symlink(&p.outside.join("secret.txt"), "m.jq");
+    p.symlink(&p.outside.join("secret.txt"), "d.json");
+    p.assert_refused_when_reached("jq -n -L . 'import \"m\" as m; 1'", PATH);
+    p.assert_refused_when_reached("jq -n -L . 'import \"d\" as $d; $d'", PATH);
+}
+
+#[test]
+fn jq_module_inside_the_project_is_imported() {
+    let p = Project::new();
+    p.write("lib/ok.jq", "def x: 42;");
+    p.write("lib/data.json", "[1]");
+    let r = p.run("jq -nc -L lib 'import \"ok\" as o; import \"data\" as $d; [o::x, $d]'");
+    assert_eq!(r.stdout, "[42,[[1]]]\n", "{}", r.dump());
+}
