@@ -483,3 +483,37 @@ fn the_plan_builtin_shows_the_same_plan_as_spec_plan_and_reads_through_the_roots
         r.dump()
     );
 }
+
+#[test]
+fn mcp_project_tools_with_the_python_sdk_and_elicitation() {
+    let ok = Command::new("/usr/bin/python3")
+        .args(["-c", "import mcp"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!(
+            "note: /usr/bin/python3 cannot import `mcp` (scripts/test.sh installs it): skipped"
+        );
+        return;
+    }
+    let p = with_mode("plan");
+    spec(&p, "steps:\n  - script: grep alpha notes.txt > found.txt\n");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/mcp_project.py");
+    let out = Command::new("/usr/bin/python3")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_safesh"))
+        .arg(&p.config)
+        .current_dir(&p.dir)
+        .env("HOME", &p.home)
+        .env("XDG_CONFIG_HOME", p.root.join("no-config"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("ALL OK"),
+        "python MCP client failed ({}):\n{stdout}\n{}",
+        out.status,
+        &stderr[stderr.len().saturating_sub(4000)..]
+    );
+}
