@@ -517,3 +517,28 @@ fn mcp_project_tools_with_the_python_sdk_and_elicitation() {
         &stderr[stderr.len().saturating_sub(4000)..]
     );
 }
+
+#[test]
+fn a_platform_commands_risk_is_the_registrys_declared_risk() {
+    let p = Project::new();
+    spec(
+        &p,
+        "steps:\n  - command: fs:list\n    args: [.]\n  - command: fs:mkdir\n    args: [out]\n  - command: fs:write\n    args: {path: out/a.txt}\n  - command: github:pr:list\n    args: {repo: octo/demo}\n",
+    );
+    let r = p.run_args(&["spec", "plan", "project.agsh.yaml", "--json"]);
+    let v = r.json();
+    let risks: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["risk"].as_str().unwrap())
+        .collect();
+    // fs:write declares itself destructive (it may replace a file) although its
+    // verb says "write"; github reaches the network although it only reads.
+    assert_eq!(
+        risks,
+        ["read-only", "write", "destructive", "network"],
+        "{}",
+        r.dump()
+    );
+}
