@@ -162,7 +162,7 @@ pub enum Command {
     Code(CodeArgs),
     /// Print a shell completion script (bash, zsh, fish, …).
     Completions(CompletionsArgs),
-    /// Validate or plan a project spec (project.agsh.yaml).
+    /// Validate, plan or run a project spec (project.agsh.yaml).
     Spec(SpecArgs),
     /// Serve one request for the server that started this process (the
     /// isolation model's worker; not a user command).

@@ -30,6 +30,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// The operations of `project.*` (JSON-RPC) and `project_*` (MCP).
+pub const OPS: &[&str] = &[
+    "load", "validate", "plan", "approve", "reject", "run", "init",
+];
+
 /// The commit point a plan approval is asked at (`safesh approvals` lists it).
 pub const PLAN_COMMIT_POINT: &str = "plan";
 

@@ -249,7 +249,10 @@ impl Rpc {
             m if let Some(r) = crate::context_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
             m if let Some(r) = crate::checkpoint_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
             m if let Some(r) = crate::code_face::rpc(s, m, p.clone(), &self.conn) => Ok(r?),
-            m if let Some(op) = m.strip_prefix("project.") => {
+            m if let Some(op) = m
+                .strip_prefix("project.")
+                .filter(|op| crate::project_face::OPS.contains(op)) =>
+            {
                 let pp: crate::project_face::ProjectParams = params(p)?;
                 let cur = self.current.clone();
                 let v = s.project(

@@ -483,3 +483,62 @@ fn the_plan_builtin_shows_the_same_plan_as_spec_plan_and_reads_through_the_roots
         r.dump()
     );
 }
+
+#[test]
+fn mcp_project_tools_with_the_python_sdk_and_elicitation() {
+    let ok = Command::new("/usr/bin/python3")
+        .args(["-c", "import mcp"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!(
+            "note: /usr/bin/python3 cannot import `mcp` (scripts/test.sh installs it): skipped"
+        );
+        return;
+    }
+    let p = with_mode("plan");
+    spec(&p, "steps:\n  - script: grep alpha notes.txt > found.txt\n");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/mcp_project.py");
+    let out = Command::new("/usr/bin/python3")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_safesh"))
+        .arg(&p.config)
+        .current_dir(&p.dir)
+        .env("HOME", &p.home)
+        .env("XDG_CONFIG_HOME", p.root.join("no-config"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("ALL OK"),
+        "python MCP client failed ({}):\n{stdout}\n{}",
+        out.status,
+        &stderr[stderr.len().saturating_sub(4000)..]
+    );
+}
+
+#[test]
+fn a_platform_commands_risk_is_the_registrys_declared_risk() {
+    let p = Project::new();
+    spec(
+        &p,
+        "steps:\n  - command: fs:list\n    args: [.]\n  - command: fs:mkdir\n    args: [out]\n  - command: fs:write\n    args: {path: out/a.txt}\n  - command: github:pr:list\n    args: {repo: octo/demo}\n",
+    );
+    let r = p.run_args(&["spec", "plan", "project.agsh.yaml", "--json"]);
+    let v = r.json();
+    let risks: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["risk"].as_str().unwrap())
+        .collect();
+    // fs:write declares itself destructive (it may replace a file) although its
+    // verb says "write"; github reaches the network although it only reads.
+    assert_eq!(
+        risks,
+        ["read-only", "write", "destructive", "network"],
+        "{}",
+        r.dump()
+    );
+}

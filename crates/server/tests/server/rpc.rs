@@ -51,9 +51,12 @@ fn error_codes() {
         call(&rpc, &req(1, "checkpoint.restore", json!({"name": "../x"})))["error"]["code"],
         -32602
     );
-    // project.* is served now (issue 19): without a spec it is a bad request.
+    // project.* is served now (issue 19): without a spec it is a bad request;
+    // an operation it does not have is not found.
     let r = call(&rpc, &req(1, "project.plan", json!({})));
     assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = call(&rpc, &req(1, "project.nope", json!({})));
+    assert_eq!(r["error"]["code"], -32601, "{r}");
     assert_eq!(
         call(&rpc, &req(1, "execute", json!({"script": 5})))["error"]["code"],
         -32602
