@@ -280,11 +280,24 @@ fn an_assertion_is_no_oracle_on_a_secret() {
     ]);
     let v = check(&s, guesses);
     assert_eq!(each(&v), [false, false, false, false], "{v:?}");
-    let shown = serde_json::to_string(&v).unwrap();
-    assert!(
-        !shown.contains(SECRET),
-        "a result shows the secret: {shown}"
+    // `actual` never shows the secret.
+    for r in &v.results {
+        let actual = serde_json::to_string(&r.actual).unwrap();
+        assert!(
+            !actual.contains(SECRET),
+            "actual shows the secret: {actual}"
+        );
+    }
+    // The detail quotes the caller's own guess as written: redacting a right
+    // guess differently from a wrong one would itself be the oracle.
+    assert_eq!(v.results[0].detail, format!("looked for {SECRET:?}"));
+    let wrong = check(
+        &s,
+        json!([{"type": "contains", "expected": "sk-live-0000"}]),
     );
+    assert_eq!(wrong.results[0].passed, v.results[0].passed);
+    assert_eq!(wrong.results[0].actual, v.results[0].actual);
+    assert_eq!(wrong.results[0].detail, "looked for \"sk-live-0000\"");
     // The benign neighbours: what the model may see still verifies.
     let v = check(
         &s,

@@ -45,6 +45,18 @@ async def scenario(s):
     check(v["meta"]["content_type"] == "application/json" and v["payload"] == {"n": 3}, "exec envelope payload", v)
     check(v["meta"]["tags"] == {"who": "py"} and v["provenance"][0]["status"] == "ok", "exec envelope tags and provenance", v)
 
+    r = await s.call_tool("exec", {"script": "printf 'a\\nb\\n'", "intent": "three lines",
+                                   "verify": [{"type": "count_gte", "expected": 3, "message": "want 3"}]})
+    v = sc(r)
+    check(v.get("exit_code") == 1 and (v.get("error") or {}).get("code") == "VERIFICATION_FAILED"
+          and v["verification"]["results"][0]["actual"] == "a\nb\n", "exec: a failed assertion is VERIFICATION_FAILED", v)
+    try:
+        r = await s.call_tool("exec", {"script": "touch bad-ran.txt", "verify": [{"type": "matches_regex", "expected": "(a"}]})
+        refused = is_error(r) and "verify[0].expected" in str(r)
+    except Exception as e:  # the SDK raises on a JSON-RPC error
+        refused = "verify[0].expected" in str(e)
+    check(refused and not os.path.exists("bad-ran.txt"), "exec: a bad assertion is refused before anything runs", r)
+
     r = await s.call_tool("pipeline", {"steps": [
         {"script": "printf 'b\\na\\n'"},
         {"command": "sort"},

@@ -566,3 +566,20 @@ fn the_pipeline_text_form_runs_annotated_steps() {
             .contains("not both")
     );
 }
+
+#[test]
+fn explain_and_help_know_verify() {
+    let a = Arena::new();
+    let run = a.run_args(&["explain", "VERIFICATION_FAILED"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("VERIFICATION_FAILED: the command succeeded but an assertion failed")
+    );
+    assert!(run.stdout.contains("Exit status: 1\n"), "{}", run.stdout);
+    let run = a.run("help verify");
+    assert!(run.stdout.contains("verify ASSERTION..."), "{}", run.stdout);
+    // The benign neighbour of a failed verify: the passing one is a pass-through.
+    let run = a.run("printf 'b\\na\\n' | verify 'count_gte:2' | sort");
+    assert_eq!(run.stdout, "a\nb\n", "{}", run.stderr);
+}

@@ -298,6 +298,10 @@ fn intent_is_echoed_and_assertions_checked() {
         .map(|x| x["passed"].as_bool().unwrap())
         .collect();
     assert_eq!(each, [true, true, true, false, false]);
+    // The command succeeded, its verification failed.
+    assert_eq!(v["exit_code"], 1, "{v}");
+    assert_eq!(v["error"]["code"], "VERIFICATION_FAILED", "{v}");
+    assert_eq!(r["results"][4]["actual"], "a\nb\nc\n", "{v}");
 }
 
 #[test]
