@@ -11,37 +11,11 @@ use crate::interp::expand::Field;
 use crate::precheck::{Checked, Verdict};
 use safesh_label::Label;
 use safesh_policy::operands::{self, Access};
-use serde::Serialize;
 use std::path::Path;
 
-/// A risk class, least risky first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Risk {
-    /// Reads only.
-    ReadOnly,
-    /// Creates or changes files.
-    Write,
-    /// Talks to the network.
-    Network,
-    /// Deletes or replaces what exists.
-    Destructive,
-    /// Refused by the policy: it will not run.
-    Refused,
-}
-
-impl Risk {
-    /// `read-only`, `write`, `network`, `destructive`, `refused`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Risk::ReadOnly => "read-only",
-            Risk::Write => "write",
-            Risk::Network => "network",
-            Risk::Destructive => "destructive",
-            Risk::Refused => "refused",
-        }
-    }
-}
+/// A risk class, least risky first: the one enum the plan of a project spec
+/// (`safesh_spec`) and `safesh check` share.
+pub use safesh_spec::Risk;
 
 /// A script's risk: the worst of its commands and redirections.
 #[derive(Clone, Debug)]
@@ -252,6 +226,31 @@ pub fn script_risk(checked: Vec<Checked>, writes: Vec<String>, cwd: &Path) -> Sc
         refusal,
         dynamic,
         notes,
+    }
+}
+
+/// What a project spec's plan records about a step: `r`'s risk, command names,
+/// refusal and notes, or `Refused` when the step's script could not be checked
+/// (it does not parse, or is too large).
+pub fn assessment(r: Result<ScriptRisk, Refusal>) -> safesh_spec::Assessment {
+    match r {
+        Ok(r) => safesh_spec::Assessment {
+            risk: r.risk,
+            commands: command_names(&r),
+            dynamic: r.dynamic,
+            refusal: r
+                .refusal
+                .as_ref()
+                .and_then(|x| serde_json::to_value(x).ok()),
+            notes: r.notes,
+        },
+        Err(refusal) => safesh_spec::Assessment {
+            risk: Risk::Refused,
+            commands: Vec::new(),
+            dynamic: false,
+            refusal: serde_json::to_value(&refusal).ok(),
+            notes: Vec::new(),
+        },
     }
 }
 

@@ -92,39 +92,9 @@ pub struct PolicyOracle {
     pub session: Session,
 }
 
-fn spec_risk(r: safesh_core::risk::Risk) -> Risk {
-    use safesh_core::risk::Risk as C;
-    match r {
-        C::ReadOnly => Risk::ReadOnly,
-        C::Write => Risk::Write,
-        C::Network => Risk::Network,
-        C::Destructive => Risk::Destructive,
-        C::Refused => Risk::Refused,
-    }
-}
-
 impl RiskOracle for PolicyOracle {
     fn assess(&self, script: &str) -> Assessment {
-        match self.session.assess(script) {
-            Ok(r) => Assessment {
-                risk: spec_risk(r.risk),
-                commands: safesh_core::risk::command_names(&r),
-                dynamic: r.dynamic,
-                refusal: r
-                    .refusal
-                    .as_ref()
-                    .and_then(|x| serde_json::to_value(x).ok()),
-                notes: r.notes,
-            },
-            // It does not parse (or is too large): it cannot run.
-            Err(refusal) => Assessment {
-                risk: Risk::Refused,
-                commands: Vec::new(),
-                dynamic: false,
-                refusal: serde_json::to_value(&refusal).ok(),
-                notes: Vec::new(),
-            },
-        }
+        safesh_core::risk::assessment(self.session.assess(script))
     }
 }
 

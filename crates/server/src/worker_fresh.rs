@@ -28,7 +28,6 @@ use std::io::{BufRead, BufReader};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 /// One sessionless request as it arrived.
 pub(crate) struct Request {
@@ -135,23 +134,9 @@ fn listen(
     cancel_current(shared);
 }
 
-/// Interrupts the running request, repeatedly for a while (the session clears
-/// an interrupt that lands just before its request starts).
+/// Interrupts the running request ([`crate::worker_main::cancel_repeatedly`]).
 fn cancel_current(shared: &Arc<Shared>) {
-    let shared = shared.clone();
-    let _ = std::thread::Builder::new()
-        .name("safesh-worker-cancel".into())
-        .spawn(move || {
-            for _ in 0..50 {
-                if !shared.cancelled.load(Ordering::SeqCst) {
-                    return;
-                }
-                if let Some(i) = lock(&shared.current).as_ref() {
-                    i.interrupt();
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        });
+    crate::worker_main::cancel_repeatedly(shared, |s| (&s.cancelled, &s.current));
 }
 
 /// The interpreter thread: one request at a time, each in a fresh session.

@@ -57,6 +57,36 @@ fn set_limit(resource: libc::__rlimit_resource_t, soft: u64) {
 /// The frames out, shared by the result and the approval questions.
 pub(crate) type Out = Arc<Mutex<File>>;
 
+/// Interrupts a worker's running request, repeatedly for a while (the session
+/// clears an interrupt that lands just before its request starts), until the
+/// request is no longer marked cancelled. `parts` gives the worker's
+/// cancelled flag and the running request's interrupter.
+pub(crate) fn cancel_repeatedly<S: Send + Sync + 'static>(
+    shared: &Arc<S>,
+    parts: fn(
+        &S,
+    ) -> (
+        &std::sync::atomic::AtomicBool,
+        &Mutex<Option<safesh_core::Interrupter>>,
+    ),
+) {
+    let shared = shared.clone();
+    let _ = std::thread::Builder::new()
+        .name("safesh-worker-cancel".into())
+        .spawn(move || {
+            for _ in 0..50 {
+                let (cancelled, current) = parts(&shared);
+                if !cancelled.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                if let Some(i) = crate::shape::lock(current).as_ref() {
+                    i.interrupt();
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+}
+
 pub(crate) fn write_frame(out: &Out, frame: &FromWorker) -> bool {
     let Ok(mut line) = serde_json::to_vec(frame) else {
         return false;

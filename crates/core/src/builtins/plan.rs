@@ -6,7 +6,7 @@
 use super::{args_label, out};
 use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell};
-use safesh_spec::{Assessment, Risk, RiskOracle};
+use safesh_spec::{Assessment, RiskOracle};
 use std::collections::BTreeMap;
 
 const USAGE: &str = "usage: plan FILE [--param NAME=VALUE]... [--json]";
@@ -16,42 +16,12 @@ struct ShellOracle<'a> {
     sh: &'a Shell,
 }
 
-fn spec_risk(r: crate::risk::Risk) -> Risk {
-    use crate::risk::Risk as C;
-    match r {
-        C::ReadOnly => Risk::ReadOnly,
-        C::Write => Risk::Write,
-        C::Network => Risk::Network,
-        C::Destructive => Risk::Destructive,
-        C::Refused => Risk::Refused,
-    }
-}
-
 impl RiskOracle for ShellOracle<'_> {
     fn assess(&self, script: &str) -> Assessment {
-        match self.sh.parse_budgeted(script) {
-            Ok(parsed) => {
-                let (checked, writes) = self.sh.check_program_with_writes(&parsed.program, false);
-                let r = crate::risk::script_risk(checked, writes, &self.sh.cwd);
-                Assessment {
-                    risk: spec_risk(r.risk),
-                    commands: crate::risk::command_names(&r),
-                    dynamic: r.dynamic,
-                    refusal: r
-                        .refusal
-                        .as_ref()
-                        .and_then(|x| serde_json::to_value(x).ok()),
-                    notes: r.notes,
-                }
-            }
-            Err(refusal) => Assessment {
-                risk: Risk::Refused,
-                commands: Vec::new(),
-                dynamic: false,
-                refusal: serde_json::to_value(&refusal).ok(),
-                notes: Vec::new(),
-            },
-        }
+        crate::risk::assessment(self.sh.parse_budgeted(script).map(|parsed| {
+            let (checked, writes) = self.sh.check_program_with_writes(&parsed.program, false);
+            crate::risk::script_risk(checked, writes, &self.sh.cwd)
+        }))
     }
 }
 
