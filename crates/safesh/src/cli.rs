@@ -207,26 +207,7 @@ fn run_job(exec: ExecOpts, config: Option<&str>, job: Job) -> i32 {
     // Decided before the policy moves into the session; only `--json` uses it:
     // the same shaping as MCP and JSON-RPC (cap, spill file, true totals, labels
     // per chunk, redaction of what the model may not see).
-    let capture = exec.json.then(|| {
-        let settings = safesh_server::settings::Settings::from_policy(policy.clone());
-        let mode = exec.output_mode.unwrap_or_default().to_mode();
-        std::sync::Arc::new(
-            safesh_server::shape::Capture::new(
-                mode,
-                safesh_server::shape::ShapeConfig {
-                    cap: settings.cap,
-                    spill_dir: settings.spill_dir(),
-                    retention: settings.spill_retention,
-                },
-            )
-            .with_redaction(safesh_server::shape::Redaction::from_config(
-                policy.config(),
-            )),
-        )
-    });
-    let redaction = capture
-        .as_ref()
-        .and_then(|_| safesh_server::shape::Redaction::from_config(policy.config()));
+    let (capture, redaction) = json_capture(&exec, &policy);
     let mut session = terminal_session(policy, limits, arg0, args, raise_stack_limit(), !exec.json);
     session.set_force(exec.force);
     let input = match exec.input {
@@ -330,4 +311,36 @@ pub(crate) fn raise_stack_limit() -> bool {
         lim.rlim_cur = STACK_BYTES;
         libc::setrlimit(libc::RLIMIT_STACK, &lim) == 0
     }
+}
+
+/// For `--json`: the capture that shapes output as MCP and JSON-RPC do (cap,
+/// spill file, true totals, labels per chunk) and the redaction of what the model
+/// may not see; `(None, None)` otherwise.
+pub(crate) fn json_capture(
+    exec: &crate::args::ExecOpts,
+    policy: &safesh_policy::Policy,
+) -> (
+    Option<std::sync::Arc<safesh_server::shape::Capture>>,
+    Option<safesh_server::shape::Redaction>,
+) {
+    if !exec.json {
+        return (None, None);
+    }
+    let settings = safesh_server::settings::Settings::from_policy(policy.clone());
+    let mode = exec.output_mode.unwrap_or_default().to_mode();
+    let capture = safesh_server::shape::Capture::new(
+        mode,
+        safesh_server::shape::ShapeConfig {
+            cap: settings.cap,
+            spill_dir: settings.spill_dir(),
+            retention: settings.spill_retention,
+        },
+    )
+    .with_redaction(safesh_server::shape::Redaction::from_config(
+        policy.config(),
+    ));
+    (
+        Some(std::sync::Arc::new(capture)),
+        safesh_server::shape::Redaction::from_config(policy.config()),
+    )
 }

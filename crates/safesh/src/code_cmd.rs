@@ -54,26 +54,7 @@ pub(crate) fn run(before: ExecOpts, config: Option<&str>, args: CodeArgs) -> i32
                 .unwrap_or(crate::cli::DEFAULT_MAX_TIMEOUT_MS),
         )
     });
-    let capture = exec.json.then(|| {
-        let settings = safesh_server::settings::Settings::from_policy(policy.clone());
-        let mode = exec.output_mode.unwrap_or_default().to_mode();
-        std::sync::Arc::new(
-            safesh_server::shape::Capture::new(
-                mode,
-                safesh_server::shape::ShapeConfig {
-                    cap: settings.cap,
-                    spill_dir: settings.spill_dir(),
-                    retention: settings.spill_retention,
-                },
-            )
-            .with_redaction(safesh_server::shape::Redaction::from_config(
-                policy.config(),
-            )),
-        )
-    });
-    let redaction = capture
-        .as_ref()
-        .and_then(|_| safesh_server::shape::Redaction::from_config(policy.config()));
+    let (capture, redaction) = crate::cli::json_capture(&exec, &policy);
     // The host commands run on the engine's thread, whose stack has room for them.
     let mut session = crate::cli::terminal_session(
         policy,
