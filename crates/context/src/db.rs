@@ -3,6 +3,7 @@
 
 use crate::error::ContextError;
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
+use safesh_store::busy::{is_busy, retry_while_busy};
 use std::fs::{DirBuilder, OpenOptions};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
@@ -60,6 +61,14 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ContextError> {
     create_private(path)?;
     let flags = OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| sql_err(path, e))?;
+    let busy =
+        |e: &ContextError| matches!(e, ContextError::Sqlite { source, .. } if is_busy(source));
+    retry_while_busy(|| set_up(&mut conn, path), busy)?;
+    Ok(conn)
+}
+
+/// WAL, the tuning and the schema (once per file) on a fresh connection.
+fn set_up(conn: &mut Connection, path: &Path) -> Result<(), ContextError> {
     let e = |e| sql_err(path, e);
     conn.busy_timeout(BUSY_TIMEOUT).map_err(e)?;
     // NORMAL in WAL mode: a commit appends to the WAL without fsync. A value and
@@ -74,8 +83,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ContextError> {
         .map_err(e)?;
     if version == SCHEMA_VERSION && mode.eq_ignore_ascii_case("wal") {
         // Set up already (both persist in the file): no write lock per open.
-        tune(&conn).map_err(e)?;
-        return Ok(conn);
+        return tune(conn).map_err(e);
     }
     let mode: String = conn
         .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
@@ -86,7 +94,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ContextError> {
             detail: format!("cannot switch to WAL mode (journal_mode={mode})"),
         });
     }
-    tune(&conn).map_err(e)?;
+    tune(conn).map_err(e)?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(e)?;
@@ -115,8 +123,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection, ContextError> {
         path: path.to_path_buf(),
         detail: err.to_string(),
     })?;
-    tx.commit().map_err(e)?;
-    Ok(conn)
+    tx.commit().map_err(e)
 }
 
 /// Per-connection settings (see `open`).

@@ -301,3 +301,65 @@ fn a_foreign_file_is_reported_corrupt() {
     let e = ContextStore::open(dir.path()).unwrap_err();
     assert!(matches!(e, ContextError::Corrupt { .. }), "{e}");
 }
+
+/// Child side of `first_opens_racing_on_a_fresh_state_dir_all_succeed`: with
+/// `RACE_STATE` set, waits for the `go` file, then opens the store and sets a key.
+#[test]
+#[ignore = "run by first_opens_racing_on_a_fresh_state_dir_all_succeed as a child process"]
+fn race_child() {
+    let Some(state) = std::env::var_os("RACE_STATE") else {
+        return;
+    };
+    let state = std::path::PathBuf::from(state);
+    let go = state.with_file_name("go");
+    while !go.exists() {
+        std::hint::spin_loop();
+    }
+    let key = format!("k{}", std::process::id());
+    let r = ContextStore::open(&state)
+        .and_then(|s| set(&s, Scope::Project, "/p", &key, json!(1), &Label::agent()));
+    if let Err(e) = r {
+        eprintln!("RACE FAILED: {e}");
+        std::process::exit(3);
+    }
+}
+
+#[test]
+fn first_opens_racing_on_a_fresh_state_dir_all_succeed() {
+    // Every safesh process opens the store, and several first runs at once once
+    // failed one of them with "database is locked": the switch of a new file to
+    // WAL fails at once rather than wait. Real processes race here (threads of
+    // one process share SQLite's locks and do not show it).
+    const CHILDREN: usize = 8;
+    for round in 0..15 {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let children: Vec<_> = (0..CHILDREN)
+            .map(|_| {
+                std::process::Command::new(std::env::current_exe().unwrap())
+                    .args(["race_child", "--exact", "--ignored", "--nocapture"])
+                    .env("RACE_STATE", &state)
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        std::fs::write(dir.path().join("go"), "").unwrap();
+        for c in children {
+            let out = c.wait_with_output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && stdout.contains("1 passed"),
+                "round {round}: {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let store = ContextStore::open(&state).unwrap();
+        assert_eq!(
+            store.list(Scope::Project, "/p", None).unwrap().len(),
+            CHILDREN
+        );
+    }
+}

@@ -134,7 +134,7 @@ impl ApprovalDb {
             conn: Mutex::new(conn),
             path,
         };
-        db.init()?;
+        crate::busy::retry_while_busy(|| db.init(), StoreError::is_busy)?;
         Ok(db)
     }
 

@@ -80,3 +80,10 @@ impl StoreError {
         }
     }
 }
+
+impl StoreError {
+    /// Whether this is SQLite reporting another process's lock.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, StoreError::Sqlite { source, .. } if crate::busy::is_busy(source))
+    }
+}

@@ -83,7 +83,7 @@ impl LabelStore {
             conn: Mutex::new(conn),
             path,
         };
-        store.init()?;
+        crate::busy::retry_while_busy(|| store.init(), StoreError::is_busy)?;
         Ok(store)
     }
 

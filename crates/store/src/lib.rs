@@ -14,6 +14,7 @@
 
 mod approvals;
 mod audit;
+pub mod busy;
 mod error;
 mod fingerprint;
 mod fsutil;

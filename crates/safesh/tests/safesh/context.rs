@@ -417,17 +417,33 @@ fn config_show_lists_the_context_and_history_sections_and_the_schema_is_strict()
 #[test]
 fn concurrent_processes_share_the_store_and_max_keys_holds_across_them() {
     let a = Arena::with_extra("[context]\nmax_keys = 50\n");
-    std::thread::scope(|s| {
-        for p in 0..4 {
-            let a = &a;
-            s.spawn(move || {
-                let script: String = (0..20)
-                    .map(|i| format!("context set project p{p}k{i} {i} || true\n"))
-                    .collect();
-                a.run(&script)
-            });
-        }
+    // Each process reports every refusal on stderr: only "the scope is full"
+    // may refuse a set (a busy or half-set-up store must wait, never fail).
+    let runs: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|p| {
+                let a = &a;
+                s.spawn(move || {
+                    let script: String = (0..20)
+                        .map(|i| format!("context set project p{p}k{i} {i} || true\n"))
+                        .collect();
+                    a.run(&script)
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
+    assert_eq!(runs.len(), 4);
+    for r in &runs {
+        assert!(!r.timed_out, "{}", r.dump());
+        for line in r.stderr.lines() {
+            assert!(
+                line.contains("LIMIT_EXCEEDED") || line.starts_with("suggestion:"),
+                "a set failed for another reason than max_keys:\n{}",
+                r.dump()
+            );
+        }
+    }
     let r = a.run("context list project | wc -l");
     assert!(!r.timed_out, "{}", r.dump());
     assert_eq!(r.stdout.trim(), "50", "{}", r.dump());

@@ -3,7 +3,9 @@
 
 use crate::common::secrets;
 use safesh_label::{Atom, Clause, Confidentiality, Integrity, Label};
-use safesh_store::{AuditLog, CommitPoint, Entry, Filter, LabelStore, Verdict, WriteMode};
+use safesh_store::{
+    ApprovalDb, AuditLog, CommitPoint, Entry, Filter, LabelStore, Verdict, WriteMode,
+};
 use std::collections::BTreeSet;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -63,6 +65,7 @@ fn child() {
     match var("SAFESH_STORE_ROLE").as_str() {
         "labels" => label_child(i, &state, &work),
         "audit" => audit_child(i, &state),
+        "first_open" => first_open_child(&state, &work),
         other => panic!("unknown role {other}"),
     }
     println!("{DONE}");
@@ -155,5 +158,36 @@ fn concurrent_audit_appends_never_interleave() {
         let want: Vec<String> = (0..OPS).map(|j| j.to_string()).collect();
         assert_eq!(rules, want, "child{i}");
         assert!(mine.iter().all(|e| e.command.len() > 2000));
+    }
+}
+
+/// Waits for `work/go` (so every child opens at the same moment), then opens
+/// both databases of a fresh state dir.
+fn first_open_child(state: &Path, work: &Path) {
+    while !work.join("go").exists() {
+        std::hint::spin_loop();
+    }
+    if let Err(e) = LabelStore::open(state) {
+        panic!("label store: {e}");
+    }
+    if let Err(e) = ApprovalDb::open(state) {
+        panic!("approvals: {e}");
+    }
+}
+
+#[test]
+fn first_opens_racing_on_a_fresh_state_dir_all_succeed() {
+    // Switching a new database to WAL fails at once (no busy wait) when another
+    // process is doing the same: every safesh process opens these stores, so two
+    // first runs at once failed one of them with "database is locked".
+    for _round in 0..10 {
+        let d = crate::common::dirs();
+        let go = d.work.join("go");
+        let starter = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            fs::write(go, "").unwrap();
+        });
+        spawn_children("first_open", &d.state, &d.work);
+        starter.join().unwrap();
     }
 }
