@@ -320,11 +320,18 @@ fn big_file_with_moves() {
 /// Feeds `data` to the fifo at `path` once a reader opens it: the writer
 /// polls with O_NONBLOCK (ENXIO while nobody reads), so a diff that never
 /// opens the fifo leaves no thread blocked; it gives up after ~10 s.
-fn feed_fifo(path: std::path::PathBuf, data: &'static [u8]) -> std::thread::JoinHandle<()> {
+/// Writes `data` into the fifo at `path` once a reader opens it, retrying until
+/// `done` is set (never giving up first: a reader that opened after a feeder
+/// gave up would block forever, as a loaded machine once showed).
+fn feed_fifo(
+    path: std::path::PathBuf,
+    data: &'static [u8],
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     std::thread::spawn(move || {
-        for _ in 0..1000 {
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
             match std::fs::OpenOptions::new()
                 .write(true)
                 .custom_flags(libc::O_NONBLOCK)
@@ -338,6 +345,16 @@ fn feed_fifo(path: std::path::PathBuf, data: &'static [u8]) -> std::thread::Join
             }
         }
     })
+}
+
+/// Runs `run` while a feeder writes `data` into the fifo, then stops the feeder.
+fn with_fed_fifo<T>(path: &std::path::Path, data: &'static [u8], run: impl FnOnce() -> T) -> T {
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let w = feed_fifo(path.to_path_buf(), data, done.clone());
+    let out = run();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    w.join().unwrap();
+    out
 }
 
 #[test]
@@ -354,12 +371,10 @@ fn fifo_operands() {
         let fifo = d.path().join("ff");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let w = feed_fifo(fifo.clone(), data);
-        let ours = run_util(crate::util("diff"), argv, b"a\nb\n", d.path(), &[]);
-        w.join().unwrap();
-        let w = feed_fifo(fifo, data);
-        let real = run_real(argv, b"a\nb\n", d.path());
-        w.join().unwrap();
+        let ours = with_fed_fifo(&fifo, data, || {
+            run_util(crate::util("diff"), argv, b"a\nb\n", d.path(), &[])
+        });
+        let real = with_fed_fifo(&fifo, data, || run_real(argv, b"a\nb\n", d.path()));
         assert_eq!(
             (String::from_utf8_lossy(&ours.stdout), ours.status),
             (String::from_utf8_lossy(&real.stdout), real.status),
