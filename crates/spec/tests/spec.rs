@@ -497,3 +497,30 @@ fn user_templates_come_first_and_names_are_not_paths() {
         "{e}"
     );
 }
+
+#[test]
+fn the_goal_is_interpolated_and_the_hash_covers_it() {
+    let text = "apiVersion: agsh/v1\nkind: ProjectSpec\nmeta:\n  name: g\n\
+                goal: \"review {{repo}} on {{date}}\"\n\
+                params:\n  - name: repo\n    default: safesh\n";
+    let s = parse(text, "g.yaml").unwrap();
+    let p = |repo: &str| {
+        let g: BTreeMap<String, String> = [("repo".to_string(), repo.to_string())].into();
+        plan(&s, "g.yaml", &g, "2026-11-27", &Words).unwrap()
+    };
+    let a = p("safesh");
+    assert_eq!(a.goal, "review safesh on 2026-11-27");
+    // A value in a goal is text, not a script: quotes and `$(…)` stay as written.
+    let b = p("x'$(rm -rf /)'");
+    assert_eq!(b.goal, "review x'$(rm -rf /)' on 2026-11-27");
+    assert_ne!(a.hash, b.hash, "another goal is another plan");
+    // A placeholder naming no param is a spec error at `goal`, not a silent `{{…}}`.
+    let bad = parse(
+        "apiVersion: agsh/v1\nkind: ProjectSpec\nmeta:\n  name: g\ngoal: \"do {{nope}}\"\n",
+        "g.yaml",
+    )
+    .unwrap();
+    let e = plan(&bad, "g.yaml", &BTreeMap::new(), "2026-11-27", &Words).unwrap_err();
+    assert_eq!(e.path.as_deref(), Some("goal"), "{e}");
+    assert!(e.to_string().contains("nope"), "{e}");
+}
