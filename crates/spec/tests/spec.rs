@@ -524,3 +524,43 @@ fn the_goal_is_interpolated_and_the_hash_covers_it() {
     assert_eq!(e.path.as_deref(), Some("goal"), "{e}");
     assert!(e.to_string().contains("nope"), "{e}");
 }
+
+#[test]
+fn kept_plans_are_private_expire_and_only_hashes_name_files() {
+    use safesh_spec::kept::{PlanStore, is_plan_hash};
+    use std::os::unix::fs::PermissionsExt as _;
+    let state = tempfile::tempdir().unwrap();
+    let store = PlanStore::new(state.path());
+    let hash = "ab".repeat(32);
+    assert!(is_plan_hash(&hash));
+    for bad in ["../../etc/passwd", "AB", &"AB".repeat(32), &"g".repeat(64)] {
+        assert!(!is_plan_hash(bad), "{bad}");
+        assert!(store.put(bad, &serde_json::json!({})).is_err(), "{bad}");
+        assert!(store.get(bad).is_none());
+    }
+    store.put(&hash, &serde_json::json!({"conn": "a"})).unwrap();
+    let file = state.path().join("plans").join(format!("{hash}.json"));
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let dir_mode = std::fs::metadata(file.parent().unwrap())
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(dir_mode, 0o700);
+    assert_eq!(store.get(&hash).unwrap()["conn"], "a");
+    // Another store on the same dir (another process) sees it and its edits.
+    let other = PlanStore::new(state.path());
+    assert!(
+        other
+            .update(&hash, |v| v["rejected"] = "no".into())
+            .unwrap()
+    );
+    assert_eq!(store.get(&hash).unwrap()["rejected"], "no");
+    // Expired: gone.
+    let expired = PlanStore::new(state.path()).with_ttl_ms(0);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert!(expired.get(&hash).is_none());
+    assert!(!file.exists());
+    assert!(!other.update(&hash, |_| {}).unwrap());
+}
