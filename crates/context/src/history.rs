@@ -74,6 +74,11 @@ pub struct HistoryEntry {
     /// (never an `actual` value), when it had `verify`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification: Option<Value>,
+    /// A project spec run's report (`safesh spec run`, `project.run`): `{spec,
+    /// hash, passed, steps: [{index, command, status, exit_code, error}],
+    /// success_criteria: [{type, passed}]}` — never an output or an `actual`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<Value>,
 }
 
 impl HistoryEntry {

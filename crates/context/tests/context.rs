@@ -43,6 +43,7 @@ fn entry(session: Option<&str>, command: &str, t: u64) -> HistoryEntry {
         duration_ms: 1,
         label: HistoryEntry::label_summary(&Label::agent()),
         verification: None,
+        run: None,
     }
 }
 

@@ -155,6 +155,50 @@ impl<'a> HistoryRecord<'a> {
     }
 }
 
+/// A project spec run's one history entry: the run's `command` (`spec run
+/// NAME plan HASH`), status 0 when it passed (else 1 and `error`), and `run`, the
+/// report's summary (no output, no `actual`). Best effort, like every entry.
+pub struct RunRecord<'a> {
+    /// Which face ran it.
+    pub face: &'a str,
+    /// The server session the steps ran in.
+    pub session: Option<&'a str>,
+    /// The command line shown (`spec run NAME plan HASH`).
+    pub command: String,
+    /// The spec's goal.
+    pub intent: Option<serde_json::Value>,
+    /// Whether every step and the success criteria passed.
+    pub passed: bool,
+    /// The code that failed it (`PLAN_REFUSED`, `VERIFICATION_FAILED`, …).
+    pub error: Option<String>,
+    /// Wall time of the whole run.
+    pub duration_ms: u64,
+    /// The summary kept as the entry's `run`.
+    pub run: serde_json::Value,
+}
+
+/// Appends `rec` to the history of `config`'s state dir.
+pub fn record_run(config: &Config, rec: RunRecord<'_>) {
+    let Some(dir) = &config.state_dir else {
+        return;
+    };
+    let entry = HistoryEntry {
+        id: String::new(),
+        time_unix_ms: safesh_context::now_unix_ms(),
+        face: rec.face.to_string(),
+        session: rec.session.map(str::to_string),
+        command: rec.command,
+        intent: rec.intent,
+        exit_code: if rec.passed { 0 } else { 1 },
+        error: if rec.passed { None } else { rec.error },
+        duration_ms: rec.duration_ms,
+        label: HistoryEntry::label_summary(&safesh_label::Label::empty()),
+        verification: None,
+        run: Some(rec.run),
+    };
+    let _ = HistoryLog::new(dir).append(&entry, history_config(config));
+}
+
 impl Session {
     /// The `session` scope of the context store (and the step) belong to this
     /// server session from now on (`None`: no session scope).
@@ -204,6 +248,7 @@ impl Session {
             duration_ms: o.duration_ms,
             label: HistoryEntry::label_summary(&o.label),
             verification: rec.verification,
+            run: None,
         };
         if let Some(dir) = &config.state_dir {
             let _ = HistoryLog::new(dir).append(&entry, hc);

@@ -11,6 +11,7 @@ pub mod builtins;
 pub use safesh_policy::verdict as error;
 pub mod io;
 pub mod limits;
+pub mod llm;
 pub mod registry;
 pub mod session;
 

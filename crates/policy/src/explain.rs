@@ -6,7 +6,7 @@ use crate::verdict::ErrorCode;
 use std::fmt::Write as _;
 
 /// Every refusal code, in the order of DESIGN.md "Contracts".
-pub fn all() -> [ErrorCode; 16] {
+pub fn all() -> [ErrorCode; 20] {
     [
         ErrorCode::ParseError,
         ErrorCode::NotSupported,
@@ -24,6 +24,10 @@ pub fn all() -> [ErrorCode; 16] {
         ErrorCode::LimitExceeded,
         ErrorCode::ExecutionError,
         ErrorCode::VerificationFailed,
+        ErrorCode::InvalidSpec,
+        ErrorCode::PlanRefused,
+        ErrorCode::PlanChanged,
+        ErrorCode::PlanRejected,
     ]
 }
 
@@ -505,6 +509,90 @@ fn text(code: ErrorCode) -> Text {
             configure: "[verify] fail_fast (stop at the first failed assertion),\n\
                         llm_judge_required (default true); [llm] endpoint, model,\n\
                         api_key_env, timeout_ms for llm_judge.",
+        },
+        ErrorCode::InvalidSpec => Text {
+            title: "the project spec does not load",
+            meaning: "A project spec (`project.agsh.yaml`) is not valid: bad YAML, a missing or\n\
+                      mistyped field, an unknown field, a bad param value, a placeholder\n\
+                      `{{name}}` that names no param or sits where quoting cannot hold, or a\n\
+                      bad assertion. Nothing was planned and nothing ran. The error names the\n\
+                      file, line and column, and the field path (`steps[1].args`).",
+            when: "Loading a spec: `safesh spec validate|plan|run FILE`, JSON-RPC\n\
+                   `project.load|validate|plan|run` and the MCP `project_*` tools.",
+            examples: &[
+                (
+                    "safesh spec run project.agsh.yaml   # no goal:",
+                    "safesh: INVALID_SPEC: project.agsh.yaml: missing field `goal`",
+                ),
+                (
+                    "safesh spec plan project.agsh.yaml --param count=ten   # count: int",
+                    "safesh: INVALID_SPEC: project.agsh.yaml: params.count: \"ten\" is not an integer",
+                ),
+            ],
+            fix: "Fix the spec at the place named; `safesh spec validate FILE` checks it\n\
+                  without running anything.",
+            configure: "Nothing: the schema is fixed (apiVersion agsh/v1).",
+        },
+        ErrorCode::PlanRefused => Text {
+            title: "a step of the plan would be refused",
+            meaning: "The spec's plan has a step the policy refuses, or a command outside the\n\
+                      spec's `allowed_commands` (a spec only narrows the policy, never widens\n\
+                      it). The plan is refused before anything runs: no step ran. The plan's\n\
+                      steps show which one and its own refusal (code, rule, suggestion).",
+            when: "Planning or running a spec (`safesh spec plan|run`, `project.plan|run`).",
+            examples: &[
+                (
+                    "safesh spec run project.agsh.yaml   # a step runs rm; allowed_commands: [ls, grep]",
+                    "safesh: PLAN_REFUSED: a step would not run (see the plan's refusals); nothing ran",
+                ),
+                (
+                    "safesh spec plan project.agsh.yaml   # a step writes outside the write roots",
+                    "safesh: PLAN_REFUSED: step 2 would be refused: PATH_VIOLATION",
+                ),
+            ],
+            fix: "Change the refused step, or widen the spec's `allowed_commands` within\n\
+                  what the policy allows.",
+            configure: "The spec's `allowed_commands`; the policy in safesh.toml.",
+        },
+        ErrorCode::PlanChanged => Text {
+            title: "the plan is not the one approved",
+            meaning: "A plan is named by its hash (sha256 of its steps, scripts, params,\n\
+                      criteria). The spec now makes another plan (the spec, a param, a file\n\
+                      it reads or the policy changed), so an approval of the old hash is void\n\
+                      and nothing ran.",
+            when: "`project.approve|run {hash}` and `safesh spec approve|run --hash` when\n\
+                   the plan made now has another hash.",
+            examples: &[
+                (
+                    "safesh spec approve 3f2a…   # after editing the spec",
+                    "safesh: PLAN_CHANGED: the plan changed since 3f2a… (now 9b1c…): its approval, if any, is void",
+                ),
+                (
+                    "project.run {\"hash\": \"3f2a…\"}   # a param's default changed",
+                    "safesh: PLAN_CHANGED: the plan changed since 3f2a… (now 77d0…): its approval, if any, is void",
+                ),
+            ],
+            fix: "Review the new plan (`safesh spec plan FILE`, `project.plan`) and approve\n\
+                  that one.",
+            configure: "Nothing: an approval binds to the exact plan.",
+        },
+        ErrorCode::PlanRejected => Text {
+            title: "the plan was rejected",
+            meaning: "The plan was rejected (`project.reject {hash, feedback}`); a rejected\n\
+                      plan is never approved or run. The feedback says why.",
+            when: "`project.approve|run {hash}` of a rejected plan.",
+            examples: &[
+                (
+                    "project.run {\"hash\": \"3f2a…\"}   # after project.reject",
+                    "safesh: PLAN_REJECTED: plan 3f2a… was rejected",
+                ),
+                (
+                    "safesh spec approve 3f2a…   # the plan was rejected",
+                    "safesh: PLAN_REJECTED: plan 3f2a… was rejected",
+                ),
+            ],
+            fix: "Make a new plan (`project.plan`) that answers the feedback.",
+            configure: "Nothing.",
         },
     }
 }

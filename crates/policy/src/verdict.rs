@@ -25,13 +25,24 @@ pub enum ErrorCode {
     ExecutionError,
     /// The command succeeded but an assertion of its `verify` failed.
     VerificationFailed,
+    /// A project spec does not load: YAML, a missing or mistyped field, a bad
+    /// param or placeholder (file:line:column and the field path say where).
+    InvalidSpec,
+    /// A step of a project spec's plan would be refused (by the policy or the
+    /// spec's `allowed_commands`): the plan does not run, nothing ran.
+    PlanRefused,
+    /// The plan named by its hash is not the plan the spec makes now (the spec,
+    /// a param or the policy changed): its approval, if any, is void.
+    PlanChanged,
+    /// The plan was rejected (`project.reject`): it never runs.
+    PlanRejected,
 }
 
 impl ErrorCode {
     /// The exit status a script stopped by this code ends with.
     pub fn status(self) -> i32 {
         match self {
-            ErrorCode::ParseError | ErrorCode::NotSupported => 2,
+            ErrorCode::ParseError | ErrorCode::NotSupported | ErrorCode::InvalidSpec => 2,
             ErrorCode::CommandNotFound => 127,
             ErrorCode::Timeout => 124,
             ErrorCode::LimitExceeded => 125,
@@ -59,6 +70,10 @@ impl ErrorCode {
             ErrorCode::LimitExceeded => "LIMIT_EXCEEDED",
             ErrorCode::ExecutionError => "EXECUTION_ERROR",
             ErrorCode::VerificationFailed => "VERIFICATION_FAILED",
+            ErrorCode::InvalidSpec => "INVALID_SPEC",
+            ErrorCode::PlanRefused => "PLAN_REFUSED",
+            ErrorCode::PlanChanged => "PLAN_CHANGED",
+            ErrorCode::PlanRejected => "PLAN_REJECTED",
         }
     }
 }

@@ -272,6 +272,22 @@ pub enum SpecAction {
     /// sandbox, verify, checkpoints, rollback) with allowed_commands enforced at
     /// every dispatch, the output, the success criteria. Prints the report.
     Run(SpecPlanArgs),
+    /// Approve a plan made anywhere on this state dir (`project.plan` over
+    /// JSON-RPC or MCP, `safesh spec plan`) by its hash: the plan is made again
+    /// (an edit since is PLAN_CHANGED), shown, and the human asked on this
+    /// terminal; without one, the id for `safesh approve ID`.
+    Approve(SpecHashArgs),
+}
+
+/// `safesh spec approve`.
+#[derive(Debug, Args)]
+pub struct SpecHashArgs {
+    /// The plan's hash (from `safesh spec plan` or `project.plan`).
+    #[arg(value_name = "HASH")]
+    pub hash: String,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `safesh spec validate`.

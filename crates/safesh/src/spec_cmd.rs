@@ -3,8 +3,8 @@
 //! line, with each step's risk decided by the real policy (core's pre-run pass,
 //! the same one `safesh check` shows).
 
-use crate::args::{SpecAction, SpecArgs, SpecFileArgs, SpecPlanArgs};
-use safesh_core::{Session, SessionOptions};
+use crate::args::{SpecAction, SpecArgs, SpecFileArgs, SpecHashArgs, SpecPlanArgs};
+use safesh_core::{ErrorCode, Session, SessionOptions};
 use safesh_server::project_face::PolicyOracle;
 use safesh_spec::templates::{self, SPEC_FILE};
 use safesh_spec::{Plan, SpecError};
@@ -29,6 +29,10 @@ pub fn run(a: SpecArgs, config_file: Option<&str>, json: bool) -> i32 {
             let json = json || p.json;
             run_spec(p, config_file, json)
         }
+        SpecAction::Approve(h) => {
+            let json = json || h.json;
+            approve(h, config_file, json)
+        }
     }
 }
 
@@ -46,19 +50,20 @@ fn error_json(e: &SpecError) -> serde_json::Value {
         "line": e.position.map(|p| p.0),
         "column": e.position.map(|p| p.1),
         "path": e.path,
+        "code": ErrorCode::InvalidSpec.as_str(),
         "message": e.message,
         "text": e.to_string(),
     })
 }
 
-/// Reports a spec error; 1.
+/// Reports a spec error (INVALID_SPEC, status 2 as its contract says).
 fn spec_failed(e: &SpecError, json: bool) -> i32 {
     if json {
         out(json!({"valid": false, "error": error_json(e)}));
     } else {
-        err(e);
+        err(format!("{}: {e}", ErrorCode::InvalidSpec));
     }
-    1
+    ErrorCode::InvalidSpec.status()
 }
 
 fn validate(a: SpecFileArgs, json_out: bool) -> i32 {
@@ -121,7 +126,11 @@ fn plan(a: SpecPlanArgs, config_file: Option<&str>, json_out: bool) -> i32 {
     } else {
         print_plan(&plan);
     }
-    if plan.refused { 1 } else { 0 }
+    if plan.refused {
+        ErrorCode::PlanRefused.status()
+    } else {
+        0
+    }
 }
 
 fn spec_dir(path: &Path) -> PathBuf {
@@ -247,10 +256,23 @@ fn run_spec(a: SpecPlanArgs, config_file: Option<&str>, json_out: bool) -> i32 {
     } else {
         print_report(&report);
     }
+    run_status(&report)
+}
+
+/// A run's exit status: 0 passed; a code that stopped it before anything ran
+/// (INVALID_SPEC 2, PLAN_REFUSED, PLAN_CHANGED, PLAN_REJECTED 126) gives its
+/// contract status; any other failure (a step, the criteria, an approval still
+/// to come) 1.
+fn run_status(report: &serde_json::Value) -> i32 {
     if report["passed"].as_bool() == Some(true) {
-        0
-    } else {
-        1
+        return 0;
+    }
+    match report["error"]["code"].as_str() {
+        Some("INVALID_SPEC") => ErrorCode::InvalidSpec.status(),
+        Some("PLAN_REFUSED") => ErrorCode::PlanRefused.status(),
+        Some("PLAN_CHANGED") => ErrorCode::PlanChanged.status(),
+        Some("PLAN_REJECTED") => ErrorCode::PlanRejected.status(),
+        _ => 1,
     }
 }
 
@@ -316,4 +338,56 @@ fn print_report(r: &serde_json::Value) {
     } else {
         "=> not run"
     });
+}
+
+/// `safesh spec approve HASH`: approves a kept plan on this terminal (a human
+/// act), or gives the id for `safesh approve ID`. 0 approved, 1 not (the
+/// error's code says why), 2 usage.
+fn approve(a: SpecHashArgs, config_file: Option<&str>, json_out: bool) -> i32 {
+    if !safesh_spec::kept::is_plan_hash(&a.hash) {
+        err(format!(
+            "spec approve: {:?} is not a plan hash (64 hex digits, from safesh spec plan or project.plan)",
+            a.hash
+        ));
+        return 2;
+    }
+    let Some((server, _)) = crate::serve::server(config_file, None, None) else {
+        return 2;
+    };
+    let approver: Option<std::sync::Arc<dyn safesh_core::ApprovalChannel>> = if json_out {
+        None
+    } else {
+        crate::tty_approval::TerminalApprover::open()
+            .map(|t| std::sync::Arc::new(t) as std::sync::Arc<dyn safesh_core::ApprovalChannel>)
+    };
+    let p = safesh_server::project_face::ProjectParams {
+        hash: Some(a.hash.clone()),
+        ..Default::default()
+    };
+    let v = match server.project("approve", p, "cli", Some("cli"), &|_| {}, approver) {
+        Ok(v) => v,
+        Err(e) => {
+            err(format!("spec approve: {e}"));
+            return 1;
+        }
+    };
+    if json_out {
+        out(&v);
+    } else if v["approved"] == json!(true) {
+        out(format!(
+            "plan {} approved: {}",
+            &a.hash[..12],
+            v["how"].as_str().unwrap_or("")
+        ));
+    } else {
+        err(format!(
+            "{}: {}",
+            v["error"]["code"].as_str().unwrap_or("?"),
+            v["error"]["message"].as_str().unwrap_or("")
+        ));
+        if let Some(s) = v["error"]["suggestion"].as_str() {
+            err(format!("suggestion: {s}"));
+        }
+    }
+    if v["approved"] == json!(true) { 0 } else { 1 }
 }

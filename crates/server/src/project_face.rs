@@ -24,7 +24,7 @@ use safesh_flow::approvals::{Approvals, Status, SystemClock};
 use safesh_pipeline::{Pipeline, Step};
 use safesh_policy::config::ApprovalMode;
 use safesh_spec::{AllowedCommands, Assessment, Plan, ProjectSpec, Risk, RiskOracle, StepSpec};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -99,7 +99,7 @@ impl RiskOracle for PolicyOracle {
 }
 
 /// Parameters of `project.*`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectParams {
     /// The spec file (relative to the server's working directory).
@@ -134,14 +134,16 @@ pub struct ProjectParams {
     pub session: Option<String>,
 }
 
-/// What the server keeps of plans made on it (for approve / reject / run by hash).
+/// What the server keeps of plans made on it (for approve / reject / run by
+/// hash): in the state dir ([`safesh_spec::kept`]) so another process finds
+/// them, in memory only without one.
 #[derive(Default)]
 pub struct Projects {
     plans: Mutex<BTreeMap<String, KeptPlan>>,
     approvals: OnceLock<Arc<Approvals>>,
 }
 
-#[derive(Clone)]
+#[derive(Clone, Deserialize, Serialize)]
 struct KeptPlan {
     conn: String,
     params: ProjectParams,
@@ -162,7 +164,7 @@ fn bad(m: impl Into<String>) -> ServerError {
 
 fn spec_error(e: &safesh_spec::SpecError) -> Value {
     json!({
-        "code": "INVALID_SPEC",
+        "code": ErrorCode::InvalidSpec.as_str(),
         "message": e.to_string(),
         "details": {
             "file": e.file,
@@ -255,6 +257,44 @@ impl Server {
                 )
             })
             .clone()
+    }
+
+    fn plan_store(&self) -> Option<safesh_spec::kept::PlanStore> {
+        let dir = self.settings.policy.config().state_dir.as_deref()?;
+        Some(safesh_spec::kept::PlanStore::new(dir))
+    }
+
+    /// Keeps a plan for approve / reject / run by hash (in the state dir when
+    /// there is one, so another process finds it; else in memory).
+    fn keep_plan(&self, hash: &str, kept: KeptPlan) {
+        if let Some(store) = self.plan_store()
+            && let Ok(v) = serde_json::to_value(&kept)
+            && store.put(hash, &v).is_ok()
+        {
+            return;
+        }
+        lock(&self.projects.plans).insert(hash.to_string(), kept);
+    }
+
+    /// The plan kept for `hash` (made by this process or another on the same
+    /// state dir), unless it expired.
+    fn kept_plan(&self, hash: &str) -> Option<KeptPlan> {
+        if let Some(k) = lock(&self.projects.plans).get(hash) {
+            return Some(k.clone());
+        }
+        let v = self.plan_store()?.get(hash)?;
+        serde_json::from_value(v).ok()
+    }
+
+    /// Marks the plan kept for `hash` rejected, with the human's feedback.
+    fn reject_plan(&self, hash: &str, feedback: &str) {
+        if let Some(k) = lock(&self.projects.plans).get_mut(hash) {
+            k.rejected = Some(feedback.to_string());
+            return;
+        }
+        if let Some(store) = self.plan_store() {
+            let _ = store.update(hash, |v| v["rejected"] = json!(feedback));
+        }
     }
 
     fn oracle(&self) -> PolicyOracle {
@@ -424,18 +464,25 @@ impl Server {
                 };
                 let mode = self.settings.policy.config().spec_approval_mode;
                 let needs = needs_approval(&plan, mode, self.trusted(&l));
-                lock(&self.projects.plans).insert(
-                    plan.hash.clone(),
+                let mut params = p;
+                // Kept for another process too: the spec file by its absolute name.
+                if let Some(path) = &params.path
+                    && let Ok(abs) = std::path::absolute(path)
+                {
+                    params.path = Some(abs.display().to_string());
+                }
+                self.keep_plan(
+                    &plan.hash,
                     KeptPlan {
                         conn: conn.to_string(),
-                        params: p,
+                        params,
                         rejected: None,
                     },
                 );
                 let mut v = json!({"planned": !plan.refused, "plan": plan,
                     "approval_mode": mode.name(), "needs_approval": needs});
                 if plan.refused {
-                    v["error"] = json!({"code": "PLAN_REFUSED",
+                    v["error"] = json!({"code": ErrorCode::PlanRefused.as_str(),
                         "message": "a step would not run (see its refusal); nothing ran",
                         "suggestion": "change the refused step or the spec's allowed_commands (a spec can only narrow the policy)"});
                 }
@@ -445,21 +492,15 @@ impl Server {
                 if p.hash.is_some() && p.path.is_none() && p.spec.is_none() =>
             {
                 let hash = p.hash.clone().unwrap_or_default();
-                let kept = lock(&self.projects.plans)
-                    .get(&hash)
-                    .filter(|k| k.conn == conn)
-                    .cloned()
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "no plan {hash} on this connection; make one with project.plan"
-                        ))
-                    })?;
+                let kept = self.kept_plan(&hash).ok_or_else(|| {
+                    bad(format!(
+                        "no plan {hash} is kept (plans expire after a day); make one with project.plan"
+                    ))
+                })?;
                 match op {
                     "reject" => {
                         let feedback = p.feedback.unwrap_or_default();
-                        if let Some(k) = lock(&self.projects.plans).get_mut(&hash) {
-                            k.rejected = Some(feedback.clone());
-                        }
+                        self.reject_plan(&hash, &feedback);
                         Ok(json!({"rejected": true, "hash": hash, "feedback": feedback}))
                     }
                     "approve" => {
@@ -515,8 +556,40 @@ impl Server {
         }
     }
 
-    /// Runs a spec: plan, approval, the steps, output, success criteria.
+    /// Runs a spec: plan, approval, the steps, output, success criteria. The
+    /// report is kept as one history entry (besides each step's own).
     pub fn run_spec(
+        &self,
+        p: &ProjectParams,
+        conn: &str,
+        face: Option<&'static str>,
+        on_start: &dyn Fn(Interrupter),
+        approver: Option<Arc<dyn ApprovalChannel>>,
+    ) -> Result<Value, ServerError> {
+        let started = std::time::Instant::now();
+        let report = self.run_spec_report(p, conn, face, on_start, approver)?;
+        let config = self.settings.policy.config();
+        safesh_core::context::record_run(
+            config,
+            safesh_core::context::RunRecord {
+                face: face.unwrap_or("json-rpc"),
+                session: p.session.as_deref(),
+                command: format!(
+                    "spec run {} plan {}",
+                    report["spec"].as_str().unwrap_or("?"),
+                    report["hash"].as_str().map_or("?", short)
+                ),
+                intent: report["goal"].as_str().map(|g| json!(g)),
+                passed: report["passed"] == json!(true),
+                error: report["error"]["code"].as_str().map(str::to_string),
+                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                run: run_summary(&report),
+            },
+        );
+        Ok(report)
+    }
+
+    fn run_spec_report(
         &self,
         p: &ProjectParams,
         conn: &str,
@@ -528,8 +601,8 @@ impl Server {
             Ok(x) => x,
             Err(e) => return Ok(json!({"passed": false, "ran": false, "error": e})),
         };
-        let mut report =
-            json!({"spec": plan.spec, "hash": plan.hash, "passed": false, "ran": false});
+        let mut report = json!({"spec": plan.spec, "hash": plan.hash, "goal": plan.goal,
+            "passed": false, "ran": false, "planned_steps": plan.steps.len()});
         if let Some(h) = &p.hash
             && *h != plan.hash
         {
@@ -539,7 +612,7 @@ impl Server {
         }
         if plan.refused {
             report["plan"] = json!(plan);
-            report["error"] = json!({"code": "PLAN_REFUSED",
+            report["error"] = json!({"code": ErrorCode::PlanRefused.as_str(),
                 "message": "a step would not run (see the plan's refusals); nothing ran",
                 "suggestion": "change the refused step or the spec's allowed_commands (a spec can only narrow the policy)"});
             return Ok(report);
@@ -589,7 +662,6 @@ impl Server {
             .and_then(|c| c.first())
             .and_then(Value::as_str)
             .map(str::to_string);
-        let mut output_text = last_output.clone();
         if passed && let Some(out) = &plan.output {
             // The last step's stdout is the output, written through the session
             // (policy, write roots); a last step that printed nothing wrote it itself.
@@ -617,18 +689,36 @@ impl Server {
                 ..ExecParams::default()
             };
             let r = self.exec_with(&read, on_start, approver.clone())?;
-            output_text = r["output"].as_str().unwrap_or("").to_string();
             report["output"] = json!({"path": out.path, "format": out.format,
                 "written": r["exit_code"].as_i64() == Some(0)});
         }
         if passed && !plan.success_criteria.is_empty() {
-            let view = safesh_verify::TextView::new(output_text);
-            let v = safesh_verify::verify(&view, &plan.success_criteria);
-            passed = v.passed;
-            report["success_criteria"] = serde_json::to_value(&v).unwrap_or(Value::Null);
-            if !v.passed
-                && let Some(cp) = &first_checkpoint
-            {
+            // Checked by the runtime's own verify (crate::verify_face) on an exec
+            // that shows the run's result: the output (the file, read by `cat`
+            // with its label, or the last step's stdout), the last step's stderr;
+            // `file:` goes through the path check of `cat` in the same session,
+            // `context.` through the store, `meta.tags.` are the spec's tags, and
+            // llm_judge asks `[llm]` with the goal as the intent.
+            let last = pr["steps"].as_array().and_then(|s| s.last());
+            let last_stderr = last
+                .and_then(|s| s["stderr"].as_str())
+                .unwrap_or("")
+                .to_string();
+            let check = criteria_check(&plan, &l.spec.meta.tags, &last_output, &last_stderr);
+            let check = ExecParams {
+                session: p.session.clone(),
+                conn: conn.to_string(),
+                face,
+                ..check
+            };
+            let c = self.exec_with(&check, on_start, approver.clone())?;
+            let v = c["verification"].clone();
+            passed = v["passed"].as_bool() == Some(true);
+            report["success_criteria"] = v;
+            if let Some(w) = c["warnings"].as_array().filter(|w| !w.is_empty()) {
+                report["warnings"] = json!(w);
+            }
+            if !passed && let Some(cp) = &first_checkpoint {
                 let restore = self.checkpoint(
                     "restore",
                     CheckpointParams {
@@ -645,8 +735,14 @@ impl Server {
                     }
                     Err(e) => report["rollback_error"] = e.to_json(),
                 }
+            }
+            if !passed {
                 report["error"] = json!({"code": "VERIFICATION_FAILED",
-                    "message": "the run's success criteria failed; the write roots were rolled back to the checkpoint taken before the first step",
+                    "message": if report["rolled_back"] == json!(true) {
+                        "the run's success criteria failed; the write roots were rolled back to the checkpoint taken before the first step"
+                    } else {
+                        "the run's success criteria failed"
+                    },
                     "suggestion": "see success_criteria.results for what failed"});
             }
         }
@@ -726,18 +822,101 @@ fn pipeline_steps(plan: &Plan) -> Result<Vec<Step<ExecParams>>, ServerError> {
         .collect()
 }
 
+/// The exec that checks a run's `success_criteria` with the runtime's verify:
+/// it shows the output (the output file through `cat`, or the last step's
+/// stdout as its input) and the last step's stderr, with the goal as intent and
+/// the spec's `meta.tags` as tags (`k=v` → `k: v`, a bare tag → `tag: true`).
+fn criteria_check(plan: &Plan, tags: &[String], stdout: &str, stderr: &str) -> ExecParams {
+    let mut script = match &plan.output {
+        Some(out) => format!("cat -- {}", safesh_spec::shell_quote(&out.path)),
+        None => "cat".to_string(),
+    };
+    if !stderr.is_empty() {
+        script.push_str(&format!(
+            "; printf '%s' {} >&2",
+            safesh_spec::shell_quote(stderr)
+        ));
+    }
+    let tags: BTreeMap<String, String> = tags
+        .iter()
+        .map(|t| match t.split_once('=') {
+            Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
+            None => (t.clone(), "true".to_string()),
+        })
+        .collect();
+    ExecParams {
+        script: Some(script),
+        input: plan.output.is_none().then(|| stdout.to_string()),
+        intent: Some(Value::String(plan.goal.clone())),
+        verify: Some(plan.success_criteria.clone()),
+        tags: Some(tags),
+        ..ExecParams::default()
+    }
+}
+
+/// What history keeps of a run's report: spec, plan hash, passed, each step's
+/// status, each criterion's result — never an output, a detail or an `actual`.
+fn run_summary(r: &Value) -> Value {
+    let steps: Vec<Value> = r["pipeline"]["steps"]
+        .as_array()
+        .map(|steps| {
+            steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let status = if s["skipped"] == json!(true) {
+                        "skipped"
+                    } else if crate::envelope::succeeded(s) {
+                        "ok"
+                    } else {
+                        "error"
+                    };
+                    let mut v = json!({"index": i, "status": status, "exit_code": s["exit_code"]});
+                    if let Some(c) = s["error"]["code"].as_str() {
+                        v["error"] = json!(c);
+                    }
+                    if let Some(p) = s["verification"]["passed"].as_bool() {
+                        v["verified"] = json!(p);
+                    }
+                    v
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let criteria: Vec<Value> = r["success_criteria"]["results"]
+        .as_array()
+        .map(|c| {
+            c.iter()
+                .map(|x| json!({"type": x["type"], "target": x["target"], "passed": x["passed"]}))
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({
+        "spec": r["spec"],
+        "hash": r["hash"],
+        "passed": r["passed"] == json!(true),
+        "ran": r["ran"] == json!(true),
+        "approval": r["approval"],
+        "planned_steps": r["planned_steps"],
+        "steps": steps,
+        "success_criteria": criteria,
+        "rolled_back": r["rolled_back"] == json!(true),
+        "error": r["error"]["code"],
+    })
+}
+
 fn short(hash: &str) -> &str {
     &hash[..12.min(hash.len())]
 }
 
 fn rejected(hash: &str) -> Value {
-    json!({"approved": false, "ran": false, "hash": hash, "error": {"code": "PLAN_REJECTED",
+    json!({"approved": false, "ran": false, "hash": hash, "error": {"code": ErrorCode::PlanRejected.as_str(),
         "message": format!("plan {} was rejected", short(hash)),
         "suggestion": "make a new plan (project.plan) that answers the feedback"}})
 }
 
 fn changed(old: &str, new: &str) -> Value {
-    json!({"approved": false, "ran": false, "hash": new, "error": {"code": "PLAN_CHANGED",
+    json!({"approved": false, "ran": false, "hash": new, "error": {"code": ErrorCode::PlanChanged.as_str(),
         "message": format!("the plan changed since {} (now {}): its approval, if any, is void", short(old), short(new)),
         "suggestion": "review the new plan (project.plan) and approve it"}})
 }

@@ -50,23 +50,11 @@ pub fn options(config: &Config) -> Options {
 }
 
 /// The model `[llm]` uses when it names none.
-pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
+pub const DEFAULT_MODEL: &str = safesh_core::llm::DEFAULT_MODEL;
 
 /// The LLM client of `[llm]` (`Err(NotConfigured)` without an endpoint).
 pub fn llm_client(config: &Config) -> Result<safesh_llm::Client, safesh_llm::LlmError> {
-    let l = &config.llm;
-    let Some(endpoint) = l.endpoint.clone() else {
-        return Err(safesh_llm::LlmError::NotConfigured);
-    };
-    let mut c = safesh_llm::LlmConfig::new(
-        endpoint,
-        l.model.clone().unwrap_or_else(|| DEFAULT_MODEL.into()),
-    );
-    c.api_key_env = l.api_key_env.clone();
-    if let Some(ms) = l.timeout_ms {
-        c.timeout_ms = ms;
-    }
-    safesh_llm::Client::from_env(c)
+    safesh_core::llm::client(config)
 }
 
 /// The flow check on a judge request: output labeled `label` may go to the

@@ -14,10 +14,12 @@
 //!   narrowing (a step outside it is refused with `COMMAND_NOT_WHITELISTED`, rule
 //!   `spec.allowed_commands`), a risk summary, and the plan's hash.
 //! - [`templates`]: the built-in templates and the user's own.
+//! - [`kept`]: plans kept in the state dir for approve / reject / run by hash.
 
 mod allowed;
 mod error;
 mod interp;
+pub mod kept;
 mod load;
 mod model;
 mod params;

@@ -280,11 +280,14 @@ pub fn plan(
         *counts.entry(s.risk.name().to_string()).or_default() += 1;
     }
     let refused = steps.iter().any(|s| s.risk == Risk::Refused);
+    // The goal is text: its placeholders become the values' plain text, and the
+    // hash covers the result (another param value is another plan).
+    let goal = interp::text(&spec.goal, &params).map_err(|m| SpecError::at(file, "goal", m))?;
     let mut pvalues = params.values().clone();
     pvalues.insert("date".into(), Value::String(params.date().to_string()));
     let mut plan = Plan {
         spec: spec.meta.name.clone(),
-        goal: spec.goal.clone(),
+        goal,
         params: pvalues,
         risk_summary: summary(&steps),
         steps,

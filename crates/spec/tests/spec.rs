@@ -497,3 +497,70 @@ fn user_templates_come_first_and_names_are_not_paths() {
         "{e}"
     );
 }
+
+#[test]
+fn the_goal_is_interpolated_and_the_hash_covers_it() {
+    let text = "apiVersion: agsh/v1\nkind: ProjectSpec\nmeta:\n  name: g\n\
+                goal: \"review {{repo}} on {{date}}\"\n\
+                params:\n  - name: repo\n    default: safesh\n";
+    let s = parse(text, "g.yaml").unwrap();
+    let p = |repo: &str| {
+        let g: BTreeMap<String, String> = [("repo".to_string(), repo.to_string())].into();
+        plan(&s, "g.yaml", &g, "2026-11-27", &Words).unwrap()
+    };
+    let a = p("safesh");
+    assert_eq!(a.goal, "review safesh on 2026-11-27");
+    // A value in a goal is text, not a script: quotes and `$(…)` stay as written.
+    let b = p("x'$(rm -rf /)'");
+    assert_eq!(b.goal, "review x'$(rm -rf /)' on 2026-11-27");
+    assert_ne!(a.hash, b.hash, "another goal is another plan");
+    // A placeholder naming no param is a spec error at `goal`, not a silent `{{…}}`.
+    let bad = parse(
+        "apiVersion: agsh/v1\nkind: ProjectSpec\nmeta:\n  name: g\ngoal: \"do {{nope}}\"\n",
+        "g.yaml",
+    )
+    .unwrap();
+    let e = plan(&bad, "g.yaml", &BTreeMap::new(), "2026-11-27", &Words).unwrap_err();
+    assert_eq!(e.path.as_deref(), Some("goal"), "{e}");
+    assert!(e.to_string().contains("nope"), "{e}");
+}
+
+#[test]
+fn kept_plans_are_private_expire_and_only_hashes_name_files() {
+    use safesh_spec::kept::{PlanStore, is_plan_hash};
+    use std::os::unix::fs::PermissionsExt as _;
+    let state = tempfile::tempdir().unwrap();
+    let store = PlanStore::new(state.path());
+    let hash = "ab".repeat(32);
+    assert!(is_plan_hash(&hash));
+    for bad in ["../../etc/passwd", "AB", &"AB".repeat(32), &"g".repeat(64)] {
+        assert!(!is_plan_hash(bad), "{bad}");
+        assert!(store.put(bad, &serde_json::json!({})).is_err(), "{bad}");
+        assert!(store.get(bad).is_none());
+    }
+    store.put(&hash, &serde_json::json!({"conn": "a"})).unwrap();
+    let file = state.path().join("plans").join(format!("{hash}.json"));
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let dir_mode = std::fs::metadata(file.parent().unwrap())
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(dir_mode, 0o700);
+    assert_eq!(store.get(&hash).unwrap()["conn"], "a");
+    // Another store on the same dir (another process) sees it and its edits.
+    let other = PlanStore::new(state.path());
+    assert!(
+        other
+            .update(&hash, |v| v["rejected"] = "no".into())
+            .unwrap()
+    );
+    assert_eq!(store.get(&hash).unwrap()["rejected"], "no");
+    // Expired: gone.
+    let expired = PlanStore::new(state.path()).with_ttl_ms(0);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert!(expired.get(&hash).is_none());
+    assert!(!file.exists());
+    assert!(!other.update(&hash, |_| {}).unwrap());
+}

@@ -12,9 +12,13 @@
 //!
 //! Assertions see the same view the model would: input the model may not see
 //! (a secret) is checked as its redaction placeholder, so `verify` is never an
-//! oracle on a secret. `file:` targets are not read here (`cat FILE | verify …`
-//! reads a file through the path check); `llm_judge` has no judge in a script
-//! (it is `unavailable`, see `[verify] llm_judge_required`).
+//! oracle on a secret. `file:` targets are read through the same path check as
+//! `cat` (a path outside the read roots stops the script with PATH_VIOLATION,
+//! never a silent pass), redacted like the input; what a file decided joins the
+//! label of what `verify` writes. `llm_judge` asks the `[llm]` endpoint; the
+//! request is network egress decided by the flow rules with the input's label
+//! (a secret input is not sent). No endpoint: `unavailable`, which fails unless
+//! `[verify] llm_judge_required = false`.
 
 use super::texts;
 use crate::error::{ErrorCode, Refusal};
@@ -22,8 +26,10 @@ use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell};
 use safesh_flow::Classifier;
 use safesh_label::Label;
-use safesh_verify::{FileRead, Options, View};
+use safesh_verify::{FileRead, Judge, LlmJudge, Options, View};
 use serde_json::Value;
+use std::cell::RefCell;
+use std::io::Read as _;
 
 const USAGE: &str = "usage: verify ASSERTION… (TYPE[@TARGET][:EXPECTED], e.g. not_empty \
 'contains:.rs' 'count_gte:3'; types: not_empty, contains, count_gte, matches_regex, json_schema, \
@@ -34,6 +40,10 @@ struct InputView<'a> {
     text: String,
     payload: Option<Value>,
     sh: &'a Shell,
+    /// The labels of the files read (they decide what `verify` does).
+    read_labels: RefCell<Label>,
+    /// The first path check that refused a `file:` read (it stops the script).
+    refused: RefCell<Option<Refusal>>,
 }
 
 impl View for InputView<'_> {
@@ -58,9 +68,99 @@ impl View for InputView<'_> {
         }))
     }
     fn read_file(&self, path: &str) -> FileRead {
-        FileRead::Refused(format!(
-            "a script's verify reads no file itself; pipe it in: cat -- {path} | verify …"
-        ))
+        match read_checked(self.sh, path) {
+            Ok(Some((bytes, label))) => {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let lines = text.lines().count().max(1);
+                let shown = self
+                    .sh
+                    .context_config()
+                    .and_then(|c| hidden(c, &label, lines))
+                    .unwrap_or(text);
+                self.read_labels.borrow_mut().join_assign(&label);
+                FileRead::Text(shown)
+            }
+            Ok(None) => FileRead::Missing,
+            Err(r) => {
+                let said = format!("{}: {}", r.code, r.message);
+                let mut first = self.refused.borrow_mut();
+                if first.is_none() && r.code != ErrorCode::ExecutionError {
+                    *first = Some(r);
+                }
+                FileRead::Refused(said)
+            }
+        }
+    }
+}
+
+/// Reads `path` as `cat` would: the read path check (on the name and on the
+/// file reached), the file's recorded label, at most `[limits] string_bytes`.
+/// `Ok(None)`: no such file.
+fn read_checked(sh: &Shell, path: &str) -> Result<Option<(Vec<u8>, Label)>, Refusal> {
+    let full = sh.cwd.join(path);
+    let real = sh.check_read_resolved(&full)?;
+    let mut refused = None;
+    let opened = safesh_utils::open::open_resolved(&full, libc::O_RDONLY, 0, |other| {
+        sh.check_read_path(other).map_err(|r| {
+            refused = Some(r);
+            std::io::Error::from(std::io::ErrorKind::PermissionDenied)
+        })
+    });
+    if let Some(r) = refused {
+        return Err(r);
+    }
+    let io_error = |e: std::io::Error| {
+        Refusal::new(
+            ErrorCode::ExecutionError,
+            format!("verify: {path}: {}", safesh_utils::io_error_text(&e)),
+        )
+    };
+    let (f, opened_real) = match opened {
+        Ok(x) => x,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_error(e)),
+    };
+    if f.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(Refusal::new(
+            ErrorCode::ExecutionError,
+            format!("verify: {path}: Is a directory"),
+        ));
+    }
+    // Fail closed: a file whose recorded label cannot be asked is not read.
+    let mut label = sh.file_label_checked(&full, real.as_deref())?;
+    if real.as_deref() != Some(opened_real.as_path()) {
+        label = label.join(&sh.file_label_checked(&opened_real, Some(&opened_real))?);
+    }
+    let limit = sh.shared.limits.string_bytes;
+    let mut bytes = Vec::new();
+    f.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    if bytes.len() as u64 > limit {
+        return Err(Refusal::limit(
+            "a file read by verify in bytes",
+            limit,
+            "string_bytes",
+        ));
+    }
+    Ok(Some((bytes, label)))
+}
+
+/// The flow check on a judge request: input labeled `label` may go to the
+/// endpoint's host only when the flow rules let it.
+fn judge_egress(
+    classifier: Classifier,
+    label: Label,
+) -> impl Fn(&safesh_llm::Outbound<'_>) -> Result<(), String> {
+    move |out| {
+        classifier.flows_to_host(&label, out.host).map_err(|d| {
+            format!(
+                "{}: the input is {} data and may not flow to {} (the judge's request is egress like any other)",
+                ErrorCode::FlowViolation,
+                d.label,
+                d.host
+            )
+        })
     }
 }
 
@@ -147,9 +247,30 @@ pub(super) fn verify(sh: &mut Shell, argv: &[Field]) -> Exec {
         payload: serde_json::from_str(shown.trim()).ok(),
         text: shown,
         sh,
+        read_labels: RefCell::new(Label::empty()),
+        refused: RefCell::new(None),
     };
     let opts = options(sh);
-    let result = safesh_verify::verify_with(&view, &asserts, &opts, None);
+    let judge: Option<LlmJudge<'_>> = match sh.context_config() {
+        Some(config) if asserts.iter().any(|a| a.kind.trim() == "llm_judge") => {
+            Some(LlmJudge::from_result(
+                crate::llm::client(config),
+                judge_egress(Classifier::from_config(config), label.clone()),
+            ))
+        }
+        _ => None,
+    };
+    let result = safesh_verify::verify_with(
+        &view,
+        &asserts,
+        &opts,
+        judge.as_ref().map(|j| j as &dyn Judge),
+    );
+    // A `file:` read the path check refused is that refusal, not a failed assertion.
+    if let Some(r) = view.refused.into_inner() {
+        return Err(r.command("verify").into());
+    }
+    let label = label.join(&view.read_labels.into_inner());
     for w in &result.warnings {
         sh.diag(format!("verify: {w}"));
     }

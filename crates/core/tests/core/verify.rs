@@ -203,14 +203,16 @@ fn context_targets_and_fail_fast_from_the_config() {
         "fail_fast evaluated the rest: {}",
         e.message
     );
-    // A file target is read by piping the file in.
-    let o = run_in(&mut s, "echo x | verify 'file_exists:public.txt'");
-    assert!(
-        o.error
-            .expect("no file reads here")
-            .message
-            .contains("cat -- public.txt")
+    // A file target is read through the path check, like `cat`.
+    std::fs::write(dir.path().join("public.txt"), "hello\n").unwrap();
+    let o = run_in(
+        &mut s,
+        "echo x | verify 'file_exists:public.txt' 'file_contains:public.txt:hello'",
     );
+    assert_eq!(o.exit_code, 0, "{}", err(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "x\n");
+    let o = run_in(&mut s, "echo x | verify 'file_exists:missing.txt'");
+    assert_eq!(o.exit_code, 1, "{}", err(&o));
 }
 
 #[test]

@@ -471,9 +471,9 @@ fn generated_config_loads() {
 
 #[test]
 fn explain_covers_every_code_with_its_status() {
-    assert_eq!(explain::all().len(), 16);
+    assert_eq!(explain::all().len(), 20);
     let codes = explain::codes();
-    assert_eq!(codes.len(), 16);
+    assert_eq!(codes.len(), 20);
     for code in explain::all() {
         let name = code.as_str();
         assert!(codes.contains(&name));

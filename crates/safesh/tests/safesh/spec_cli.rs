@@ -84,7 +84,12 @@ fn a_step_the_policy_refuses_is_refused_in_the_plan() {
         "steps:\n  - command: git\n    args: [push]\n  - script: sudo ls\n  - command: cat\n    args: [notes.txt]\n",
     );
     let (r, v) = plan_json(&p, &[]);
-    assert_eq!(r.status, 1, "a refused plan exits 1:\n{}", r.dump());
+    assert_eq!(
+        r.status,
+        126,
+        "a refused plan exits 126 (PLAN_REFUSED):\n{}",
+        r.dump()
+    );
     assert_eq!(v["refused"], true);
     assert_eq!(risks(&v), ["refused", "refused", "read-only"]);
     assert_eq!(v["steps"][0]["refusal"]["code"], "COMMAND_NOT_WHITELISTED");
@@ -104,7 +109,7 @@ fn allowed_commands_only_narrows_the_policy() {
         "allowed_commands: [cat, 'git']\nsteps:\n  - command: cat\n    args: [notes.txt]\n  - script: grep alpha notes.txt | wc -l\n  - command: git\n    args: [push]\n",
     );
     let (r, v) = plan_json(&p, &[]);
-    assert_eq!(r.status, 1, "{}", r.dump());
+    assert_eq!(r.status, 126, "{}", r.dump());
     assert_eq!(
         risks(&v),
         ["read-only", "refused", "refused"],
@@ -162,7 +167,7 @@ fn a_param_cannot_inject_through_the_command_line() {
         p.assert_absent(PWNED, &run);
     }
     let r = p.run_args(&["spec", "plan", "project.agsh.yaml"]);
-    assert_eq!(r.status, 1, "{}", r.dump());
+    assert_eq!(r.status, 2, "{}", r.dump());
     assert!(
         r.stderr
             .contains("params.x: the param x has no default: give it with --param x=VALUE"),
@@ -181,10 +186,11 @@ fn bad_specs_get_file_line_column_and_the_field() {
         "steps:\n  - command: ls\n    verify:\n      - type: matches_regex\n        expected: '(x'\n",
     );
     let r = p.run_args(&["spec", "validate", "project.agsh.yaml"]);
-    assert_eq!(r.status, 1, "{}", r.dump());
+    assert_eq!(r.status, 2, "{}", r.dump());
     assert!(
-        r.stderr
-            .starts_with("safesh: project.agsh.yaml:10:9: steps[0].verify[0].expected: bad regex"),
+        r.stderr.starts_with(
+            "safesh: INVALID_SPEC: project.agsh.yaml:10:9: steps[0].verify[0].expected: bad regex"
+        ),
         "{}",
         r.dump()
     );
@@ -208,9 +214,10 @@ fn bad_specs_get_file_line_column_and_the_field() {
     );
     p.write("project.agsh.yaml", "apiVersion: agsh/v1\nkind: [\n");
     let r = p.run_args(&["spec", "validate", "project.agsh.yaml"]);
-    assert_eq!(r.status, 1, "{}", r.dump());
+    assert_eq!(r.status, 2, "{}", r.dump());
     assert!(
-        r.stderr.starts_with("safesh: project.agsh.yaml:"),
+        r.stderr
+            .starts_with("safesh: INVALID_SPEC: project.agsh.yaml:"),
         "{}",
         r.dump()
     );

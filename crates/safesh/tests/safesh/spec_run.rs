@@ -173,7 +173,7 @@ fn a_spec_cannot_widen_the_policy() {
         ),
     );
     let (r, v) = run_json(&p, &[]);
-    assert_eq!(r.status, 1, "{}", r.dump());
+    assert_eq!(r.status, 126, "{}", r.dump());
     assert_eq!(v["ran"], false, "{}", r.dump());
     assert_eq!(v["error"]["code"], "PLAN_REFUSED", "{}", r.dump());
     p.assert_absent(PWNED, &r);
@@ -541,4 +541,103 @@ fn a_platform_commands_risk_is_the_registrys_declared_risk() {
         "{}",
         r.dump()
     );
+}
+
+/// The file a plan is kept in, found under the project's temp tree.
+fn kept_file(p: &Project, hash: &str) -> Option<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
+        for e in std::fs::read_dir(dir).ok()?.flatten() {
+            let path = e.path();
+            if path.file_name().is_some_and(|n| n == name)
+                && path.parent().is_some_and(|d| d.ends_with("plans"))
+            {
+                return Some(path);
+            }
+            if e.file_type().is_ok_and(|t| t.is_dir())
+                && let Some(f) = walk(&path, name)
+            {
+                return Some(f);
+            }
+        }
+        None
+    }
+    walk(p.home.parent()?, &format!("{hash}.json"))
+}
+
+#[test]
+fn a_plan_made_over_json_rpc_is_approved_from_another_process_and_survives_a_restart() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let p = with_mode("plan");
+    spec(&p, "steps:\n  - script: grep alpha notes.txt > a.txt\n");
+    let hash = {
+        let mut rpc = Rpc::start(&p);
+        let v = rpc.call("project.plan", json!({"path": "project.agsh.yaml"}));
+        assert_eq!(v["result"]["needs_approval"], true, "{v}");
+        v["result"]["plan"]["hash"].as_str().unwrap().to_string()
+        // The server process ends here.
+    };
+    // Kept in the state dir, private.
+    let file = kept_file(&p, &hash).expect("the plan is kept in the state dir");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{}", file.display());
+    // Another process (the CLI) finds it: no terminal here, so the id.
+    let r = p.run_args(&["spec", "approve", &hash, "--json"]);
+    assert_eq!(r.status, 1, "{}", r.dump());
+    let v = r.json();
+    assert_eq!(v["approved"], false, "{}", r.dump());
+    assert_eq!(v["error"]["code"], "APPROVAL_REQUIRED", "{}", r.dump());
+    let id = v["approval_id"].as_str().unwrap().to_string();
+    assert!(!p.path("a.txt").exists());
+    assert_eq!(p.run_args(&["approve", &id]).status, 0);
+    // A restarted server runs the approved plan by its hash, once.
+    let mut rpc = Rpc::start(&p);
+    let v = rpc.call("project.run", json!({"hash": hash}));
+    assert_eq!(v["result"]["passed"], true, "{v}");
+    assert!(p.path("a.txt").exists());
+    let v = rpc.call("project.run", json!({"hash": hash}));
+    assert_eq!(v["result"]["error"]["code"], "APPROVAL_REQUIRED", "{v}");
+    // A hash nothing was planned for, or not a hash at all.
+    let r = p.run_args(&["spec", "approve", &"0".repeat(64)]);
+    assert_eq!(r.status, 1, "{}", r.dump());
+    assert!(r.stderr.contains("no plan"), "{}", r.dump());
+    let r = p.run_args(&["spec", "approve", "../../etc/passwd"]);
+    assert_eq!(r.status, 2, "{}", r.dump());
+    // An edit of the spec since the plan: PLAN_CHANGED, from any process.
+    spec(&p, "steps:\n  - script: grep alpha notes.txt > b.txt\n");
+    let r = p.run_args(&["spec", "approve", &hash, "--json"]);
+    assert_eq!(r.json()["error"]["code"], "PLAN_CHANGED", "{}", r.dump());
+    let v = rpc.call("project.run", json!({"hash": hash}));
+    assert_eq!(v["result"]["error"]["code"], "PLAN_CHANGED", "{v}");
+    assert!(!p.path("b.txt").exists());
+    // A plan rejected over JSON-RPC is rejected for the CLI too.
+    let v = rpc.call("project.plan", json!({"path": "project.agsh.yaml"}));
+    let hash2 = v["result"]["plan"]["hash"].as_str().unwrap().to_string();
+    let v = rpc.call("project.reject", json!({"hash": hash2, "feedback": "no"}));
+    assert_eq!(v["result"]["rejected"], true, "{v}");
+    let r = p.run_args(&["spec", "approve", &hash2, "--json"]);
+    assert_eq!(r.json()["error"]["code"], "PLAN_REJECTED", "{}", r.dump());
+}
+
+#[test]
+fn the_plan_codes_are_explained_with_their_status() {
+    let p = Project::new();
+    for (code, status) in [
+        ("INVALID_SPEC", 2),
+        ("PLAN_REFUSED", 126),
+        ("PLAN_CHANGED", 126),
+        ("PLAN_REJECTED", 126),
+    ] {
+        let r = p.run_args(&["explain", code]);
+        assert_eq!(r.status, 0, "{}", r.dump());
+        assert!(
+            r.stdout.contains(&format!("Exit status: {status}\n")),
+            "{}",
+            r.dump()
+        );
+    }
+    // The faces say the same code: a spec that does not load.
+    spec(&p, "steps: [\n");
+    let (r, v) = run_json(&p, &[]);
+    assert_eq!(r.status, 2, "{}", r.dump());
+    assert_eq!(v["error"]["code"], "INVALID_SPEC", "{}", r.dump());
 }

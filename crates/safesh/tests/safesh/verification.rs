@@ -583,3 +583,229 @@ fn explain_and_help_know_verify() {
     let run = a.run("printf 'b\\na\\n' | verify 'count_gte:2' | sort");
     assert_eq!(run.stdout, "a\nb\n", "{}", run.stderr);
 }
+
+/// A spec in the arena; `safesh spec run --json` on it.
+fn spec_run(a: &Arena, body: &str) -> (crate::policy_support::Run, Value) {
+    a.write(
+        "project.agsh.yaml",
+        &format!("apiVersion: agsh/v1\nkind: ProjectSpec\n{body}"),
+    );
+    let r = a.run_args(&["spec", "run", "project.agsh.yaml", "--json"]);
+    let v: Value = serde_json::from_str(r.stdout.trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", r.stdout));
+    (r, v)
+}
+
+fn criteria_passes(v: &Value) -> Vec<bool> {
+    v["success_criteria"]["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no success_criteria results: {v:#}"))
+        .iter()
+        .map(|x| x["passed"].as_bool().unwrap())
+        .collect()
+}
+
+#[test]
+fn spec_success_criteria_see_every_target_the_runtime_verify_sees() {
+    let a = Arena::new();
+    a.write("data.json", "{\"name\": \"x\", \"items\": [1, 2, 3]}\n");
+    let set = a.run("context set project owner alice");
+    assert_eq!(set.status, 0, "{}", set.stderr);
+    // Each target with a criterion that holds, then one that does not.
+    let (r, v) = spec_run(
+        &a,
+        &format!(
+            "meta:\n  name: targets\n  tags: [team=infra, weekly]\ngoal: check the targets\n\
+             steps:\n  - script: cat data.json\n\
+             success_criteria:\n\
+             \x20 - {{type: count_gte, target: payload.items, expected: 3}}\n\
+             \x20 - {{type: contains, target: payload.name, expected: y}}\n\
+             \x20 - {{type: contains, target: 'file:public.txt', expected: public}}\n\
+             \x20 - {{type: contains, target: 'file:public.txt', expected: nope}}\n\
+             \x20 - {{type: file_exists, target: 'file:/etc/hostname'}}\n\
+             \x20 - {{type: contains, target: context.project.owner, expected: alice}}\n\
+             \x20 - {{type: contains, target: context.project.owner, expected: bob}}\n\
+             \x20 - {{type: contains, target: meta.tags.team, expected: infra}}\n\
+             \x20 - {{type: contains, target: meta.tags.team, expected: ops}}\n\
+             \x20 - {{type: exit_code, expected: 0}}\n\
+             \x20 - {{type: exit_code, expected: 3}}\n\
+             \x20 - {{type: matches_regex, target: stderr, expected: '^$'}}\n\
+             \x20 - {{type: not_empty, target: stderr}}\n\
+             \x20 - {{type: contains, target: 'file:.env', expected: '{SECRET_VALUE}'}}\n"
+        ),
+    );
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(v["passed"], false, "{v:#}");
+    assert_eq!(v["error"]["code"], "VERIFICATION_FAILED", "{v:#}");
+    assert_eq!(
+        criteria_passes(&v),
+        [
+            true, false, true, false, false, true, false, true, false, true, false, true, false,
+            false
+        ],
+        "{v:#}"
+    );
+    let res = &v["success_criteria"]["results"];
+    // Outside the read roots: the path check's refusal, never a silent pass.
+    assert!(
+        res[4]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("PATH_VIOLATION"),
+        "{v:#}"
+    );
+    // A secret file is checked as its redaction: `actual` never holds it.
+    assert_eq!(
+        res[13]["actual"], "[redacted: 1 line, secret(.env)]",
+        "{v:#}"
+    );
+    assert!(
+        !res[13]["actual"].to_string().contains(SECRET_VALUE),
+        "{v:#}"
+    );
+    // The benign neighbour: only the criteria that hold, and the run passes.
+    let (r, v) = spec_run(
+        &a,
+        "meta:\n  name: targets\n  tags: [team=infra, weekly]\ngoal: check the targets\n\
+         steps:\n  - script: cat data.json\n\
+         success_criteria:\n\
+         \x20 - {type: count_gte, target: payload.items, expected: 3}\n\
+         \x20 - {type: contains, target: 'file:public.txt', expected: public}\n\
+         \x20 - {type: contains, target: context.project.owner, expected: alice}\n\
+         \x20 - {type: contains, target: meta.tags.weekly, expected: 'true'}\n\
+         \x20 - {type: exit_code, expected: 0}\n",
+    );
+    assert_eq!(r.status, 0, "{}\n{v:#}", r.stderr);
+    assert_eq!(criteria_passes(&v), [true; 5], "{v:#}");
+}
+
+#[test]
+fn a_spec_run_is_one_history_record_besides_its_steps() {
+    let a = Arena::new();
+    let (r, v) = spec_run(
+        &a,
+        "meta:\n  name: recorded\ngoal: count the public words\n\
+         steps:\n  - script: cat public.txt\n  - script: wc -w\n\
+         success_criteria:\n  - {type: contains, expected: '3'}\n  - {type: not_empty}\n",
+    );
+    assert_eq!(r.status, 0, "{}\n{v:#}", r.stderr);
+    let h = rpc(&a, &[call("history", json!({"limit": 10}))]);
+    let entries = result(&h[0])["entries"].as_array().unwrap().clone();
+    let runs: Vec<&Value> = entries.iter().filter(|e| !e["run"].is_null()).collect();
+    assert_eq!(runs.len(), 1, "{entries:#?}");
+    let run = runs[0];
+    let hash = v["hash"].as_str().unwrap();
+    assert_eq!(
+        run["command"],
+        format!("spec run recorded plan {}", &hash[..12]),
+        "{run:#}"
+    );
+    assert_eq!(run["intent"], "count the public words", "{run:#}");
+    assert_eq!(run["exit_code"], 0, "{run:#}");
+    assert_eq!(run["run"]["spec"], "recorded");
+    assert_eq!(run["run"]["hash"], hash);
+    assert_eq!(run["run"]["passed"], true);
+    assert_eq!(
+        run["run"]["steps"],
+        json!([{"index": 0, "status": "ok", "exit_code": 0}, {"index": 1, "status": "ok", "exit_code": 0}]),
+        "{run:#}"
+    );
+    assert_eq!(
+        run["run"]["success_criteria"],
+        json!([{"type": "contains", "target": "output", "passed": true},
+               {"type": "not_empty", "target": "output", "passed": true}]),
+        "{run:#}"
+    );
+    // Each step is its own entry too.
+    assert!(
+        entries.iter().any(|e| e["command"] == "wc -w"),
+        "{entries:#?}"
+    );
+    // A failed run is recorded failed, with its code.
+    let (_, _) = spec_run(
+        &a,
+        "meta:\n  name: recorded\ngoal: count\nsteps:\n  - script: cat public.txt\n\
+         success_criteria:\n  - {type: contains, expected: absent-word}\n",
+    );
+    let h = rpc(&a, &[call("history", json!({"limit": 10}))]);
+    let last_run = result(&h[0])["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|e| !e["run"].is_null())
+        .cloned()
+        .unwrap();
+    assert_eq!(last_run["exit_code"], 1, "{last_run:#}");
+    assert_eq!(last_run["error"], "VERIFICATION_FAILED", "{last_run:#}");
+    assert_eq!(last_run["run"]["passed"], false, "{last_run:#}");
+    assert!(
+        !last_run.to_string().contains("hello public world"),
+        "history keeps no output: {last_run:#}"
+    );
+}
+
+#[test]
+fn the_verify_builtin_reads_file_targets_through_the_path_check() {
+    let a = Arena::new();
+    // Outside the read roots: PATH_VIOLATION stops the script, not a silent pass.
+    let r = a.run("echo x | verify 'file_exists:/etc/hostname'; touch after");
+    assert_eq!(r.status, 126, "{}", r.stderr);
+    assert!(r.stderr.contains("PATH_VIOLATION"), "{}", r.stderr);
+    assert!(!a.dir.join("after").exists());
+    // Inside them: read and checked; the input passes through.
+    let r = a.run("echo x | verify 'file_contains:public.txt:public' 'file_exists:README.md'");
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "x\n");
+    let r = a.run("echo x | verify 'file_contains:public.txt:nope'");
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("VERIFICATION_FAILED"), "{}", r.stderr);
+    let r = a.run("echo x | verify 'file_exists:missing.txt'");
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    // A secret file is checked as its redaction: a right guess fails like a wrong one.
+    let right = a.run(&format!(
+        "echo x | verify 'file_contains:.env:{SECRET_VALUE}'"
+    ));
+    let wrong = a.run("echo x | verify 'file_contains:.env:sk-live-ffff'");
+    assert_eq!(right.status, 1, "{}", right.stderr);
+    assert_eq!(wrong.status, 1, "{}", wrong.stderr);
+    // Said the same way, but for the guess itself as written.
+    assert_eq!(
+        right.stderr.replace(SECRET_VALUE, "G"),
+        wrong.stderr.replace("sk-live-ffff", "G")
+    );
+}
+
+#[test]
+fn the_verify_builtin_asks_the_configured_judge() {
+    use safesh_llm::fake::{FakeServer, Reply};
+    let server = FakeServer::start(|r| {
+        let pass = r.body.to_string().contains("hello world");
+        Reply::Content(format!("{{\"pass\": {pass}, \"reason\": \"judged\"}}"))
+    })
+    .unwrap();
+    let a = judge_arena(&server).env("JUDGE_KEY", "k-test");
+    let r = a.run("echo hello world | verify 'llm_judge:greets the world'");
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "hello world\n");
+    assert_eq!(server.received().len(), 1);
+    let body = server.received()[0].body.to_string();
+    assert!(body.contains("greets the world"), "{body}");
+    let r = a.run("echo bye | verify 'llm_judge:greets the world'");
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("VERIFICATION_FAILED"), "{}", r.stderr);
+    // A secret input is never sent: the flow rules refuse the request.
+    let before = server.received().len();
+    let r = a.run("cat .env | verify 'llm_judge:has a key'");
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("FLOW_VIOLATION"), "{}", r.stderr);
+    assert_eq!(server.received().len(), before, "the secret input was sent");
+    // No endpoint: unavailable, a failure unless llm_judge_required = false.
+    let b = Arena::new();
+    let r = b.run("echo hi | verify 'llm_judge:greets'");
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    let c = Arena::with_extra("[verify]\nllm_judge_required = false\n");
+    let r = c.run("echo hi | verify not_empty 'llm_judge:greets'");
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("llm_judge"), "{}", r.stderr);
+}
