@@ -32,6 +32,9 @@ struct Runner<'a> {
     limit: usize,
     on_start: &'a dyn Fn(Interrupter),
     approver: Option<Arc<dyn ApprovalChannel>>,
+    /// The last step's raw stdout with its label (what a spec run writes as
+    /// its output and checks its criteria on).
+    last_stdout: Option<Piped>,
 }
 
 /// A step result for a step that could not run: the contract's Result with
@@ -106,6 +109,7 @@ impl StepRunner for Runner<'_> {
         {
             Ok(mut v) => {
                 let stdout = crate::piped::take_from(&mut v);
+                self.last_stdout.clone_from(&stdout);
                 let passed = envelope::succeeded(&v);
                 Attempt {
                     result: v,
@@ -113,11 +117,14 @@ impl StepRunner for Runner<'_> {
                     stdout,
                 }
             }
-            Err(e) => Attempt {
-                result: not_run(&p, e.to_json(), 2),
-                passed: false,
-                stdout: None,
-            },
+            Err(e) => {
+                self.last_stdout = None;
+                Attempt {
+                    result: not_run(&p, e.to_json(), 2),
+                    passed: false,
+                    stdout: None,
+                }
+            }
         }
     }
 
@@ -164,6 +171,20 @@ impl Server {
         on_start: &dyn Fn(Interrupter),
         approver: Option<Arc<dyn ApprovalChannel>>,
     ) -> Result<Value, ServerError> {
+        self.pipeline_with_stdout(pp, conn, face, on_start, approver)
+            .map(|(v, _)| v)
+    }
+
+    /// [`Server::pipeline`], also giving the last step's raw stdout with its
+    /// label (never the capped, redacted text the model sees).
+    pub(crate) fn pipeline_with_stdout(
+        &self,
+        pp: &PipelineParams,
+        conn: &str,
+        face: Option<&'static str>,
+        on_start: &dyn Fn(Interrupter),
+        approver: Option<Arc<dyn ApprovalChannel>>,
+    ) -> Result<(Value, Option<Piped>), ServerError> {
         let from_text;
         let pp = match &pp.text {
             Some(text) => {
@@ -213,6 +234,7 @@ impl Server {
             limit,
             on_start,
             approver,
+            last_stdout: None,
         };
         let report = safesh_pipeline::run(pp, &mut runner);
         let mut v = report.to_json();
@@ -223,7 +245,7 @@ impl Server {
         if let Some(id) = &pp.session {
             v["session"] = json!(id);
         }
-        Ok(v)
+        Ok((v, runner.last_stdout))
     }
 }
 

@@ -16,6 +16,7 @@ use crate::checkpoint_face::CheckpointParams;
 use crate::context_face::ContextParams;
 use crate::error::ServerError;
 use crate::exec::ExecParams;
+use crate::piped::Piped;
 use safesh_core::{
     ApprovalAnswer, ApprovalChannel, ApprovalQuestion, CommandGate, ErrorCode, Interrupter,
     Refusal, Session, SessionOptions,
@@ -649,12 +650,11 @@ impl Server {
             session: p.session.clone(),
             text: None,
         };
-        let pr = self.pipeline(&pp, conn, face, on_start, approver.clone())?;
-        let last_output = pr["steps"]
-            .as_array()
-            .and_then(|s| s.last())
-            .map(|s| s["output"].as_str().unwrap_or("").to_string())
-            .unwrap_or_default();
+        // The last step's full stdout with its label: what the output file gets
+        // and what the criteria see — never the capped, redacted text shown to
+        // the model (a secret must stay secret in the file and before a judge).
+        let (pr, last_stdout) =
+            self.pipeline_with_stdout(&pp, conn, face, on_start, approver.clone())?;
         let mut passed = pr["passed"].as_bool().unwrap_or(false);
         report["pipeline"] = pr.clone();
         let first_checkpoint = pr["checkpoints"]
@@ -665,10 +665,17 @@ impl Server {
         if passed && let Some(out) = &plan.output {
             // The last step's stdout is the output, written through the session
             // (policy, write roots); a last step that printed nothing wrote it itself.
-            if !last_output.is_empty() {
+            if let Some(last) = last_stdout.as_ref().filter(|l| l.overflow) {
+                // Never a silently cut output file.
+                passed = false;
+                report["output_error"] = json!({"code": "LIMIT_EXCEEDED",
+                    "message": format!("the last step wrote more than {} bytes to stdout, the most a run writes as its output", last.bytes.len()),
+                    "details": {"rule": "limits.string_bytes"},
+                    "suggestion": "let the last step write the output file itself"});
+            } else if let Some(last) = last_stdout.as_ref().filter(|l| !l.bytes.is_empty()) {
                 let write = ExecParams {
                     script: Some(format!("cat > {}", safesh_spec::shell_quote(&out.path))),
-                    input: Some(last_output.clone()),
+                    piped: Some(last.clone()),
                     session: p.session.clone(),
                     conn: conn.to_string(),
                     face,
@@ -704,7 +711,7 @@ impl Server {
                 .and_then(|s| s["stderr"].as_str())
                 .unwrap_or("")
                 .to_string();
-            let check = criteria_check(&plan, &l.spec.meta.tags, &last_output, &last_stderr);
+            let check = criteria_check(&plan, &l.spec.meta.tags, last_stdout, &last_stderr);
             let check = ExecParams {
                 session: p.session.clone(),
                 conn: conn.to_string(),
@@ -826,7 +833,7 @@ fn pipeline_steps(plan: &Plan) -> Result<Vec<Step<ExecParams>>, ServerError> {
 /// it shows the output (the output file through `cat`, or the last step's
 /// stdout as its input) and the last step's stderr, with the goal as intent and
 /// the spec's `meta.tags` as tags (`k=v` → `k: v`, a bare tag → `tag: true`).
-fn criteria_check(plan: &Plan, tags: &[String], stdout: &str, stderr: &str) -> ExecParams {
+fn criteria_check(plan: &Plan, tags: &[String], stdout: Option<Piped>, stderr: &str) -> ExecParams {
     let mut script = match &plan.output {
         Some(out) => format!("cat -- {}", safesh_spec::shell_quote(&out.path)),
         None => "cat".to_string(),
@@ -846,7 +853,7 @@ fn criteria_check(plan: &Plan, tags: &[String], stdout: &str, stderr: &str) -> E
         .collect();
     ExecParams {
         script: Some(script),
-        input: plan.output.is_none().then(|| stdout.to_string()),
+        piped: if plan.output.is_none() { stdout } else { None },
         intent: Some(Value::String(plan.goal.clone())),
         verify: Some(plan.success_criteria.clone()),
         tags: Some(tags),

@@ -16,6 +16,11 @@ fn execute(a: &Arena, params: Value) -> Value {
 /// `execute` over `safesh rpc` with `env` added to its environment (the
 /// judge's API key variable).
 fn execute_env(a: &Arena, env: &[(&str, &str)], params: Value) -> Value {
+    call_env(a, env, "execute", params)
+}
+
+/// One JSON-RPC `method` call to `safesh rpc` with `env` added.
+fn call_env(a: &Arena, env: &[(&str, &str)], method: &str, params: Value) -> Value {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_safesh"))
@@ -35,7 +40,7 @@ fn execute_env(a: &Arena, env: &[(&str, &str)], params: Value) -> Value {
         .spawn()
         .expect("start safesh rpc");
     let mut stdin = child.stdin.take().expect("stdin");
-    let req = json!({"jsonrpc": "2.0", "id": 1, "method": "execute", "params": params});
+    let req = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     writeln!(stdin, "{req}").expect("send");
     drop(stdin);
     let out = child.wait_with_output().expect("safesh rpc ran");
@@ -808,4 +813,55 @@ fn the_verify_builtin_asks_the_configured_judge() {
     let r = c.run("echo hi | verify not_empty 'llm_judge:greets'");
     assert_eq!(r.status, 0, "{}", r.stderr);
     assert!(r.stderr.contains("llm_judge"), "{}", r.stderr);
+}
+
+#[test]
+fn a_spec_runs_secret_output_stays_secret_in_its_output_file_and_before_the_judge() {
+    use safesh_llm::fake::{FakeServer, Reply};
+    let server =
+        FakeServer::start(|_| Reply::Content("{\"pass\": true, \"reason\": \"ok\"}".into()))
+            .unwrap();
+    let a = judge_arena(&server);
+    let run = |step: &str, output: &str, criterion: &str| {
+        a.write(
+            "project.agsh.yaml",
+            &format!(
+                "apiVersion: agsh/v1\nkind: ProjectSpec\nmeta:\n  name: judged\ngoal: show the file\n\
+                 steps:\n  - script: {step}\n{output}\
+                 success_criteria:\n  - {criterion}\n"
+            ),
+        );
+        let r = call_env(&a, KEY, "project.run", json!({"path": "project.agsh.yaml"}));
+        r["result"].clone()
+    };
+    // The criteria see the last step's stdout with its label: the judge is
+    // never sent a secret (the text the model saw was redacted, the data not).
+    let judge = "{type: llm_judge, expected: shows the file}";
+    let v = run("cat .env", "", judge);
+    assert_eq!(v["passed"], false, "{v:#}");
+    let d = v["success_criteria"]["results"][0]["detail"].to_string();
+    assert!(d.contains("FLOW_VIOLATION"), "{v:#}");
+    assert!(server.received().is_empty(), "the secret output was sent");
+    // The output file gets the step's bytes and their label: whole, and secret.
+    let v = run(
+        "cat .env",
+        "output:\n  path: out.txt\n",
+        "{type: not_empty}",
+    );
+    assert_eq!(v["output"]["written"], true, "{v:#}");
+    let written = std::fs::read_to_string(a.dir.join("out.txt")).unwrap();
+    assert!(
+        written.contains(SECRET_VALUE),
+        "the output file lost data: {written}"
+    );
+    assert!(
+        server.received().is_empty(),
+        "the secret output file was sent"
+    );
+    let shown = a.run_json("cat out.txt").1;
+    assert!(!shown.to_string().contains(SECRET_VALUE), "{shown:#}");
+    // The benign neighbour: a public output is judged.
+    let v = run("cat public.txt", "", judge);
+    assert_eq!(v["passed"], true, "{v:#}");
+    assert_eq!(server.received().len(), 1);
 }
