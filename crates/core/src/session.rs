@@ -37,13 +37,14 @@ impl Default for SessionOptions {
     fn default() -> Self {
         SessionOptions {
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-            // OS strings: a variable that is not UTF-8 must not panic (its
-            // invalid bytes become U+FFFD).
+            // OS strings: a variable that is not UTF-8 must not panic; its
+            // value's bad bytes are escaped (safesh_utils::word_bytes), so an
+            // external program gets them back as they were.
             env: std::env::vars_os()
                 .map(|(k, v)| {
                     (
                         k.to_string_lossy().into_owned(),
-                        v.to_string_lossy().into_owned(),
+                        safesh_utils::word_bytes::word_from_os(&v).into_owned(),
                     )
                 })
                 .collect(),
@@ -493,7 +494,7 @@ impl Session {
 
     /// Sets the working directory for the following requests.
     pub fn set_cwd(&mut self, cwd: std::path::PathBuf) {
-        let text = cwd.to_string_lossy().into_owned();
+        let text = safesh_utils::word_bytes::word_from_path(&cwd).into_owned();
         self.shell.cwd = cwd;
         let _ = self.shell.vars.set("PWD", text, Label::agent());
     }

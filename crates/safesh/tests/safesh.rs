@@ -394,6 +394,7 @@ case_files! {
     locale => "locale.cases",
     shell_state => "shell_state.cases",
     expansion_corners => "expansion_corners.cases",
+    bytes_names => "bytes_names.cases",
 }
 
 #[test]

@@ -90,7 +90,13 @@ pub fn chmod(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut out = Vec::new();
     let mut status = 0;
     for f in files {
-        if !change(ctx, f.as_bytes(), &o, &mut out, true) {
+        if !change(
+            ctx,
+            &safesh_utils::word_bytes::word_to_bytes(f),
+            &o,
+            &mut out,
+            true,
+        ) {
             status = 1;
         }
     }

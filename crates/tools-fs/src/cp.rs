@@ -81,7 +81,14 @@ pub fn cp(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut out = Vec::new();
     let mut status = 0;
     for (src, dst) in pairs {
-        if !copy_one(ctx, src.as_bytes(), dst.as_bytes(), &o, &mut out, true)? {
+        if !copy_one(
+            ctx,
+            &safesh_utils::word_bytes::word_to_bytes(&src),
+            &safesh_utils::word_bytes::word_to_bytes(&dst),
+            &o,
+            &mut out,
+            true,
+        )? {
             status = 1;
         }
     }

@@ -139,7 +139,13 @@ pub fn du(ctx: &mut UtilCtx<'_>) -> UtilResult {
     };
     let mut total = 0u64;
     for op in &ops {
-        if let Some(sz) = walk(&mut w, op.as_bytes(), 0, &o, true)? {
+        if let Some(sz) = walk(
+            &mut w,
+            &safesh_utils::word_bytes::word_to_bytes(op),
+            0,
+            &o,
+            true,
+        )? {
             total += sz;
         }
     }

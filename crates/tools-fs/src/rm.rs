@@ -93,7 +93,12 @@ pub fn rm(ctx: &mut UtilCtx<'_>) -> UtilResult {
             status = 1;
             continue;
         }
-        if !remove(ctx, name.as_bytes(), &o, &mut out)? {
+        if !remove(
+            ctx,
+            &safesh_utils::word_bytes::word_to_bytes(name),
+            &o,
+            &mut out,
+        )? {
             status = 1;
         }
     }

@@ -294,7 +294,10 @@ impl UtilCtx<'_> {
     }
 
     /// Resolves `p` against the working directory (no symlink resolution).
+    /// A path made from a word (`Path::new(arg)`) names the bytes the word
+    /// stands for ([`crate::word_bytes`]): a non-UTF-8 file name round-trips.
     pub fn resolve(&self, p: impl AsRef<Path>) -> PathBuf {
+        let p = crate::word_bytes::unescape_path(p.as_ref());
         let p = p.as_ref();
         if p.is_absolute() {
             p.to_path_buf()
@@ -488,6 +491,9 @@ impl UtilCtx<'_> {
 /// opened another than the name says, that file's canonical path is checked
 /// (and labeled) too, and a flip after the check cannot change what is opened.
 pub fn open_read(host: &dyn Host, path: &Path) -> io::Result<File> {
+    // A path made from a word names the bytes the word stands for.
+    let path = crate::word_bytes::unescape_path(path);
+    let path = path.as_ref();
     if let Some(f) = host.open_descriptor(path, false) {
         return f;
     }
@@ -504,6 +510,9 @@ pub fn open_read(host: &dyn Host, path: &Path) -> io::Result<File> {
 ///
 /// Writes to the file are bound by [`Host::file_limit`].
 pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<crate::WriteFile> {
+    // A path made from a word names the bytes the word stands for.
+    let path = crate::word_bytes::unescape_path(path);
+    let path = path.as_ref();
     let append = mode == WriteMode::Append;
     if let Some(f) = host.open_descriptor(path, true) {
         return f.map(|f| crate::WriteFile::new(f, append, None));
@@ -542,6 +551,9 @@ pub fn resolve_write(
     path: &Path,
     follow: bool,
 ) -> io::Result<crate::beneath::Entry> {
+    // A path made from a word names the bytes the word stands for.
+    let path = crate::word_bytes::unescape_path(path);
+    let path = path.as_ref();
     host.check_write(path)?;
     let entry = crate::beneath::resolve(path, follow)?;
     if entry.real() != crate::beneath::lexical(path) {
@@ -556,6 +568,9 @@ pub fn resolve_read(
     path: &Path,
     follow: bool,
 ) -> io::Result<crate::beneath::Entry> {
+    // A path made from a word names the bytes the word stands for.
+    let path = crate::word_bytes::unescape_path(path);
+    let path = path.as_ref();
     host.check_read(path)?;
     let entry = crate::beneath::resolve(path, follow)?;
     if entry.real() != crate::beneath::lexical(path) {

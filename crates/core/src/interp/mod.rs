@@ -424,7 +424,7 @@ impl Shell {
                 .collect();
             let _ = sh.vars.set_array("BASH_VERSINFO", items, Label::agent());
         }
-        let pwd = cwd.to_string_lossy().into_owned();
+        let pwd = safesh_utils::word_bytes::word_from_path(&cwd).into_owned();
         let _ = sh.vars.set("PWD", pwd, Label::agent());
         if let Some(v) = sh.vars.get_mut("PWD") {
             v.exported = true;

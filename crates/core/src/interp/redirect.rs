@@ -109,7 +109,7 @@ impl Shell {
         if name == "/dev/null" {
             return Ok(Ok(Fd::Out(Sink::new(SinkKind::Null))));
         }
-        let path = self.cwd.join(name);
+        let path = self.cwd.join(safesh_utils::word_bytes::word_to_path(name));
         if let Some(r) = self.open_descriptor(name, &path, true)? {
             return Ok(r);
         }
@@ -204,7 +204,7 @@ impl Shell {
         if name == "/dev/null" {
             return Ok(Ok(Fd::In(Source::empty())));
         }
-        let path = self.cwd.join(name);
+        let path = self.cwd.join(safesh_utils::word_bytes::word_to_path(name));
         if let Some(r) = self.open_descriptor(name, &path, false)? {
             return Ok(r);
         }

@@ -147,12 +147,14 @@ pub fn find(ctx: &mut UtilCtx<'_>) -> UtilResult {
         let full = run.ctx.resolve(s);
         let full = full.as_os_str().as_bytes().to_vec();
         let mut ancestors = Vec::new();
+        // The starting point is a word: shown as the bytes it stands for.
+        let shown = safesh_utils::word_bytes::word_to_bytes(s);
         visit(
             &mut run,
             &e,
-            s.as_bytes().to_vec(),
+            shown.to_vec(),
             full,
-            s.as_bytes(),
+            &shown,
             0,
             &mut ancestors,
         )?;
