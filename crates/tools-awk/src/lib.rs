@@ -166,6 +166,9 @@ fn awk_main(ctx: &mut UtilCtx<'_>) -> UtilResult {
                     s.push(b'\n');
                 }
                 Err(e) => {
+                    if let Some(stop) = safesh_utils::ctx::MemoryLimit::from_io(&e, "awk -f") {
+                        return Err(stop);
+                    }
                     let m = safesh_utils::io_error_text(&e);
                     return err(ctx, &format!("couldn't open file {f} ({m})"));
                 }

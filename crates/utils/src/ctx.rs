@@ -38,6 +38,14 @@ impl MemoryLimit {
             budget,
         }))
     }
+
+    /// The interruption for an error of [`UtilCtx::read_file`] past the budget
+    /// (kind `OutOfMemory` holding a [`MemoryLimit`]), naming `who` read the
+    /// file (`jq --rawfile`, `awk -f`); `None` for any other error.
+    pub fn from_io(e: &io::Error, who: &str) -> Option<Interrupt> {
+        let m = e.get_ref()?.downcast_ref::<MemoryLimit>()?;
+        Some(Self::interrupt(format!("{who} {}", m.what), m.budget))
+    }
 }
 
 /// What a utility returns: its exit status, or an interruption to propagate.

@@ -189,7 +189,11 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 17;
                 x ^= x << 5;
-                v.push(if x.is_multiple_of(3) { 0xF4 } else { (x >> 8) as u8 });
+                v.push(if x.is_multiple_of(3) {
+                    0xF4
+                } else {
+                    (x >> 8) as u8
+                });
             }
             let w = word_from_bytes(&v);
             assert_eq!(word_to_bytes(&w).as_ref(), v.as_slice(), "{v:x?}");
