@@ -116,18 +116,13 @@ fn builtin_argv(name: &str, words: Vec<String>) -> Vec<String> {
 /// Runs the command line; returns the exit status.
 pub fn main() -> i32 {
     // Arguments are OS strings: a byte that is not UTF-8 must not panic. The
-    // interpreter works on text, so such bytes become U+FFFD (said on stderr).
+    // interpreter works on text, so such bytes are escaped losslessly
+    // (safesh_core::word_bytes): `safesh -c 'rm -- "$1"' _ NAME` removes NAME.
     let args: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| match a.into_string() {
             Ok(s) => s,
-            Err(raw) => {
-                let s = raw.to_string_lossy().into_owned();
-                eprintln!(
-                    "safesh: warning: an argument is not valid UTF-8; its invalid bytes were replaced with U+FFFD"
-                );
-                s
-            }
+            Err(raw) => safesh_core::word_bytes::word_from_os(&raw).into_owned(),
         })
         .collect();
     let parsed = match crate::args::fast_path(&args) {

@@ -379,13 +379,16 @@ impl Shell {
                 };
                 self.fds.insert(
                     fd.unwrap_or(0),
-                    Fd::In(Source::bytes(text.into_bytes(), label)),
+                    Fd::In(Source::bytes(
+                        safesh_utils::word_bytes::word_to_bytes(&text).into_owned(),
+                        label,
+                    )),
                 );
                 Ok(Ok(()))
             }
             R::HereString(fd, w) => {
                 let f = self.expand_word_single(w)?;
-                let mut data = f.text.into_bytes();
+                let mut data = safesh_utils::word_bytes::word_to_bytes(&f.text).into_owned();
                 data.push(b'\n');
                 self.fds
                     .insert(fd.unwrap_or(0), Fd::In(Source::bytes(data, f.label)));

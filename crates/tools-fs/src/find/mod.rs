@@ -503,7 +503,8 @@ fn exec(run: &mut Run<'_, '_>, x: &Exec, n: &Node) -> Result<bool, Interrupt> {
     } else {
         (run.ctx.cwd.clone(), n.path.clone())
     };
-    let item = String::from_utf8_lossy(&item).into_owned();
+    // A word: a name that is not UTF-8 reaches the command as its bytes.
+    let item = safesh_utils::word_bytes::word_from_vec(item);
     if x.plus {
         let dir_key = x.dir.then(|| cwd.as_os_str().as_bytes().to_vec());
         let switch = match run.batches.get(x.id) {

@@ -1,0 +1,54 @@
+//! Issue 15 item 7: bytes that are not UTF-8 are data, losslessly, where words
+//! meet external programs: a globbed name reaches a program's argv and
+//! environment as its bytes, and what a program prints or creates comes back as
+//! words that name the same files. (The in-process side is differential against
+//! bash in `tests/cases/bytes_names.cases`.)
+//!
+//! python3 prints what it received with `repr` of bytes, so the check does not
+//! depend on how stdout is decoded here.
+
+use crate::policy_support::Project;
+
+fn project() -> Project {
+    Project::with_extra(
+        "[commands.python3]\nallow = true\n\n[commands.\"/usr/bin/python3\"]\nallow = true\n\n\
+         [env]\nallow = [\"PATH\", \"HOME\", \"LC_ALL\", \"N\"]",
+    )
+}
+
+const ARGV: &str = "python3 -c 'import sys, os; print([os.fsencode(a) for a in sys.argv[1:]])'";
+
+#[test]
+fn a_globbed_name_that_is_not_utf8_reaches_an_external_program_as_its_bytes() {
+    let p = project();
+    let r = p.run(&format!(
+        "mkdir w; cd w; touch $'a\\xffb' plain; for f in *; do {ARGV} \"$f\" \"${{f%b}}\"; done"
+    ));
+    r.assert_ok_with("[b'a\\xffb', b'a\\xff']\n[b'plain', b'plain']\n");
+}
+
+#[test]
+fn a_variable_that_is_not_utf8_reaches_an_external_environment_as_its_bytes() {
+    let p = project();
+    let r = p.run("export N=$'x\\xfe'; python3 -c 'import os; print(os.environb[b\"N\"])'");
+    r.assert_ok_with("b'x\\xfe'\n");
+}
+
+#[test]
+fn names_an_external_program_creates_or_prints_are_words_for_the_same_files() {
+    let p = project();
+    let r = p.run(
+        "mkdir w; cd w; python3 -c 'open(b\"c\\xfed\", \"w\").write(\"data\\n\")'; \
+         for f in c*; do cat \"$f\"; mv \"$f\" \"$f.old\"; done; \
+         f=$(python3 -c 'import os, sys; sys.stdout.buffer.write([n for n in os.listdir(b\".\") if n[:1] == b\"c\"][0])'); \
+         [ -e \"$f\" ] && echo exists; case $f in *.old) echo renamed;; esac; \
+         ls | wc -l",
+    );
+    r.assert_ok_with("data\nexists\nrenamed\n1\n");
+    let names: Vec<Vec<u8>> = std::fs::read_dir(p.dir.join("w"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().into_encoded_bytes())
+        .collect();
+    assert_eq!(names, vec![b"c\xfed.old".to_vec()]);
+}
