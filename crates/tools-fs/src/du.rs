@@ -202,7 +202,7 @@ fn walk(
         w.status = 130;
         return Ok(None);
     }
-    let shown = String::from_utf8_lossy(path).into_owned();
+    let shown = safesh_utils::word_bytes::word_from_bytes(path).into_owned();
     let full = match w.ctx.check_read(bpath(path)) {
         Ok(f) => f,
         Err(e) => {

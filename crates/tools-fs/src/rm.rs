@@ -118,7 +118,7 @@ fn remove(
     if ctx.host.cancelled() {
         return Ok(false);
     }
-    let shown = String::from_utf8_lossy(name).into_owned();
+    let shown = safesh_utils::word_bytes::word_from_bytes(name).into_owned();
     let path = bpath(name);
     // The entry removed is the one checked: resolved once without following
     // any symlink by name, removed from the directory held.

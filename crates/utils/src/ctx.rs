@@ -468,8 +468,11 @@ impl UtilCtx<'_> {
 
     /// Writes `name: msg\n` to stderr (GNU style), ignoring write errors.
     pub fn warn(&mut self, msg: impl std::fmt::Display) {
-        let name = self.name().to_string();
-        let _ = writeln!(self.stderr, "{name}: {msg}");
+        // Names in messages are words: their escaped bytes go out as bytes.
+        let text = format!("{}: {msg}\n", self.name());
+        let _ = self
+            .stderr
+            .write_all(&crate::word_bytes::word_to_bytes(&text));
     }
 
     /// Reports an I/O error on `what` the way GNU tools do

@@ -52,3 +52,26 @@ fn names_an_external_program_creates_or_prints_are_words_for_the_same_files() {
         .collect();
     assert_eq!(names, vec![b"c\xfed.old".to_vec()]);
 }
+
+/// The JSON faces carry UTF-8 text: a listing holding a name that is not
+/// UTF-8 shows U+FFFD for the byte, says so in `warnings`, and is not taken
+/// for binary output (one stray byte is a text).
+#[test]
+fn the_json_result_of_a_listing_with_a_name_that_is_not_utf8_warns_and_stays_text() {
+    use std::os::unix::ffi::OsStrExt;
+    let p = project();
+    std::fs::create_dir(p.dir.join("w")).unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"a\xffb");
+    std::fs::write(p.dir.join("w").join(name), "").unwrap();
+    let (r, v) = p.run_json("cd w; ls; echo ok");
+    assert_eq!(r.status, 0, "{}", r.dump());
+    assert_eq!(v["stdout"], "a\u{FFFD}b\nok\n", "{v}");
+    assert_eq!(v["exit_code"], 0, "{v}");
+    assert!(
+        v["warnings"].as_array().is_some_and(|w| w
+            .iter()
+            .any(|w| w.as_str().is_some_and(|w| w.contains("invalid UTF-8")))),
+        "{v}"
+    );
+    assert!(v.get("binary").is_none_or(|b| b.is_null()), "{v}");
+}
