@@ -718,10 +718,32 @@ fn run_top(
 
 /// A refusal as the CLI prints it: `safesh: CODE: message` and the suggestion.
 pub fn refusal_text(r: &Refusal) -> String {
+    let r = &shown_refusal(r.clone());
     match &r.suggestion {
         Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
         None => format!("safesh: {}: {}\n", r.code, r.message),
     }
+}
+
+/// A refusal as a reader sees it: a word's escaped bytes (a file name that is
+/// not UTF-8) spelled `\xNN` in the message, suggestion and details, not as the private
+/// code points that hold them (safesh_utils::word_bytes).
+fn shown_refusal(mut r: Refusal) -> Refusal {
+    use safesh_utils::word_bytes::shown;
+    if let std::borrow::Cow::Owned(m) = shown(&r.message) {
+        r.message = m;
+    }
+    for field in [
+        &mut r.suggestion,
+        &mut r.details.path,
+        &mut r.details.command,
+        &mut r.details.flag,
+    ] {
+        if let Some(std::borrow::Cow::Owned(s)) = field.as_deref().map(shown) {
+            *field = Some(s);
+        }
+    }
+    r
 }
 
 /// The outcome of a script refused before anything ran (its text is the agent's):
@@ -777,7 +799,7 @@ fn finish(
         status_label,
         error_label: Label::empty(),
         warnings: Vec::new(),
-        error,
+        error: error.map(shown_refusal),
         duration_ms: started.elapsed().as_millis() as u64,
     }
 }

@@ -131,6 +131,22 @@ pub fn unescape_path(p: &Path) -> Cow<'_, Path> {
     }
 }
 
+/// A word as text for a reader (a refusal message, a JSON field): each
+/// escaped byte shown as `\xNN`, as `$'\xNN'` would spell it.
+pub fn shown(s: &str) -> Cow<'_, str> {
+    if !has_escapes(s) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match escaped_byte(c) {
+            Some(b) => out.push_str(&format!("\\x{b:02x}")),
+            None => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// The word for a path (a directory name shown to the script: `$PWD`, `dirs`).
 pub fn word_from_path(p: &Path) -> Cow<'_, str> {
     word_from_os(p.as_os_str())
@@ -176,6 +192,12 @@ mod tests {
             unescape_path(Path::new(w.as_ref())).as_os_str().as_bytes(),
             b"a\xffb\xc3"
         );
+    }
+
+    #[test]
+    fn shown_spells_escaped_bytes_as_hex() {
+        assert_eq!(shown(&word_from_bytes(b"a\xffb")), "a\\xffb");
+        assert!(matches!(shown("plain é"), Cow::Borrowed(_)));
     }
 
     #[test]

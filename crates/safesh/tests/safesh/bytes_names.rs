@@ -75,3 +75,25 @@ fn the_json_result_of_a_listing_with_a_name_that_is_not_utf8_warns_and_stays_tex
     );
     assert!(v.get("binary").is_none_or(|b| b.is_null()), "{v}");
 }
+
+/// A refusal naming a path that is not UTF-8 spells its bytes `\xNN` in the
+/// message and details (never the private code points that hold them in a
+/// word), on stderr and in the JSON error alike.
+#[test]
+fn a_refusal_naming_a_path_that_is_not_utf8_spells_the_byte_as_hex() {
+    let p = project();
+    let (r, v) = p.run_json(&format!("cat {}/x$'\\xff'y", p.outside.display()));
+    assert_eq!(v["error"]["code"], "PATH_VIOLATION", "{}", r.dump());
+    let want = format!("{}/x\\xffy", p.outside.display());
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(&want)),
+        "{v}"
+    );
+    assert_eq!(v["error"]["details"]["path"], want.as_str(), "{v}");
+    assert!(
+        v["stderr"].as_str().is_some_and(|m| m.contains(&want)),
+        "{v}"
+    );
+}
