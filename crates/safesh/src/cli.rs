@@ -35,7 +35,9 @@ fn script_job(script: Option<Vec<String>>, file: Vec<String>) -> Result<Job, Str
         });
     }
     if let Some((path, args)) = file.split_first() {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        // The file's bytes are the script's (a byte that is not UTF-8 is
+        // data, escaped as in every word); its name is a word too.
+        let text = std::fs::read(safesh_core::word_bytes::word_to_path(path)).map_err(|e| {
             let mut msg = format!("{path}: {e}");
             if e.kind() == std::io::ErrorKind::NotFound
                 && let Some(near) = closest_subcommand(path)
@@ -46,6 +48,7 @@ fn script_job(script: Option<Vec<String>>, file: Vec<String>) -> Result<Job, Str
             }
             msg
         })?;
+        let text = safesh_core::word_bytes::word_from_vec(text);
         return Ok(Job::Script {
             text,
             arg0: path.clone(),
@@ -59,10 +62,11 @@ fn script_job(script: Option<Vec<String>>, file: Vec<String>) -> Result<Job, Str
                 .into(),
         );
     }
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     std::io::stdin()
-        .read_to_string(&mut text)
+        .read_to_end(&mut bytes)
         .map_err(|e| format!("reading stdin: {e}"))?;
+    let text = safesh_core::word_bytes::word_from_vec(bytes);
     Ok(Job::Script {
         text,
         arg0: "safesh".into(),

@@ -97,3 +97,45 @@ fn a_refusal_naming_a_path_that_is_not_utf8_spells_the_byte_as_hex() {
         "{v}"
     );
 }
+
+/// A script file or a script on stdin holding a byte that is not UTF-8 runs,
+/// and the byte is data as in bash (`echo a<FF>b` prints it back), instead of
+/// failing to read as text.
+#[test]
+fn a_script_file_or_stdin_with_a_byte_that_is_not_utf8_runs_with_it_as_data() {
+    use std::io::Write;
+    let p = project();
+    std::fs::write(p.dir.join("s.sh"), b"echo a\xffb\n").unwrap();
+    let run = |args: &[&str], stdin: Option<&[u8]>| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_safesh"));
+        c.current_dir(&p.dir)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &p.home)
+            .arg("--config")
+            .arg(&p.config)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(stdin.unwrap_or(b"")).unwrap();
+        drop(input);
+        child.wait_with_output().unwrap()
+    };
+    let out = run(&["s.sh"], None);
+    assert_eq!(
+        out.stdout,
+        b"a\xffb\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&[], Some(b"echo c\xfed\n"));
+    assert_eq!(
+        out.stdout,
+        b"c\xfed\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
