@@ -215,7 +215,9 @@ fn awk_main(ctx: &mut UtilCtx<'_>) -> UtilResult {
             let _ = writeln!(it.ctx.stderr, "awk: improper assignment: -v {a}");
             return Ok(2);
         };
-        if let Err(e) = it.assign_operand(name, val.as_bytes()) {
+        // The value is a word: a byte that is not UTF-8 is the byte, as in mawk.
+        let val = safesh_utils::word_bytes::word_to_bytes(val);
+        if let Err(e) = it.assign_operand(name, &val) {
             return Ok(report(&mut it, e));
         }
     }
