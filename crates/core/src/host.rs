@@ -138,9 +138,11 @@ impl<'a> ShellHost<'a> {
     /// name — or every word when none does (a name the utility derived).
     fn created_name_label(&self, path: &std::path::Path) -> Label {
         let base = self.argv_label.join(&lock(&self.names_seen));
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        // Compared as a word: a name that is not UTF-8 is spelled escaped.
+        let Some(name) = path.file_name().map(safesh_utils::word_bytes::word_from_os) else {
             return base;
         };
+        let name = name.as_ref();
         let spelled: Vec<&Label> = self
             .word_labels
             .iter()

@@ -44,5 +44,7 @@ pub use error::{Details, ErrorCode, Refusal};
 pub use io::{StreamConsumer, StreamKind};
 pub use known::KnownSource;
 pub use limits::Limits;
+/// The reversible byte escape of words (non-UTF-8 bytes as data), for the faces.
+pub use safesh_utils::word_bytes;
 pub use session::{ExecOutcome, InputSource, Interrupter, OutputTarget, Session, SessionOptions};
 pub use tempdir::sweep_dead as sweep_dead_temp_dirs;

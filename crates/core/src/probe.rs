@@ -50,6 +50,9 @@ impl Probe {
 impl Shell {
     /// `path` (relative to the cwd) made absolute.
     pub(crate) fn absolute(&self, path: &Path) -> PathBuf {
+        // A path made from a word names the bytes the word stands for.
+        let path = safesh_utils::word_bytes::unescape_path(path);
+        let path = path.as_ref();
         if path.is_absolute() {
             path.to_path_buf()
         } else {

@@ -37,13 +37,14 @@ impl Default for SessionOptions {
     fn default() -> Self {
         SessionOptions {
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-            // OS strings: a variable that is not UTF-8 must not panic (its
-            // invalid bytes become U+FFFD).
+            // OS strings: a variable that is not UTF-8 must not panic; its
+            // value's bad bytes are escaped (safesh_utils::word_bytes), so an
+            // external program gets them back as they were.
             env: std::env::vars_os()
                 .map(|(k, v)| {
                     (
                         k.to_string_lossy().into_owned(),
-                        v.to_string_lossy().into_owned(),
+                        safesh_utils::word_bytes::word_from_os(&v).into_owned(),
                     )
                 })
                 .collect(),
@@ -493,7 +494,7 @@ impl Session {
 
     /// Sets the working directory for the following requests.
     pub fn set_cwd(&mut self, cwd: std::path::PathBuf) {
-        let text = cwd.to_string_lossy().into_owned();
+        let text = safesh_utils::word_bytes::word_from_path(&cwd).into_owned();
         self.shell.cwd = cwd;
         let _ = self.shell.vars.set("PWD", text, Label::agent());
     }
@@ -717,10 +718,32 @@ fn run_top(
 
 /// A refusal as the CLI prints it: `safesh: CODE: message` and the suggestion.
 pub fn refusal_text(r: &Refusal) -> String {
+    let r = &shown_refusal(r.clone());
     match &r.suggestion {
         Some(s) => format!("safesh: {}: {}\nsuggestion: {s}\n", r.code, r.message),
         None => format!("safesh: {}: {}\n", r.code, r.message),
     }
+}
+
+/// A refusal as a reader sees it: a word's escaped bytes (a file name that is
+/// not UTF-8) spelled `\xNN` in the message, suggestion and details, not as the private
+/// code points that hold them (safesh_utils::word_bytes).
+fn shown_refusal(mut r: Refusal) -> Refusal {
+    use safesh_utils::word_bytes::shown;
+    if let std::borrow::Cow::Owned(m) = shown(&r.message) {
+        r.message = m;
+    }
+    for field in [
+        &mut r.suggestion,
+        &mut r.details.path,
+        &mut r.details.command,
+        &mut r.details.flag,
+    ] {
+        if let Some(std::borrow::Cow::Owned(s)) = field.as_deref().map(shown) {
+            *field = Some(s);
+        }
+    }
+    r
 }
 
 /// The outcome of a script refused before anything ran (its text is the agent's):
@@ -776,7 +799,7 @@ fn finish(
         status_label,
         error_label: Label::empty(),
         warnings: Vec::new(),
-        error,
+        error: error.map(shown_refusal),
         duration_ms: started.elapsed().as_millis() as u64,
     }
 }

@@ -35,7 +35,9 @@ fn script_job(script: Option<Vec<String>>, file: Vec<String>) -> Result<Job, Str
         });
     }
     if let Some((path, args)) = file.split_first() {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        // The file's bytes are the script's (a byte that is not UTF-8 is
+        // data, escaped as in every word); its name is a word too.
+        let text = std::fs::read(safesh_core::word_bytes::word_to_path(path)).map_err(|e| {
             let mut msg = format!("{path}: {e}");
             if e.kind() == std::io::ErrorKind::NotFound
                 && let Some(near) = closest_subcommand(path)
@@ -46,6 +48,7 @@ fn script_job(script: Option<Vec<String>>, file: Vec<String>) -> Result<Job, Str
             }
             msg
         })?;
+        let text = safesh_core::word_bytes::word_from_vec(text);
         return Ok(Job::Script {
             text,
             arg0: path.clone(),
@@ -59,10 +62,11 @@ fn script_job(script: Option<Vec<String>>, file: Vec<String>) -> Result<Job, Str
                 .into(),
         );
     }
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     std::io::stdin()
-        .read_to_string(&mut text)
+        .read_to_end(&mut bytes)
         .map_err(|e| format!("reading stdin: {e}"))?;
+    let text = safesh_core::word_bytes::word_from_vec(bytes);
     Ok(Job::Script {
         text,
         arg0: "safesh".into(),
@@ -116,18 +120,13 @@ fn builtin_argv(name: &str, words: Vec<String>) -> Vec<String> {
 /// Runs the command line; returns the exit status.
 pub fn main() -> i32 {
     // Arguments are OS strings: a byte that is not UTF-8 must not panic. The
-    // interpreter works on text, so such bytes become U+FFFD (said on stderr).
+    // interpreter works on text, so such bytes are escaped losslessly
+    // (safesh_core::word_bytes): `safesh -c 'rm -- "$1"' _ NAME` removes NAME.
     let args: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| match a.into_string() {
             Ok(s) => s,
-            Err(raw) => {
-                let s = raw.to_string_lossy().into_owned();
-                eprintln!(
-                    "safesh: warning: an argument is not valid UTF-8; its invalid bytes were replaced with U+FFFD"
-                );
-                s
-            }
+            Err(raw) => safesh_core::word_bytes::word_from_os(&raw).into_owned(),
         })
         .collect();
     let parsed = match crate::args::fast_path(&args) {

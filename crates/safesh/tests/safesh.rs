@@ -108,6 +108,9 @@ mod tree;
 // Issue 19: verification in the runtime (execute/pipeline verify, llm_judge).
 #[path = "safesh/verification.rs"]
 mod verification;
+// Issue 15 item 7: non-UTF-8 names through external programs.
+#[path = "safesh/bytes_names.rs"]
+mod bytes_names;
 
 use cases::Case;
 use runner::{Output, Shell, Status};
@@ -394,6 +397,7 @@ case_files! {
     locale => "locale.cases",
     shell_state => "shell_state.cases",
     expansion_corners => "expansion_corners.cases",
+    bytes_names => "bytes_names.cases",
 }
 
 #[test]

@@ -92,6 +92,9 @@ pub struct Spec {
     /// Absolute path to execve (already resolved).
     pub program: PathBuf,
     /// argv; `argv[0]` as the program should see it (the program path when empty).
+    /// Each is a shell word: the escape code points of
+    /// [`safesh_utils::word_bytes`] stand for the bytes they escape (a non-UTF-8
+    /// file name reaches the program as its bytes); so do environment values.
     pub argv: Vec<String>,
     /// Working directory (absolute).
     pub cwd: PathBuf,

@@ -130,8 +130,10 @@ fn cstr(p: &Path) -> Result<CString, SandboxError> {
         .map_err(|_| SandboxError::Spawn(format!("path contains NUL: {}", p.display())))
 }
 
+/// A shell word as the C string it stands for (escaped bytes back to bytes).
 fn cstring(s: &str) -> Result<CString, SandboxError> {
-    CString::new(s).map_err(|_| SandboxError::Spawn(format!("string contains NUL: {s:?}")))
+    CString::new(safesh_utils::word_bytes::word_to_bytes(s).into_owned())
+        .map_err(|_| SandboxError::Spawn(format!("string contains NUL: {s:?}")))
 }
 
 fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {

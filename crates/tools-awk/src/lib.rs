@@ -166,6 +166,9 @@ fn awk_main(ctx: &mut UtilCtx<'_>) -> UtilResult {
                     s.push(b'\n');
                 }
                 Err(e) => {
+                    if let Some(stop) = safesh_utils::ctx::MemoryLimit::from_io(&e, "awk -f") {
+                        return Err(stop);
+                    }
                     let m = safesh_utils::io_error_text(&e);
                     return err(ctx, &format!("couldn't open file {f} ({m})"));
                 }
@@ -212,7 +215,9 @@ fn awk_main(ctx: &mut UtilCtx<'_>) -> UtilResult {
             let _ = writeln!(it.ctx.stderr, "awk: improper assignment: -v {a}");
             return Ok(2);
         };
-        if let Err(e) = it.assign_operand(name, val.as_bytes()) {
+        // The value is a word: a byte that is not UTF-8 is the byte, as in mawk.
+        let val = safesh_utils::word_bytes::word_to_bytes(val);
+        if let Err(e) = it.assign_operand(name, &val) {
             return Ok(report(&mut it, e));
         }
     }

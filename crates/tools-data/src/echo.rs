@@ -3,6 +3,7 @@
 
 use crate::esc::{Mode, expand, has_unicode_escape};
 use crate::out::Out;
+use safesh_utils::word_bytes::word_to_bytes;
 use safesh_utils::{UtilCtx, UtilResult};
 
 /// Runs `echo`.
@@ -39,12 +40,13 @@ pub fn echo(ctx: &mut UtilCtx<'_>) -> UtilResult {
             buf.push(b' ');
         }
         if escapes {
-            if expand(a.as_bytes(), Mode::Echo, utf8, &mut buf).stop {
+            // A word: escaped bytes print as the bytes they stand for.
+            if expand(&word_to_bytes(a), Mode::Echo, utf8, &mut buf).stop {
                 newline = false;
                 break;
             }
         } else {
-            buf.extend_from_slice(a.as_bytes());
+            buf.extend_from_slice(&word_to_bytes(a));
         }
     }
     if newline {

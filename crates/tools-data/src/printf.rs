@@ -6,6 +6,7 @@ use crate::cfmt::{self, Conv};
 use crate::esc::{Mode, expand, has_unicode_escape};
 use crate::num::{NumErr, parse_float, parse_signed, parse_unsigned};
 use crate::out::Out;
+use safesh_utils::word_bytes::word_to_bytes;
 use safesh_utils::{UtilCtx, UtilResult};
 
 const USAGE: &str = "usage: printf [-v var] format [arguments]";
@@ -93,9 +94,11 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
     };
     let mut out = Out::new(ctx);
     let mut buf = Vec::new();
+    // The format is a word: escaped bytes print as the bytes they stand for.
+    let fmt_bytes = word_to_bytes(fmt);
     loop {
         let before = run.next;
-        let r = one_pass(fmt.as_bytes(), &mut run, &mut buf);
+        let r = one_pass(&fmt_bytes, &mut run, &mut buf);
         out.write(&buf);
         buf.clear();
         for w in std::mem::take(&mut run.warnings) {
@@ -253,12 +256,12 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
         match conv {
             b's' => {
                 let a = run.take().unwrap_or("");
-                out.extend_from_slice(&cfmt::fmt_str(&c, a.as_bytes()));
+                out.extend_from_slice(&cfmt::fmt_str(&c, &word_to_bytes(a)));
             }
             b'b' => {
                 let a = run.take().unwrap_or("").to_string();
                 let mut e = Vec::new();
-                let r = expand(a.as_bytes(), Mode::Percent, run.utf8, &mut e);
+                let r = expand(&word_to_bytes(&a), Mode::Percent, run.utf8, &mut e);
                 run.warnings.extend(r.warnings);
                 out.extend_from_slice(&cfmt::fmt_str(&c, &e));
                 if r.stop {
@@ -267,12 +270,12 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             }
             b'q' => {
                 let a = run.take().unwrap_or("");
-                let q = crate::quote::shell_quote(a.as_bytes());
+                let q = crate::quote::shell_quote(&word_to_bytes(a));
                 out.extend_from_slice(&cfmt::fmt_str(&c, &q));
             }
             b'c' => {
                 let a = run.take().unwrap_or("");
-                let ch = a.as_bytes().first().copied().unwrap_or(0);
+                let ch = word_to_bytes(a).first().copied().unwrap_or(0);
                 c.prec = None;
                 out.extend_from_slice(&cfmt::fmt_str(&c, &[ch]));
             }

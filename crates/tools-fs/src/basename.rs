@@ -42,9 +42,11 @@ pub fn basename(ctx: &mut UtilCtx<'_>) -> UtilResult {
     }
     let mut out = Vec::new();
     for n in &names {
-        let mut b = base_name(n.as_bytes()).to_vec();
+        let n = safesh_utils::word_bytes::word_to_bytes(n);
+        let mut b = base_name(&n).to_vec();
         if let Some(s) = &suffix {
-            let s = s.as_bytes();
+            let s = safesh_utils::word_bytes::word_to_bytes(s);
+            let s = s.as_ref();
             if !s.is_empty() && b.len() > s.len() && b.ends_with(s) && b != b"/" {
                 b.truncate(b.len() - s.len());
             }

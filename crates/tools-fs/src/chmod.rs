@@ -90,7 +90,13 @@ pub fn chmod(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut out = Vec::new();
     let mut status = 0;
     for f in files {
-        if !change(ctx, f.as_bytes(), &o, &mut out, true) {
+        if !change(
+            ctx,
+            &safesh_utils::word_bytes::word_to_bytes(f),
+            &o,
+            &mut out,
+            true,
+        ) {
             status = 1;
         }
     }
@@ -104,7 +110,7 @@ fn change(ctx: &mut UtilCtx<'_>, name: &[u8], o: &Opts, out: &mut Vec<u8>, top: 
     if ctx.host.cancelled() {
         return false;
     }
-    let shown = String::from_utf8_lossy(name).into_owned();
+    let shown = safesh_utils::word_bytes::word_from_bytes(name).into_owned();
     let path = bpath(name);
     // The file changed is the one checked: resolved once, no symlink followed
     // by name (one met during -R traversal is not followed at all: GNU -P).

@@ -4,7 +4,6 @@ use crate::common::{bpath, join_bytes, quote, read_dir_sorted, usage};
 use crate::targets;
 use safesh_utils::args::{Spec, parse};
 use safesh_utils::{UtilCtx, UtilResult, WriteMode};
-use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 const SPEC: Spec = Spec {
@@ -81,7 +80,14 @@ pub fn cp(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut out = Vec::new();
     let mut status = 0;
     for (src, dst) in pairs {
-        if !copy_one(ctx, src.as_bytes(), dst.as_bytes(), &o, &mut out, true)? {
+        if !copy_one(
+            ctx,
+            &safesh_utils::word_bytes::word_to_bytes(&src),
+            &safesh_utils::word_bytes::word_to_bytes(&dst),
+            &o,
+            &mut out,
+            true,
+        )? {
             status = 1;
         }
     }
@@ -103,8 +109,8 @@ pub(crate) fn copy_one(
     if ctx.host.cancelled() {
         return Ok(false);
     }
-    let ss = String::from_utf8_lossy(src).into_owned();
-    let ds = String::from_utf8_lossy(dst).into_owned();
+    let ss = safesh_utils::word_bytes::word_from_bytes(src).into_owned();
+    let ds = safesh_utils::word_bytes::word_from_bytes(dst).into_owned();
     // `cp /dev/stdin f`: the script's stream (never the process's), copied as
     // a file's contents.
     if let Some(from) = ctx.host.open_descriptor(&ctx.resolve(bpath(src)), false) {
@@ -175,7 +181,11 @@ pub(crate) fn copy_one(
                     return Ok(false);
                 }
                 if o.verbose {
-                    let _ = writeln!(out, "{} -> {}", quote(&ss), quote(&ds));
+                    out.extend_from_slice(&safesh_utils::word_bytes::word_to_bytes(&format!(
+                        "{} -> {}\n",
+                        quote(&ss),
+                        quote(&ds)
+                    )));
                 }
             }
         }
@@ -295,7 +305,11 @@ pub(crate) fn copy_one(
             .and_then(|e| e.chown(smeta.uid(), smeta.gid()));
     }
     if o.verbose {
-        let _ = writeln!(out, "{} -> {}", quote(&ss), quote(&ds));
+        out.extend_from_slice(&safesh_utils::word_bytes::word_to_bytes(&format!(
+            "{} -> {}\n",
+            quote(&ss),
+            quote(&ds)
+        )));
     }
     Ok(true)
 }

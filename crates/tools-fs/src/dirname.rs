@@ -46,7 +46,7 @@ pub fn dirname(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let end = if p.has("z") { b'\0' } else { b'\n' };
     let mut out = Vec::new();
     for n in &p.operands {
-        out.extend_from_slice(dir_of(n.as_bytes()));
+        out.extend_from_slice(dir_of(&safesh_utils::word_bytes::word_to_bytes(n)));
         out.push(end);
     }
     if let Err(e) = ctx.stdout.write_all(&out) {

@@ -139,7 +139,13 @@ pub fn du(ctx: &mut UtilCtx<'_>) -> UtilResult {
     };
     let mut total = 0u64;
     for op in &ops {
-        if let Some(sz) = walk(&mut w, op.as_bytes(), 0, &o, true)? {
+        if let Some(sz) = walk(
+            &mut w,
+            &safesh_utils::word_bytes::word_to_bytes(op),
+            0,
+            &o,
+            true,
+        )? {
             total += sz;
         }
     }
@@ -196,7 +202,7 @@ fn walk(
         w.status = 130;
         return Ok(None);
     }
-    let shown = String::from_utf8_lossy(path).into_owned();
+    let shown = safesh_utils::word_bytes::word_from_bytes(path).into_owned();
     let full = match w.ctx.check_read(bpath(path)) {
         Ok(f) => f,
         Err(e) => {

@@ -139,7 +139,7 @@ pub fn ln(ctx: &mut UtilCtx<'_>) -> UtilResult {
         // followed by name on either side).
         let r = ctx.resolve_write(&full, false).and_then(|to| {
             if symbolic {
-                to.symlink(std::ffi::OsStr::new(&target))
+                to.symlink(&safesh_utils::word_bytes::word_to_os(&target))
             } else {
                 // A hard link is a second name for the file that can write it:
                 // the file must be one the script may write (not a protected

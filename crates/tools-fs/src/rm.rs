@@ -93,7 +93,12 @@ pub fn rm(ctx: &mut UtilCtx<'_>) -> UtilResult {
             status = 1;
             continue;
         }
-        if !remove(ctx, name.as_bytes(), &o, &mut out)? {
+        if !remove(
+            ctx,
+            &safesh_utils::word_bytes::word_to_bytes(name),
+            &o,
+            &mut out,
+        )? {
             status = 1;
         }
     }
@@ -113,7 +118,7 @@ fn remove(
     if ctx.host.cancelled() {
         return Ok(false);
     }
-    let shown = String::from_utf8_lossy(name).into_owned();
+    let shown = safesh_utils::word_bytes::word_from_bytes(name).into_owned();
     let path = bpath(name);
     // The entry removed is the one checked: resolved once without following
     // any symlink by name, removed from the directory held.

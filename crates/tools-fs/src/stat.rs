@@ -3,6 +3,7 @@
 
 use crate::common::{group_name, mode_string, usage, user_name};
 use safesh_utils::args::{Spec, parse};
+use safesh_utils::word_bytes::{word_from_bytes, word_to_bytes};
 use safesh_utils::{UtilCtx, UtilResult};
 use std::fs::Metadata;
 use std::os::unix::ffi::OsStrExt;
@@ -69,7 +70,8 @@ fn birth(m: &Metadata) -> Option<(i64, i64)> {
 fn directive(d: u8, i: &Info<'_>) -> Option<String> {
     let m = i.m;
     Some(match d {
-        b'n' => String::from_utf8_lossy(i.name).into_owned(),
+        // Escaped as a word; written back as the name's bytes.
+        b'n' => word_from_bytes(i.name).into_owned(),
         b'N' => {
             let mut s = shell_quote(i.name);
             if let Some(t) = &i.target {
@@ -174,6 +176,7 @@ fn expand(fmt: &[u8], i: &Info<'_>, escapes: bool) -> Vec<u8> {
         k += 1;
         match directive(d, i) {
             Some(text) => {
+                let text = word_to_bytes(&text);
                 let left = spec.starts_with('-');
                 let zero = spec.starts_with('0');
                 let width: usize = spec
@@ -184,11 +187,11 @@ fn expand(fmt: &[u8], i: &Info<'_>, escapes: bool) -> Vec<u8> {
                     .unwrap_or(0);
                 let fill = width.saturating_sub(text.len());
                 if left {
-                    out.extend_from_slice(text.as_bytes());
+                    out.extend_from_slice(&text);
                     out.extend(std::iter::repeat_n(b' ', fill));
                 } else {
                     out.extend(std::iter::repeat_n(if zero { b'0' } else { b' ' }, fill));
-                    out.extend_from_slice(text.as_bytes());
+                    out.extend_from_slice(&text);
                 }
             }
             None => {
@@ -202,10 +205,10 @@ fn expand(fmt: &[u8], i: &Info<'_>, escapes: bool) -> Vec<u8> {
 fn default_format(i: &Info<'_>) -> Vec<u8> {
     let m = i.m;
     // coreutils 9.1 prints the name and link target unquoted here.
-    let mut name = String::from_utf8_lossy(i.name).into_owned();
+    let mut name = word_from_bytes(i.name).into_owned();
     if let Some(t) = &i.target {
         name.push_str(" -> ");
-        name.push_str(&String::from_utf8_lossy(t));
+        name.push_str(&word_from_bytes(t));
     }
     let dev = m.dev();
     let mut s = format!("  File: {name}\n");
@@ -261,7 +264,7 @@ fn default_format(i: &Info<'_>) -> Vec<u8> {
         " Birth: {}\n",
         birth(m).map_or("-".to_string(), |b| human_time(b.0, b.1, i.tz))
     ));
-    s.into_bytes()
+    word_to_bytes(&s).into_owned()
 }
 
 /// Runs `stat`.
@@ -304,8 +307,9 @@ pub fn stat(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 continue;
             }
         };
+        let name_bytes = safesh_utils::word_bytes::word_to_bytes(name);
         let info = Info {
-            name: name.as_bytes(),
+            name: &name_bytes,
             m: &m,
             target,
             tz: &tz,

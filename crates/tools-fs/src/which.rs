@@ -4,15 +4,32 @@ use safesh_utils::{UtilCtx, UtilResult};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+/// Whether `p` names an executable file.
+///
+/// Inside the roots the answer is decided on the entry the walk reaches
+/// ([`UtilCtx::probe`]): a symlink there that leads outside the roots is
+/// skipped, as a check by name cannot be answered about a file no check
+/// covered. Outside them only the trusted PATH (`[sandbox] path`, which
+/// [`safesh_utils::Host::may_read`] allows for this lookup) is looked in: the
+/// human's own program directories, whose links go where system programs live.
+/// Anything else is skipped, never a reason to stop the script.
 fn executable(ctx: &UtilCtx<'_>, p: &Path) -> bool {
-    // A PATH entry outside the roots is skipped, not a reason to stop the script.
-    if !ctx.host.may_read(&ctx.resolve(p)) {
-        return false;
+    let full = ctx.resolve(p);
+    let runnable = |m: std::fs::Metadata| m.is_file() && m.permissions().mode() & 0o111 != 0;
+    if ctx.host.may_stat(&full) {
+        return ctx.probe(&full, true).is_some_and(runnable);
     }
-    match std::fs::metadata(ctx.resolve(p)) {
-        Ok(m) => m.is_file() && m.permissions().mode() & 0o111 != 0,
-        Err(_) => false,
-    }
+    // Still decided on the entry reached: a link in a trusted directory that
+    // leads anywhere `may_read` does not allow is skipped too.
+    ctx.host.may_read(&full)
+        && safesh_utils::beneath::metadata(&full, true, |real| {
+            if ctx.host.may_read(real) {
+                Ok(())
+            } else {
+                Err(std::io::ErrorKind::PermissionDenied.into())
+            }
+        })
+        .is_ok_and(runnable)
 }
 
 /// Runs `which`.

@@ -355,7 +355,7 @@ pub fn xargs(ctx: &mut UtilCtx<'_>) -> UtilResult {
         {
             break;
         }
-        let text = String::from_utf8_lossy(&item.text).into_owned();
+        let text = safesh_utils::word_bytes::word_from_bytes(&item.text).into_owned();
         if let Some(r) = &replace {
             let argv: Vec<String> = cmd.iter().map(|a| a.replace(r.as_str(), &text)).collect();
             match invoke(ctx, &argv, verbose)? {

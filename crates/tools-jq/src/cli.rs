@@ -234,7 +234,13 @@ pub fn parse(args: &[String]) -> Action {
                     };
                     let (name, val) = (v[0].clone(), v[1].clone());
                     o.named.push(match long {
-                        "arg" => Named::Str(name, val),
+                        // A JSON string holds text: a byte that is not UTF-8
+                        // is U+FFFD, as in jq (not the word's escape).
+                        "arg" => Named::Str(
+                            name,
+                            String::from_utf8_lossy(&safesh_utils::word_bytes::word_to_bytes(&val))
+                                .into_owned(),
+                        ),
                         "argjson" => Named::Json(name, val),
                         "slurpfile" => Named::SlurpFile(name, val),
                         _ => Named::RawFile(name, val),

@@ -21,6 +21,7 @@ use cli::{Action, Named, Opts};
 use engine::{Env, Inputs, Source};
 use jaq_core::{Ctx, Vars};
 use read::Reader;
+use safesh_utils::ctx::MemoryLimit;
 use safesh_utils::{UtilCtx, UtilFn, UtilResult, io_error_text};
 use std::cell::RefCell;
 use std::io::{BufWriter, Write};
@@ -45,7 +46,22 @@ type NamedVals = (Vec<String>, Vec<Val>, Val);
 
 /// Builds the values of `--arg`-style variables and `$ARGS`; errors are
 /// (stderr text, status).
-fn named_values(ctx: &UtilCtx<'_>, o: &Opts) -> Result<NamedVals, (String, i32)> {
+/// Why the named values could not be built.
+enum NamedError {
+    /// A message for stderr and the exit status (jq's own errors).
+    Usage(String, i32),
+    /// A `--rawfile`/`--slurpfile` past the memory budget: stops the script
+    /// as `LIMIT_EXCEEDED`, like every other budget.
+    Stop(safesh_utils::Interrupt),
+}
+
+impl From<(String, i32)> for NamedError {
+    fn from((msg, status): (String, i32)) -> Self {
+        NamedError::Usage(msg, status)
+    }
+}
+
+fn named_values(ctx: &UtilCtx<'_>, o: &Opts) -> Result<NamedVals, NamedError> {
     let mut names = Vec::new();
     let mut vals = Vec::new();
     let mut named = val::Map::default();
@@ -61,22 +77,29 @@ fn named_values(ctx: &UtilCtx<'_>, o: &Opts) -> Result<NamedVals, (String, i32)>
                             cli::short_usage()
                         ),
                         2,
-                    ));
+                    )
+                        .into());
                 }
                 (name, vs.remove(0))
             }
             Named::SlurpFile(name, file) | Named::RawFile(name, file) => {
                 let raw = matches!(n, Named::RawFile(..));
                 let opt = if raw { "rawfile" } else { "slurpfile" };
-                let data = ctx.read_file(file).map_err(|e| {
-                    (
-                        format!(
-                            "jq: Bad JSON in --{opt} {name} {file}: Could not open {file}: {}\n",
-                            io_error_text(&e)
-                        ),
-                        2,
-                    )
-                })?;
+                let data = match ctx.read_file(file) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        if let Some(stop) = MemoryLimit::from_io(&e, &format!("jq --{opt}")) {
+                            return Err(NamedError::Stop(stop));
+                        }
+                        return Err(NamedError::Usage(
+                            format!(
+                                "jq: Bad JSON in --{opt} {name} {file}: Could not open {file}: {}\n",
+                                io_error_text(&e)
+                            ),
+                            2,
+                        ));
+                    }
+                };
                 let v = if raw {
                     Val::from(String::from_utf8_lossy(&data).into_owned())
                 } else {
@@ -108,7 +131,8 @@ fn named_values(ctx: &UtilCtx<'_>, o: &Opts) -> Result<NamedVals, (String, i32)>
                         cli::short_usage()
                     ),
                     2,
-                ));
+                )
+                    .into());
             }
             positional.push(vs.remove(0));
         } else {
@@ -191,6 +215,9 @@ pub fn jq(ctx: &mut UtilCtx<'_>) -> UtilResult {
         match ctx.read_file(&program) {
             Ok(b) => program = String::from_utf8_lossy(&b).into_owned(),
             Err(e) => {
+                if let Some(stop) = MemoryLimit::from_io(&e, "jq -f") {
+                    return Err(stop);
+                }
                 let msg = format!(
                     "jq: error: Could not open {program}: {}\n",
                     io_error_text(&e)
@@ -202,10 +229,11 @@ pub fn jq(ctx: &mut UtilCtx<'_>) -> UtilResult {
     }
     let (names, named_vals, args_val) = match named_values(ctx, &o) {
         Ok(x) => x,
-        Err((msg, st)) => {
+        Err(NamedError::Usage(msg, st)) => {
             let _ = ctx.stderr.write_all(msg.as_bytes());
             return Ok(st);
         }
+        Err(NamedError::Stop(stop)) => return Err(stop),
     };
     let resolver = resolver(ctx, &o, &program);
     let compiled = match engine::compile(&program, &names, &resolver) {

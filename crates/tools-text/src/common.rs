@@ -98,7 +98,9 @@ pub fn create_file(host: &dyn Host, cwd: &Path, name: &str) -> io::Result<safesh
 
 /// Writes `name: msg` to `err`.
 pub fn warn(err: &mut dyn Write, name: &str, msg: impl std::fmt::Display) {
-    let _ = writeln!(err, "{name}: {msg}");
+    // A file name in the message is a word: its escaped bytes go out as bytes.
+    let text = format!("{name}: {msg}\n");
+    let _ = err.write_all(&safesh_utils::word_bytes::word_to_bytes(&text));
 }
 
 /// Writes `name: what: <strerror>` to `err`.

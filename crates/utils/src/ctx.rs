@@ -38,6 +38,14 @@ impl MemoryLimit {
             budget,
         }))
     }
+
+    /// The interruption for an error of [`UtilCtx::read_file`] past the budget
+    /// (kind `OutOfMemory` holding a [`MemoryLimit`]), naming `who` read the
+    /// file (`jq --rawfile`, `awk -f`); `None` for any other error.
+    pub fn from_io(e: &io::Error, who: &str) -> Option<Interrupt> {
+        let m = e.get_ref()?.downcast_ref::<MemoryLimit>()?;
+        Some(Self::interrupt(format!("{who} {}", m.what), m.budget))
+    }
 }
 
 /// What a utility returns: its exit status, or an interruption to propagate.
@@ -294,7 +302,10 @@ impl UtilCtx<'_> {
     }
 
     /// Resolves `p` against the working directory (no symlink resolution).
+    /// A path made from a word (`Path::new(arg)`) names the bytes the word
+    /// stands for ([`crate::word_bytes`]): a non-UTF-8 file name round-trips.
     pub fn resolve(&self, p: impl AsRef<Path>) -> PathBuf {
+        let p = crate::word_bytes::unescape_path(p.as_ref());
         let p = p.as_ref();
         if p.is_absolute() {
             p.to_path_buf()
@@ -457,8 +468,11 @@ impl UtilCtx<'_> {
 
     /// Writes `name: msg\n` to stderr (GNU style), ignoring write errors.
     pub fn warn(&mut self, msg: impl std::fmt::Display) {
-        let name = self.name().to_string();
-        let _ = writeln!(self.stderr, "{name}: {msg}");
+        // Names in messages are words: their escaped bytes go out as bytes.
+        let text = format!("{}: {msg}\n", self.name());
+        let _ = self
+            .stderr
+            .write_all(&crate::word_bytes::word_to_bytes(&text));
     }
 
     /// Reports an I/O error on `what` the way GNU tools do
@@ -488,6 +502,9 @@ impl UtilCtx<'_> {
 /// opened another than the name says, that file's canonical path is checked
 /// (and labeled) too, and a flip after the check cannot change what is opened.
 pub fn open_read(host: &dyn Host, path: &Path) -> io::Result<File> {
+    // A path made from a word names the bytes the word stands for.
+    let path = crate::word_bytes::unescape_path(path);
+    let path = path.as_ref();
     if let Some(f) = host.open_descriptor(path, false) {
         return f;
     }
@@ -504,6 +521,9 @@ pub fn open_read(host: &dyn Host, path: &Path) -> io::Result<File> {
 ///
 /// Writes to the file are bound by [`Host::file_limit`].
 pub fn open_write(host: &dyn Host, path: &Path, mode: WriteMode) -> io::Result<crate::WriteFile> {
+    // A path made from a word names the bytes the word stands for.
+    let path = crate::word_bytes::unescape_path(path);
+    let path = path.as_ref();
     let append = mode == WriteMode::Append;
     if let Some(f) = host.open_descriptor(path, true) {
         return f.map(|f| crate::WriteFile::new(f, append, None));
@@ -542,6 +562,9 @@ pub fn resolve_write(
     path: &Path,
     follow: bool,
 ) -> io::Result<crate::beneath::Entry> {
+    // A path made from a word names the bytes the word stands for.
+    let path = crate::word_bytes::unescape_path(path);
+    let path = path.as_ref();
     host.check_write(path)?;
     let entry = crate::beneath::resolve(path, follow)?;
     if entry.real() != crate::beneath::lexical(path) {
@@ -556,6 +579,9 @@ pub fn resolve_read(
     path: &Path,
     follow: bool,
 ) -> io::Result<crate::beneath::Entry> {
+    // A path made from a word names the bytes the word stands for.
+    let path = crate::word_bytes::unescape_path(path);
+    let path = path.as_ref();
     host.check_read(path)?;
     let entry = crate::beneath::resolve(path, follow)?;
     if entry.real() != crate::beneath::lexical(path) {

@@ -21,6 +21,7 @@ pub mod open;
 pub mod posix_regex;
 pub mod testing;
 pub mod wfile;
+pub mod word_bytes;
 
 pub use ctx::{
     Egress, Env, Host, Interrupt, ShellString, UtilCtx, UtilResult, WriteMode, io_error_text,

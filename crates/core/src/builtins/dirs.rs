@@ -40,9 +40,11 @@ fn change_dir_keeping(
             label.clone()
         };
         let shown = cwd_shown_label(sh);
-        let _ = sh
-            .vars
-            .set("PWD", sh.cwd.to_string_lossy().into_owned(), shown);
+        let _ = sh.vars.set(
+            "PWD",
+            safesh_utils::word_bytes::word_from_path(&sh.cwd).into_owned(),
+            shown,
+        );
     }
     Ok(ok)
 }
@@ -53,18 +55,20 @@ fn change_dir(
     label: &Label,
     old_label: &Label,
 ) -> Result<bool, crate::interp::Stop> {
-    let dest = normalize(&sh.cwd.join(target));
+    let dest = normalize(&sh.cwd.join(safesh_utils::word_bytes::word_to_path(target)));
     // Outside the read roots: a refusal that stops the script (nothing there can
     // be used anyway). Decided on the directory the walk reaches, so a symlink
     // flipped after the check cannot take the script outside.
     Ok(match sh.resolve_dir(&dest)? {
         Ok(_) => {
-            let old = sh.cwd.to_string_lossy().into_owned();
+            let old = safesh_utils::word_bytes::word_from_path(&sh.cwd).into_owned();
             sh.cwd = dest;
             let _ = sh.vars.set("OLDPWD", old, old_label.join(label));
-            let _ = sh
-                .vars
-                .set("PWD", sh.cwd.to_string_lossy().into_owned(), label.clone());
+            let _ = sh.vars.set(
+                "PWD",
+                safesh_utils::word_bytes::word_from_path(&sh.cwd).into_owned(),
+                label.clone(),
+            );
             true
         }
         Err(e) => {
@@ -143,7 +147,7 @@ pub(super) fn pwd(sh: &mut Shell, argv: &[Field]) -> Exec {
 }
 
 fn print_stack(sh: &Shell, label: &Label) {
-    let mut parts = vec![sh.cwd.to_string_lossy().into_owned()];
+    let mut parts = vec![safesh_utils::word_bytes::word_from_path(&sh.cwd).into_owned()];
     parts.extend(sh.dir_stack.iter().rev().cloned());
     // (The stack's entries were working directories: `cwd_label` kept theirs.)
     let label = &parts.iter().fold(label.join(&cwd_shown_label(sh)), |l, p| {
@@ -169,7 +173,7 @@ pub(super) fn pushd(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.set_status(1);
         return Ok(());
     };
-    let here = sh.cwd.to_string_lossy().into_owned();
+    let here = safesh_utils::word_bytes::word_from_path(&sh.cwd).into_owned();
     if change_dir_keeping(sh, &target, &label, true)? {
         sh.dir_stack.push(here);
         print_stack(sh, &label);

@@ -196,7 +196,7 @@ pub(super) enum SourceError {
 /// The text `source NAME` runs, with its label: the file's, or for `/dev/stdin`
 /// the shell's standard input (a pipe or redirection in safesh, not the process's).
 pub(super) fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label), SourceError> {
-    let path = sh.cwd.join(name);
+    let path = sh.cwd.join(safesh_utils::word_bytes::word_to_path(name));
     // `/dev/stdin`, `/dev/fd/3`: the script's input, never the process's.
     if let Some(input) = sh.descriptor_input(&path) {
         use std::io::Read;

@@ -81,7 +81,7 @@ pub(super) fn label(sh: &mut Shell, argv: &[Field]) -> Exec {
     for word in &argv[1..] {
         let text = word.text.as_str();
         let var_name = text.strip_prefix('$').unwrap_or(text);
-        let path = sh.cwd.join(text);
+        let path = sh.cwd.join(safesh_utils::word_bytes::word_to_path(text));
         // Decided on the entry reached (a symlink flipped outside must not
         // tell whether a file exists there); a name that may not be looked at
         // is refused below, unless it names a variable.

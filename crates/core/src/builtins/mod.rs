@@ -178,7 +178,9 @@ fn args_label(sh: &Shell, argv: &[Field]) -> Label {
 
 /// Writes `text` to fd 1 with `label`; a closed pipe gives status 141 like bash's SIGPIPE... not an error.
 fn out(sh: &Shell, text: &str, label: &Label) -> bool {
-    sh.write_out(text.as_bytes(), label).is_ok()
+    // Builtins print words: escaped bytes go out as the bytes they stand for.
+    sh.write_out(&safesh_utils::word_bytes::word_to_bytes(text), label)
+        .is_ok()
 }
 
 fn texts(argv: &[Field]) -> Vec<String> {

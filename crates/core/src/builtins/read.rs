@@ -123,7 +123,7 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
     if !raw {
         data = remove_backslashes(&data);
     }
-    let line = String::from_utf8_lossy(&data).into_owned();
+    let line = safesh_utils::word_bytes::word_from_bytes(&data).into_owned();
     let label = label.join(&sh.pc).join(&args_label(sh, argv));
     let ifs = sh.ifs();
     // As bash does: the line is read and names are assigned in order; an
@@ -296,7 +296,7 @@ pub(super) fn mapfile(sh: &mut Shell, argv: &[Field]) -> Exec {
         if strip && found {
             line.pop();
         }
-        items.insert(k, String::from_utf8_lossy(&line).into_owned());
+        items.insert(k, safesh_utils::word_bytes::word_from_vec(line));
         k += 1;
     }
     sh.vars
@@ -438,7 +438,7 @@ pub(super) fn printf(sh: &mut Shell, argv: &[Field]) -> Exec {
         r?;
         let status = sh.last_status;
         let captured = sink.take_captured();
-        let text = String::from_utf8_lossy(&captured.data).into_owned();
+        let text = safesh_utils::word_bytes::word_from_bytes(&captured.data).into_owned();
         if let Some((name, idx)) = var.strip_suffix(']').and_then(|v| v.split_once('[')) {
             let i = sh.eval_arith_text(idx)?;
             sh.vars

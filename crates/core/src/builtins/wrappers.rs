@@ -466,7 +466,7 @@ pub(super) fn flock(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.set_status(64);
         return Ok(());
     };
-    let path = sh.cwd.join(&file);
+    let path = sh.cwd.join(safesh_utils::word_bytes::word_to_path(&file));
     sh.check_write_path(&path)?;
     // The lock file reached through a symlink is decided on too.
     let lock = match safesh_utils::open::open_decided(

@@ -914,7 +914,7 @@ impl Shell {
         }
         data.retain(|b| *b != 0);
         Ok(Field {
-            text: String::from_utf8_lossy(&data).into_owned(),
+            text: safesh_utils::word_bytes::word_from_vec(data),
             label: captured.label,
         })
     }
@@ -1219,7 +1219,8 @@ impl Shell {
                         if self.utf8_locale() {
                             s.chars().count()
                         } else {
-                            s.len()
+                            // Bytes, counting an escaped byte as the one it is.
+                            safesh_utils::word_bytes::word_to_bytes(s).len()
                         }
                     }
                     (PV::Unset, _) => {
@@ -1805,7 +1806,8 @@ pub(crate) fn ansi_c_unescape(s: &str, utf8: bool) -> String {
     if let Some(nul) = out.iter().position(|b| *b == 0) {
         out.truncate(nul);
     }
-    String::from_utf8_lossy(&out).into_owned()
+    // Bytes that are not UTF-8 (`$'\xff'`) are escaped as file names are.
+    safesh_utils::word_bytes::word_from_vec(out)
 }
 
 /// Expands parsed brace expressions into word texts, bounded by `limit`.

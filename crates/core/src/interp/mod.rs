@@ -424,7 +424,7 @@ impl Shell {
                 .collect();
             let _ = sh.vars.set_array("BASH_VERSINFO", items, Label::agent());
         }
-        let pwd = cwd.to_string_lossy().into_owned();
+        let pwd = safesh_utils::word_bytes::word_from_path(&cwd).into_owned();
         let _ = sh.vars.set("PWD", pwd, Label::agent());
         if let Some(v) = sh.vars.get_mut("PWD") {
             v.exported = true;
@@ -611,9 +611,11 @@ impl Shell {
         } else {
             format!("safesh: {msg}\n")
         };
-        let _ = self
-            .out_fd(2)
-            .write_chunk(text.as_bytes(), &self.message_label());
+        // Words in messages (a file name) go out as the bytes they stand for.
+        let _ = self.out_fd(2).write_chunk(
+            &safesh_utils::word_bytes::word_to_bytes(&text),
+            &self.message_label(),
+        );
     }
 
     /// The label of a message about the current command: the words it quotes

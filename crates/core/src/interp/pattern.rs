@@ -319,12 +319,12 @@ fn descendants(
     };
     let mut names: Vec<String> = rd
         .into_iter()
-        .map(|e| e.to_string_lossy().into_owned())
+        .map(|e| safesh_utils::word_bytes::word_from_os(&e).into_owned())
         .filter(|n| dotglob || !n.starts_with('.'))
         .collect();
     names.sort();
     for n in names {
-        let d = disk.join(&n);
+        let d = disk.join(safesh_utils::word_bytes::word_to_path(&n));
         let is_dir = look(&d, false, checks.see).is_some_and(|m| m.is_dir());
         let s = if shown.is_empty() || shown.ends_with('/') {
             format!("{shown}{n}")
@@ -461,14 +461,14 @@ pub(crate) fn glob(
             let dot_ok = opts.dotglob || comp.starts_with('.') || comp.starts_with("\\.");
             let mut names: Vec<String> = rd
                 .into_iter()
-                .map(|e| e.to_string_lossy().into_owned())
+                .map(|e| safesh_utils::word_bytes::word_from_os(&e).into_owned())
                 .filter(|n| dot_ok || !n.starts_with('.'))
                 .filter(|n| n != "." && n != "..")
                 .filter(|n| matches(comp, n, opts.nocase, opts.utf8))
                 .collect();
             names.sort();
             for n in names {
-                let d = disk.join(&n);
+                let d = disk.join(safesh_utils::word_bytes::word_to_path(&n));
                 if ci != last && !look(&d, true, may_see).is_some_and(|m| m.is_dir()) {
                     continue;
                 }

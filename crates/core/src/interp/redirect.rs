@@ -109,7 +109,7 @@ impl Shell {
         if name == "/dev/null" {
             return Ok(Ok(Fd::Out(Sink::new(SinkKind::Null))));
         }
-        let path = self.cwd.join(name);
+        let path = self.cwd.join(safesh_utils::word_bytes::word_to_path(name));
         if let Some(r) = self.open_descriptor(name, &path, true)? {
             return Ok(r);
         }
@@ -204,7 +204,7 @@ impl Shell {
         if name == "/dev/null" {
             return Ok(Ok(Fd::In(Source::empty())));
         }
-        let path = self.cwd.join(name);
+        let path = self.cwd.join(safesh_utils::word_bytes::word_to_path(name));
         if let Some(r) = self.open_descriptor(name, &path, false)? {
             return Ok(r);
         }
@@ -379,13 +379,16 @@ impl Shell {
                 };
                 self.fds.insert(
                     fd.unwrap_or(0),
-                    Fd::In(Source::bytes(text.into_bytes(), label)),
+                    Fd::In(Source::bytes(
+                        safesh_utils::word_bytes::word_to_bytes(&text).into_owned(),
+                        label,
+                    )),
                 );
                 Ok(Ok(()))
             }
             R::HereString(fd, w) => {
                 let f = self.expand_word_single(w)?;
-                let mut data = f.text.into_bytes();
+                let mut data = safesh_utils::word_bytes::word_to_bytes(&f.text).into_owned();
                 data.push(b'\n');
                 self.fds
                     .insert(fd.unwrap_or(0), Fd::In(Source::bytes(data, f.label)));

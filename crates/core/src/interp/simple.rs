@@ -331,7 +331,7 @@ impl Shell {
             Resolved::Platform(c) => self.run_platform(c, argv),
             Resolved::NotFound => {
                 if name.contains('/') {
-                    let path = self.cwd.join(&name);
+                    let path = self.cwd.join(safesh_utils::word_bytes::word_to_path(&name));
                     if path.is_dir() {
                         self.diag(format!("{name}: Is a directory"));
                         self.set_status(126);

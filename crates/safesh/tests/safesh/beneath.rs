@@ -497,3 +497,45 @@ fn benign_name_based_checks_on_an_in_root_symlink_keep_working() {
     );
     assert!(r.stderr.contains("Not a directory"), "{}", r.dump());
 }
+
+/// `which` decides on the entry reached (`UtilCtx::probe`), as the other
+/// name-based checks do: a PATH directory inside the roots holding a symlink to
+/// a program outside them does not reveal it (still, or flipped), and the
+/// benign neighbours are found: an in-root program, one through an in-root
+/// symlink, and the trusted PATH's own (`env`).
+#[test]
+fn which_never_reveals_a_program_outside_the_roots_through_a_symlink() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = Project::new();
+    let exec = |path: &Path| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    exec(&p.outside.join("script.sh"));
+    p.write("bin/mine", "#!/bin/sh\necho mine\n");
+    exec(&p.path("bin/mine"));
+    p.symlink(&p.outside.join("script.sh"), "bin/outlink");
+    p.symlink(Path::new("mine"), "bin/inlink");
+    let dir = p.dir.display().to_string();
+    let r = p.run(
+        "PATH=\"$PWD/bin:/usr/bin\"; which outlink; echo status=$?; \
+         which -a mine inlink env; echo status=$?; which bin/outlink; echo status=$?",
+    );
+    assert_eq!(
+        r.stdout,
+        format!("status=1\n{dir}/bin/mine\n{dir}/bin/inlink\n/usr/bin/env\nstatus=0\nstatus=1\n"),
+        "{}",
+        r.dump()
+    );
+    r.assert_no_leak();
+    let (p, flipper) = flipping_dir();
+    exec(&p.outside.join("script.sh"));
+    for _ in 0..RUNS / 3 {
+        let r = p.run(&format!(
+            "PATH=\"$PWD/d\"; {}",
+            tries("which script.sh && echo LEAK")
+        ));
+        assert!(!r.stdout.contains("LEAK"), "{}", r.dump());
+        assert!(!r.stdout.contains("script.sh"), "{}", r.dump());
+    }
+    flipper.stop();
+}

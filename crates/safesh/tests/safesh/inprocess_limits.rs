@@ -304,3 +304,41 @@ fn sed_tail_and_diff_stop_at_their_memory_budget() {
     p.run("seq 1 2 | diff - ten && echo same")
         .assert_ok_with("same\n");
 }
+
+/// Issue 15 (bytes): the files a utility reads whole besides its input, jq's
+/// `--rawfile`/`--slurpfile` and the `-f` program files of jq, awk and sed,
+/// stop the script past the budget with `LIMIT_EXCEEDED` (rule `memory_mb`),
+/// like every other budget, rather than a plain error the script goes on
+/// after. A sparse 1 GiB file is refused on its size, without being read.
+/// Benign neighbours: the same options on small files.
+#[test]
+fn named_and_program_files_past_the_budget_are_limit_exceeded() {
+    let p = Project::with_extra("[limits]\nmemory_mb = 4");
+    let big = std::fs::File::create(p.path("sparse")).expect("create");
+    big.set_len(1 << 30).expect("sparse");
+    for script in [
+        "jq -n --rawfile x sparse 1; echo after",
+        "jq -n --slurpfile x sparse 1; echo after",
+        "jq -n -f sparse; echo after",
+        "awk -f sparse /dev/null; echo after",
+        "sed -f sparse /dev/null; echo after",
+    ] {
+        let r = p.run(script);
+        assert_stopped(&r, "LIMIT_EXCEEDED", 125);
+        assert!(r.stderr.contains("memory_mb"), "{script}: {}", r.dump());
+        assert!(!r.stdout.contains("after"), "{script}: {}", r.dump());
+    }
+    p.write("raw.txt", "hello\n");
+    p.write("doc.json", "{\"a\": 1}\n");
+    p.write("prog.jq", ".a + 1\n");
+    p.write("prog.awk", "{ print NR \": \" $0 }\n");
+    p.write("prog.sed", "s/hello/bye/\n");
+    p.run("jq -n -r --rawfile x raw.txt '$x'")
+        .assert_ok_with("hello\n\n");
+    p.run("jq -n -c --slurpfile x doc.json '$x'")
+        .assert_ok_with("[{\"a\":1}]\n");
+    p.run("jq -f prog.jq doc.json").assert_ok_with("2\n");
+    p.run("awk -f prog.awk raw.txt")
+        .assert_ok_with("1: hello\n");
+    p.run("sed -f prog.sed raw.txt").assert_ok_with("bye\n");
+}

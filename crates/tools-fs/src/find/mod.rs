@@ -147,12 +147,14 @@ pub fn find(ctx: &mut UtilCtx<'_>) -> UtilResult {
         let full = run.ctx.resolve(s);
         let full = full.as_os_str().as_bytes().to_vec();
         let mut ancestors = Vec::new();
+        // The starting point is a word: shown as the bytes it stands for.
+        let shown = safesh_utils::word_bytes::word_to_bytes(s);
         visit(
             &mut run,
             &e,
-            s.as_bytes().to_vec(),
+            shown.to_vec(),
             full,
-            s.as_bytes(),
+            &shown,
             0,
             &mut ancestors,
         )?;
@@ -501,7 +503,8 @@ fn exec(run: &mut Run<'_, '_>, x: &Exec, n: &Node) -> Result<bool, Interrupt> {
     } else {
         (run.ctx.cwd.clone(), n.path.clone())
     };
-    let item = String::from_utf8_lossy(&item).into_owned();
+    // A word: a name that is not UTF-8 reaches the command as its bytes.
+    let item = safesh_utils::word_bytes::word_from_vec(item);
     if x.plus {
         let dir_key = x.dir.then(|| cwd.as_os_str().as_bytes().to_vec());
         let switch = match run.batches.get(x.id) {

@@ -254,7 +254,7 @@ pub fn ls(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut files = Vec::new();
     let mut dirs = Vec::new();
     for op in &operands {
-        let path = op.as_bytes().to_vec();
+        let path = safesh_utils::word_bytes::word_to_bytes(op).into_owned();
         let e = match stat_entry(ctx, path.clone(), path, o.deref || o.deref_cmdline, o.deref) {
             Ok(e) => e,
             Err(err) => {

@@ -186,6 +186,9 @@ pub fn sed(ctx: &mut UtilCtx<'_>) -> UtilResult {
                         });
                     }
                     Err(e) => {
+                        if let Some(stop) = safesh_utils::ctx::MemoryLimit::from_io(&e, "sed -f") {
+                            return Err(stop);
+                        }
                         ctx.warn(format_args!(
                             "couldn't open file {f}: {}",
                             safesh_utils::io_error_text(&e)
