@@ -387,6 +387,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn one_checker_answers_as_reason_for_a_symlinked_home() {
+        let d = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let real = d.path().join("real-home");
+        std::fs::create_dir_all(real.join(".ssh")).unwrap_or_else(|e| panic!("{e}"));
+        let link = d.path().join("home");
+        std::os::unix::fs::symlink(&real, &link).unwrap_or_else(|e| panic!("{e}"));
+        let state = d.path().join("state");
+        let checker = Checker::new(Some(&link), Some(&state));
+        for path in [
+            real.join(".ssh/config"),
+            link.join(".ssh/authorized_keys"),
+            real.join(".config/git/config"),
+            real.join("proj/.bashrc"),
+            real.join("proj/safesh.toml"),
+            state.join("labels.db"),
+            real.join("proj/.git/hooks/pre-commit"),
+            // Benign neighbours.
+            real.join("proj/src/main.rs"),
+            real.join(".sshx/config"),
+            real.join(".config/gitx"),
+        ] {
+            assert_eq!(
+                checker.reason(&path),
+                reason(&path, Some(&link), Some(&state)),
+                "{}",
+                path.display()
+            );
+        }
+        assert!(checker.reason(&real.join(".ssh/config")).is_some());
+        assert!(checker.reason(&real.join("proj/src/main.rs")).is_none());
+        assert!(checker.reason(&real.join(".sshx/config")).is_none());
+    }
+
+    #[test]
     fn git_members_beneath_git_dirs() {
         let p = |s: &str| git_reason(Path::new(s));
         assert!(p("/p/.git/commondir").is_some());
