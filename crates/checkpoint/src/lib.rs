@@ -15,8 +15,10 @@
 //! what is excluded or protected ([`Filter`]), whether a restore is allowed (it is
 //! a destructive write), and which labels files get back.
 
+mod codec;
 mod diff;
 mod error;
+mod gather;
 mod name;
 mod objects;
 mod pack;

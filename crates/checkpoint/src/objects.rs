@@ -6,10 +6,10 @@
 use crate::error::CheckpointError;
 use crate::pack::{Hash, Index, Location, PackWriter, read_at, read_idx};
 use sha2::{Digest, Sha256};
-use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// The content store: loose objects under `dir`, packs under `packs`.
 pub(crate) struct Objects {
@@ -39,7 +39,7 @@ impl Objects {
             objects: self,
             index: Index::load(&self.packs)?,
             loose: self.has_loose(),
-            open: RefCell::new(HashMap::new()),
+            open: Mutex::new(HashMap::new()),
         })
     }
 
@@ -136,11 +136,12 @@ impl Objects {
 }
 
 /// The store as one operation sees it: the packs' index and their open files.
+/// `Sync`: a save's workers ask it what is stored already.
 pub(crate) struct View<'a> {
     objects: &'a Objects,
     index: Index,
     loose: bool,
-    open: RefCell<HashMap<usize, File>>,
+    open: Mutex<HashMap<usize, File>>,
 }
 
 impl View<'_> {
@@ -189,7 +190,7 @@ impl View<'_> {
             .get(at.pack)
             .cloned()
             .unwrap_or_else(|| self.objects.packs.clone());
-        let mut open = self.open.borrow_mut();
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
         let file = match open.entry(at.pack) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {

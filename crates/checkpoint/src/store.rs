@@ -12,14 +12,15 @@
 //! are still read.)
 
 use crate::error::CheckpointError;
+use crate::gather::{Gathering, ToRead};
 use crate::objects::{Objects, hex};
-use crate::pack::PackWriter;
 use crate::tree::{Entry, Filter, Kind, RelPath, Stamp, walk};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// One root of a checkpoint.
@@ -204,16 +205,7 @@ impl Store {
             }
             Err(e) => return Err(CheckpointError::io("reading", &p, e)),
         };
-        // After the summary line (compact JSON holds no raw newline, so a
-        // manifest without one is the older single-document form).
-        let body = match text.iter().position(|&b| b == b'\n') {
-            Some(at) => &text[at + 1..],
-            None => &text[..],
-        };
-        serde_json::from_slice(body).map_err(|e| CheckpointError::Damaged {
-            path: p,
-            why: e.to_string(),
-        })
+        parse(&text).map_err(|why| CheckpointError::Damaged { path: p, why })
     }
 
     /// The summary of checkpoint `name` from its first line (the whole
@@ -233,7 +225,7 @@ impl Store {
         }
         if let Some(at) = head.iter().position(|&b| b == b'\n')
             && let Ok(h) = serde_json::from_slice::<Header>(&head[..at])
-            && h.format == FORMAT
+            && (h.format == FORMAT || h.format == FORMAT_JSON)
         {
             return Ok(h.summary);
         }
@@ -325,51 +317,46 @@ impl Store {
         }
         // From here to the manifest: no sweep removes a content this save uses.
         let lock = self.lock(false)?;
-        // Hashes known from the newest checkpoint, by (root, path) and stamp.
+        // Hashes known from the newest checkpoint, by root, path and stamp.
         let previous = self.newest(project)?;
-        let mut known: HashMap<(&Path, &RelPath), (Stamp, &str)> = HashMap::new();
+        let mut known: HashMap<&Path, HashMap<&RelPath, (Stamp, &str)>> = HashMap::new();
         for r in previous.iter().flat_map(|m| &m.roots) {
+            let in_root = known.entry(r.root.as_path()).or_default();
+            in_root.reserve(r.entries.len());
             for e in &r.entries {
                 if let (Kind::File { hash, .. }, Some(stamp)) = (&e.kind, e.stamp) {
-                    known.insert((r.root.as_path(), &e.path), (stamp, hash.as_str()));
+                    in_root.insert(&e.path, (stamp, hash.as_str()));
                 }
             }
         }
         let view = self.objects.view()?;
-        // The contents this save stores, all in one new pack (made when needed).
-        let mut pack: Option<PackWriter> = None;
-        let mut files_read = 0;
-        let mut snaps = Vec::new();
+        // Each path's entry; a file's hash from the previous save when its stamp
+        // is the same, else read (by workers, see crate::gather) into `to_read`.
+        let mut snaps = Vec::with_capacity(walked.len());
+        let mut to_read: Vec<ToRead> = Vec::new();
+        let mut pending: Vec<(usize, usize)> = Vec::new();
+        let none = HashMap::new();
         for (root, w) in &walked {
+            let known = known.get(root.as_path()).unwrap_or(&none);
             let mut entries = Vec::with_capacity(w.entries.len());
             for (path, (kind, stamp, _)) in &w.entries {
-                let abs = root.join(path.to_path());
-                let kind = match kind {
-                    Kind::File { mode, size, .. } => {
-                        let reuse = known
-                            .get(&(root.as_path(), path))
-                            .filter(|(s, h)| Some(*s) == *stamp && view.has(h))
-                            .map(|(_, h)| h.to_string());
-                        let (hash, size) = match reuse {
-                            Some(h) => (h, *size),
-                            None => {
-                                files_read += 1;
-                                let pack = match &mut pack {
-                                    Some(p) => p,
-                                    None => pack.insert(self.objects.new_pack()?),
-                                };
-                                store_file(pack, &abs, *stamp, |h| view.has_hash(h))?
-                            }
-                        };
-                        Kind::File {
-                            mode: *mode,
-                            size,
-                            hash,
-                            label: label_of(&abs),
+                let mut kind = kind.clone();
+                if let Kind::File { size, hash, .. } = &mut kind {
+                    match known
+                        .get(path)
+                        .filter(|(s, h)| Some(*s) == *stamp && view.has(h))
+                    {
+                        Some((_, h)) => *hash = h.to_string(),
+                        None => {
+                            pending.push((snaps.len(), entries.len()));
+                            to_read.push(ToRead {
+                                abs: root.join(path.to_path()),
+                                stamp: *stamp,
+                                size: *size,
+                            });
                         }
                     }
-                    other => other.clone(),
-                };
+                }
                 entries.push(Entry {
                     path: path.clone(),
                     kind,
@@ -381,8 +368,31 @@ impl Store {
                 entries,
             });
         }
-        if let Some(p) = pack {
-            p.commit()?;
+        let files_read = to_read.len() as u64;
+        let claimed = Mutex::new(HashSet::new());
+        let read = std::thread::scope(|scope| {
+            let gathering = (!to_read.is_empty())
+                .then(|| Gathering::start(scope, self, &view, &to_read, &claimed));
+            // Meanwhile, here: every file's label (the caller's lookup need not
+            // be thread-safe).
+            for snap in &mut snaps {
+                for e in &mut snap.entries {
+                    if let Kind::File { label, .. } = &mut e.kind {
+                        *label = label_of(&snap.root.join(e.path.to_path()));
+                    }
+                }
+            }
+            gathering.map_or(Ok(Vec::new()), Gathering::finish)
+        })?;
+        for ((r, i), (h, len)) in pending.into_iter().zip(read) {
+            if let Some(Entry {
+                kind: Kind::File { hash, size, .. },
+                ..
+            }) = snaps.get_mut(r).and_then(|s| s.entries.get_mut(i))
+            {
+                *hash = h;
+                *size = len;
+            }
         }
         // Strictly after the newest one, so the order of saves is the order of
         // times even within one millisecond (retention drops the oldest).
@@ -434,7 +444,10 @@ impl Store {
         })
         .map_err(damaged)?;
         text.push(b'\n');
-        serde_json::to_writer(&mut text, m).map_err(damaged)?;
+        crate::codec::encode(m, &mut text).map_err(|why| CheckpointError::Damaged {
+            path: dest.clone(),
+            why,
+        })?;
         // Not fsynced, as the contents are not (see crate::pack).
         if let Err(e) = std::fs::write(&tmp, &text) {
             let _ = std::fs::remove_file(&tmp);
@@ -486,11 +499,7 @@ impl Store {
                 let Ok(text) = std::fs::read(f.path()) else {
                     continue;
                 };
-                let body = match text.iter().position(|&b| b == b'\n') {
-                    Some(at) => &text[at + 1..],
-                    None => &text[..],
-                };
-                let Ok(m) = serde_json::from_slice::<Manifest>(body) else {
+                let Ok(m) = parse(&text) else {
                     // A damaged manifest keeps everything: never sweep on a guess.
                     return Ok(());
                 };
@@ -505,8 +514,27 @@ impl Store {
     }
 }
 
-/// The format tag of a manifest's first line.
-const FORMAT: &str = "safesh-checkpoint-2";
+/// The format tag of a manifest's first line: the body after it is binary
+/// (see [`crate::codec`]).
+const FORMAT: &str = "safesh-checkpoint-3";
+/// The tag of manifests whose body is JSON (still read).
+const FORMAT_JSON: &str = "safesh-checkpoint-2";
+
+/// A manifest file's manifest: after its summary line, the binary body (format
+/// 3) or JSON (format 2); a file without a summary line is the oldest form,
+/// one JSON document (compact JSON holds no raw newline).
+fn parse(text: &[u8]) -> Result<Manifest, String> {
+    let Some(at) = text.iter().position(|&b| b == b'\n') else {
+        return serde_json::from_slice(text).map_err(|e| e.to_string());
+    };
+    let (head, body) = (&text[..at], &text[at + 1..]);
+    let header: Header = serde_json::from_slice(head).map_err(|e| e.to_string())?;
+    match header.format.as_str() {
+        FORMAT => crate::codec::decode(body),
+        FORMAT_JSON => serde_json::from_slice(body).map_err(|e| e.to_string()),
+        other => Err(format!("unknown manifest format {other:?}")),
+    }
+}
 
 /// The most bytes of a manifest read to find its summary line.
 const HEADER_MAX: usize = 4096;
@@ -517,36 +545,6 @@ struct Header {
     format: String,
     #[serde(flatten)]
     summary: Summary,
-}
-
-/// Streams the regular file `abs` into `pack`; its hash (hex) and the size
-/// read. Opened without following a symlink, and refused when it is no longer
-/// the file the walk saw (`stamp`'s inode): a path swapped during the save
-/// never brings another file's bytes in.
-fn store_file(
-    pack: &mut PackWriter,
-    abs: &Path,
-    stamp: Option<Stamp>,
-    stored: impl Fn(&crate::pack::Hash) -> bool,
-) -> Result<(String, u64), CheckpointError> {
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(abs)
-        .map_err(|e| CheckpointError::io("reading", abs, e))?;
-    let m = f
-        .metadata()
-        .map_err(|e| CheckpointError::io("inspecting", abs, e))?;
-    if !m.is_file() || stamp.is_some_and(|s| s.ino != m.ino()) {
-        return Err(CheckpointError::io(
-            "saving",
-            abs,
-            std::io::Error::other("it was replaced during the save; save again"),
-        ));
-    }
-    let (hash, len) = pack.put(&mut f, abs, stored)?;
-    Ok((hex(&hash), len))
 }
 
 fn summary(m: &Manifest) -> Summary {

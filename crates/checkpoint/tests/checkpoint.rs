@@ -536,9 +536,8 @@ fn checkpoints_of_the_older_form_still_list_and_restore() {
         .unwrap()
         .path();
     let manifest = dir.join("old.json");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    let (_, body) = text.split_once('\n').unwrap();
-    std::fs::write(&manifest, body).unwrap();
+    let m = store.load(&f.proj, "old").unwrap();
+    std::fs::write(&manifest, serde_json::to_vec(&m).unwrap()).unwrap();
     for idx in pack_files(&f.state, "idx") {
         let pack = std::fs::read(idx.with_extension("pack")).unwrap();
         let records = std::fs::read(&idx).unwrap();
@@ -581,4 +580,90 @@ mod sha2_hex {
     pub fn hex(bytes: &[u8]) -> String {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
+}
+
+#[test]
+fn identical_files_read_by_different_workers_are_stored_once_and_restore_exactly() {
+    // 9 MiB: enough for the save to share its reading among two workers
+    // (on a machine with two cores), the twin files in different shares.
+    let f = fixture();
+    let big = |seed: u8| -> Vec<u8> {
+        (0..3 << 20)
+            .map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 13) as u8 ^ seed)
+            .collect()
+    };
+    std::fs::write(f.proj.join("a.bin"), big(1)).unwrap();
+    std::fs::write(f.proj.join("b.bin"), big(2)).unwrap();
+    std::fs::write(f.proj.join("c.bin"), big(1)).unwrap();
+    let want = fingerprint(&f.proj);
+    let store = Store::open(&f.state).unwrap();
+    let s = Settings::default();
+    let roots = vec![f.proj.clone()];
+    let saved = save(
+        &store,
+        &f.proj,
+        &roots,
+        Some("big"),
+        &filter(&s),
+        &no_label,
+        serde_json::Value::Null,
+        &s,
+    )
+    .unwrap();
+    assert_eq!(saved.files_read, 9);
+    // a.bin and c.bin, like dup1 and dup2, are one content each pair.
+    assert_eq!(stored_contents(&f.state), 7);
+    let packed: u64 = pack_files(&f.state, "pack")
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum();
+    assert!(
+        packed < 7 << 20,
+        "the twin was stored twice: {packed} bytes"
+    );
+    std::fs::remove_file(f.proj.join("c.bin")).unwrap();
+    std::fs::write(f.proj.join("a.bin"), "changed").unwrap();
+    store.restore(&f.proj, "big", &roots, &filter(&s)).unwrap();
+    assert_eq!(fingerprint(&f.proj), want);
+}
+
+#[test]
+fn manifests_with_a_json_body_still_list_restore_and_keep_their_contents() {
+    let f = fixture();
+    let store = Store::open(&f.state).unwrap();
+    let s = Settings::default();
+    let roots = vec![f.proj.clone()];
+    save(
+        &store,
+        &f.proj,
+        &roots,
+        Some("json"),
+        &filter(&s),
+        &no_label,
+        serde_json::Value::Null,
+        &s,
+    )
+    .unwrap();
+    let want = fingerprint(&f.proj);
+    // Rewrite it as the previous format wrote it: the summary line, then JSON.
+    let m = store.load(&f.proj, "json").unwrap();
+    let listed = store.list(&f.proj).unwrap().remove(0);
+    let dir = std::fs::read_dir(f.state.join("checkpoints/projects"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut header = serde_json::to_value(&listed).unwrap();
+    header["format"] = "safesh-checkpoint-2".into();
+    let mut text = serde_json::to_vec(&header).unwrap();
+    text.push(b'\n');
+    text.extend(serde_json::to_vec(&m).unwrap());
+    std::fs::write(dir.join("json.json"), text).unwrap();
+    assert_eq!(store.list(&f.proj).unwrap(), vec![listed]);
+    // A sweep reads it too: its contents stay.
+    store.sweep().unwrap();
+    std::fs::write(f.proj.join("README.md"), "changed").unwrap();
+    store.restore(&f.proj, "json", &roots, &filter(&s)).unwrap();
+    assert_eq!(fingerprint(&f.proj), want);
 }

@@ -220,30 +220,46 @@ impl ContextStore {
         let tags_text = serde_json::to_string(tags).map_err(|e| self.corrupt(e))?;
         let path = self.path.clone();
         let e = move |e| sql_err(&path, e);
+        let now = now_unix_ms() as i64;
         self.write(|tx| {
-            let exists: bool = tx
+            // A key already set is replaced in place: one statement (the
+            // common case, and no count of the scope needed).
+            let replaced = tx
                 .prepare_cached(
-                    "SELECT 1 FROM context WHERE scope = ?1 AND owner = ?2 AND key = ?3",
+                    "UPDATE context SET value = ?4, label = ?5, key_label = ?6, tags = ?7,
+                     updated_ms = ?8 WHERE scope = ?1 AND owner = ?2 AND key = ?3",
                 )
-                .and_then(|mut st| st.exists(params![scope.as_str(), owner, key]))
+                .and_then(|mut st| {
+                    st.execute(params![
+                        scope.as_str(),
+                        owner,
+                        key,
+                        text,
+                        label_text,
+                        key_label_text,
+                        tags_text,
+                        now
+                    ])
+                })
                 .map_err(e.clone())?;
-            if !exists {
-                let n: i64 = tx
-                    .prepare_cached("SELECT count(*) FROM context WHERE scope = ?1 AND owner = ?2")
-                    .and_then(|mut st| st.query_row(params![scope.as_str(), owner], |r| r.get(0)))
-                    .map_err(e.clone())?;
-                let n = n.max(0) as u64;
-                if n >= limits.max_keys {
-                    return Err(ContextError::LimitExceeded {
-                        what: format!("the {scope} scope is full"),
-                        key: "max_keys",
-                        limit: limits.max_keys,
-                        got: n + 1,
-                    });
-                }
+            if replaced > 0 {
+                return Ok(());
+            }
+            let n: i64 = tx
+                .prepare_cached("SELECT count(*) FROM context WHERE scope = ?1 AND owner = ?2")
+                .and_then(|mut st| st.query_row(params![scope.as_str(), owner], |r| r.get(0)))
+                .map_err(e.clone())?;
+            let n = n.max(0) as u64;
+            if n >= limits.max_keys {
+                return Err(ContextError::LimitExceeded {
+                    what: format!("the {scope} scope is full"),
+                    key: "max_keys",
+                    limit: limits.max_keys,
+                    got: n + 1,
+                });
             }
             tx.prepare_cached(
-                "INSERT OR REPLACE INTO context
+                "INSERT INTO context
                  (scope, owner, key, value, label, key_label, tags, updated_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )
@@ -256,7 +272,7 @@ impl ContextStore {
                     label_text,
                     key_label_text,
                     tags_text,
-                    now_unix_ms() as i64
+                    now
                 ])
             })
             .map_err(e.clone())?;

@@ -110,13 +110,13 @@ impl Shell {
             keep: usize::try_from(c.keep).unwrap_or(usize::MAX),
             max_age_days: c.max_age_days,
         };
-        let home = config.home.clone();
-        let protected = move |p: &Path| {
+        // (Asked for every path of the tree: `$HOME` resolved once, here.)
+        let checker = safesh_policy::protected::Checker::new(config.home.as_deref(), Some(&state));
+        let protected = |p: &Path| {
             p.file_name().is_some_and(|n| n == "safesh.toml")
                 || p.starts_with(&state)
                 || temp.as_ref().is_some_and(|t| p.starts_with(t))
-                || safesh_policy::paths::protected_reason(p, home.as_deref(), Some(&state))
-                    .is_some()
+                || checker.reason(p).is_some()
         };
         let filter = Filter {
             exclude: &settings.exclude,
@@ -127,14 +127,17 @@ impl Shell {
                 // Each directory resolved once, not each file (the walk never
                 // follows a symlink, so a file is its dir's canonical form
                 // joined with its name): 10,000 files in 100 dirs cost 100
-                // realpaths, not 20,000.
-                let dirs = std::cell::RefCell::new(std::collections::HashMap::new());
+                // realpaths, not 20,000. Files come directory by directory: the
+                // last one resolved is the one to keep.
+                let last_dir: std::cell::RefCell<Option<(PathBuf, Option<PathBuf>)>> =
+                    std::cell::RefCell::new(None);
                 let label_of = |p: &Path| {
                     let real = p.parent().and_then(|d| {
-                        let mut dirs = dirs.borrow_mut();
-                        let c = dirs
-                            .entry(d.to_path_buf())
-                            .or_insert_with(|| std::fs::canonicalize(d).ok());
+                        let mut last = last_dir.borrow_mut();
+                        if last.as_ref().is_none_or(|(dir, _)| dir != d) {
+                            *last = Some((d.to_path_buf(), std::fs::canonicalize(d).ok()));
+                        }
+                        let (_, c) = last.as_ref()?;
                         Some(c.as_ref()?.join(p.file_name()?))
                     });
                     let l = self.file_label_resolved(p, real.as_deref());

@@ -80,35 +80,71 @@ const GIT_DIR_MEMBERS: &[&str] = &[
 /// Why a name is protected (`None`: it is not). `home` and `state` are the
 /// configured `$HOME` and safesh's state dir.
 pub fn reason(path: &Path, home: Option<&Path>, state: Option<&Path>) -> Option<&'static str> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if name == "safesh.toml" {
-        return Some("safesh config files can only be changed by the human");
+    Checker::new(home, state).reason(path)
+}
+
+/// [`reason`] for many paths: `$HOME` resolved once, not once a path (a
+/// checkpoint's walk asks for every file of the tree).
+#[derive(Clone, Debug)]
+pub struct Checker<'a> {
+    state: Option<&'a Path>,
+    /// `$HOME` as configured and as resolved (a symlinked home).
+    homes: Vec<std::path::PathBuf>,
+}
+
+impl<'a> Checker<'a> {
+    /// The checks of [`reason`] for this `home` and `state`, `home` resolved now.
+    pub fn new(home: Option<&Path>, state: Option<&'a Path>) -> Checker<'a> {
+        let mut homes = Vec::new();
+        if let Some(home) = home {
+            homes.push(home.to_path_buf());
+            homes.extend(std::fs::canonicalize(home).ok());
+        }
+        Checker { state, homes }
     }
-    if RC_FILES.contains(&name) {
-        return Some("shell start-up files would run code in the human's next shell");
+
+    /// Why `path` is protected (see [`reason`]).
+    pub fn reason(&self, path: &Path) -> Option<&'static str> {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name == "safesh.toml" {
+            return Some("safesh config files can only be changed by the human");
+        }
+        if RC_FILES.contains(&name) {
+            return Some("shell start-up files would run code in the human's next shell");
+        }
+        if let Some(state) = self.state
+            && path.starts_with(state)
+        {
+            return Some(
+                "safesh's own state (audit log, labels, trust) cannot be written by commands",
+            );
+        }
+        if let Some(why) = self.home_reason(path) {
+            return Some(why);
+        }
+        if name == ".gitattributes" {
+            return Some(
+                "git attributes can name filter, diff and merge drivers that run programs",
+            );
+        }
+        git_reason(path)
     }
-    if let Some(state) = state
-        && path.starts_with(state)
-    {
-        return Some("safesh's own state (audit log, labels, trust) cannot be written by commands");
+
+    fn home_reason(&self, path: &Path) -> Option<&'static str> {
+        // (Only a path under a home can be under one of its members.)
+        let under = |h: &std::path::PathBuf| {
+            path.starts_with(h) && HOME_PATHS.iter().any(|p| path.starts_with(h.join(p)))
+        };
+        self.homes
+            .iter()
+            .any(under)
+            .then_some("user configuration that runs code or grants access is protected")
     }
-    if let Some(why) = home_reason(path, home) {
-        return Some(why);
-    }
-    if name == ".gitattributes" {
-        return Some("git attributes can name filter, diff and merge drivers that run programs");
-    }
-    git_reason(path)
 }
 
 /// Why `path` is user configuration under `home`.
 pub fn home_reason(path: &Path, home: Option<&Path>) -> Option<&'static str> {
-    let home = home?;
-    // `$HOME` as configured and as resolved (a symlinked home).
-    let real = std::fs::canonicalize(home).ok();
-    let under = |h: &Path| HOME_PATHS.iter().any(|p| path.starts_with(h.join(p)));
-    (under(home) || real.as_deref().is_some_and(under))
-        .then_some("user configuration that runs code or grants access is protected")
+    Checker::new(home, None).home_reason(path)
 }
 
 fn normal_components(path: &Path) -> Vec<&OsStr> {
@@ -349,6 +385,40 @@ fn git_member_has(dev: u64, ino: u64, git: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_checker_answers_as_reason_for_a_symlinked_home() {
+        let d = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let real = d.path().join("real-home");
+        std::fs::create_dir_all(real.join(".ssh")).unwrap_or_else(|e| panic!("{e}"));
+        let link = d.path().join("home");
+        std::os::unix::fs::symlink(&real, &link).unwrap_or_else(|e| panic!("{e}"));
+        let state = d.path().join("state");
+        let checker = Checker::new(Some(&link), Some(&state));
+        for path in [
+            real.join(".ssh/config"),
+            link.join(".ssh/authorized_keys"),
+            real.join(".config/git/config"),
+            real.join("proj/.bashrc"),
+            real.join("proj/safesh.toml"),
+            state.join("labels.db"),
+            real.join("proj/.git/hooks/pre-commit"),
+            // Benign neighbours.
+            real.join("proj/src/main.rs"),
+            real.join(".sshx/config"),
+            real.join(".config/gitx"),
+        ] {
+            assert_eq!(
+                checker.reason(&path),
+                reason(&path, Some(&link), Some(&state)),
+                "{}",
+                path.display()
+            );
+        }
+        assert!(checker.reason(&real.join(".ssh/config")).is_some());
+        assert!(checker.reason(&real.join("proj/src/main.rs")).is_none());
+        assert!(checker.reason(&real.join(".sshx/config")).is_none());
+    }
 
     #[test]
     fn git_members_beneath_git_dirs() {
