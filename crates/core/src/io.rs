@@ -121,6 +121,9 @@ pub enum SinkKind {
     Capture(Mutex<Captured>, u64),
     /// Discard (`/dev/null`).
     Null,
+    /// A descriptor closed with `>&-`: every write fails with EBADF, as in bash
+    /// (`echo: write error: Bad file descriptor`, status 1).
+    Closed,
     /// Handed to a consumer as it is written (a job's log, a streaming face).
     Stream(Arc<dyn StreamConsumer>, StreamKind),
 }
@@ -384,6 +387,7 @@ impl Sink {
                 Ok(())
             }
             SinkKind::Null => Ok(()),
+            SinkKind::Closed => Err(io::Error::from_raw_os_error(libc::EBADF)),
             SinkKind::Stream(c, kind) => c.write(*kind, data, label),
         }
     }
@@ -431,6 +435,11 @@ impl Sink {
     /// True for the discard sink.
     pub fn is_null(&self) -> bool {
         matches!(self.kind, SinkKind::Null)
+    }
+
+    /// True for a closed descriptor (see [`SinkKind::Closed`]).
+    pub fn is_closed(&self) -> bool {
+        matches!(self.kind, SinkKind::Closed)
     }
 }
 

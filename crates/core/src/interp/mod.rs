@@ -588,11 +588,12 @@ impl Shell {
         Ok(())
     }
 
-    /// The output on fd `n` (a discard sink if closed).
+    /// The output on fd `n`: a sink whose writes fail with EBADF when `n` is
+    /// closed (`>&-`), as a write to a closed descriptor does in bash.
     pub fn out_fd(&self, n: i32) -> Output {
         match self.fds.get(&n) {
             Some(Fd::Out(o)) => o.clone(),
-            _ => Sink::new(SinkKind::Null),
+            _ => Sink::new(SinkKind::Closed),
         }
     }
 
