@@ -23,6 +23,9 @@ mod approval_prompt;
 mod approvals;
 #[path = "safesh/beneath.rs"]
 mod beneath;
+// Issue 21: subshells do not wait for their background jobs (as in bash).
+#[path = "safesh/background_jobs.rs"]
+mod background_jobs;
 #[path = "safesh/cases.rs"]
 mod cases;
 #[path = "safesh/checkpoints.rs"]
