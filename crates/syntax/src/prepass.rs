@@ -1,7 +1,7 @@
 //! A lexical pre-pass that rewrites three constructs brush-parser gets wrong into
 //! equivalent text it gets right, before the script is parsed:
 //!
-//! * `#` inside `$(( … ))`: brush-parser's tokenizer takes it as the start of a
+//! * `#` inside `$(( … ))` (and `(( … ))`, `$[ … ]`): brush-parser's tokenizer takes it as the start of a
 //!   comment and drops the rest of the line, so `$(( 1 # c ⏎ ))` silently became
 //!   `1`. For bash the `#` is just text that the arithmetic then rejects (status 1,
 //!   "invalid arithmetic operator"). The pass escapes it (`\#`) so it reaches the
@@ -67,7 +67,10 @@ struct Scan<'a> {
 /// Rewrites `source` (see the module docs); borrowed when nothing changes.
 pub(crate) fn rewrite(source: &str) -> Cow<'_, str> {
     // Cheap exit: none of the three constructs can occur without these.
-    let maybe = source.contains("$((") || source.contains("<<") || source.contains("case");
+    let maybe = source.contains("((")
+        || source.contains("$[")
+        || source.contains("<<")
+        || source.contains("case");
     if !maybe {
         return Cow::Borrowed(source);
     }
@@ -206,6 +209,12 @@ impl<'a> Scan<'a> {
                     cmd_start = true;
                 }
                 b' ' | b'\t' => self.pos += 1,
+                // An arithmetic command `(( … ))`.
+                b'(' if cmd_start && self.starts_with("((") => {
+                    self.pos += 2;
+                    self.arithmetic();
+                    cmd_start = false;
+                }
                 b'(' => {
                     parens += 1;
                     self.pos += 1;
@@ -415,6 +424,9 @@ impl<'a> Scan<'a> {
         } else if self.starts_with("${") {
             self.pos += 2;
             self.braced();
+        } else if self.starts_with("$[") {
+            self.pos += 2;
+            self.arithmetic_until(b'[', b']', 1);
         } else if self.starts_with("$'") {
             self.ansi_c_quote();
         } else {
@@ -454,7 +466,12 @@ impl<'a> Scan<'a> {
     /// Inside `$((` up to and past the matching `))`; escapes a `#` the tokenizer
     /// would take as a comment.
     fn arithmetic(&mut self) {
-        let mut depth: usize = 2;
+        self.arithmetic_until(b'(', b')', 2);
+    }
+
+    /// Inside an arithmetic text opened `depth` times by `open` (`$((`, `((`:
+    /// two `(`; `$[`: one `[`), up to and past the matching `close`.
+    fn arithmetic_until(&mut self, open: u8, close: u8, mut depth: usize) {
         while let Some(b) = self.peek(0) {
             match b {
                 b'\\' => self.pos += 2,
@@ -465,11 +482,11 @@ impl<'a> Scan<'a> {
                 }
                 b'`' => self.backquote(),
                 b'$' => self.dollar(),
-                b'(' => {
+                _ if b == open => {
                     depth += 1;
                     self.pos += 1;
                 }
-                b')' => {
+                _ if b == close => {
                     self.pos += 1;
                     depth -= 1;
                     if depth == 0 {
@@ -657,6 +674,11 @@ mod tests {
         // Bases, `$#` and `${#x}` are not comments and stay as they are.
         let s = "echo $((16#ff + $# + ${#x}))\n";
         assert_eq!(rewrite(s), s);
+        // The arithmetic command and `$[ ]` too.
+        assert_eq!(
+            rewrite("(( 1 # c\n)); echo $[ 2 # d\n]\n"),
+            "(( 1 \\# c\n)); echo $[ 2 \\# d\n]\n"
+        );
         // A comment after the arithmetic stays a comment.
         let s = "echo $((1)) # note ))\n";
         assert_eq!(rewrite(s), s);
