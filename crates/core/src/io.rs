@@ -511,6 +511,15 @@ pub enum SourceKind {
     Empty,
 }
 
+/// The reader of a closed descriptor (see [`Source::closed`]).
+struct ClosedReader;
+
+impl Read for ClosedReader {
+    fn read(&mut self, _buf: &mut [u8]) -> io::Result<usize> {
+        Err(io::Error::from_raw_os_error(libc::EBADF))
+    }
+}
+
 /// How much a file-like source reads at a time into its own buffer.
 const READ_BUF: usize = 64 * 1024;
 
@@ -582,6 +591,12 @@ impl Source {
     /// An empty source.
     pub fn empty() -> Input {
         Source::new(SourceKind::Empty, Label::empty())
+    }
+
+    /// A descriptor closed with `<&-`: every read fails with EBADF, as in bash
+    /// (`cat: -: Bad file descriptor`, status 1).
+    pub fn closed() -> Input {
+        Source::new(SourceKind::Reader(Box::new(ClosedReader)), Label::empty())
     }
 
     fn fill(st: &mut SourceState) -> io::Result<bool> {

@@ -601,11 +601,12 @@ impl Shell {
         }
     }
 
-    /// The input on fd `n` (empty if closed).
+    /// The input on fd `n`: a source whose reads fail with EBADF when `n` is
+    /// closed (`<&-`), as a read of a closed descriptor does in bash.
     pub fn in_fd(&self, n: i32) -> Input {
         match self.fds.get(&n) {
             Some(Fd::In(i)) => i.clone(),
-            _ => Source::empty(),
+            _ => Source::closed(),
         }
     }
 
