@@ -209,9 +209,19 @@ impl Shell {
                 .clone()
                 .map(|r| r as Arc<dyn safesh_sandbox::Observer>),
         };
+        // A program whose stdout/stderr was closed (`>&-`) gets a pipe like any
+        // other and its output is discarded: the sandbox cannot hand it a closed
+        // descriptor, and a failed write would kill it (docs/DIFFERENCES.md).
+        let open_or_null = |sink: crate::io::Output| {
+            if sink.is_closed() {
+                crate::io::Sink::new(crate::io::SinkKind::Null)
+            } else {
+                sink
+            }
+        };
         let mut output = ShellOutput {
-            out: StageWriter::new(self.out_fd(1), cell.clone()),
-            err: StageWriter::unbuffered(self.out_fd(2), cell.clone()),
+            out: StageWriter::new(open_or_null(self.out_fd(1)), cell.clone()),
+            err: StageWriter::unbuffered(open_or_null(self.out_fd(2)), cell.clone()),
         };
         let cancel = self.cancel.clone();
         // Protected names it may create where nothing can be bound yet

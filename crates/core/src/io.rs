@@ -121,6 +121,9 @@ pub enum SinkKind {
     Capture(Mutex<Captured>, u64),
     /// Discard (`/dev/null`).
     Null,
+    /// A descriptor closed with `>&-`: every write fails with EBADF, as in bash
+    /// (`echo: write error: Bad file descriptor`, status 1).
+    Closed,
     /// Handed to a consumer as it is written (a job's log, a streaming face).
     Stream(Arc<dyn StreamConsumer>, StreamKind),
 }
@@ -384,6 +387,7 @@ impl Sink {
                 Ok(())
             }
             SinkKind::Null => Ok(()),
+            SinkKind::Closed => Err(io::Error::from_raw_os_error(libc::EBADF)),
             SinkKind::Stream(c, kind) => c.write(*kind, data, label),
         }
     }
@@ -431,6 +435,11 @@ impl Sink {
     /// True for the discard sink.
     pub fn is_null(&self) -> bool {
         matches!(self.kind, SinkKind::Null)
+    }
+
+    /// True for a closed descriptor (see [`SinkKind::Closed`]).
+    pub fn is_closed(&self) -> bool {
+        matches!(self.kind, SinkKind::Closed)
     }
 }
 
@@ -500,6 +509,15 @@ pub enum SourceKind {
     Pipe(Receiver<Chunk>),
     /// Nothing (`/dev/null`, closed).
     Empty,
+}
+
+/// The reader of a closed descriptor (see [`Source::closed`]).
+struct ClosedReader;
+
+impl Read for ClosedReader {
+    fn read(&mut self, _buf: &mut [u8]) -> io::Result<usize> {
+        Err(io::Error::from_raw_os_error(libc::EBADF))
+    }
 }
 
 /// How much a file-like source reads at a time into its own buffer.
@@ -573,6 +591,12 @@ impl Source {
     /// An empty source.
     pub fn empty() -> Input {
         Source::new(SourceKind::Empty, Label::empty())
+    }
+
+    /// A descriptor closed with `<&-`: every read fails with EBADF, as in bash
+    /// (`cat: -: Bad file descriptor`, status 1).
+    pub fn closed() -> Input {
+        Source::new(SourceKind::Reader(Box::new(ClosedReader)), Label::empty())
     }
 
     fn fill(st: &mut SourceState) -> io::Result<bool> {

@@ -13,6 +13,9 @@
 //! * `SAFESH_HARNESS_FILTER=text` — only cases whose name contains `text`.
 //! * `SAFESH_HARNESS_VERBOSE=1` — print every case's bash stdout, stderr and status
 //!   (to review that the bash side does what the case intends).
+//! * `SAFESH_HARNESS_LOCALES="C C.UTF-8"` — run each case that names no
+//!   `#! locale:` under these `LC_ALL` values instead of `C` alone (to sweep the
+//!   whole corpus under the machine's default `C.UTF-8`).
 
 // Test-harness code: a failed fixture setup should abort the test loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -23,6 +26,9 @@ mod approval_prompt;
 mod approvals;
 #[path = "safesh/beneath.rs"]
 mod beneath;
+// Issue 21: subshells do not wait for their background jobs (as in bash).
+#[path = "safesh/background_jobs.rs"]
+mod background_jobs;
 #[path = "safesh/cases.rs"]
 mod cases;
 #[path = "safesh/checkpoints.rs"]
@@ -291,11 +297,23 @@ fn run_case_file(file: &str) {
     let mut bad_cases = Vec::new();
     let mut skipped = Vec::new();
     let mut ran = 0;
+    let sweep: Vec<String> = std::env::var("SAFESH_HARNESS_LOCALES")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
     // A case runs once per locale it names (`#! locale:`).
     let runs = cases
         .iter()
         .filter(|c| c.name.contains(&filter))
-        .flat_map(|c| c.locales.iter().map(move |l| (c, l.as_str())));
+        .flat_map(|c| {
+            let locales = if c.locale_given || sweep.is_empty() {
+                &c.locales
+            } else {
+                &sweep
+            };
+            locales.iter().map(move |l| (c, l.as_str()))
+        });
     for (case, locale) in runs {
         ran += 1;
         let expected = run_side(&bash, case, locale);

@@ -10,6 +10,7 @@ mod budget;
 mod check;
 mod nesting;
 mod open_quote;
+mod prepass;
 mod split;
 mod tokens;
 pub use check::{unescape_backquoted, unescape_backquoted_in_dquotes};
@@ -95,6 +96,7 @@ pub fn parse_with(source: &str, budget: &Budget<'_>) -> Result<Script, ParseErro
     };
     nesting::check(source, budget)?;
     let patched = patch_empty_for_condition(source);
+    let patched = prepass::rewrite(&patched);
     let program = parse_top(&patched, budget)?;
     check::Checker::new(budget).program(&program)?;
     Ok(Script {

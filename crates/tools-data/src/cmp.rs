@@ -114,6 +114,12 @@ pub fn cmp(ctx: &mut UtilCtx<'_>) -> UtilResult {
         Mode::First
     };
     let bytes = p.has("b");
+    // GNU cmp says `char` in the C locale and `byte` in a multibyte one.
+    let unit = if ctx.env.utf8_locale() {
+        "byte"
+    } else {
+        "char"
+    };
     // Open both (stdin at most once).
     let mut files: Vec<Option<std::fs::File>> = Vec::new();
     let mut sizes = [None, None];
@@ -233,7 +239,7 @@ pub fn cmp(ctx: &mut UtilCtx<'_>) -> UtilResult {
             )
         } else {
             format!(
-                "{} {} differ: char {}, line {}\n",
+                "{} {} differ: {unit} {}, line {}\n",
                 names[0],
                 names[1],
                 result.offset,

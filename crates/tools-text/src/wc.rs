@@ -39,6 +39,9 @@ struct Which {
     max_len: bool,
     /// The locale is UTF-8: `-m` counts characters, not bytes.
     utf8: bool,
+    /// The locale is UTF-8: words are made of characters (`日本語` is a word,
+    /// U+3000 separates words); in the C locale bytes past ASCII are neither.
+    utf8_words: bool,
 }
 
 impl Which {
@@ -88,8 +91,11 @@ pub fn wc(ctx: &mut UtilCtx<'_>) -> UtilResult {
         bytes: p.has("c"),
         max_len: p.has("L"),
         utf8: false,
+        utf8_words: false,
     };
-    w.utf8 = w.chars && ctx.env.utf8_locale();
+    let utf8_locale = ctx.env.utf8_locale();
+    w.utf8 = w.chars && utf8_locale;
+    w.utf8_words = utf8_locale;
     if w.count() == 0 {
         (w.lines, w.words, w.bytes) = (true, true, true);
     }
@@ -223,6 +229,8 @@ fn count(input: &mut Input<'_>, w: Which, c: &mut Counts) -> Result<(), Failure>
     let mut buf = vec![0u8; 4096];
     let slow = w.words || w.max_len;
     let mut in_word = false;
+    // The start of a UTF-8 character cut by the end of a read.
+    let mut carry: Vec<u8> = Vec::new();
     let mut pos: u64 = 0;
     loop {
         let got = read_some(input, &mut buf)?;
@@ -256,7 +264,9 @@ fn count(input: &mut Input<'_>, w: Which, c: &mut Counts) -> Result<(), Failure>
                     }
                 }
             }
-            if w.words {
+            if w.words && w.utf8_words {
+                words_utf8(chunk, &mut carry, &mut in_word, &mut c.words);
+            } else if w.words {
                 for &b in chunk {
                     match CLASS[usize::from(b)] {
                         WORD => {
@@ -275,4 +285,76 @@ fn count(input: &mut Input<'_>, w: Which, c: &mut Counts) -> Result<(), Failure>
     }
     c.max_len = c.max_len.max(pos);
     Ok(())
+}
+
+/// Counts words in a UTF-8 locale as GNU wc 9 does: a printable character that
+/// is not a space starts or continues a word, a space (ASCII, Unicode spaces and
+/// the no-break spaces) ends it, anything else (controls, invalid bytes) does
+/// neither. `carry` holds a character cut by the end of the previous chunk.
+fn words_utf8(chunk: &[u8], carry: &mut Vec<u8>, in_word: &mut bool, words: &mut u64) {
+    let joined;
+    let data: &[u8] = if carry.is_empty() {
+        chunk
+    } else {
+        carry.extend_from_slice(chunk);
+        joined = std::mem::take(carry);
+        &joined
+    };
+    let mut i = 0;
+    while i < data.len() {
+        let b = data[i];
+        if b < 0x80 {
+            match CLASS[usize::from(b)] {
+                WORD => {
+                    *words += u64::from(!*in_word);
+                    *in_word = true;
+                }
+                SPACE => *in_word = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        let len = match b {
+            0xc2..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf4 => 4,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        if i + len > data.len() {
+            // Possibly cut by the read: decide with the next chunk.
+            *carry = data[i..].to_vec();
+            return;
+        }
+        match std::str::from_utf8(&data[i..i + len])
+            .ok()
+            .and_then(|s| s.chars().next())
+        {
+            Some(ch) if is_unicode_space(ch) => {
+                *in_word = false;
+                i += len;
+            }
+            // C1 controls are not printable.
+            Some(ch) if (ch as u32) < 0xa0 => i += len,
+            Some(_) => {
+                *words += u64::from(!*in_word);
+                *in_word = true;
+                i += len;
+            }
+            None => i += 1,
+        }
+    }
+}
+
+/// The non-ASCII characters GNU wc treats as word separators in a UTF-8 locale
+/// (glibc's `iswspace` plus the no-break spaces wc adds).
+fn is_unicode_space(ch: char) -> bool {
+    matches!(
+        ch,
+        '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+    )
 }

@@ -1,6 +1,6 @@
 //! Directory builtins: `cd`, `pwd`, `pushd`, `popd`.
 
-use super::{args_label, out};
+use super::{args_label, out, out_or_fail};
 use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell};
 use safesh_label::Label;
@@ -141,8 +141,9 @@ pub(super) fn pwd(sh: &mut Shell, argv: &[Field]) -> Exec {
     } else {
         label
     };
-    out(sh, &format!("{}\n", p.to_string_lossy()), &label);
-    sh.set_status(0);
+    if out_or_fail(sh, "pwd", &format!("{}\n", p.to_string_lossy()), &label) {
+        sh.set_status(0);
+    }
     Ok(())
 }
 

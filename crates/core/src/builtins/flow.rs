@@ -374,7 +374,7 @@ pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
 
 pub(super) fn wait(sh: &mut Shell, argv: &[Field]) -> Exec {
     if argv.len() == 1 {
-        sh.wait_all();
+        sh.wait_own();
         sh.set_status(0);
         // A job stopped by a refusal stops the script that waited for it.
         if let Some(r) = crate::io::lock(&sh.shared.refusal).take() {
@@ -390,7 +390,7 @@ pub(super) fn wait(sh: &mut Shell, argv: &[Field]) -> Exec {
         let mut found = false;
         for mut j in jobs {
             let pid = crate::interp::expand::job_pid(sh.shared.pid, j.id).to_string();
-            if !found && (pid == want || j.id.to_string() == want) {
+            if !found && !j.orphan && (pid == want || j.id.to_string() == want) {
                 found = true;
                 if let Some(h) = j.handle.take() {
                     status = h.join().unwrap_or(1);

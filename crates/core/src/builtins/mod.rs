@@ -183,6 +183,22 @@ fn out(sh: &Shell, text: &str, label: &Label) -> bool {
         .is_ok()
 }
 
+/// [`out`] for a builtin whose failed write is its failure, as in bash: says
+/// `NAME: write error: …` and sets status 1 (`pwd >&-`, `pwd > /dev/full`).
+fn out_or_fail(sh: &mut Shell, name: &str, text: &str, label: &Label) -> bool {
+    match sh.write_out(text.as_bytes(), label) {
+        Ok(()) => true,
+        Err(e) => {
+            sh.diag(format!(
+                "{name}: write error: {}",
+                safesh_utils::io_error_text(&e)
+            ));
+            sh.set_status(1);
+            false
+        }
+    }
+}
+
 fn texts(argv: &[Field]) -> Vec<String> {
     argv.iter().map(|f| f.text.clone()).collect()
 }

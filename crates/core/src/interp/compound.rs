@@ -88,6 +88,7 @@ impl Shell {
             id,
             handle: Some(handle),
             detached: false,
+            orphan: false,
         });
         self.last_bg = Some(id);
         self.set_status(0);
@@ -173,6 +174,7 @@ impl Shell {
             id,
             handle: Some(handle),
             detached: true,
+            orphan: false,
         });
         self.last_bg = Some(id);
         self.set_status(0);
@@ -567,10 +569,11 @@ impl Shell {
                     Err(Stop::Refused(r)) => Err(Stop::Refused(r)),
                     _ => {
                         sub.run_exit_trap()?;
-                        sub.wait_all_keep_status();
                         Ok(())
                     }
                 };
+                // Like bash's subshell, it ends without waiting for its jobs.
+                self.adopt_orphans(&sub);
                 self.set_status(sub.last_status);
                 r
             }

@@ -227,6 +227,10 @@ pub(crate) struct Job {
     /// Handed to the session's background sink: `wait` may still join it, but the
     /// end of the script does not.
     pub detached: bool,
+    /// Started by a subshell that has ended without waiting for it (as bash's
+    /// subshells do): `wait` does not see it (not a child of this shell), but the
+    /// end of the script joins it, since a job is a thread of this process.
+    pub orphan: bool,
 }
 
 /// Shell options (`set -e`, …).
@@ -588,19 +592,21 @@ impl Shell {
         Ok(())
     }
 
-    /// The output on fd `n` (a discard sink if closed).
+    /// The output on fd `n`: a sink whose writes fail with EBADF when `n` is
+    /// closed (`>&-`), as a write to a closed descriptor does in bash.
     pub fn out_fd(&self, n: i32) -> Output {
         match self.fds.get(&n) {
             Some(Fd::Out(o)) => o.clone(),
-            _ => Sink::new(SinkKind::Null),
+            _ => Sink::new(SinkKind::Closed),
         }
     }
 
-    /// The input on fd `n` (empty if closed).
+    /// The input on fd `n`: a source whose reads fail with EBADF when `n` is
+    /// closed (`<&-`), as a read of a closed descriptor does in bash.
     pub fn in_fd(&self, n: i32) -> Input {
         match self.fds.get(&n) {
             Some(Fd::In(i)) => i.clone(),
-            _ => Source::empty(),
+            _ => Source::closed(),
         }
     }
 
@@ -737,7 +743,33 @@ impl Shell {
         crate::io::lock(&self.jobs).retain(|j| !j.detached);
     }
 
-    /// Waits for every background job of this shell.
+    /// Takes over the jobs `sub` (a subshell that has ended) left running, as
+    /// orphans (see [`Job::orphan`]). A subshell does not wait for its jobs: with
+    /// `(printf a > fifo &); cat fifo` the job needs the reader started after it.
+    pub(crate) fn adopt_orphans(&mut self, sub: &Shell) {
+        let jobs: Vec<Job> = std::mem::take(&mut *crate::io::lock(&sub.jobs));
+        if jobs.is_empty() {
+            return;
+        }
+        crate::io::lock(&self.jobs).extend(jobs.into_iter().map(|mut j| {
+            j.orphan = true;
+            j
+        }));
+    }
+
+    /// Waits for this shell's own background jobs (`wait`): orphans stay.
+    pub fn wait_own(&mut self) {
+        let jobs: Vec<Job> = std::mem::take(&mut *crate::io::lock(&self.jobs));
+        let (orphans, own): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|j| j.orphan);
+        crate::io::lock(&self.jobs).extend(orphans);
+        for mut j in own {
+            if let Some(h) = j.handle.take() {
+                self.last_status = h.join().unwrap_or(1);
+            }
+        }
+    }
+
+    /// Waits for every background job of this shell, orphans included.
     pub fn wait_all(&mut self) {
         let jobs: Vec<Job> = std::mem::take(&mut *crate::io::lock(&self.jobs));
         for mut j in jobs {

@@ -34,6 +34,9 @@ pub struct Case {
     pub files: bool,
     /// The `LC_ALL` values to run it under, once each (`C` unless given).
     pub locales: Vec<String>,
+    /// True when `#! locale:` named them (the harness may run the others under
+    /// `SAFESH_HARNESS_LOCALES` instead).
+    pub locale_given: bool,
 }
 
 /// Parse a whole `.cases` file.
@@ -58,6 +61,7 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
                 skip: None,
                 files: false,
                 locales: vec!["C".to_string()],
+                locale_given: false,
             });
             in_directives = true;
             continue;
@@ -129,6 +133,7 @@ fn apply_directive(case: &mut Case, d: &str, lineno: usize) -> Result<(), String
             ));
         }
         case.locales = locales;
+        case.locale_given = true;
     } else {
         return Err(format!("line {lineno}: unknown directive `#!{d}`"));
     }

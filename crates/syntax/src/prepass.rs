@@ -1,0 +1,720 @@
+//! A lexical pre-pass that rewrites three constructs brush-parser gets wrong into
+//! equivalent text it gets right, before the script is parsed:
+//!
+//! * `#` inside `$(( … ))` (and `(( … ))`, `$[ … ]`): brush-parser's tokenizer takes it as the start of a
+//!   comment and drops the rest of the line, so `$(( 1 # c ⏎ ))` silently became
+//!   `1`. For bash the `#` is just text that the arithmetic then rejects (status 1,
+//!   "invalid arithmetic operator"). The pass escapes it (`\#`) so it reaches the
+//!   arithmetic evaluator, which fails the same way at run time.
+//! * A here-document delimiter holding `$(…)`, `${…}` or `$((…))` (`<<$(cmd)`):
+//!   bash takes the delimiter literally (no expansion), brush-parser strips the
+//!   `$(`. The pass renames the delimiter and its end line to a plain word that
+//!   does not occur in the script (quoted when the original was quoted, so the
+//!   body is expanded or not exactly as before).
+//! * A `case` pattern without its optional `(` inside `$( … )`: the pattern's `)`
+//!   closed the substitution. The pass inserts the optional `(`, which bash
+//!   accepts with the same meaning.
+//!
+//! Rewrites never add or remove a newline, so line numbers stay true. Here-document
+//! bodies, quotes and comments are skipped: nothing in them is rewritten.
+
+use std::borrow::Cow;
+
+/// One change to the source: replace `start..end` by `text`.
+struct Edit {
+    start: usize,
+    end: usize,
+    text: String,
+}
+
+/// What ends a command list being scanned.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Until {
+    Eof,
+    /// The `)` of a `$(`.
+    CloseParen,
+}
+
+/// Where a `case` being scanned is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CaseState {
+    /// After `case`: the subject word, then `in`.
+    Subject { seen_subject: bool },
+    /// Where a pattern list (or `esac`) comes next.
+    Pattern,
+    /// Inside the commands of one clause.
+    Body,
+}
+
+/// A here-document whose body starts at the next newline.
+struct PendingHeredoc {
+    /// The delimiter as written (`$(echo)`, `"E"`, …).
+    raw_start: usize,
+    raw_end: usize,
+    strip_tabs: bool,
+}
+
+struct Scan<'a> {
+    src: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    edits: Vec<Edit>,
+    heredocs: Vec<PendingHeredoc>,
+    /// Counter for fresh delimiter names.
+    fresh: usize,
+}
+
+/// Rewrites `source` (see the module docs); borrowed when nothing changes.
+pub(crate) fn rewrite(source: &str) -> Cow<'_, str> {
+    // Cheap exit: none of the three constructs can occur without these.
+    let maybe = source.contains("((")
+        || source.contains("$[")
+        || source.contains("<<")
+        || source.contains("case");
+    if !maybe {
+        return Cow::Borrowed(source);
+    }
+    let mut scan = Scan {
+        src: source,
+        bytes: source.as_bytes(),
+        pos: 0,
+        edits: Vec::new(),
+        heredocs: Vec::new(),
+        fresh: 0,
+    };
+    scan.commands(Until::Eof, false);
+    if scan.edits.is_empty() {
+        return Cow::Borrowed(source);
+    }
+    let mut edits = scan.edits;
+    edits.sort_by_key(|e| e.start);
+    let mut out = String::with_capacity(source.len() + edits.len() * 4);
+    let mut at = 0;
+    for e in edits {
+        if e.start < at {
+            // Overlapping edits cannot happen by construction; keep the first.
+            continue;
+        }
+        out.push_str(&source[at..e.start]);
+        out.push_str(&e.text);
+        at = e.end;
+    }
+    out.push_str(&source[at..]);
+    Cow::Owned(out)
+}
+
+/// A quoted or expanded word after `case` is its subject.
+fn mark_subject(cases: &mut [CaseState]) {
+    if let Some(CaseState::Subject { seen_subject }) = cases.last_mut() {
+        *seen_subject = true;
+    }
+}
+
+/// Characters that end an unquoted word.
+fn is_word_end(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')'
+    )
+}
+
+/// Reserved words after which a command (and so `case`/`esac`) may start.
+fn keeps_command_start(word: &str) -> bool {
+    matches!(
+        word,
+        "then" | "do" | "else" | "elif" | "if" | "while" | "until" | "!" | "{" | "time"
+    )
+}
+
+impl<'a> Scan<'a> {
+    fn peek(&self, off: usize) -> Option<u8> {
+        self.bytes.get(self.pos + off).copied()
+    }
+
+    fn starts_with(&self, s: &str) -> bool {
+        self.bytes[self.pos..].starts_with(s.as_bytes())
+    }
+
+    /// Scans a command list until `until`; `in_subst` is true inside `$( )`
+    /// (where `case` patterns get their `(`). Returns with `pos` after the closer.
+    fn commands(&mut self, until: Until, in_subst: bool) {
+        let mut parens: usize = 0;
+        let mut cases: Vec<CaseState> = Vec::new();
+        let mut cmd_start = true;
+        while let Some(b) = self.peek(0) {
+            // A pattern is due: `(` optional, then up to the unnested `)`.
+            if let Some(CaseState::Pattern) = cases.last() {
+                if matches!(b, b' ' | b'\t' | b'\n') {
+                    if b == b'\n' {
+                        self.newline();
+                    } else {
+                        self.pos += 1;
+                    }
+                    continue;
+                }
+                if b == b'#' {
+                    self.skip_comment();
+                    continue;
+                }
+                if self.word_at_pos() == "esac" {
+                    cases.pop();
+                    self.pos += 4;
+                    cmd_start = false;
+                    continue;
+                }
+                if b == b'(' {
+                    self.pos += 1;
+                } else if in_subst {
+                    self.edits.push(Edit {
+                        start: self.pos,
+                        end: self.pos,
+                        text: "(".into(),
+                    });
+                }
+                self.pattern();
+                if let Some(top) = cases.last_mut() {
+                    *top = CaseState::Body;
+                }
+                cmd_start = true;
+                continue;
+            }
+            match b {
+                b'\\' => {
+                    self.pos += 2;
+                    cmd_start = false;
+                }
+                b'\'' => {
+                    self.single_quote();
+                    cmd_start = false;
+                    mark_subject(&mut cases);
+                }
+                b'"' => {
+                    self.pos += 1;
+                    self.double_quote();
+                    cmd_start = false;
+                    mark_subject(&mut cases);
+                }
+                b'`' => {
+                    self.backquote();
+                    cmd_start = false;
+                }
+                b'$' => {
+                    self.dollar();
+                    cmd_start = false;
+                    mark_subject(&mut cases);
+                }
+                b'#' if cmd_start || self.after_blank() => self.skip_comment(),
+                b'\n' => {
+                    self.newline();
+                    cmd_start = true;
+                }
+                b' ' | b'\t' => self.pos += 1,
+                // An arithmetic command `(( … ))`.
+                b'(' if cmd_start && self.starts_with("((") => {
+                    self.pos += 2;
+                    self.arithmetic();
+                    cmd_start = false;
+                }
+                b'(' => {
+                    parens += 1;
+                    self.pos += 1;
+                    cmd_start = true;
+                }
+                b')' => {
+                    self.pos += 1;
+                    if parens == 0 {
+                        if until == Until::CloseParen {
+                            return;
+                        }
+                    } else {
+                        parens -= 1;
+                    }
+                    cmd_start = false;
+                }
+                b';' => {
+                    let clause_end = self.starts_with(";;") || self.starts_with(";&");
+                    if clause_end {
+                        if let Some(top @ CaseState::Body) = cases.last_mut() {
+                            *top = CaseState::Pattern;
+                        }
+                        self.pos += if self.starts_with(";;&") { 3 } else { 2 };
+                    } else {
+                        self.pos += 1;
+                    }
+                    cmd_start = true;
+                }
+                b'&' | b'|' => {
+                    self.pos += 1;
+                    cmd_start = true;
+                }
+                b'<' if self.starts_with("<<") && !self.starts_with("<<<") => {
+                    self.heredoc_operator();
+                    cmd_start = false;
+                }
+                b'<' | b'>' => {
+                    self.pos += 1;
+                    cmd_start = false;
+                }
+                _ => {
+                    let word = self.word_at_pos();
+                    if word.is_empty() {
+                        // Non-ASCII or other text: part of a word.
+                        self.pos += self.src[self.pos..]
+                            .chars()
+                            .next()
+                            .map_or(1, char::len_utf8);
+                        cmd_start = false;
+                        continue;
+                    }
+                    let len = word.len();
+                    match cases.last_mut() {
+                        Some(CaseState::Subject { seen_subject }) => {
+                            if *seen_subject && word == "in" {
+                                if let Some(top) = cases.last_mut() {
+                                    *top = CaseState::Pattern;
+                                }
+                            } else {
+                                *seen_subject = true;
+                            }
+                            self.pos += len;
+                            continue;
+                        }
+                        Some(CaseState::Body) if cmd_start && word == "esac" => {
+                            cases.pop();
+                            self.pos += len;
+                            cmd_start = false;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    if cmd_start && word == "case" {
+                        cases.push(CaseState::Subject {
+                            seen_subject: false,
+                        });
+                        self.pos += len;
+                        cmd_start = false;
+                        continue;
+                    }
+                    self.pos += len;
+                    cmd_start = cmd_start && keeps_command_start(word);
+                }
+            }
+        }
+    }
+
+    /// The run of plain word characters at `pos` (ASCII letters, digits, `_`, and
+    /// the punctuation that cannot change the scan), up to a special character.
+    fn word_at_pos(&self) -> &'a str {
+        let start = self.pos;
+        let mut end = start;
+        while let Some(&b) = self.bytes.get(end) {
+            if b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'_' | b'-'
+                        | b'+'
+                        | b'='
+                        | b'.'
+                        | b','
+                        | b'/'
+                        | b':'
+                        | b'@'
+                        | b'%'
+                        | b'!'
+                        | b'{'
+                        | b'}'
+                        | b'['
+                        | b']'
+                        | b'*'
+                        | b'?'
+                        | b'^'
+                        | b'~'
+                )
+            {
+                end += 1;
+            } else {
+                break;
+            }
+        }
+        &self.src[start..end]
+    }
+
+    /// True when the character before `pos` is a blank or an operator character,
+    /// so a `#` at `pos` starts a comment.
+    fn after_blank(&self) -> bool {
+        self.pos == 0 || is_word_end(self.bytes[self.pos - 1])
+    }
+
+    fn skip_comment(&mut self) {
+        while let Some(b) = self.peek(0) {
+            if b == b'\n' {
+                return;
+            }
+            self.pos += 1;
+        }
+    }
+
+    fn single_quote(&mut self) {
+        self.pos += 1;
+        while let Some(b) = self.peek(0) {
+            self.pos += 1;
+            if b == b'\'' {
+                return;
+            }
+        }
+    }
+
+    /// `$'…'`, with backslash escapes.
+    fn ansi_c_quote(&mut self) {
+        self.pos += 2;
+        while let Some(b) = self.peek(0) {
+            self.pos += 1;
+            match b {
+                b'\\' => self.pos += 1,
+                b'\'' => return,
+                _ => {}
+            }
+        }
+    }
+
+    /// Inside `"…"` (after the opening quote) up to and past the closing one.
+    fn double_quote(&mut self) {
+        while let Some(b) = self.peek(0) {
+            match b {
+                b'\\' => self.pos += 2,
+                b'"' => {
+                    self.pos += 1;
+                    return;
+                }
+                b'`' => self.backquote(),
+                b'$' => {
+                    if self.peek(1) == Some(b'\'') {
+                        // Not ANSI-C inside double quotes.
+                        self.pos += 1;
+                    } else {
+                        self.dollar();
+                    }
+                }
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    /// A backquoted substitution is opaque: its text is re-parsed later.
+    fn backquote(&mut self) {
+        self.pos += 1;
+        while let Some(b) = self.peek(0) {
+            self.pos += 1;
+            match b {
+                b'\\' => self.pos += 1,
+                b'`' => return,
+                _ => {}
+            }
+        }
+    }
+
+    /// At a `$`: `$((`, `$(`, `${`, `$'`, or a plain `$`.
+    fn dollar(&mut self) {
+        if self.starts_with("$((") {
+            self.pos += 3;
+            self.arithmetic();
+        } else if self.starts_with("$(") {
+            self.pos += 2;
+            self.commands(Until::CloseParen, true);
+        } else if self.starts_with("${") {
+            self.pos += 2;
+            self.braced();
+        } else if self.starts_with("$[") {
+            self.pos += 2;
+            self.arithmetic_until(b'[', b']', 1);
+        } else if self.starts_with("$'") {
+            self.ansi_c_quote();
+        } else {
+            self.pos += 1;
+        }
+    }
+
+    /// Inside `${…}` up to and past its `}`.
+    fn braced(&mut self) {
+        let mut depth: usize = 0;
+        while let Some(b) = self.peek(0) {
+            match b {
+                b'\\' => self.pos += 2,
+                b'\'' => self.single_quote(),
+                b'"' => {
+                    self.pos += 1;
+                    self.double_quote();
+                }
+                b'`' => self.backquote(),
+                b'$' => self.dollar(),
+                b'{' => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                b'}' => {
+                    self.pos += 1;
+                    if depth == 0 {
+                        return;
+                    }
+                    depth -= 1;
+                }
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    /// Inside `$((` up to and past the matching `))`; escapes a `#` the tokenizer
+    /// would take as a comment.
+    fn arithmetic(&mut self) {
+        self.arithmetic_until(b'(', b')', 2);
+    }
+
+    /// Inside an arithmetic text opened `depth` times by `open` (`$((`, `((`:
+    /// two `(`; `$[`: one `[`), up to and past the matching `close`.
+    fn arithmetic_until(&mut self, open: u8, close: u8, mut depth: usize) {
+        while let Some(b) = self.peek(0) {
+            match b {
+                b'\\' => self.pos += 2,
+                b'\'' => self.single_quote(),
+                b'"' => {
+                    self.pos += 1;
+                    self.double_quote();
+                }
+                b'`' => self.backquote(),
+                b'$' => self.dollar(),
+                _ if b == open => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                _ if b == close => {
+                    self.pos += 1;
+                    depth -= 1;
+                    if depth == 0 {
+                        return;
+                    }
+                }
+                b'#' if self.after_blank() => {
+                    self.edits.push(Edit {
+                        start: self.pos,
+                        end: self.pos,
+                        text: "\\".into(),
+                    });
+                    self.pos += 1;
+                }
+                b'\n' => self.newline(),
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    /// A case pattern list after its optional `(`: up to and past the unnested `)`.
+    fn pattern(&mut self) {
+        let mut depth: usize = 0;
+        while let Some(b) = self.peek(0) {
+            match b {
+                b'\\' => self.pos += 2,
+                b'\'' => self.single_quote(),
+                b'"' => {
+                    self.pos += 1;
+                    self.double_quote();
+                }
+                b'`' => self.backquote(),
+                b'$' => self.dollar(),
+                b'(' => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                b')' => {
+                    self.pos += 1;
+                    if depth == 0 {
+                        return;
+                    }
+                    depth -= 1;
+                }
+                b'\n' => self.newline(),
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    /// At `<<` or `<<-`: note the delimiter; its body starts at the next newline.
+    fn heredoc_operator(&mut self) {
+        self.pos += 2;
+        let strip_tabs = self.peek(0) == Some(b'-');
+        if strip_tabs {
+            self.pos += 1;
+        }
+        while matches!(self.peek(0), Some(b' ' | b'\t')) {
+            self.pos += 1;
+        }
+        let raw_start = self.pos;
+        // The delimiter word: quotes and `$(…)`/`${…}` nest; it ends at a blank
+        // or an operator character outside them.
+        while let Some(b) = self.peek(0) {
+            match b {
+                b'\\' => self.pos += 2,
+                b'\'' => self.single_quote(),
+                b'"' => {
+                    self.pos += 1;
+                    self.double_quote();
+                }
+                b'`' => self.backquote(),
+                b'$' if matches!(self.peek(1), Some(b'(' | b'{')) => {
+                    // Skip the balanced group without rewriting inside it.
+                    let before = self.edits.len();
+                    self.dollar();
+                    self.edits.truncate(before);
+                }
+                _ if is_word_end(b) => break,
+                _ => self.pos += 1,
+            }
+        }
+        let raw_end = self.pos.min(self.bytes.len());
+        self.pos = raw_end;
+        if raw_end > raw_start {
+            self.heredocs.push(PendingHeredoc {
+                raw_start,
+                raw_end,
+                strip_tabs,
+            });
+        }
+    }
+
+    /// At a newline: step over it, then over the bodies of pending here-documents.
+    fn newline(&mut self) {
+        self.pos += 1;
+        let pending = std::mem::take(&mut self.heredocs);
+        for doc in pending {
+            self.heredoc_body(&doc);
+        }
+    }
+
+    /// Skips one here-document body and its end line; renames a delimiter that
+    /// brush-parser would misread (see the module docs).
+    fn heredoc_body(&mut self, doc: &PendingHeredoc) {
+        let raw = &self.src[doc.raw_start..doc.raw_end];
+        let quoted = raw.contains(['\'', '"', '\\']);
+        let delim = if quoted {
+            unquote(raw)
+        } else {
+            raw.to_string()
+        };
+        let misread = raw.contains("$(") || raw.contains("${");
+        while self.pos < self.bytes.len() {
+            let line_start = self.pos;
+            let line_end = self.src[line_start..]
+                .find('\n')
+                .map_or(self.bytes.len(), |i| line_start + i);
+            let line = &self.src[line_start..line_end];
+            let content = if doc.strip_tabs {
+                line.trim_start_matches('\t')
+            } else {
+                line
+            };
+            self.pos = (line_end + 1).min(self.bytes.len());
+            if content == delim {
+                if misread {
+                    let name = self.fresh_name();
+                    let at = line_end - content.len();
+                    self.edits.push(Edit {
+                        start: at,
+                        end: line_end,
+                        text: name.clone(),
+                    });
+                    self.edits.push(Edit {
+                        start: doc.raw_start,
+                        end: doc.raw_end,
+                        text: if quoted { format!("'{name}'") } else { name },
+                    });
+                }
+                return;
+            }
+        }
+    }
+
+    /// A delimiter name that occurs nowhere in the script.
+    fn fresh_name(&mut self) -> String {
+        loop {
+            self.fresh += 1;
+            let name = format!("SAFESH_HEREDOC_END_{}", self.fresh);
+            if !self.src.contains(&name) {
+                return name;
+            }
+        }
+    }
+}
+
+/// Quote removal for a here-document delimiter (bash does no expansion there).
+fn unquote(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '\\') | (Some('"'), '\\') => {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            (_, c) => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rewrite;
+
+    #[test]
+    fn escapes_a_hash_inside_arithmetic() {
+        assert_eq!(rewrite("echo $(( 1 # c\n))\n"), "echo $(( 1 \\# c\n))\n");
+        // Bases, `$#` and `${#x}` are not comments and stay as they are.
+        let s = "echo $((16#ff + $# + ${#x}))\n";
+        assert_eq!(rewrite(s), s);
+        // The arithmetic command and `$[ ]` too.
+        assert_eq!(
+            rewrite("(( 1 # c\n)); echo $[ 2 # d\n]\n"),
+            "(( 1 \\# c\n)); echo $[ 2 \\# d\n]\n"
+        );
+        // A comment after the arithmetic stays a comment.
+        let s = "echo $((1)) # note ))\n";
+        assert_eq!(rewrite(s), s);
+    }
+
+    #[test]
+    fn adds_the_optional_paren_to_case_patterns_in_substitutions() {
+        assert_eq!(
+            rewrite("x=$(case a in a) echo y;; b|c) :;; esac)\n"),
+            "x=$(case a in (a) echo y;; (b|c) :;; esac)\n"
+        );
+        // Outside a substitution nothing changes.
+        let s = "case a in a) echo y;; esac\n";
+        assert_eq!(rewrite(s), s);
+        // Patterns that already have `(` and nested cases.
+        assert_eq!(
+            rewrite("$(case a in (a) case b in b) :;; esac;; esac)\n"),
+            "$(case a in (a) case b in (b) :;; esac;; esac)\n"
+        );
+    }
+
+    #[test]
+    fn renames_a_substitution_shaped_heredoc_delimiter() {
+        assert_eq!(
+            rewrite("cat <<$(echo)\nbody\n$(echo)\necho after\n"),
+            "cat <<SAFESH_HEREDOC_END_1\nbody\nSAFESH_HEREDOC_END_1\necho after\n"
+        );
+        assert_eq!(
+            rewrite("cat <<\"${x}\"\nbody $x\n${x}\n"),
+            "cat <<'SAFESH_HEREDOC_END_1'\nbody $x\nSAFESH_HEREDOC_END_1\n"
+        );
+    }
+
+    #[test]
+    fn leaves_heredoc_bodies_and_quotes_alone() {
+        let s = "cat <<'E'\n$(( 1 # c ))\n$(case a in a) :;; esac)\nE\necho '$(( 1 # c ))'\n";
+        assert_eq!(rewrite(s), s);
+    }
+}
