@@ -8,7 +8,8 @@ use crate::host::{HostState, timeout_refusal};
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::promise::PromiseState;
 use rquickjs::{
-    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Promise, Runtime, Value,
+    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Persistent, Promise,
+    Runtime, Value,
 };
 use safesh_core::error::{ErrorCode, Refusal};
 use std::cell::{Cell, RefCell};
@@ -42,6 +43,82 @@ const SETUP: &[(&str, &[u8])] = &[
     ("safesh:prelude", bytecode!("safesh_prelude.qjsbc")),
     ("safesh:globals", bytecode!("safesh_globals.qjsbc")),
 ];
+
+/// The stdlib modules declared in this run, by name (the loader records
+/// each), so the lazy globals get the instance a static `import` gets.
+type Registry = Rc<RefCell<Vec<(String, Persistent<Declared<'static>>)>>>;
+
+/// A declared module kept across calls (rquickjs has no `JsLifetime` for
+/// its `Declared` marker, so `Persistent<Module>` cannot be written).
+#[derive(Clone)]
+struct Declared<'js>(Module<'js>);
+
+// SAFETY: `Declared` only wraps a `Module<'js>` (a module pointer and its
+// context), whose one lifetime is `'js`: changing it is what `Persistent`
+// does for every rquickjs value.
+unsafe impl<'js> rquickjs::JsLifetime<'js> for Declared<'js> {
+    type Changed<'to> = Declared<'to>;
+}
+
+fn registered<'js>(ctx: &Ctx<'js>, registry: &Registry, name: &str) -> Option<Module<'js>> {
+    let found = registry
+        .borrow()
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, m)| m.clone());
+    found.and_then(|m| m.restore(ctx).ok()).map(|d| d.0)
+}
+
+/// The namespace of the stdlib module `name`, evaluated now if it was not
+/// (the lazy globals `fs`, `text`, `$` call this on first use).
+fn load_global<'js>(
+    ctx: &Ctx<'js>,
+    registry: &Registry,
+    name: &str,
+) -> rquickjs::Result<Object<'js>> {
+    if stdlib_bytecode(name, false).is_none() {
+        return Err(rquickjs::Exception::throw_message(
+            ctx,
+            &format!("{name:?} is not a stdlib module"),
+        ));
+    }
+    let module = match registered(ctx, registry, name) {
+        Some(m) => m,
+        None => {
+            // Loads it (through the loader, which registers it), links and
+            // evaluates it now; the promise would only hand over the
+            // namespace in a later job.
+            let _ = Module::import(ctx, name)?;
+            registered(ctx, registry, name).ok_or_else(|| {
+                rquickjs::Exception::throw_message(ctx, &format!("{name} could not be loaded"))
+            })?
+        }
+    };
+    // Evaluating an evaluated module only returns its (settled) promise.
+    let (module, done) = module.eval()?;
+    match done.state() {
+        PromiseState::Resolved => module.namespace(),
+        PromiseState::Rejected => match done.result::<Value>() {
+            Some(Ok(v)) => Err(ctx.throw(v)),
+            Some(Err(e)) => Err(e),
+            None => Err(rquickjs::Exception::throw_message(
+                ctx,
+                &format!("{name} failed to load"),
+            )),
+        },
+        PromiseState::Pending => Err(rquickjs::Exception::throw_message(
+            ctx,
+            &format!("{name} is still being evaluated (it awaits at its top level)"),
+        )),
+    }
+}
+
+/// The `load` function `globals.js` takes (and removes from the globals).
+fn load_function<'js>(ctx: &Ctx<'js>, registry: Registry) -> rquickjs::Result<Function<'js>> {
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| {
+        load_global(&ctx, &registry, &name)
+    })
+}
 
 /// Declares the stdlib module compiled into `bytes`.
 fn load_stdlib<'js>(ctx: &Ctx<'js>, bytes: &'static [u8]) -> rquickjs::Result<Module<'js>> {
@@ -149,6 +226,8 @@ pub(crate) fn join_relative(base: &str, name: &str) -> String {
 /// (read as `cat`, the exec commit point, types stripped).
 struct ModuleLoader {
     state: Rc<RefCell<HostState>>,
+    /// Where the stdlib modules it declares are registered.
+    registry: Registry,
     /// True while the setup modules run.
     setup: Rc<Cell<bool>>,
 }
@@ -161,7 +240,12 @@ impl Loader for ModuleLoader {
         _attributes: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<Module<'js>> {
         if let Some(bytes) = stdlib_bytecode(name, self.setup.get()) {
-            return load_stdlib(ctx, bytes);
+            let module = load_stdlib(ctx, bytes)?;
+            self.registry.borrow_mut().push((
+                name.to_string(),
+                Persistent::save(ctx, Declared(module.clone())),
+            ));
+            return Ok(module);
         }
         let source = match self.state.try_borrow_mut() {
             Ok(mut s) => s.import_source(name),
@@ -269,12 +353,14 @@ pub(crate) fn run(
         })));
     }
     let in_setup = Rc::new(Cell::new(true));
+    let registry = Registry::default();
     rt.set_loader(
         ModuleResolver {
             setup: in_setup.clone(),
         },
         ModuleLoader {
             state: state.clone(),
+            registry: registry.clone(),
             setup: in_setup.clone(),
         },
     );
@@ -298,6 +384,8 @@ pub(crate) fn run(
         let setup = host.and_then(|h| {
             ctx.globals().set("__safesh_host", h)?;
             ctx.globals().set("__safesh_input", input.map(str::to_string))?;
+            ctx.globals()
+                .set("__safesh_load", load_function(&ctx, registry.clone())?)?;
             Ok(())
         });
         if let Err(e) = setup.catch(&ctx) {
@@ -369,6 +457,8 @@ pub(crate) fn run(
             }
         });
     }
+    // The registered modules hold the context: let it go before the runtime.
+    registry.borrow_mut().clear();
     drop(ctx);
     drop(rt);
     ending
