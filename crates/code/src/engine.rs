@@ -8,27 +8,137 @@ use crate::host::{HostState, timeout_refusal};
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::promise::PromiseState;
 use rquickjs::{
-    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Promise, Runtime, Value,
+    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Persistent, Promise,
+    Runtime, Value,
 };
 use safesh_core::error::{ErrorCode, Refusal};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Instant;
 
-/// The stdlib modules, by the names a script imports.
-const MODULES: &[(&str, &str)] = &[
-    ("safesh:fs", include_str!("js/fs.js")),
-    ("safesh:text", include_str!("js/text.js")),
-    ("safesh:shell", include_str!("js/shell.js")),
-    ("safesh:stdlib", include_str!("js/stdlib.js")),
-    ("safesh/streams", include_str!("js/streams.js")),
-    ("safesh:streams", include_str!("js/streams.js")),
+/// A stdlib file compiled to QuickJS bytecode by `build.rs` (same engine crate).
+macro_rules! bytecode {
+    ($file:literal) => {
+        include_bytes!(concat!(env!("OUT_DIR"), "/stdlib/", $file))
+    };
+}
+
+/// The stdlib modules, by the names a script imports, as bytecode (loading
+/// it skips parsing the JavaScript on every run: most of the startup).
+const MODULES: &[(&str, &[u8])] = &[
+    ("safesh:fs", bytecode!("safesh_fs.qjsbc")),
+    ("safesh:text", bytecode!("safesh_text.qjsbc")),
+    ("safesh:shell", bytecode!("safesh_shell.qjsbc")),
+    ("safesh:stdlib", bytecode!("safesh_stdlib.qjsbc")),
+    ("safesh/streams", bytecode!("safesh__streams.qjsbc")),
+    ("safesh:streams", bytecode!("safesh_streams.qjsbc")),
 ];
 
-const PRELUDE: &str = include_str!("js/prelude.js");
+/// The setup modules, evaluated before the user's, in this order: the
+/// prelude (`js/prelude.js`: console, SafeshError, the guarded eval and
+/// Function, timers, the host call), then the globals every script has
+/// without importing (`fs`, `text`, `$`, `fetch`, `$session`). Scripts cannot
+/// import them: the resolver knows them only during the setup.
+const SETUP: &[(&str, &[u8])] = &[
+    ("safesh:prelude", bytecode!("safesh_prelude.qjsbc")),
+    ("safesh:globals", bytecode!("safesh_globals.qjsbc")),
+];
 
-/// The globals every script has without importing: `fs`, `text`, `$`, `$session`.
-const GLOBALS: &str = include_str!("js/globals.js");
+/// The stdlib modules declared in this run, by name (the loader records
+/// each), so the lazy globals get the instance a static `import` gets.
+type Registry = Rc<RefCell<Vec<(String, Persistent<Declared<'static>>)>>>;
+
+/// A declared module kept across calls (rquickjs has no `JsLifetime` for
+/// its `Declared` marker, so `Persistent<Module>` cannot be written).
+#[derive(Clone)]
+struct Declared<'js>(Module<'js>);
+
+// SAFETY: `Declared` only wraps a `Module<'js>` (a module pointer and its
+// context), whose one lifetime is `'js`: changing it is what `Persistent`
+// does for every rquickjs value.
+unsafe impl<'js> rquickjs::JsLifetime<'js> for Declared<'js> {
+    type Changed<'to> = Declared<'to>;
+}
+
+fn registered<'js>(ctx: &Ctx<'js>, registry: &Registry, name: &str) -> Option<Module<'js>> {
+    let found = registry
+        .borrow()
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, m)| m.clone());
+    found.and_then(|m| m.restore(ctx).ok()).map(|d| d.0)
+}
+
+/// The namespace of the stdlib module `name`, evaluated now if it was not
+/// (the lazy globals `fs`, `text`, `$` call this on first use).
+fn load_global<'js>(
+    ctx: &Ctx<'js>,
+    registry: &Registry,
+    name: &str,
+) -> rquickjs::Result<Object<'js>> {
+    if stdlib_bytecode(name, false).is_none() {
+        return Err(rquickjs::Exception::throw_message(
+            ctx,
+            &format!("{name:?} is not a stdlib module"),
+        ));
+    }
+    let module = match registered(ctx, registry, name) {
+        Some(m) => m,
+        None => {
+            // Loads it (through the loader, which registers it), links and
+            // evaluates it now; the promise would only hand over the
+            // namespace in a later job.
+            let _ = Module::import(ctx, name)?;
+            registered(ctx, registry, name).ok_or_else(|| {
+                rquickjs::Exception::throw_message(ctx, &format!("{name} could not be loaded"))
+            })?
+        }
+    };
+    // Evaluating an evaluated module only returns its (settled) promise.
+    let (module, done) = module.eval()?;
+    match done.state() {
+        PromiseState::Resolved => module.namespace(),
+        PromiseState::Rejected => match done.result::<Value>() {
+            Some(Ok(v)) => Err(ctx.throw(v)),
+            Some(Err(e)) => Err(e),
+            None => Err(rquickjs::Exception::throw_message(
+                ctx,
+                &format!("{name} failed to load"),
+            )),
+        },
+        PromiseState::Pending => Err(rquickjs::Exception::throw_message(
+            ctx,
+            &format!("{name} is still being evaluated (it awaits at its top level)"),
+        )),
+    }
+}
+
+/// The `load` function `globals.js` takes (and removes from the globals).
+fn load_function<'js>(ctx: &Ctx<'js>, registry: Registry) -> rquickjs::Result<Function<'js>> {
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| {
+        load_global(&ctx, &registry, &name)
+    })
+}
+
+/// Declares the stdlib module compiled into `bytes`.
+fn load_stdlib<'js>(ctx: &Ctx<'js>, bytes: &'static [u8]) -> rquickjs::Result<Module<'js>> {
+    // SAFETY: `bytes` is bytecode `build.rs` wrote from our own `js/` files
+    // with this very engine crate (Cargo.lock pins one version for both) in
+    // the target's byte order, so it is valid for this engine; it is
+    // 'static, as the ROM-data read `Module::load` does requires.
+    unsafe { Module::load(ctx.clone(), bytes) }
+}
+
+/// The bytecode of the stdlib module `name` (the setup modules only while
+/// `setup` is true).
+fn stdlib_bytecode(name: &str, setup: bool) -> Option<&'static [u8]> {
+    let setup_modules = if setup { SETUP } else { &[] };
+    MODULES
+        .iter()
+        .chain(setup_modules)
+        .find(|(n, _)| *n == name)
+        .map(|(_, b)| *b)
+}
 
 /// How a run ended, before it is shaped into an outcome.
 pub(crate) enum Ending {
@@ -57,7 +167,10 @@ pub(crate) struct EngineLimits {
 /// Resolves the stdlib's names, and relative paths (`./lib.ts`, `../x.js`)
 /// against the importing module's path (the main module's is relative to the
 /// session's cwd).
-struct ModuleResolver;
+struct ModuleResolver {
+    /// True while the setup modules run (they are importable only then).
+    setup: Rc<Cell<bool>>,
+}
 
 impl Resolver for ModuleResolver {
     fn resolve<'js>(
@@ -67,7 +180,7 @@ impl Resolver for ModuleResolver {
         name: &str,
         _attributes: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<String> {
-        if MODULES.iter().any(|(n, _)| *n == name) {
+        if stdlib_bytecode(name, self.setup.get()).is_some() {
             return Ok(name.to_string());
         }
         if name.starts_with("./") || name.starts_with("../") {
@@ -113,6 +226,10 @@ pub(crate) fn join_relative(base: &str, name: &str) -> String {
 /// (read as `cat`, the exec commit point, types stripped).
 struct ModuleLoader {
     state: Rc<RefCell<HostState>>,
+    /// Where the stdlib modules it declares are registered.
+    registry: Registry,
+    /// True while the setup modules run.
+    setup: Rc<Cell<bool>>,
 }
 
 impl Loader for ModuleLoader {
@@ -122,8 +239,13 @@ impl Loader for ModuleLoader {
         name: &str,
         _attributes: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<Module<'js>> {
-        if let Some((_, src)) = MODULES.iter().find(|(n, _)| *n == name) {
-            return Module::declare(ctx.clone(), name, *src);
+        if let Some(bytes) = stdlib_bytecode(name, self.setup.get()) {
+            let module = load_stdlib(ctx, bytes)?;
+            self.registry.borrow_mut().push((
+                name.to_string(),
+                Persistent::save(ctx, Declared(module.clone())),
+            ));
+            return Ok(module);
         }
         let source = match self.state.try_borrow_mut() {
             Ok(mut s) => s.import_source(name),
@@ -230,10 +352,16 @@ pub(crate) fn run(
             false
         })));
     }
+    let in_setup = Rc::new(Cell::new(true));
+    let registry = Registry::default();
     rt.set_loader(
-        ModuleResolver,
+        ModuleResolver {
+            setup: in_setup.clone(),
+        },
         ModuleLoader {
             state: state.clone(),
+            registry: registry.clone(),
+            setup: in_setup.clone(),
         },
     );
     let clock = Clock {
@@ -256,14 +384,19 @@ pub(crate) fn run(
         let setup = host.and_then(|h| {
             ctx.globals().set("__safesh_host", h)?;
             ctx.globals().set("__safesh_input", input.map(str::to_string))?;
-            ctx.eval::<(), _>(PRELUDE)
+            ctx.globals()
+                .set("__safesh_load", load_function(&ctx, registry.clone())?)?;
+            Ok(())
         });
         if let Err(e) = setup.catch(&ctx) {
             return Ending::Stopped(engine_failure(&caught_text(&e)));
         }
-        if let Err(e) = settle(&ctx, Module::evaluate(ctx.clone(), "safesh:globals", GLOBALS), &clock) {
-            return Ending::Stopped(engine_failure(&e));
+        for (setup_module, _) in SETUP {
+            if let Err(e) = settle(&ctx, Module::import(&ctx, *setup_module), &clock) {
+                return Ending::Stopped(engine_failure(&e));
+            }
         }
+        in_setup.set(false);
         let promise = match Module::evaluate(ctx.clone(), name, js).catch(&ctx) {
             Ok(p) => p,
             Err(e) => {
@@ -324,6 +457,8 @@ pub(crate) fn run(
             }
         });
     }
+    // The registered modules hold the context: let it go before the runtime.
+    registry.borrow_mut().clear();
     drop(ctx);
     drop(rt);
     ending
@@ -582,5 +717,26 @@ mod tests {
         ] {
             assert_eq!(join_relative(base, name), want, "{base} + {name}");
         }
+    }
+}
+
+#[cfg(test)]
+mod bytecode_tests {
+    use super::{MODULES, SETUP, load_stdlib};
+    use rquickjs::{Context, Runtime};
+
+    /// Each table entry's bytecode is the module of that name (build.rs and
+    /// the tables agree), and it loads in this engine.
+    #[test]
+    fn stdlib_bytecode_is_the_named_module() {
+        let rt = Runtime::new().unwrap_or_else(|e| panic!("runtime: {e}"));
+        let ctx = Context::full(&rt).unwrap_or_else(|e| panic!("context: {e}"));
+        ctx.with(|ctx| {
+            for (name, bytes) in MODULES.iter().chain(SETUP) {
+                let module = load_stdlib(&ctx, bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let embedded: String = module.name().unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(&embedded, name);
+            }
+        });
     }
 }

@@ -17,7 +17,10 @@ struct Run<'x> {
     next: usize,
     status: i32,
     warnings: Vec<String>,
-    tz: jiff::tz::TimeZone,
+    /// `TZ`, and the zone it names, looked up only when a `%(…)T` directive
+    /// needs it (reading the system zone costs more than most printf runs).
+    tz_env: Option<String>,
+    tz: Option<jiff::tz::TimeZone>,
     /// The widest field (`Host::max_field_bytes`): wider widths and precisions
     /// are an error, never an allocation.
     max_field: usize,
@@ -27,6 +30,13 @@ struct Run<'x> {
 }
 
 impl Run<'_> {
+    /// The local zone (`TZ` or the system's), looked up on first use.
+    fn zone(&mut self) -> &jiff::tz::TimeZone {
+        let env = &self.tz_env;
+        self.tz
+            .get_or_insert_with(|| crate::tz::local(env.as_ref()))
+    }
+
     fn take(&mut self) -> Option<&str> {
         let a = self.args.get(self.next)?;
         self.next += 1;
@@ -85,7 +95,8 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
         next: 0,
         status: 0,
         warnings: Vec::new(),
-        tz: crate::tz::local(ctx.env.get("TZ")),
+        tz_env: ctx.env.get("TZ").cloned(),
+        tz: None,
         max_field: ctx.host.max_field_bytes(),
         utf8: std::iter::once(fmt)
             .chain(rest)
@@ -240,7 +251,7 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             };
             out.extend_from_slice(&cfmt::fmt_str(
                 &c,
-                strftime(&tfmt, secs, &run.tz).as_bytes(),
+                strftime(&tfmt, secs, run.zone()).as_bytes(),
             ));
             continue;
         }

@@ -1,8 +1,30 @@
 // The globals every script has without importing: fs, text, $, fetch, $session.
-import * as fs from "safesh:fs";
-import * as text from "safesh:text";
-import $ from "safesh:shell";
+// `fs`, `text` and `$` are loaded when the script first touches them (most
+// scripts touch none or one): `load` (engine.rs) evaluates the stdlib module,
+// the same instance a static `import` of it gets, and returns its namespace.
 const { call } = globalThis.__safesh_internal;
+const load = globalThis.__safesh_load;
+delete globalThis.__safesh_load;
+
+/** A read-only global whose value is `pick(namespace of module)`, loaded on first use. */
+function lazyGlobal(name, module, pick) {
+  let value;
+  let loaded = false;
+  Object.defineProperty(globalThis, name, {
+    get() {
+      if (!loaded) {
+        value = pick(load(module));
+        loaded = true;
+      }
+      return value;
+    },
+    configurable: false,
+    enumerable: false,
+  });
+}
+lazyGlobal("fs", "safesh:fs", (ns) => ns);
+lazyGlobal("text", "safesh:text", (ns) => ns);
+lazyGlobal("$", "safesh:shell", (ns) => ns.default);
 
 /** A fetched reply: `status`, `ok`, `url`, `text()`, `json()`. */
 class Response {
@@ -46,7 +68,7 @@ const session = {
   input: globalThis.__safesh_input == null ? "" : String(globalThis.__safesh_input),
 };
 
-for (const [k, v] of [["fs", fs], ["text", text], ["$", $], ["fetch", fetch], ["Response", Response], ["$session", session]]) {
+for (const [k, v] of [["fetch", fetch], ["Response", Response], ["$session", session]]) {
   Object.defineProperty(globalThis, k, { value: v, writable: false, configurable: false, enumerable: false });
 }
 delete globalThis.__safesh_input;

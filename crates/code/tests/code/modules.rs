@@ -141,3 +141,52 @@ fn importing_outside_the_read_roots_is_refused_like_cat_and_labels_join() {
     assert_eq!(stdout(&r), "mine\n", "{}", stderr(&r));
     assert!(!r.outcome.label.is_secret(), "{:?}", r.outcome.label);
 }
+
+#[test]
+fn lazy_globals_are_the_instances_a_static_import_gets_in_any_order() {
+    let p = Project::new();
+    // `early.ts` runs before `main.ts`'s own import of safesh:fs is evaluated
+    // and touches the global `fs` then; the global comes first in one, the
+    // import in the other.
+    std::fs::write(p.dir.join("early.ts"), "export const exists = fs.exists;\n").unwrap();
+    let r = p.run(
+        r#"import { exists } from "./early.ts";
+import * as f from "safesh:fs";
+import shell from "safesh:shell";
+import * as t from "safesh:text";
+console.log(exists === f.exists, fs === f, $ === shell, text === t, await fs.exists("early.ts"));"#,
+    );
+    assert_eq!(stdout(&r), "true true true true true\n", "{}", stderr(&r));
+    let r = p.run(
+        r#"const before = text;
+const t = await import("safesh:text");
+console.log(before === t, text.count("a b\n").words);"#,
+    );
+    assert_eq!(stdout(&r), "true 2\n", "{}", stderr(&r));
+}
+
+#[test]
+fn lazy_globals_stay_read_only_and_the_setup_modules_cannot_be_imported() {
+    let p = Project::new();
+    let r = p.run(
+        r#"for (const attempt of [() => { fs = {}; }, () => Object.defineProperty(globalThis, "$", { value: 1 }), () => { delete globalThis.text; }]) {
+  try { attempt(); console.log("changed"); } catch (e) { console.log(e.name); }
+}
+console.log(typeof fs.read, typeof $.cmd, typeof text.grep, typeof globalThis.__safesh_load);"#,
+    );
+    assert_eq!(
+        stdout(&r),
+        "TypeError\nTypeError\nTypeError\nfunction function function undefined\n",
+        "{}",
+        stderr(&r)
+    );
+    for name in ["safesh:prelude", "safesh:globals"] {
+        let r = p.run(&format!("import * as m from {name:?};"));
+        assert_ne!(r.outcome.exit_code, 0, "{name}");
+        assert!(
+            stderr(&r).contains("NOT_SUPPORTED"),
+            "{name}: {}",
+            stderr(&r)
+        );
+    }
+}
