@@ -221,6 +221,17 @@ impl ContextStore {
         let path = self.path.clone();
         let e = move |e| sql_err(&path, e);
         let now = now_unix_ms() as i64;
+        // The row's eight values, in the order both statements number them.
+        let row = params![
+            scope.as_str(),
+            owner,
+            key,
+            text,
+            label_text,
+            key_label_text,
+            tags_text,
+            now
+        ];
         self.write(|tx| {
             // A key already set is replaced in place: one statement (the
             // common case, and no count of the scope needed).
@@ -229,18 +240,7 @@ impl ContextStore {
                     "UPDATE context SET value = ?4, label = ?5, key_label = ?6, tags = ?7,
                      updated_ms = ?8 WHERE scope = ?1 AND owner = ?2 AND key = ?3",
                 )
-                .and_then(|mut st| {
-                    st.execute(params![
-                        scope.as_str(),
-                        owner,
-                        key,
-                        text,
-                        label_text,
-                        key_label_text,
-                        tags_text,
-                        now
-                    ])
-                })
+                .and_then(|mut st| st.execute(row))
                 .map_err(e.clone())?;
             if replaced > 0 {
                 return Ok(());
@@ -263,18 +263,7 @@ impl ContextStore {
                  (scope, owner, key, value, label, key_label, tags, updated_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )
-            .and_then(|mut st| {
-                st.execute(params![
-                    scope.as_str(),
-                    owner,
-                    key,
-                    text,
-                    label_text,
-                    key_label_text,
-                    tags_text,
-                    now
-                ])
-            })
+            .and_then(|mut st| st.execute(row))
             .map_err(e.clone())?;
             Ok(())
         })

@@ -2,6 +2,9 @@
 //! place builds it for the `verify` builtin's `llm_judge` and the server's
 //! verification, so both ask the same judge the same way.
 
+use crate::error::ErrorCode;
+use safesh_flow::Classifier;
+use safesh_label::Label;
 use safesh_policy::config::Config;
 
 /// The model `[llm]` uses when it names none.
@@ -22,4 +25,25 @@ pub fn client(config: &Config) -> Result<safesh_llm::Client, safesh_llm::LlmErro
         c.timeout_ms = ms;
     }
     safesh_llm::Client::from_env(c)
+}
+
+/// The flow check on a judge request: `what` (the judged input or output)
+/// labeled `label` may go to the endpoint's host only when the flow rules let
+/// it — a secret may not, an untrusted text may (the request is egress like
+/// any other).
+pub fn judge_egress(
+    classifier: Classifier,
+    label: Label,
+    what: &'static str,
+) -> impl Fn(&safesh_llm::Outbound<'_>) -> Result<(), String> {
+    move |out| {
+        classifier.flows_to_host(&label, out.host).map_err(|d| {
+            format!(
+                "{}: the {what} is {} data and may not flow to {} (the judge's request is egress like any other)",
+                ErrorCode::FlowViolation,
+                d.label,
+                d.host
+            )
+        })
+    }
 }

@@ -233,12 +233,7 @@ fn run_spec(a: SpecPlanArgs, config_file: Option<&str>, json_out: bool) -> i32 {
     let Some((server, _)) = crate::serve::server(config.as_deref(), None, None) else {
         return 2;
     };
-    let approver: Option<std::sync::Arc<dyn safesh_core::ApprovalChannel>> = if json_out {
-        None
-    } else {
-        crate::tty_approval::TerminalApprover::open()
-            .map(|t| std::sync::Arc::new(t) as std::sync::Arc<dyn safesh_core::ApprovalChannel>)
-    };
+    let approver = terminal_approver(json_out);
     let p = safesh_server::project_face::ProjectParams {
         path: Some(abs.display().to_string()),
         params,
@@ -354,12 +349,7 @@ fn approve(a: SpecHashArgs, config_file: Option<&str>, json_out: bool) -> i32 {
     let Some((server, _)) = crate::serve::server(config_file, None, None) else {
         return 2;
     };
-    let approver: Option<std::sync::Arc<dyn safesh_core::ApprovalChannel>> = if json_out {
-        None
-    } else {
-        crate::tty_approval::TerminalApprover::open()
-            .map(|t| std::sync::Arc::new(t) as std::sync::Arc<dyn safesh_core::ApprovalChannel>)
-    };
+    let approver = terminal_approver(json_out);
     let p = safesh_server::project_face::ProjectParams {
         hash: Some(a.hash.clone()),
         ..Default::default()
@@ -390,4 +380,14 @@ fn approve(a: SpecHashArgs, config_file: Option<&str>, json_out: bool) -> i32 {
         }
     }
     if v["approved"] == json!(true) { 0 } else { 1 }
+}
+
+/// The terminal's approval prompt, unless the output is JSON for a program
+/// (then approvals are pending ids, as on any model-facing face).
+fn terminal_approver(json_out: bool) -> Option<std::sync::Arc<dyn safesh_core::ApprovalChannel>> {
+    if json_out {
+        return None;
+    }
+    crate::tty_approval::TerminalApprover::open()
+        .map(|t| std::sync::Arc::new(t) as std::sync::Arc<dyn safesh_core::ApprovalChannel>)
 }

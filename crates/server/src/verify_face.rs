@@ -57,25 +57,6 @@ pub fn llm_client(config: &Config) -> Result<safesh_llm::Client, safesh_llm::Llm
     safesh_core::llm::client(config)
 }
 
-/// The flow check on a judge request: output labeled `label` may go to the
-/// endpoint's host only when the flow rules let it (a secret may not; an
-/// untrusted output may).
-fn judge_egress(
-    classifier: Classifier,
-    label: Label,
-) -> impl Fn(&safesh_llm::Outbound<'_>) -> Result<(), String> {
-    move |out| {
-        classifier.flows_to_host(&label, out.host).map_err(|d| {
-            format!(
-                "{}: the output is {} data and may not flow to {} (the judge's request is egress like any other)",
-                ErrorCode::FlowViolation,
-                d.label,
-                d.host
-            )
-        })
-    }
-}
-
 /// The redacted result of one exec as the model sees it, plus what an
 /// assertion may look up: context values (labels honoured) and files (read by
 /// `cat` in the same session, so through the same path check).
@@ -227,7 +208,11 @@ pub fn apply(
             .then(|| {
                 LlmJudge::from_result(
                     llm_client(config),
-                    judge_egress(Classifier::from_config(config), label.clone()),
+                    safesh_core::llm::judge_egress(
+                        Classifier::from_config(config),
+                        label.clone(),
+                        "output",
+                    ),
                 )
             });
     let result = {

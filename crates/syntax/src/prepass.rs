@@ -434,19 +434,31 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// Steps over a quoted or substituted part starting at `b` (an escape,
+    /// quotes, a backquote, `$…`); false when `b` starts none of them.
+    fn skip_nested(&mut self, b: u8) -> bool {
+        match b {
+            b'\\' => self.pos += 2,
+            b'\'' => self.single_quote(),
+            b'"' => {
+                self.pos += 1;
+                self.double_quote();
+            }
+            b'`' => self.backquote(),
+            b'$' => self.dollar(),
+            _ => return false,
+        }
+        true
+    }
+
     /// Inside `${…}` up to and past its `}`.
     fn braced(&mut self) {
         let mut depth: usize = 0;
         while let Some(b) = self.peek(0) {
+            if self.skip_nested(b) {
+                continue;
+            }
             match b {
-                b'\\' => self.pos += 2,
-                b'\'' => self.single_quote(),
-                b'"' => {
-                    self.pos += 1;
-                    self.double_quote();
-                }
-                b'`' => self.backquote(),
-                b'$' => self.dollar(),
                 b'{' => {
                     depth += 1;
                     self.pos += 1;
@@ -473,15 +485,10 @@ impl<'a> Scan<'a> {
     /// two `(`; `$[`: one `[`), up to and past the matching `close`.
     fn arithmetic_until(&mut self, open: u8, close: u8, mut depth: usize) {
         while let Some(b) = self.peek(0) {
+            if self.skip_nested(b) {
+                continue;
+            }
             match b {
-                b'\\' => self.pos += 2,
-                b'\'' => self.single_quote(),
-                b'"' => {
-                    self.pos += 1;
-                    self.double_quote();
-                }
-                b'`' => self.backquote(),
-                b'$' => self.dollar(),
                 _ if b == open => {
                     depth += 1;
                     self.pos += 1;
@@ -511,15 +518,10 @@ impl<'a> Scan<'a> {
     fn pattern(&mut self) {
         let mut depth: usize = 0;
         while let Some(b) = self.peek(0) {
+            if self.skip_nested(b) {
+                continue;
+            }
             match b {
-                b'\\' => self.pos += 2,
-                b'\'' => self.single_quote(),
-                b'"' => {
-                    self.pos += 1;
-                    self.double_quote();
-                }
-                b'`' => self.backquote(),
-                b'$' => self.dollar(),
                 b'(' => {
                     depth += 1;
                     self.pos += 1;

@@ -146,24 +146,6 @@ fn read_checked(sh: &Shell, path: &str) -> Result<Option<(Vec<u8>, Label)>, Refu
     Ok(Some((bytes, label)))
 }
 
-/// The flow check on a judge request: input labeled `label` may go to the
-/// endpoint's host only when the flow rules let it.
-fn judge_egress(
-    classifier: Classifier,
-    label: Label,
-) -> impl Fn(&safesh_llm::Outbound<'_>) -> Result<(), String> {
-    move |out| {
-        classifier.flows_to_host(&label, out.host).map_err(|d| {
-            format!(
-                "{}: the input is {} data and may not flow to {} (the judge's request is egress like any other)",
-                ErrorCode::FlowViolation,
-                d.label,
-                d.host
-            )
-        })
-    }
-}
-
 /// The placeholder the model would see instead of data labeled `label`, or
 /// `None` when it may see it (or the human turned redaction off).
 fn hidden(config: &safesh_policy::config::Config, label: &Label, lines: usize) -> Option<String> {
@@ -255,7 +237,7 @@ pub(super) fn verify(sh: &mut Shell, argv: &[Field]) -> Exec {
         Some(config) if asserts.iter().any(|a| a.kind.trim() == "llm_judge") => {
             Some(LlmJudge::from_result(
                 crate::llm::client(config),
-                judge_egress(Classifier::from_config(config), label.clone()),
+                crate::llm::judge_egress(Classifier::from_config(config), label.clone(), "input"),
             ))
         }
         _ => None,
