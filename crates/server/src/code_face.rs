@@ -57,7 +57,8 @@ impl Server {
     /// interpreter lives there (the `code` frame, `worker_session.rs`), in a
     /// worker of its own when sessionless (so an engine abort or an allocation
     /// past `[limits] memory_mb` costs that request, never the server), and in
-    /// this process only without worker processes.
+    /// this process only when the server has no worker processes at all (a
+    /// worker that cannot start fails the request).
     pub fn code(&self, p: CodeParams, face: &'static str) -> Result<Value, ServerError> {
         language_of(&p)?;
         let mut v = match &p.session {
@@ -87,6 +88,15 @@ impl Server {
                 }
                 v
             }
+            // Without worker processes (the CLI's in-process server): here.
+            None if !self.has_workers() => {
+                let session = self.fresh.take_for(&crate::owner::scope(&p.conn, None));
+                let (back, v, _) = run_in(session, &p, None, face, &self.settings);
+                if let Some(s) = back {
+                    self.fresh.give_back(s);
+                }
+                v
+            }
             None => match self.open_remote(&p.conn, None, None, Vec::new()) {
                 Ok(r) => {
                     let (v, _) = r.code(&p, None, face, &self.settings)?;
@@ -94,15 +104,8 @@ impl Server {
                     r.linger();
                     v
                 }
-                // No worker processes (or none could start): run it here.
-                Err(_) => {
-                    let session = self.fresh.take_for(&crate::owner::scope(&p.conn, None));
-                    let (back, v, _) = run_in(session, &p, None, face, &self.settings);
-                    if let Some(s) = back {
-                        self.fresh.give_back(s);
-                    }
-                    v
-                }
+                // None could start: the code does not run (never here instead).
+                Err(e) => crate::worker::unstarted(&exec_params(&p, face), &self.settings, &e),
             },
         };
         if let Some(id) = &p.session {

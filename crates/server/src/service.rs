@@ -262,8 +262,8 @@ impl Server {
                     .map(|w| crate::worker::exec(w, p, &self.settings, on_start, approver.clone()))
                 {
                     Some(Ok(v)) => v,
-                    // No worker could start: run it here, as without the model.
-                    _ => self.exec_here(&script, p, on_start, approver),
+                    Some(Err(e)) => crate::worker::unstarted(p, &self.settings, &e),
+                    None => self.exec_here(&script, p, on_start, approver),
                 }
             }
             // It starts a background job: a worker that lives as long as its jobs.
@@ -274,7 +274,7 @@ impl Server {
                         r.linger();
                         v
                     }
-                    Err(_) => self.exec_here(&script, p, on_start, approver),
+                    Err(e) => crate::worker::unstarted(p, &self.settings, &e),
                 }
             }
             None => self.exec_here(&script, p, on_start, approver),
@@ -305,6 +305,11 @@ impl Server {
         if let Some(w) = &self.workers {
             w.end_owner(conn);
         }
+    }
+
+    /// Whether requests run in worker processes.
+    pub(crate) fn has_workers(&self) -> bool {
+        self.workers.is_some()
     }
 
     /// A long-lived worker process for connection `conn` (a session's or a job's).

@@ -253,6 +253,24 @@ pub(crate) fn readable(fd: i32, d: Duration) -> bool {
     n > 0
 }
 
+/// The result of a request no worker process could be started for: it did
+/// not run. Never run in the server instead — isolation a request could switch
+/// off by exhausting processes or memory would be no isolation.
+pub(crate) fn unstarted(p: &ExecParams, settings: &Settings, why: &ServerError) -> Value {
+    let mut v = failed(
+        p,
+        settings,
+        ErrorCode::ExecutionError,
+        format!("no worker process could be started for the request ({why}); it did not run"),
+        1,
+    );
+    v["error"]["suggestion"] = serde_json::json!(
+        "retry when fewer requests or jobs are running; if it persists, ask the human to check \
+         the machine's process and memory limits"
+    );
+    v
+}
+
 /// The result of a request its worker could not finish: the contract's Result
 /// with `error` saying what happened to the worker (nothing of the server).
 pub(crate) fn failed(

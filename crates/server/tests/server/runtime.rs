@@ -110,3 +110,45 @@ fn tasks_are_listed_and_run_with_their_arguments() {
     let r = call(&rpc, "task.run", json!({"name": "[greet, [nope]]"}));
     assert_eq!(r["error"]["code"], -32602, "{r:#}");
 }
+
+#[test]
+fn a_request_no_worker_could_start_for_fails_and_never_runs_in_the_server() {
+    // A server with worker processes whose worker cannot start (as when a
+    // request exhausted processes or memory): the request fails closed. Run in
+    // the server instead, an engine abort or a runaway allocation would take
+    // the server with it.
+    let env = Env::new();
+    let mut settings = env.settings.clone();
+    settings.worker = Some(safesh_server::worker::WorkerSpawn {
+        program: env.dir.path().join("no-such-worker"),
+        args: Vec::new(),
+    });
+    let server = safesh_server::Server::new(settings);
+    let marker = env.proj().join("made");
+    for script in ["touch made", "touch made & wait"] {
+        let v = exec(&server, json!({"script": script}));
+        assert_eq!(v["exit_code"], 1, "{v:#}");
+        assert_eq!(v["error"]["code"], "EXECUTION_ERROR", "{v:#}");
+        let msg = v["error"]["message"].as_str().unwrap();
+        assert!(msg.contains("no worker process could be started"), "{msg}");
+        assert!(!marker.exists(), "{script:?} ran in the server");
+    }
+    let code: safesh_server::code_face::CodeParams = serde_json::from_value(json!({
+        "source": "await $.sh`touch made`.result(); console.log('ran')",
+    }))
+    .unwrap();
+    let v = server.code(code.clone(), "json-rpc").unwrap();
+    assert_eq!(v["error"]["code"], "EXECUTION_ERROR", "{v:#}");
+    assert!(!v["output"].as_str().unwrap_or("").contains("ran"), "{v:#}");
+    assert!(!marker.exists(), "the code ran in the server");
+    // The benign neighbour: a server without worker processes (the CLI's)
+    // runs both here.
+    let local = env.server();
+    let v = exec(&local, json!({"script": "touch made"}));
+    assert_eq!(v["exit_code"], 0, "{v:#}");
+    assert!(marker.exists());
+    std::fs::remove_file(&marker).unwrap();
+    let v = local.code(code, "json-rpc").unwrap();
+    assert_eq!(v["exit_code"], 0, "{v:#}");
+    assert!(marker.exists());
+}
