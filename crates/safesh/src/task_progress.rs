@@ -87,10 +87,14 @@ impl Drop for Progress {
     }
 }
 
-/// One status line on stderr, after the tasks' own output so far.
+/// One status line on stderr, after the tasks' own output so far. One
+/// `write(2)`: `writeln!` writes its pieces separately, and the tasks' output
+/// (written from other threads straight to the descriptors) landed between
+/// them on the terminal.
 fn status(text: &str) {
     let _ = std::io::stdout().flush();
-    let _ = writeln!(std::io::stderr().lock(), "safesh: {text}");
+    let line = format!("safesh: {text}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// `1.2 s`, `12 s`.
