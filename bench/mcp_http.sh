@@ -5,7 +5,9 @@
 #   bench/mcp_http.sh [SAFESH] [CLIENTS] [SECONDS] [SCRIPT]
 # SAFESH defaults to target/release/safesh (build it first: bench/run.sh does).
 # Prints calls/s and latency percentiles (p50/p90/p99/max).
-# Environment: WARMUP=N untimed calls per client before the clock (default 1:
+# Environment: RATE=N offers N calls/s in all (open load, latency counted from
+# each call's scheduled time; without it each client waits for its answer:
+# closed load); WARMUP=N untimed calls per client before the clock (default 1:
 # the steady state; 0 measures each client's cold start too); LOAD_CPUS /
 # SERVER_CPUS pin the load generator / the server (and its workers) to CPUs
 # with taskset (e.g. LOAD_CPUS=1 SERVER_CPUS=0: the generator competes for

@@ -11,6 +11,15 @@
 //! `exec` starts the worker process that serves its later ones); `WARMUP=0`
 //! measures the cold start too.
 //!
+//! With RATE (environment, calls/s over all clients) the load is open: each
+//! client sends on a fixed schedule (every CLIENTS/RATE s, the clients spread
+//! evenly over one period) instead of as soon as its last answer came, and
+//! each latency counts from the call's scheduled time, so a late answer also
+//! counts against the calls it delayed (no coordinated omission). That is
+//! how a latency goal at a given throughput is measured; without RATE each
+//! client's next call waits for its answer (closed load), where latency is
+//! CLIENTS / throughput by Little's law.
+//!
 //! Speaks HTTP/1.1 itself: requests with Content-Length, responses read by
 //! Content-Length or chunked transfer coding (rmcp answers a POST with a
 //! short `text/event-stream`), so a connection is reused for every call.
@@ -173,6 +182,9 @@ fn main() {
     let seconds: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(10);
     let script = args.get(5).cloned().unwrap_or_else(|| "true".to_string());
     let warmup: usize = args.get(6).and_then(|s| s.parse().ok()).unwrap_or(1);
+    // Open load: each client's period between scheduled calls.
+    let rate: Option<f64> = std::env::var("RATE").ok().and_then(|s| s.parse().ok()).filter(|r: &f64| *r > 0.0);
+    let period = rate.map(|r| Duration::from_secs_f64(clients as f64 / r));
     let call = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"exec","arguments":{{"script":{}}}}}}}"#,
         json_string(&script)
@@ -182,8 +194,10 @@ fn main() {
     // Every client finishes its handshake before the clock starts.
     let ready = Arc::new(Barrier::new(clients + 1));
     let mut handles = Vec::new();
-    for _ in 0..clients {
+    let start_at = Arc::new(Mutex::new(None::<Instant>));
+    for i in 0..clients {
         let (addr, token, call) = (addr.clone(), token.clone(), call.clone());
+        let start_at = start_at.clone();
         let (lat, errors, ready) = (lat.clone(), errors.clone(), ready.clone());
         handles.push(std::thread::spawn(move || {
             let conn = Conn::open(&addr, &token)
@@ -205,10 +219,29 @@ fn main() {
                     return;
                 }
             };
-            let end = Instant::now() + Duration::from_secs(seconds);
+            let t0 = {
+                let mut g = start_at.lock().unwrap_or_else(|p| p.into_inner());
+                *g.get_or_insert_with(Instant::now)
+            };
+            let end = t0 + Duration::from_secs(seconds);
             let mut mine = Vec::new();
+            // This client's first scheduled call: spread over one period.
+            let mut next = period.map(|p| t0 + p.mul_f64(i as f64 / clients as f64));
             while Instant::now() < end {
-                let t = Instant::now();
+                let t = match (next, period) {
+                    (Some(due), Some(p)) => {
+                        if due >= end {
+                            break;
+                        }
+                        let now = Instant::now();
+                        if due > now {
+                            std::thread::sleep(due - now);
+                        }
+                        next = Some(due + p);
+                        due
+                    }
+                    _ => Instant::now(),
+                };
                 match c.post(&call) {
                     Ok(r) if r.status == 200 && !r.body.windows(8).any(|w| w == b"\"error\"") => {
                         mine.push(t.elapsed());
@@ -243,8 +276,9 @@ fn main() {
         lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1)))
             .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
     };
+    let offered = rate.map_or_else(|| "closed".to_string(), |r| format!("{r:.0}/s"));
     println!(
-        "clients {clients}  warm-up {warmup}  calls {}  errors {}  {:.0} calls/s  p50 {:.2} ms  p90 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
+        "clients {clients}  warm-up {warmup}  load {offered}  calls {}  errors {}  {:.0} calls/s  p50 {:.2} ms  p90 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
         lat.len(),
         errors.len(),
         lat.len() as f64 / wall,

@@ -153,22 +153,30 @@ impl HistoryLog {
             detail: err.to_string(),
         })?;
         line.push('\n');
-        if let Some(dir) = self.path.parent()
-            && !dir.is_dir()
-        {
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .map_err(io("creating state dir", dir))?;
+        let open = || {
+            OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&self.path)
+        };
+        // The state dir exists on every append but the first: open first, and
+        // make the dir only when the open says it is missing.
+        let mut f = match open() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if let Some(dir) = self.path.parent() {
+                    std::fs::DirBuilder::new()
+                        .recursive(true)
+                        .mode(0o700)
+                        .create(dir)
+                        .map_err(io("creating state dir", dir))?;
+                }
+                open()
+            }
+            r => r,
         }
-        let mut f = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&self.path)
-            .map_err(io("opening", &self.path))?;
+        .map_err(io("opening", &self.path))?;
         // One write of the whole line: concurrent appenders never interleave.
         f.write_all(line.as_bytes())
             .map_err(io("appending to", &self.path))?;

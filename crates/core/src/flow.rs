@@ -95,8 +95,10 @@ pub(crate) struct Asker<'a> {
 
 /// The session's information-flow state.
 pub(crate) struct Flow {
-    classifier: Classifier,
-    rules: Rules,
+    /// Immutable and derived from the config alone: shared by the fresh
+    /// sessions of one template ([`Flow::successor`]).
+    classifier: Arc<Classifier>,
+    rules: Arc<Rules>,
     approvals: Arc<Approvals>,
     state_dir: Option<PathBuf>,
     audit: OnceLock<Option<AuditLog>>,
@@ -190,6 +192,33 @@ impl Flow {
         // apply, the built-in rules (the strict defaults) decide.
         let rules = Rules::from_config(config)
             .unwrap_or_else(|_| Rules::builtin(safesh_flow::HostPolicy::from_config(config)));
+        Flow::with_parts(
+            config,
+            Arc::new(Classifier::from_config(config)),
+            Arc::new(rules),
+            shared_scan(config),
+        )
+    }
+
+    /// The flow state of a new session under the same config as `self`'s (a
+    /// fresh session copied from a template): the classification, the rules
+    /// and the scan cache are shared; everything a session records (approvals,
+    /// writes, names, known values, its audit id) starts empty.
+    pub(crate) fn successor(&self, config: &safesh_policy::config::Config) -> Flow {
+        Flow::with_parts(
+            config,
+            self.classifier.clone(),
+            self.rules.clone(),
+            self.scan.clone(),
+        )
+    }
+
+    fn with_parts(
+        config: &safesh_policy::config::Config,
+        classifier: Arc<Classifier>,
+        rules: Arc<Rules>,
+        scan: Arc<Mutex<safesh_flow::SecretScan>>,
+    ) -> Flow {
         let session = format!(
             "{}-{:x}",
             std::process::id(),
@@ -200,7 +229,7 @@ impl Flow {
                 & 0xff_ffff
         );
         Flow {
-            classifier: Classifier::from_config(config),
+            classifier,
             rules,
             approvals: Arc::new(
                 Approvals::from_config(config, Arc::new(SystemClock))
@@ -217,7 +246,7 @@ impl Flow {
             control: OnceLock::new(),
             written: Mutex::new(HashMap::new()),
             names: Mutex::new(Default::default()),
-            scan: shared_scan(config),
+            scan,
             session,
             known: Mutex::new(None),
         }

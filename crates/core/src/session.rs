@@ -209,7 +209,10 @@ impl TempDirGuard {
 
 impl Drop for TempDirGuard {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        // Most sessions leave it empty: one `rmdir`, not a directory walk.
+        if std::fs::remove_dir(&self.0).is_err() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
     }
 }
 
@@ -260,7 +263,9 @@ impl Interrupter {
 fn make_private_temp_dir() -> Option<std::path::PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let base = crate::tempdir::base();
+    // Canonical already (resolved once per process), and `mkdir` never follows
+    // a symlink in the last component: the new dir's path is canonical too.
+    let base = crate::tempdir::canonical_base();
     for _ in 0..16 {
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let nanos = std::time::SystemTime::now()
@@ -269,7 +274,7 @@ fn make_private_temp_dir() -> Option<std::path::PathBuf> {
             .unwrap_or(0);
         let dir = base.join(format!("safesh-{}-{n}-{nanos:x}", std::process::id()));
         if std::fs::DirBuilder::new().mode(0o700).create(&dir).is_ok() {
-            return std::fs::canonicalize(&dir).ok().or(Some(dir));
+            return Some(dir);
         }
     }
     None
@@ -333,16 +338,20 @@ impl Session {
     /// outside the write roots (TMPDIR points at it; mktemp and `<(…)` use it).
     fn install_policy(&mut self, mut policy: safesh_policy::Policy) {
         let temp = make_private_temp_dir().map(|dir| {
-            policy.add_write_root(&dir);
+            policy.add_canonical_write_root(&dir);
             std::sync::Arc::new(TempDirGuard(dir))
         });
-        self.install(std::sync::Arc::new(policy), temp);
+        self.install(std::sync::Arc::new(policy), temp, None);
     }
 
+    /// Gives the session `policy`, `temp` and its flow state: a successor of
+    /// `template`'s flow when given (the template's environment is labeled
+    /// already), else new (and the environment is labeled now).
     fn install(
         &mut self,
         policy: std::sync::Arc<safesh_policy::Policy>,
         temp: Option<std::sync::Arc<TempDirGuard>>,
+        template: Option<&crate::flow::Flow>,
     ) {
         let shell = &mut self.shell;
         if let Some(t) = &temp {
@@ -352,8 +361,14 @@ impl Session {
                 v.exported = true;
             }
         }
-        let flow = std::sync::Arc::new(crate::flow::Flow::new(policy.config()));
-        label_environment(shell, &flow);
+        let flow = match template {
+            Some(t) => std::sync::Arc::new(t.successor(policy.config())),
+            None => {
+                let flow = std::sync::Arc::new(crate::flow::Flow::new(policy.config()));
+                label_environment(shell, &flow);
+                flow
+            }
+        };
         if let Some(shared) = std::sync::Arc::get_mut(&mut shell.shared) {
             shared.flow = Some(flow);
             shared.policy = Some(policy);
@@ -361,6 +376,19 @@ impl Session {
             shared.temp_keep = temp.clone();
         }
         self.temp_dir = temp;
+    }
+
+    /// Ends the session when the process is about to exit (the CLI after its
+    /// script): removes the private temp dir and leaves the rest to the OS.
+    /// Freeing a session's variables, policy and flow state one by one is a
+    /// measurable part of `safesh -c true`, and nothing else would use it.
+    pub fn end_for_exit(self) {
+        if let Some(t) = &self.temp_dir
+            && std::fs::remove_dir(t.path()).is_err()
+        {
+            let _ = std::fs::remove_dir_all(t.path());
+        }
+        std::mem::forget(self);
     }
 
     /// A template for fresh sessions: this session's options prepared once
@@ -402,9 +430,19 @@ impl Session {
             interrupt,
             exited: false,
         };
+        // The template's environment was labeled under the same config (see
+        // [`Session::template`]): its copy keeps those labels.
+        let flow = base.flow.as_deref().filter(|_| base.policy.is_some());
         match (reuse, base.policy.as_deref()) {
-            (Some(r), _) => s.install(r.policy, Some(r.temp)),
-            (None, Some(p)) => s.install_policy(p.clone()),
+            (Some(r), _) => s.install(r.policy, Some(r.temp), flow),
+            (None, Some(p)) => {
+                let mut policy = p.clone();
+                let temp = make_private_temp_dir().map(|dir| {
+                    policy.add_canonical_write_root(&dir);
+                    std::sync::Arc::new(TempDirGuard(dir))
+                });
+                s.install(std::sync::Arc::new(policy), temp, flow);
+            }
             (None, None) => {}
         }
         s
@@ -418,11 +456,24 @@ impl Session {
         let temp = self.temp_dir.take()?;
         // The shell's own reference goes with it.
         drop(self);
-        if std::sync::Arc::strong_count(&temp) != 1 {
+        let temp = std::sync::Arc::try_unwrap(temp).ok()?;
+        // Empty is checked by removing it (`rmdir` fails on anything inside; the
+        // guard then removes the rest) and making it again under the same name.
+        std::fs::remove_dir(&temp.0).ok()?;
+        use std::os::unix::fs::DirBuilderExt;
+        if std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&temp.0)
+            .is_err()
+        {
+            // Someone else took the name meanwhile: theirs, never removed by us.
+            std::mem::forget(temp);
             return None;
         }
-        let empty = std::fs::read_dir(&temp.0).is_ok_and(|mut d| d.next().is_none());
-        empty.then_some(Reusable { policy, temp })
+        Some(Reusable {
+            policy,
+            temp: std::sync::Arc::new(temp),
+        })
     }
 
     /// Names the owner directory of spill files and job logs the following

@@ -20,6 +20,17 @@ pub(crate) fn base() -> PathBuf {
     std::env::temp_dir()
 }
 
+/// [`base`], canonical, resolved once per process (the environment's `TMPDIR`
+/// is read at the first session; a process does not change it afterwards).
+pub(crate) fn canonical_base() -> PathBuf {
+    static BASE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BASE.get_or_init(|| {
+        let b = base();
+        std::fs::canonicalize(&b).unwrap_or(b)
+    })
+    .clone()
+}
+
 fn is_writable_tmpfs(dir: &std::path::Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     const TMPFS_MAGIC: i64 = 0x0102_1994;

@@ -277,24 +277,21 @@ impl Classifier {
     /// labels listing it, else generic `secret` when a mask matches; `None` for
     /// an ordinary variable.
     pub fn env_label(&self, name: &str) -> Option<Label> {
-        let named: Vec<&str> = self
+        // Every variable of the environment is asked at session start, and most
+        // match nothing: decide before building any label.
+        let mut named = self
             .named
             .iter()
             .filter(|n| n.env.iter().any(|e| e.matches(name)))
             .map(|n| n.name.as_str())
-            .collect();
-        let base = Label::from_env(name);
-        if !named.is_empty() {
-            return Some(
-                named
-                    .into_iter()
-                    .fold(base, |l, n| l.join(&Label::secret(n))),
-            );
+            .peekable();
+        if named.peek().is_some() {
+            return Some(named.fold(Label::from_env(name), |l, n| l.join(&Label::secret(n))));
         }
         self.masks
             .iter()
             .any(|m| m.matcher.is_match(name))
-            .then(|| base.join(&Label::secret(SECRET)))
+            .then(|| Label::from_env(name).join(&Label::secret(SECRET)))
     }
 
     /// The may-flow-to rules of the named labels.

@@ -145,6 +145,13 @@ impl Policy {
         self.write_roots.push(p);
     }
 
+    /// [`Policy::add_write_root`] for a path the caller knows is canonical
+    /// (a directory it just made under a canonical parent): no resolution.
+    pub fn add_canonical_write_root(&mut self, dir: &Path) {
+        self.read_roots.push(dir.to_path_buf());
+        self.write_roots.push(dir.to_path_buf());
+    }
+
     /// The read roots (write roots included), canonical.
     pub fn read_roots(&self) -> &[PathBuf] {
         &self.read_roots

@@ -221,6 +221,7 @@ fn run_job(exec: ExecOpts, config: Option<&str>, job: Job) -> i32 {
         ));
         let value = capture.result(&outcome);
         let _ = writeln!(std::io::stdout(), "{value}");
+        session.end_for_exit();
         // The process status is model-facing too under --json.
         return safesh_server::shape::model_exit_code(&outcome, redaction.as_ref()).0;
     }
@@ -229,6 +230,7 @@ fn run_job(exec: ExecOpts, config: Option<&str>, job: Job) -> i32 {
     session.record_history(safesh_core::context::HistoryRecord::new(
         "cli", &text, &outcome,
     ));
+    session.end_for_exit();
     outcome.exit_code
 }
 

@@ -153,10 +153,9 @@ pub(crate) fn builtin(opts: &LoadOptions) -> Config {
     };
     let names = |list: &[&str]| -> Vec<NameGlob> {
         list.iter()
-            .filter_map(|w| name_glob(w).ok())
-            .map(|matcher| NameGlob {
-                written: matcher.glob().glob().to_string(),
-                matcher,
+            .map(|w| NameGlob {
+                written: w.to_string(),
+                matcher: LazyMatcher::deferred(w, false),
                 origin: Origin::builtin(),
             })
             .collect()
@@ -169,7 +168,7 @@ pub(crate) fn builtin(opts: &LoadOptions) -> Config {
                 None => (true, *w),
             };
             // Without a home there is no `~`: skip those entries.
-            let g = path_glob(&base, home, pat, true).ok()?;
+            let g = path_glob_as(&base, home, pat, true, Parse::Deferred).ok()?;
             Some((
                 include,
                 PathGlob {
@@ -313,6 +312,26 @@ pub(crate) fn path_glob(
     written: &str,
     bare_name_anywhere: bool,
 ) -> Result<(String, LazyMatcher), String> {
+    path_glob_as(base, home, written, bare_name_anywhere, Parse::Now)
+}
+
+/// When a glob's pattern is parsed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Parse {
+    /// At load: a user's pattern, whose error must name its line.
+    Now,
+    /// On first use: a built-in pattern (tested to parse).
+    Deferred,
+}
+
+/// [`path_glob`], parsed when `parse` says.
+pub(crate) fn path_glob_as(
+    base: &Path,
+    home: Option<&Path>,
+    written: &str,
+    bare_name_anywhere: bool,
+    parse: Parse,
+) -> Result<(String, LazyMatcher), String> {
     if written.is_empty() {
         return Err("empty pattern".into());
     }
@@ -343,6 +362,10 @@ pub(crate) fn path_glob(
             format!("{abs}/{rest}")
         }
     };
+    if parse == Parse::Deferred {
+        let m = LazyMatcher::deferred(&pattern, true);
+        return Ok((pattern, m));
+    }
     let glob = GlobBuilder::new(&pattern)
         .literal_separator(true)
         .build()
@@ -1235,4 +1258,50 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let doy = (153 * mp + 2) / 5 + d - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod builtin_tests {
+    use super::{ENV_ALLOW, ENV_MASK, LoadOptions, builtin};
+
+    /// Built-in globs are parsed on first use: each must parse, or it would
+    /// silently match nothing.
+    #[test]
+    fn every_builtin_glob_parses_and_matches_what_it_should() {
+        let opts = LoadOptions {
+            cwd: std::path::PathBuf::from("/tmp"),
+            home: Some(std::path::PathBuf::from("/home/someone")),
+            xdg_state_home: None,
+            xdg_config_home: None,
+            config_file: None,
+            no_project: true,
+        };
+        let c = builtin(&opts);
+        assert_eq!(c.env.allow.len(), ENV_ALLOW.len());
+        assert_eq!(c.env.mask.len(), ENV_MASK.len());
+        for g in c.env.allow.iter().chain(&c.env.mask) {
+            assert!(g.matcher.glob().is_some(), "{} does not parse", g.written);
+        }
+        assert!(!c.labels.secret.is_empty());
+        for (_, g) in &c.labels.secret {
+            assert!(g.matcher.glob().is_some(), "{} does not parse", g.pattern);
+        }
+        let secret = |p: &str| {
+            c.labels
+                .secret
+                .iter()
+                .any(|(include, g)| *include && g.matcher.is_match(p))
+        };
+        assert!(secret("/tmp/proj/.env"));
+        assert!(secret("/home/someone/.ssh/id_rsa"));
+        assert!(secret("/tmp/x/server.pem"));
+        assert!(!secret("/tmp/proj/README.md"));
+        assert!(
+            c.env
+                .mask
+                .iter()
+                .any(|g| g.matcher.is_match("GITHUB_TOKEN"))
+        );
+        assert!(!c.env.mask.iter().any(|g| g.matcher.is_match("PATH")));
+    }
 }
