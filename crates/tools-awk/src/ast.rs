@@ -238,6 +238,9 @@ pub struct Func {
     pub body: Vec<Stmt>,
     /// Defined (not just called).
     pub defined: bool,
+    /// The most arguments any call passes (more than `nparams` is a compile
+    /// error in mawk).
+    pub max_args: usize,
 }
 
 /// A whole program.

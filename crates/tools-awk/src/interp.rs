@@ -133,8 +133,9 @@ pub struct Interp<'c, 'u> {
     pub(crate) used_file: bool,
     pub(crate) main_done: bool,
     pub(crate) range_on: Vec<bool>,
-    pub(crate) seed: f64,
-    pub(crate) rand_state: u64,
+    /// The argument of the last `srand` (what the next `srand` returns).
+    pub(crate) seed: Value,
+    pub(crate) rng: crate::random::Random,
     pub(crate) depth: usize,
     pub(crate) pending: usize,
     pub(crate) eval_depth: usize,
@@ -200,7 +201,7 @@ impl<'c, 'u> Interp<'c, 'u> {
         globals[slot::ENVIRON] = Cell::Arr(Rc::new(RefCell::new(env)));
         globals[slot::ARGV] = Cell::Arr(Rc::new(RefCell::new(Array::default())));
         let nranges = prog.nranges;
-        let seed = 0.0;
+        let seed = Value::Num(0.0);
         Ok(Interp {
             ctx,
             prog: Rc::new(prog),
@@ -232,7 +233,7 @@ impl<'c, 'u> Interp<'c, 'u> {
             main_done: false,
             range_on: vec![false; nranges],
             seed,
-            rand_state: 0x2545_F491_4F6C_DD1D,
+            rng: crate::random::Random::new(0),
             depth: 0,
             pending: 0,
             eval_depth: 0,

@@ -221,7 +221,8 @@ fn keyword(w: &str) -> Option<Tok> {
     Some(match w {
         "BEGIN" => Tok::Begin,
         "END" => Tok::End,
-        "function" | "func" => Tok::Function,
+        // mawk 1.3.4 has no `func` abbreviation: it is an ordinary name.
+        "function" => Tok::Function,
         "if" => Tok::If,
         "else" => Tok::Else,
         "while" => Tok::While,

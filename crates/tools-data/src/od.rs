@@ -2,7 +2,8 @@
 //! `d o u x` sizes 1/2/4/8, `f` sizes 4/8/16 (`F D L`), `c`, `a`, `z` trailer;
 //! traditional `-a -b -B -c -d -D -e -f -F -h -H -i -I -l -L -o -O -s -x -X`), `-j`
 //! skip, `-N` limit, `-w` width, `-v`, `*` for repeated lines, and the old-style
-//! operands (`[FILE] [[+]OFFSET [[+]LABEL]]`, `--traditional`).
+//! operands (`[FILE] [[+]OFFSET [[+]LABEL]]`, `--traditional`), `--endian`, and
+//! `-S`/`--strings` (in `od_strings`).
 
 use crate::out::Out;
 use safesh_utils::{UtilCtx, UtilResult};
@@ -191,6 +192,11 @@ struct Opts {
     traditional: bool,
     /// The label of the first byte (`LABEL`), printed after the address.
     pseudo_start: Option<u64>,
+    /// `-S N`/`--strings[=N]`: print NUL-terminated strings of at least N
+    /// printable bytes instead of a dump.
+    strings: Option<u64>,
+    /// `--endian=big`: multi-byte elements are read big-endian.
+    big_endian: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Opts, String> {
@@ -205,6 +211,8 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
         modern: false,
         traditional: false,
         pseudo_start: None,
+        strings: None,
+        big_endian: false,
     };
     let mut i = 0;
     let value = |name: &str, rest: &str, i: &mut usize| -> Result<String, String> {
@@ -241,6 +249,24 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                 o.limit = Some(parse_count(&v).ok_or_else(|| format!("invalid -N argument '{v}'"))?)
             }
             't' => parse_types(&v, &mut o.types)?,
+            'S' => {
+                o.strings = Some(if v.is_empty() {
+                    3
+                } else {
+                    parse_count(&v).ok_or_else(|| format!("invalid -S argument '{v}'"))?
+                })
+            }
+            'E' => {
+                o.big_endian = match v.as_str() {
+                    "big" => true,
+                    "little" => false,
+                    _ => {
+                        return Err(format!(
+                            "invalid argument '{v}' for '--endian'\nValid arguments are:\n  - 'big'\n  - 'little'"
+                        ));
+                    }
+                }
+            }
             'w' => {
                 o.width = if v.is_empty() {
                     32
@@ -280,6 +306,8 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                 ("output-duplicates", 'v'),
                 ("width", 'w'),
                 ("traditional", 'T'),
+                ("strings", 'S'),
+                ("endian", 'E'),
             ];
             let hits: Vec<_> = table.iter().filter(|(n, _)| n.starts_with(name)).collect();
             let [(full, key)] = hits[..] else {
@@ -291,7 +319,7 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                     o.modern = true;
                 }
                 'T' => o.traditional = true,
-                'w' => apply(&mut o, 'w', inline)?,
+                'w' | 'S' => apply(&mut o, *key, inline)?,
                 _ => {
                     let v = match inline {
                         Some(v) => v,
@@ -340,7 +368,7 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                     apply(&mut o, 'w', Some(rest.to_string()))?;
                     break;
                 }
-                'A' | 'j' | 'N' | 't' => {
+                'A' | 'j' | 'N' | 't' | 'S' => {
                     let v = value(&c.to_string(), rest, &mut i)?;
                     apply(&mut o, c, Some(v))?;
                     break;
@@ -357,6 +385,9 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                 o.files[1]
             ));
         }
+    }
+    if o.strings.is_some() && !o.types.is_empty() {
+        return Err("no type may be specified when dumping strings".into());
     }
     if o.types.is_empty() {
         o.types.push(Type::new(Kind::Octal, 2));
@@ -653,6 +684,16 @@ pub fn od(ctx: &mut UtilCtx<'_>) -> UtilResult {
         out.warn("cannot skip past end of combined input");
         return Ok(out.finish_with(1));
     }
+    if let Some(min) = o.strings {
+        let end = o.limit.map(|n| o.skip.saturating_add(n));
+        let mut st = crate::od_strings::Strings {
+            src: &mut data_src,
+            out: &mut out,
+            status: &mut status,
+        };
+        st.dump(min, o.skip, end, |a| address(&o, a));
+        return Ok(out.finish_with(status));
+    }
     let mut offset = o.skip;
     let mut remaining = o.limit.unwrap_or(u64::MAX);
     let mut prev: Option<Vec<u8>> = None;
@@ -748,6 +789,10 @@ fn format_line(o: &Opts, offset: u64, data: &[u8], per_line: usize, wpb: usize) 
             let mut elem = [0u8; 16];
             let end = (start + t.size).min(data.len());
             elem[..end - start].copy_from_slice(&data[start..end]);
+            if o.big_endian {
+                // Zero-padded first, then swapped, as GNU does.
+                elem[..t.size].reverse();
+            }
             let text = render(t, &elem[..t.size]);
             s.push_str(&format!("{text:>adjusted$}"));
             pad_remaining = next_pad;
@@ -772,14 +817,14 @@ fn format_line(o: &Opts, offset: u64, data: &[u8], per_line: usize, wpb: usize) 
 }
 
 /// The input being read.
-enum Cur {
+pub(crate) enum Cur {
     None,
     File(std::fs::File),
     Stdin,
 }
 
 /// The inputs, read one after another as one stream.
-struct Source {
+pub(crate) struct Source {
     files: Vec<String>,
     next: usize,
     cur: Cur,
@@ -790,7 +835,12 @@ struct Source {
 impl Source {
     /// Reads into `buf` from the current input, moving on to the next at EOF;
     /// 0 means every input is exhausted. Open errors are reported and skipped.
-    fn read(&mut self, ctx: &mut UtilCtx<'_>, buf: &mut [u8], status: &mut i32) -> usize {
+    pub(crate) fn read(
+        &mut self,
+        ctx: &mut UtilCtx<'_>,
+        buf: &mut [u8],
+        status: &mut i32,
+    ) -> usize {
         loop {
             let r = match &mut self.cur {
                 Cur::None => {

@@ -196,19 +196,30 @@ struct Run<'c, 'a> {
     out: Out<'c, 'a>,
 }
 
-/// What kind of file a path is, in GNU's words.
+/// What kind of file a path is (symlinks followed), in GNU's words.
 fn kind_name(path: &Path) -> &'static str {
-    match std::fs::symlink_metadata(path) {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => "directory",
         Ok(m) if m.is_file() && m.len() == 0 => "regular empty file",
         Ok(m) if m.is_file() => "regular file",
-        Ok(m) if m.file_type().is_symlink() => match std::fs::metadata(path) {
-            Ok(t) if t.is_dir() => "directory",
-            Ok(t) if t.len() == 0 => "regular empty file",
-            _ => "regular file",
-        },
-        Ok(_) => "fifo",
+        Ok(m) if m.file_type().is_fifo() => "fifo",
+        Ok(m) if m.file_type().is_socket() => "socket",
+        Ok(m) if m.file_type().is_char_device() => "character special file",
+        Ok(m) if m.file_type().is_block_device() => "block special file",
+        Ok(_) => "weird file",
         Err(_) => "regular file",
+    }
+}
+
+/// Whether a directory entry is something diff reads (a regular file or a
+/// directory, symlinks followed; a broken link counts, its read reports the
+/// error). GNU never opens a fifo or device met inside a directory: reading
+/// one could block forever.
+fn readable_kind(path: &Path) -> bool {
+    match std::fs::metadata(path) {
+        Ok(m) => m.is_file() || m.is_dir(),
+        Err(_) => true,
     }
 }
 
@@ -476,7 +487,10 @@ impl Run<'_, '_> {
             let (ina, inb) = (la.contains(name), lb.contains(name));
             let s = if ina && inb {
                 self.entry(&pa, &pb)?
-            } else if self.opts.new_file {
+            } else if self.opts.new_file && {
+                let present = if ina { &pa } else { &pb };
+                readable_kind(&self.out.ctx().resolve(present))
+            } {
                 let present = if ina { &pa } else { &pb };
                 if self.is_dir(present) {
                     if self.opts.recursive {
@@ -509,7 +523,14 @@ impl Run<'_, '_> {
                     .write(format!("Common subdirectories: {pa} and {pb}\n").as_bytes());
                 Ok(0)
             }
-            (false, false) => self.files(pa, pb, true),
+            (false, false)
+                if {
+                    let ctx = self.out.ctx();
+                    readable_kind(&ctx.resolve(pa)) && readable_kind(&ctx.resolve(pb))
+                } =>
+            {
+                self.files(pa, pb, true)
+            }
             _ => {
                 let (ka, kb) = {
                     let ctx = self.out.ctx();

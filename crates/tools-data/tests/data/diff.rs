@@ -187,6 +187,38 @@ fn directories() {
     same_in(d.path(), &["diff", "a/f", "b"], b"");
 }
 
+/// Fifos (and other non-regular files) met inside directories are never
+/// opened: GNU names their kinds, or lists them as `Only in` even under `-N`.
+#[test]
+fn special_files_in_directories() {
+    let d = dir_with(&[
+        ("a/f", b"1\n"),
+        ("a/s", b"same\n"),
+        ("b/s", b"same\n"),
+        ("a/d/x", b"x\n"),
+        ("b/e", b""),
+        ("c/g", b"g\n"),
+    ]);
+    for p in ["b/f", "a/p", "b/p", "b/d", "a/onlyfifo", "a/e", "d/g"] {
+        std::fs::create_dir_all(d.path().join(p).parent().unwrap()).unwrap();
+        let st = std::process::Command::new("mkfifo")
+            .arg(d.path().join(p))
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    std::os::unix::fs::symlink("p", d.path().join("b/linkp")).unwrap();
+    std::os::unix::fs::symlink("s", d.path().join("a/linkp")).unwrap();
+    for opts in [&["-r"][..], &["-rN"], &["-ru"], &["-rq"], &[]] {
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(opts);
+        argv.extend_from_slice(&["a", "b"]);
+        same_in(d.path(), &argv, b"");
+    }
+    same_in(d.path(), &["diff", "-rN", "c", "d"], b"");
+    same_in(d.path(), &["diff", "-rN", "d", "c"], b"");
+}
+
 /// Deterministic pseudo-random edits: hunks must line up exactly with GNU's.
 #[test]
 fn random_edits_match_gnu() {

@@ -65,6 +65,45 @@ fn od_cases() {
     }
 }
 
+/// `-S` (strings) and `--endian`.
+#[test]
+fn strings_and_endian() {
+    let d = dir_with(&[
+        (
+            "s",
+            b"ab\0abcd\0xyzw\n\0tab\there\0\x7fdel\0longer string!\0tail",
+        ),
+        ("n", b"0123456789abcdef\x01\x02\x03"),
+    ]);
+    for args in [
+        &["-S3", "s"][..],
+        &["-S", "1", "s"],
+        &["-S5", "s"],
+        &["--strings", "s"],
+        &["--strings=6", "s"],
+        &["-Ax", "-S2", "s"],
+        &["-An", "-S3", "s"],
+        &["-S3", "-j4", "s"],
+        &["-S3", "-N12", "s"],
+        &["-S3", "-N6", "s"],
+        &["-S3", "-j2", "-N9", "s"],
+        &["-S3", "-tx1", "s"],
+        &["-S3", "-c", "s"],
+        &["-S3", "s", "n"],
+        &["-S", "x", "s"],
+        &["--endian=big", "-tx2", "n"],
+        &["--endian=big", "-tx4", "-tu8", "n"],
+        &["--endian=little", "-tx2", "n"],
+        &["--endian=big", "-tf4", "-tf8", "n"],
+        &["--endian=big", "-td2", "-tx1", "n"],
+        &["--endian=middle", "-tx2", "n"],
+    ] {
+        let mut argv = vec!["od"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
 /// Floats: every special value, denormals, both signs of zero, in all three
 /// sizes (the x87 `long double` included).
 fn float_files() -> tempfile::TempDir {
