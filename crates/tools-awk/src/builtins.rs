@@ -198,13 +198,12 @@ impl Interp<'_, '_> {
                 };
                 let a = self.get_array(*v)?;
                 let mut a = a.borrow_mut();
-                a.clear();
-                for (k, (x, y)) in spans.iter().enumerate() {
-                    a.set(
-                        Rc::from((k + 1).to_string().as_bytes()),
-                        Value::strnum(&s[*x..*y]),
-                    );
-                }
+                a.load(
+                    spans
+                        .iter()
+                        .map(|(x, y)| Value::strnum(&s[*x..*y]))
+                        .collect(),
+                );
                 num(spans.len() as f64)
             }
             Builtin::Sub | Builtin::Gsub => {

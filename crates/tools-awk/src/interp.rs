@@ -1,6 +1,6 @@
 //! The tree-walking evaluator: variables, fields, records, control flow, output.
 
-use crate::array::Array;
+use crate::array::{Array, Key};
 use crate::ast::*;
 use crate::fields::Splitter;
 use crate::input::InSrc;
@@ -96,7 +96,7 @@ pub enum Loc {
     /// A variable.
     Var(Var),
     /// An array element.
-    Elem(Rc<RefCell<Array>>, Str),
+    Elem(Rc<RefCell<Array>>, Key),
     /// A field.
     Field(usize),
 }
@@ -187,13 +187,19 @@ impl<'c, 'u> Interp<'c, 'u> {
         match environ {
             None => {
                 for (k, v) in ctx.env.iter() {
-                    env.set(Rc::from(k.as_bytes()), Value::strnum(v.as_bytes()));
+                    env.set(
+                        &Key::str(Rc::from(k.as_bytes())),
+                        Value::strnum(v.as_bytes()),
+                    );
                 }
             }
             Some(names) => {
                 for k in names {
                     if let Some(v) = ctx.env.get(&k) {
-                        env.set(Rc::from(k.as_bytes()), Value::strnum(v.as_bytes()));
+                        env.set(
+                            &Key::str(Rc::from(k.as_bytes())),
+                            Value::strnum(v.as_bytes()),
+                        );
                     }
                 }
             }
@@ -252,7 +258,7 @@ impl<'c, 'u> Interp<'c, 'u> {
                 } else {
                     Value::strnum(s.as_bytes())
                 };
-                a.set(Rc::from(i.to_string().as_bytes()), v);
+                a.set(&Key::int(i as i32), v);
             }
         }
         self.globals[slot::ARGC] = Cell::Val(Value::Num(args.len() as f64));
@@ -416,7 +422,7 @@ impl<'c, 'u> Interp<'c, 'u> {
     }
 
     /// The array key for a subscript list (joined with SUBSEP).
-    pub(crate) fn subscript(&mut self, subs: &[Expr]) -> Res<Str> {
+    pub(crate) fn subscript(&mut self, subs: &[Expr]) -> Res<Key> {
         if let [one] = subs {
             let v = self.eval(one)?;
             return Ok(self.key_of(&v));
@@ -427,14 +433,28 @@ impl<'c, 'u> Interp<'c, 'u> {
                 k.extend_from_slice(&self.subsep);
             }
             let v = self.eval(e)?;
-            k.extend_from_slice(&self.key_of(&v));
+            k.extend_from_slice(&v.to_bytes(&self.convfmt));
         }
-        Ok(Rc::from(k))
+        Ok(Key::str(Rc::from(k)))
     }
 
-    pub(crate) fn key_of(&self, v: &Value) -> Str {
-        // Integral numbers within int range use "%d", others CONVFMT (mawk).
-        v.to_bytes(&self.convfmt)
+    /// The key for one subscript value: a number with an integral value in
+    /// int range is an integer key (mawk's `d_to_I` test), anything else its
+    /// string (numbers through CONVFMT).
+    pub(crate) fn key_of(&self, v: &Value) -> Key {
+        if let Value::Num(d) = v {
+            let i = if *d >= i32::MAX as f64 {
+                i32::MAX
+            } else if *d > -(i32::MAX as f64) {
+                *d as i32
+            } else {
+                -i32::MAX
+            };
+            if i as f64 == *d {
+                return Key::int(i);
+            }
+        }
+        Key::str(v.to_bytes(&self.convfmt))
     }
 
     // ----- lvalues -----
@@ -454,14 +474,7 @@ impl<'c, 'u> Interp<'c, 'u> {
     pub(crate) fn get_loc(&mut self, loc: &Loc) -> Res<Value> {
         match loc {
             Loc::Var(v) => self.get_var(*v),
-            Loc::Elem(a, k) => {
-                let mut a = a.borrow_mut();
-                if let Some(x) = a.get(k) {
-                    return Ok(x.clone());
-                }
-                a.set(k.clone(), Value::Uninit);
-                Ok(Value::Uninit)
-            }
+            Loc::Elem(a, k) => Ok(a.borrow_mut().get(k)),
             Loc::Field(i) => Ok(self.get_field(*i)),
         }
     }
@@ -470,7 +483,7 @@ impl<'c, 'u> Interp<'c, 'u> {
         match loc {
             Loc::Var(var) => self.set_var(var, v),
             Loc::Elem(a, k) => {
-                a.borrow_mut().set(k, v);
+                a.borrow_mut().set(&k, v);
                 Ok(())
             }
             Loc::Field(i) => self.set_field(i, v),
@@ -490,7 +503,7 @@ impl<'c, 'u> Interp<'c, 'u> {
             Some(op) => {
                 let r = self.eval_num(rhs)?;
                 if let Loc::Elem(a, k) = &loc {
-                    return Ok(a.borrow_mut().update(k.clone(), |v| {
+                    return Ok(a.borrow_mut().update(k, |v| {
                         *v = Value::Num(arith(op, v.num(), r));
                         v.clone()
                     }));
@@ -630,12 +643,12 @@ impl<'c, 'u> Interp<'c, 'u> {
             Expr::In(subs, v) => {
                 let k = self.subscript(subs)?;
                 let a = self.get_array(*v)?;
-                Value::Num(a.borrow().contains(&k) as i32 as f64)
+                Value::Num(a.borrow_mut().contains(&k) as i32 as f64)
             }
             Expr::IncDec(lv, d, pre) => {
                 let loc = self.locate(lv)?;
                 let old = match &loc {
-                    Loc::Elem(a, k) => a.borrow_mut().update(k.clone(), |v| {
+                    Loc::Elem(a, k) => a.borrow_mut().update(k, |v| {
                         let old = v.num();
                         *v = Value::Num(old + d);
                         old

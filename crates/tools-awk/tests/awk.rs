@@ -8,6 +8,8 @@ use std::path::Path;
 mod cases;
 #[path = "awk/grammar.rs"]
 mod grammar;
+#[path = "awk/order.rs"]
+mod order;
 
 /// Runs both and asserts identical stdout and status.
 pub fn check_in(dir: &Path, args: &[&str], stdin: &str) {
