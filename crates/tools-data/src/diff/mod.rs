@@ -1,9 +1,11 @@
 //! `diff` (GNU diffutils 3.8): normal, unified (`-u`, `-U N`) and context (`-c`,
 //! `-C N`) output, `-q`, `-s`, `-r` over directories, `-N`, `-i`, `-w`, `-b`, `-B`,
-//! `-a`, `-d`, `-L`, `-` for stdin. Exit status 0 same, 1 different, 2 trouble.
+//! `-a`, `-d`, `-L`, `-I`, `-t`, `--strip-trailing-cr`, ed (`-e`, `-f`) and RCS
+//! (`-n`) scripts, `-` for stdin. Exit status 0 same, 1 different, 2 trouble.
 
 mod analyze;
 mod output;
+mod script;
 
 use crate::out::Out;
 use analyze::{LineCmp, Text, compare};
@@ -13,8 +15,8 @@ use safesh_utils::{UtilCtx, UtilResult};
 use std::path::Path;
 
 const SPEC: Spec = Spec {
-    flags: "qsucrNiwbBadTp",
-    valued: "UCLx",
+    flags: "qsucrNiwbBadTpefnt",
+    valued: "UCLxI",
     long: &[
         ("brief", false, "q"),
         ("report-identical-files", false, "s"),
@@ -33,6 +35,12 @@ const SPEC: Spec = Spec {
         ("exclude", true, "x"),
         ("initial-tab", false, "T"),
         ("show-c-function", false, "p"),
+        ("ed", false, "e"),
+        ("forward-ed", false, "f"),
+        ("rcs", false, "n"),
+        ("expand-tabs", false, "t"),
+        ("ignore-matching-lines", true, "I"),
+        ("strip-trailing-cr", false, "strip-trailing-cr"),
     ],
     stop_at_operand: false,
 };
@@ -53,6 +61,12 @@ struct Opts {
     cmp: LineCmp,
     labels: Vec<String>,
     excludes: Vec<String>,
+    /// `-I RE`: changes whose every line matches one are ignored.
+    ignore: Vec<regex::bytes::Regex>,
+    /// `-t`
+    expand_tabs: bool,
+    /// `--strip-trailing-cr`
+    strip_cr: bool,
     /// `diff` plus the options as given, for `diff -r a/f b/f` headers.
     switches: String,
 }
@@ -95,6 +109,9 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
             "u" => (Style::Unified, Some(3)),
             "c" => (Style::Context, Some(3)),
             "normal" => (Style::Normal, None),
+            "e" => (Style::Ed, None),
+            "f" => (Style::ForwardEd, None),
+            "n" => (Style::Rcs, None),
             "U" | "C" => {
                 let st = if o.name == "U" {
                     Style::Unified
@@ -133,9 +150,25 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
             switches.push_str(&quote_arg(a));
         }
     }
+    // `-I` patterns are basic regular expressions, as grep's.
+    let mut ignore = Vec::new();
+    for pat in p.values("I") {
+        let mut o =
+            safesh_utils::posix_regex::Options::new(safesh_utils::posix_regex::Dialect::Basic);
+        o.target = safesh_utils::posix_regex::Target::Bytes;
+        let re = safesh_utils::posix_regex::translate_with(pat, &o)
+            .and_then(|t| regex::bytes::Regex::new(&t.pattern).map_err(|e| e.to_string()));
+        match re {
+            Ok(r) => ignore.push(r),
+            Err(e) => {
+                ctx.warn(e);
+                return Ok(2);
+            }
+        }
+    }
     let opts = Opts {
         style,
-        context: if style == Style::Normal {
+        context: if style.bare() {
             0
         } else {
             context.unwrap_or(3)
@@ -153,9 +186,13 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
             ignore_case: p.has("i"),
             ignore_all_space: p.has("w"),
             ignore_space_change: p.has("b"),
+            newline_blind: matches!(style, Style::Ed | Style::ForwardEd),
         },
         labels: p.values("L").iter().map(|s| s.to_string()).collect(),
         excludes: p.values("x").iter().map(|s| s.to_string()).collect(),
+        ignore,
+        expand_tabs: p.has("t"),
+        strip_cr: p.has("strip-trailing-cr"),
         switches,
     };
     if opts.labels.len() > 2 {
@@ -350,6 +387,11 @@ impl Run<'_, '_> {
         if status != 0 {
             return Ok(status);
         }
+        if self.opts.strip_cr {
+            for l in &mut loaded {
+                l.data = script::strip_cr(&l.data);
+            }
+        }
         let (la, lb) = (&loaded[0], &loaded[1]);
         if la.data == lb.data {
             if self.opts.report_same {
@@ -378,7 +420,14 @@ impl Run<'_, '_> {
             self.opts.minimal,
         );
         let skip_ws = self.opts.cmp.ignore_all_space || self.opts.cmp.ignore_space_change;
-        let marked = mark(&ta, &tb, &script, self.opts.blank_lines, skip_ws);
+        let marked = mark(
+            &ta,
+            &tb,
+            &script,
+            self.opts.blank_lines,
+            skip_ws,
+            &self.opts.ignore,
+        );
         let groups = hunks(&marked, self.opts.context, self.opts.style);
         if !groups.iter().any(|h| visible(h)) {
             if self.opts.report_same {
@@ -419,7 +468,22 @@ impl Run<'_, '_> {
                     format!("--- {}\n", label(1, b, lb, Style::Context)).as_bytes(),
                 );
             }
-            Style::Normal => {}
+            Style::Normal | Style::Ed | Style::ForwardEd | Style::Rcs => {}
+        }
+        // `-t` changes only what is shown: the texts were compared as read.
+        let expanded = self
+            .opts
+            .expand_tabs
+            .then(|| (script::expand_tabs(&la.data), script::expand_tabs(&lb.data)));
+        let (ta, tb) = match &expanded {
+            Some((x, y)) => (Text::new(x), Text::new(y)),
+            None => (ta, tb),
+        };
+        match self.opts.style {
+            Style::Ed => script::ed(&mut text, &tb, &groups),
+            Style::ForwardEd => script::forward_ed(&mut text, &tb, &groups),
+            Style::Rcs => script::rcs(&mut text, &tb, &groups),
+            _ => {}
         }
         let tab = self.opts.initial_tab;
         let mut fmt = output::Fmt::new(self.opts.context, tab, self.opts.show_function);
@@ -428,6 +492,7 @@ impl Run<'_, '_> {
                 Style::Normal => output::normal(&mut text, &ta, &tb, h, tab),
                 Style::Unified => output::unified(&mut text, &ta, &tb, h, &mut fmt),
                 Style::Context => output::context(&mut text, &ta, &tb, h, &mut fmt),
+                Style::Ed | Style::ForwardEd | Style::Rcs => {}
             }
             if text.len() > 64 * 1024 {
                 self.out.write(&text);
@@ -435,6 +500,21 @@ impl Run<'_, '_> {
             }
         }
         self.out.write(&text);
+        // An ed script cannot express a missing final newline: GNU says so
+        // for each such file, and the run is in trouble.
+        if matches!(self.opts.style, Style::Ed | Style::ForwardEd) {
+            let mut trouble = false;
+            for (name, t) in [(a, &ta), (b, &tb)] {
+                if t.missing_newline {
+                    self.out
+                        .warn(format_args!("{name}: No newline at end of file\n"));
+                    trouble = true;
+                }
+            }
+            if trouble {
+                return Ok(2);
+            }
+        }
         Ok(1)
     }
 

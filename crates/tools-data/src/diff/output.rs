@@ -12,6 +12,22 @@ pub enum Style {
     Unified,
     /// `-c` / `-C N`
     Context,
+    /// `-e`: an ed script
+    Ed,
+    /// `-f`: a forward ed script
+    ForwardEd,
+    /// `-n`: an RCS script
+    Rcs,
+}
+
+impl Style {
+    /// Shows no context lines (hunks group as in the normal format).
+    pub fn bare(self) -> bool {
+        matches!(
+            self,
+            Style::Normal | Style::Ed | Style::ForwardEd | Style::Rcs
+        )
+    }
 }
 
 /// Settings and state shared by the hunks of one file pair.
@@ -86,37 +102,38 @@ pub struct Marked {
     pub ignore: bool,
 }
 
-/// True if every line the change touches is blank in GNU's `-B` sense.
-fn all_blank(a: &Text<'_>, b: &Text<'_>, c: &Change, skip_ws: bool) -> bool {
-    let blank = |l: &[u8]| {
-        if skip_ws {
-            l.iter()
-                .all(|b| matches!(b, b' ' | b'\t' | 11 | 12 | b'\r'))
-        } else {
-            l.is_empty()
-        }
-    };
-    a.lines[c.line0..c.line0 + c.deleted]
-        .iter()
-        .all(|l| blank(l))
-        && b.lines[c.line1..c.line1 + c.inserted]
-            .iter()
-            .all(|l| blank(l))
-}
-
-/// Marks ignorable changes (`-B`; `skip_ws` when `-b`/`-w` are also given).
+/// Marks ignorable changes: every line of them is blank under `-B`
+/// (`skip_ws` when `-b`/`-w` are also given) or matches an `-I` pattern.
 pub fn mark(
     a: &Text<'_>,
     b: &Text<'_>,
     script: &[Change],
     blank_lines: bool,
     skip_ws: bool,
+    ignore: &[regex::bytes::Regex],
 ) -> Vec<Marked> {
+    let trivial = |l: &[u8]| {
+        (blank_lines
+            && if skip_ws {
+                l.iter()
+                    .all(|b| matches!(b, b' ' | b'\t' | 11 | 12 | b'\r'))
+            } else {
+                l.is_empty()
+            })
+            || ignore.iter().any(|r| r.is_match(l))
+    };
+    let any = blank_lines || !ignore.is_empty();
     script
         .iter()
         .map(|c| Marked {
             c: *c,
-            ignore: blank_lines && all_blank(a, b, c, skip_ws),
+            ignore: any
+                && a.lines[c.line0..c.line0 + c.deleted]
+                    .iter()
+                    .all(|l| trivial(l))
+                && b.lines[c.line1..c.line1 + c.inserted]
+                    .iter()
+                    .all(|l| trivial(l)),
         })
         .collect()
 }
@@ -128,7 +145,7 @@ pub fn hunks(script: &[Marked], context: usize, style: Style) -> Vec<&[Marked]> 
     let mut start = 0;
     while start < script.len() {
         let mut end = start;
-        if style != Style::Normal {
+        if !style.bare() {
             loop {
                 let cur = &script[end].c;
                 let top0 = cur.line0 + cur.deleted;

@@ -219,6 +219,52 @@ fn special_files_in_directories() {
     same_in(d.path(), &["diff", "-rN", "d", "c"], b"");
 }
 
+/// ed (`-e`, `-f`) and RCS (`-n`) scripts, `-I`, `-t`, `--strip-trailing-cr`.
+#[test]
+fn scripts_and_line_filters() {
+    let d = dir_with(&[
+        ("a", b"one\ntwo\nthree\nfour\nfive\nsix\n"),
+        ("b", b"zero\none\nTWO\nthree\nfive\nsix\nseven\n.\neight\n"),
+        ("dots", b".\nx\n.\n"),
+        ("noeol", b"one\ntwo"),
+        ("c1", b"keep\n# stamp 1\nbody\n\n"),
+        ("c2", b"keep\n# stamp 2\nbody\n"),
+        ("c3", b"keep\n# stamp 3\nBODY\n"),
+        ("crlf", b"one\r\ntwo\r\nthree\n"),
+        ("t1", b"\tx\ty\nab\tc\n\x08\tz\nq\x08\tw\n"),
+        ("t2", b"        x       y\nab\tc\n"),
+    ]);
+    for args in [
+        &["-e", "a", "b"][..],
+        &["-f", "a", "b"],
+        &["-n", "a", "b"],
+        &["--ed", "b", "a"],
+        &["--rcs", "b", "a"],
+        &["-e", "a", "dots"],
+        &["-f", "a", "dots"],
+        &["-n", "dots", "a"],
+        &["-e", "a", "noeol"],
+        &["-n", "a", "noeol"],
+        &["-e", "a", "a"],
+        &["-I", "^# stamp", "c1", "c2"],
+        &["-I", "^# stamp", "c1", "c3"],
+        &["-B", "-I", "stamp [0-9]", "c1", "c2"],
+        &["-u", "-I", "^#", "-I", "^BODY", "c2", "c3"],
+        &["--ignore-matching-lines=x\\{2\\}", "c1", "c2"],
+        &["--strip-trailing-cr", "crlf", "a"],
+        &["--strip-trailing-cr", "-u", "crlf", "a"],
+        &["-t", "t1", "t2"],
+        &["-t", "-T", "t1", "t2"],
+        &["--expand-tabs", "-u", "t1", "t2"],
+        &["-t", "-c", "t2", "t1"],
+        &["-e", "-u", "a", "b"],
+    ] {
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
 /// Deterministic pseudo-random edits: hunks must line up exactly with GNU's.
 #[test]
 fn random_edits_match_gnu() {
