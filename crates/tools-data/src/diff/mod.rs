@@ -1,9 +1,11 @@
 //! `diff` (GNU diffutils 3.8): normal, unified (`-u`, `-U N`) and context (`-c`,
 //! `-C N`) output, `-q`, `-s`, `-r` over directories, `-N`, `-i`, `-w`, `-b`, `-B`,
-//! `-a`, `-d`, `-L`, `-I`, `-t`, `--strip-trailing-cr`, ed (`-e`, `-f`) and RCS
-//! (`-n`) scripts, `-` for stdin. Exit status 0 same, 1 different, 2 trouble.
+//! `-a`, `-d`, `-L`, `-I`, `-t`, `-p`/`-F`, `--strip-trailing-cr`, ed (`-e`, `-f`)
+//! and RCS (`-n`) scripts, line and group formats (`ifdef`), `-` for stdin.
+//! Exit status 0 same, 1 different, 2 trouble.
 
 mod analyze;
+mod ifdef;
 mod output;
 mod script;
 
@@ -16,7 +18,7 @@ use std::path::Path;
 
 const SPEC: Spec = Spec {
     flags: "qsucrNiwbBadTpefnt",
-    valued: "UCLxI",
+    valued: "UCLxIF",
     long: &[
         ("brief", false, "q"),
         ("report-identical-files", false, "s"),
@@ -40,6 +42,15 @@ const SPEC: Spec = Spec {
         ("rcs", false, "n"),
         ("expand-tabs", false, "t"),
         ("ignore-matching-lines", true, "I"),
+        ("show-function-line", true, "F"),
+        ("old-line-format", true, "old-line-format"),
+        ("new-line-format", true, "new-line-format"),
+        ("unchanged-line-format", true, "unchanged-line-format"),
+        ("line-format", true, "line-format"),
+        ("old-group-format", true, "old-group-format"),
+        ("new-group-format", true, "new-group-format"),
+        ("changed-group-format", true, "changed-group-format"),
+        ("unchanged-group-format", true, "unchanged-group-format"),
         ("strip-trailing-cr", false, "strip-trailing-cr"),
     ],
     stop_at_operand: false,
@@ -57,7 +68,7 @@ struct Opts {
     minimal: bool,
     blank_lines: bool,
     initial_tab: bool,
-    show_function: bool,
+    show_function: Option<regex::bytes::Regex>,
     cmp: LineCmp,
     labels: Vec<String>,
     excludes: Vec<String>,
@@ -67,6 +78,8 @@ struct Opts {
     expand_tabs: bool,
     /// `--strip-trailing-cr`
     strip_cr: bool,
+    /// Line or group formats were given: GNU's if-then-else output.
+    formats: Option<ifdef::Formats>,
     /// `diff` plus the options as given, for `diff -r a/f b/f` headers.
     switches: String,
 }
@@ -150,20 +163,84 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
             switches.push_str(&quote_arg(a));
         }
     }
-    // `-I` patterns are basic regular expressions, as grep's.
-    let mut ignore = Vec::new();
-    for pat in p.values("I") {
+    // `-I` and `-F` patterns are basic regular expressions, as grep's.
+    let bre = |pat: &str| {
         let mut o =
             safesh_utils::posix_regex::Options::new(safesh_utils::posix_regex::Dialect::Basic);
         o.target = safesh_utils::posix_regex::Target::Bytes;
-        let re = safesh_utils::posix_regex::translate_with(pat, &o)
-            .and_then(|t| regex::bytes::Regex::new(&t.pattern).map_err(|e| e.to_string()));
-        match re {
+        safesh_utils::posix_regex::translate_with(pat, &o)
+            .and_then(|t| regex::bytes::Regex::new(&t.pattern).map_err(|e| e.to_string()))
+    };
+    let mut ignore = Vec::new();
+    for pat in p.values("I") {
+        match bre(pat) {
             Ok(r) => ignore.push(r),
             Err(e) => {
                 ctx.warn(e);
                 return Ok(2);
             }
+        }
+    }
+    // `-p` is `-F '^[[:alpha:]$_]'`; the last `-F` given wins.
+    let function_re = match p.values("F").last() {
+        Some(pat) => Some(pat.to_string()),
+        None => p.has("p").then(|| "^[[:alpha:]$_]".to_string()),
+    };
+    let show_function = match function_re.map(|pat| bre(&pat)) {
+        None => None,
+        Some(Ok(r)) => Some(r),
+        Some(Err(e)) => {
+            ctx.warn(e);
+            return Ok(2);
+        }
+    };
+    // Any line or group format selects the if-then-else output; the last
+    // value of each option counts, `--line-format` sets all three line formats.
+    let mut formats: Option<ifdef::Formats> = None;
+    let (mut old_group_set, mut new_group_set, mut changed_group_set) = (false, false, false);
+    for o in &p.opts {
+        let Some(v) = o.value.as_deref() else {
+            continue;
+        };
+        let name = o.name.as_str();
+        if !name.ends_with("-format") {
+            continue;
+        }
+        let v = safesh_utils::word_bytes::word_to_bytes(v).into_owned();
+        let f = formats.get_or_insert_with(ifdef::Formats::default);
+        match name {
+            "old-line-format" => f.old_line = v,
+            "new-line-format" => f.new_line = v,
+            "unchanged-line-format" => f.unchanged_line = v,
+            "line-format" => {
+                f.old_line.clone_from(&v);
+                f.new_line.clone_from(&v);
+                f.unchanged_line = v;
+            }
+            "old-group-format" => {
+                f.old_group = v;
+                old_group_set = true;
+            }
+            "new-group-format" => {
+                f.new_group = v;
+                new_group_set = true;
+            }
+            "changed-group-format" => {
+                f.changed_group = v;
+                changed_group_set = true;
+            }
+            _ => f.unchanged_group = v,
+        }
+    }
+    // GNU: an old or new group format not given is the changed one, if given.
+    if let Some(f) = &mut formats
+        && changed_group_set
+    {
+        if !old_group_set {
+            f.old_group.clone_from(&f.changed_group);
+        }
+        if !new_group_set {
+            f.new_group.clone_from(&f.changed_group);
         }
     }
     let opts = Opts {
@@ -181,7 +258,7 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
         minimal: p.has("d"),
         blank_lines: p.has("B"),
         initial_tab: p.has("T"),
-        show_function: p.has("p"),
+        show_function,
         cmp: LineCmp {
             ignore_case: p.has("i"),
             ignore_all_space: p.has("w"),
@@ -193,6 +270,7 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
         ignore,
         expand_tabs: p.has("t"),
         strip_cr: p.has("strip-trailing-cr"),
+        formats,
         switches,
     };
     if opts.labels.len() > 2 {
@@ -393,6 +471,16 @@ impl Run<'_, '_> {
             }
         }
         let (la, lb) = (&loaded[0], &loaded[1]);
+        if la.data == lb.data
+            && let Some(f) = &self.opts.formats
+        {
+            // Formats show the common lines too, even of identical files.
+            let (ta, tb) = (Text::new(&la.data), Text::new(&lb.data));
+            let mut text = Vec::new();
+            ifdef::write(&mut text, &ta, &tb, &[], f);
+            self.out.write(&text);
+            return Ok(0);
+        }
         if la.data == lb.data {
             if self.opts.report_same {
                 self.out
@@ -442,6 +530,11 @@ impl Run<'_, '_> {
             return Ok(1);
         }
         let mut text = Vec::new();
+        if let Some(f) = &self.opts.formats {
+            ifdef::write(&mut text, &ta, &tb, &script, f);
+            self.out.write(&text);
+            return Ok(1);
+        }
         if in_dir {
             text.extend_from_slice(format!("{} {a} {b}\n", self.opts.switches).as_bytes());
         }
@@ -486,7 +579,7 @@ impl Run<'_, '_> {
             _ => {}
         }
         let tab = self.opts.initial_tab;
-        let mut fmt = output::Fmt::new(self.opts.context, tab, self.opts.show_function);
+        let mut fmt = output::Fmt::new(self.opts.context, tab, self.opts.show_function.clone());
         for h in groups {
             match self.opts.style {
                 Style::Normal => output::normal(&mut text, &ta, &tb, h, tab),

@@ -36,8 +36,8 @@ pub struct Fmt {
     pub context: usize,
     /// `-T`: a tab after the line marker.
     pub tab: bool,
-    /// `-p`: show the enclosing function in hunk headers.
-    pub show_function: bool,
+    /// `-p`/`-F RE`: show the last line matching this before each hunk.
+    pub show_function: Option<regex::bytes::Regex>,
     /// Where the previous function search started (GNU searches each line once).
     last_search: usize,
     /// The line found last time, if any.
@@ -46,7 +46,7 @@ pub struct Fmt {
 
 impl Fmt {
     /// Settings for a new file pair.
-    pub fn new(context: usize, tab: bool, show_function: bool) -> Fmt {
+    pub fn new(context: usize, tab: bool, show_function: Option<regex::bytes::Regex>) -> Fmt {
         Fmt {
             context,
             tab,
@@ -56,12 +56,12 @@ impl Fmt {
         }
     }
 
-    /// Appends ` FUNCTION` (the last line before `first0` that starts with a
-    /// letter, `_` or `$`, trimmed to 40 bytes), as `-p` does.
+    /// Appends ` FUNCTION` (the last line before `first0` matching the `-F`
+    /// pattern, `^[[:alpha:]$_]` for `-p`, trimmed to 40 bytes), as GNU does.
     fn function(&mut self, out: &mut Vec<u8>, a: &Text<'_>, first0: isize) {
-        if !self.show_function {
+        let Some(re) = &self.show_function else {
             return;
-        }
+        };
         let start = first0.max(0) as usize;
         let last = self.last_search;
         self.last_search = start;
@@ -69,10 +69,7 @@ impl Fmt {
         let mut i = start;
         while i > last {
             i -= 1;
-            let l = a.lines[i];
-            if l.first()
-                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_' || *c == b'$')
-            {
+            if re.is_match(a.lines[i]) {
                 found = Some(i);
                 self.last_match = Some(i);
                 break;

@@ -265,6 +265,58 @@ fn scripts_and_line_filters() {
     }
 }
 
+/// Line and group formats (GNU's if-then-else output) and `-F RE`.
+#[test]
+fn formats_and_function_lines() {
+    let d = dir_with(&[
+        ("a", b"1\n2\n3\n4\n5\n6\n"),
+        ("b", b"1\nX\n3\n5\n6\n7\n8"),
+        ("c", b"int f() {\n  a;\n}\n\nint g() {\n  b;\n  c;\n}\n"),
+        ("e", b"int f() {\n  A;\n}\n\nint g() {\n  b;\n  C;\n}\n"),
+    ]);
+    for args in [
+        &["--line-format=%L", "a", "b"][..],
+        &["--line-format=[%l]", "a", "a"],
+        &[
+            "--old-line-format=-%l\n",
+            "--new-line-format=+%l\n",
+            "--unchanged-line-format=",
+            "a",
+            "b",
+        ],
+        &[
+            "--unchanged-line-format=U%dn:%L",
+            "--old-line-format=D%3dn %l|",
+            "--new-line-format=A%-4xn%L",
+            "a",
+            "b",
+        ],
+        &["--new-line-format=%c'\\101'%c':'%l%%%c'\\n'%c'x'", "a", "b"],
+        &[
+            "--old-group-format=<%dn %df-%dl %de %dm>",
+            "--new-group-format=[%dN %dF-%dL %dE %dM]",
+            "--changed-group-format={%<|%>}",
+            "--unchanged-group-format=(%=)",
+            "a",
+            "b",
+        ],
+        &[
+            "--changed-group-format=%df,%dl%%%02XL:%>",
+            "--unchanged-group-format=",
+            "a",
+            "b",
+        ],
+        &["--old-group-format=%<", "a", "b"],
+        &["-F", "^int", "-U1", "c", "e"],
+        &["--show-function-line=^int g", "-u", "c", "e"],
+        &["-p", "-c", "c", "e"],
+    ] {
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
 /// Deterministic pseudo-random edits: hunks must line up exactly with GNU's.
 #[test]
 fn random_edits_match_gnu() {
