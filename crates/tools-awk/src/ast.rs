@@ -241,6 +241,8 @@ pub struct Func {
     /// The most arguments any call passes (more than `nparams` is a compile
     /// error in mawk).
     pub max_args: usize,
+    /// The line of the call that passes `max_args`.
+    pub max_args_line: usize,
 }
 
 /// A whole program.

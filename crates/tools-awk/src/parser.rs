@@ -51,16 +51,19 @@ pub fn parse(src: &[u8]) -> Result<Program, ParseError> {
                 p.lex.line, f.name
             )));
         }
+        // mawk finds an undefined function at the end of the text (one line
+        // past the last), and a surplus argument at the call.
         if !f.defined {
             return Err(ParseError::Syntax(format!(
                 "line {}: function {} never defined",
-                p.lex.line, f.name
+                p.lex.line + 1,
+                f.name
             )));
         }
         if f.max_args > f.nparams {
             return Err(ParseError::Syntax(format!(
                 "line {}: too many arguments in call to {}",
-                p.lex.line, f.name
+                f.max_args_line, f.name
             )));
         }
     }
@@ -1028,8 +1031,12 @@ impl Parser<'_> {
                 self.skip_newlines()?;
                 self.expect(Tok::RParen)?;
                 let f = self.func_index(&n);
-                if let Some(func) = self.prog.funcs.get_mut(f) {
-                    func.max_args = func.max_args.max(args.len());
+                let line = self.lex.line;
+                if let Some(func) = self.prog.funcs.get_mut(f)
+                    && args.len() > func.max_args
+                {
+                    func.max_args = args.len();
+                    func.max_args_line = line;
                 }
                 Ok(Expr::Call(f, args))
             }
