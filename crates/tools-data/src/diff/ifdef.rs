@@ -33,6 +33,62 @@ impl Default for Formats {
     }
 }
 
+impl Formats {
+    /// The formats the options give, None when there are none.
+    pub fn from_opts(opts: &[safesh_utils::args::Opt]) -> Option<Formats> {
+        // Any line or group format selects the if-then-else output; the last
+        // value of each option counts, `--line-format` sets all three line formats.
+        let mut formats: Option<Formats> = None;
+        let (mut old_group_set, mut new_group_set, mut changed_group_set) = (false, false, false);
+        for o in opts {
+            let Some(v) = o.value.as_deref() else {
+                continue;
+            };
+            let name = o.name.as_str();
+            if !name.ends_with("-format") {
+                continue;
+            }
+            let v = safesh_utils::word_bytes::word_to_bytes(v).into_owned();
+            let f = formats.get_or_insert_with(Formats::default);
+            match name {
+                "old-line-format" => f.old_line = v,
+                "new-line-format" => f.new_line = v,
+                "unchanged-line-format" => f.unchanged_line = v,
+                "line-format" => {
+                    f.old_line.clone_from(&v);
+                    f.new_line.clone_from(&v);
+                    f.unchanged_line = v;
+                }
+                "old-group-format" => {
+                    f.old_group = v;
+                    old_group_set = true;
+                }
+                "new-group-format" => {
+                    f.new_group = v;
+                    new_group_set = true;
+                }
+                "changed-group-format" => {
+                    f.changed_group = v;
+                    changed_group_set = true;
+                }
+                _ => f.unchanged_group = v,
+            }
+        }
+        // GNU: an old or new group format not given is the changed one, if given.
+        if let Some(f) = &mut formats
+            && changed_group_set
+        {
+            if !old_group_set {
+                f.old_group.clone_from(&f.changed_group);
+            }
+            if !new_group_set {
+                f.new_group.clone_from(&f.changed_group);
+            }
+        }
+        formats
+    }
+}
+
 /// A group: 0-based half-open line ranges in both files.
 struct Group {
     a: (usize, usize),

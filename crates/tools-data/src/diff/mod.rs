@@ -1,13 +1,15 @@
 //! `diff` (GNU diffutils 3.8): normal, unified (`-u`, `-U N`) and context (`-c`,
 //! `-C N`) output, `-q`, `-s`, `-r` over directories, `-N`, `-i`, `-w`, `-b`, `-B`,
 //! `-a`, `-d`, `-L`, `-I`, `-t`, `-p`/`-F`, `--strip-trailing-cr`, ed (`-e`, `-f`)
-//! and RCS (`-n`) scripts, line and group formats (`ifdef`), `-` for stdin.
+//! and RCS (`-n`) scripts, side by side (`-y`, `-W`), line and group formats
+//! (`ifdef`), `-` for stdin.
 //! Exit status 0 same, 1 different, 2 trouble.
 
 mod analyze;
 mod ifdef;
 mod output;
 mod script;
+mod side;
 
 use crate::out::Out;
 use analyze::{LineCmp, Text, compare};
@@ -17,8 +19,8 @@ use safesh_utils::{UtilCtx, UtilResult};
 use std::path::Path;
 
 const SPEC: Spec = Spec {
-    flags: "qsucrNiwbBadTpefnt",
-    valued: "UCLxIF",
+    flags: "qsucrNiwbBadTpefnty",
+    valued: "UCLxIFW",
     long: &[
         ("brief", false, "q"),
         ("report-identical-files", false, "s"),
@@ -43,6 +45,9 @@ const SPEC: Spec = Spec {
         ("expand-tabs", false, "t"),
         ("ignore-matching-lines", true, "I"),
         ("show-function-line", true, "F"),
+        ("side-by-side", false, "y"),
+        ("width", true, "W"),
+        ("suppress-common-lines", false, "suppress-common-lines"),
         ("old-line-format", true, "old-line-format"),
         ("new-line-format", true, "new-line-format"),
         ("unchanged-line-format", true, "unchanged-line-format"),
@@ -80,6 +85,8 @@ struct Opts {
     strip_cr: bool,
     /// Line or group formats were given: GNU's if-then-else output.
     formats: Option<ifdef::Formats>,
+    /// `-y` layout.
+    side: Option<side::Side>,
     /// `diff` plus the options as given, for `diff -r a/f b/f` headers.
     switches: String,
 }
@@ -125,6 +132,7 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
             "e" => (Style::Ed, None),
             "f" => (Style::ForwardEd, None),
             "n" => (Style::Rcs, None),
+            "y" => (Style::Side, None),
             "U" | "C" => {
                 let st = if o.name == "U" {
                     Style::Unified
@@ -194,55 +202,24 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
             return Ok(2);
         }
     };
-    // Any line or group format selects the if-then-else output; the last
-    // value of each option counts, `--line-format` sets all three line formats.
-    let mut formats: Option<ifdef::Formats> = None;
-    let (mut old_group_set, mut new_group_set, mut changed_group_set) = (false, false, false);
-    for o in &p.opts {
-        let Some(v) = o.value.as_deref() else {
-            continue;
+    let formats = ifdef::Formats::from_opts(&p.opts);
+    let side = if style == Style::Side {
+        let width = match p.values("W").last() {
+            None => 130,
+            Some(v) => match v.parse::<usize>() {
+                Ok(n) if n > 0 && n <= 1 << 20 => n,
+                _ => return usage(ctx, &format!("invalid width '{v}'")),
+            },
         };
-        let name = o.name.as_str();
-        if !name.ends_with("-format") {
-            continue;
-        }
-        let v = safesh_utils::word_bytes::word_to_bytes(v).into_owned();
-        let f = formats.get_or_insert_with(ifdef::Formats::default);
-        match name {
-            "old-line-format" => f.old_line = v,
-            "new-line-format" => f.new_line = v,
-            "unchanged-line-format" => f.unchanged_line = v,
-            "line-format" => {
-                f.old_line.clone_from(&v);
-                f.new_line.clone_from(&v);
-                f.unchanged_line = v;
-            }
-            "old-group-format" => {
-                f.old_group = v;
-                old_group_set = true;
-            }
-            "new-group-format" => {
-                f.new_group = v;
-                new_group_set = true;
-            }
-            "changed-group-format" => {
-                f.changed_group = v;
-                changed_group_set = true;
-            }
-            _ => f.unchanged_group = v,
-        }
-    }
-    // GNU: an old or new group format not given is the changed one, if given.
-    if let Some(f) = &mut formats
-        && changed_group_set
-    {
-        if !old_group_set {
-            f.old_group.clone_from(&f.changed_group);
-        }
-        if !new_group_set {
-            f.new_group.clone_from(&f.changed_group);
-        }
-    }
+        Some(side::Side::new(
+            width,
+            p.has("t"),
+            p.has("suppress-common-lines"),
+            ctx.env.utf8_locale(),
+        ))
+    } else {
+        None
+    };
     let opts = Opts {
         style,
         context: if style.bare() {
@@ -271,6 +248,7 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
         expand_tabs: p.has("t"),
         strip_cr: p.has("strip-trailing-cr"),
         formats,
+        side,
         switches,
     };
     if opts.labels.len() > 2 {
@@ -481,6 +459,19 @@ impl Run<'_, '_> {
             self.out.write(&text);
             return Ok(0);
         }
+        if la.data == lb.data
+            && let Some(sd) = &self.opts.side
+        {
+            // Side by side shows the common lines of identical files too.
+            let (ta, tb) = (Text::new(&la.data), Text::new(&lb.data));
+            let mut text = Vec::new();
+            if in_dir {
+                text.extend_from_slice(format!("{} {a} {b}\n", self.opts.switches).as_bytes());
+            }
+            sd.write(&mut text, &ta, &tb, &[]);
+            self.out.write(&text);
+            return Ok(0);
+        }
         if la.data == lb.data {
             if self.opts.report_same {
                 self.out
@@ -518,6 +509,16 @@ impl Run<'_, '_> {
         );
         let groups = hunks(&marked, self.opts.context, self.opts.style);
         if !groups.iter().any(|h| visible(h)) {
+            if let Some(sd) = &self.opts.side {
+                // Every change was ignorable: all lines show as common.
+                let mut text = Vec::new();
+                if in_dir {
+                    text.extend_from_slice(format!("{} {a} {b}\n", self.opts.switches).as_bytes());
+                }
+                sd.write(&mut text, &ta, &tb, &marked);
+                self.out.write(&text);
+                return Ok(0);
+            }
             if self.opts.report_same {
                 self.out
                     .write(format!("Files {a} and {b} are identical\n").as_bytes());
@@ -530,6 +531,14 @@ impl Run<'_, '_> {
             return Ok(1);
         }
         let mut text = Vec::new();
+        if let Some(sd) = &self.opts.side {
+            if in_dir {
+                text.extend_from_slice(format!("{} {a} {b}\n", self.opts.switches).as_bytes());
+            }
+            sd.write(&mut text, &ta, &tb, &marked);
+            self.out.write(&text);
+            return Ok(1);
+        }
         if let Some(f) = &self.opts.formats {
             ifdef::write(&mut text, &ta, &tb, &script, f);
             self.out.write(&text);
@@ -561,7 +570,7 @@ impl Run<'_, '_> {
                     format!("--- {}\n", label(1, b, lb, Style::Context)).as_bytes(),
                 );
             }
-            Style::Normal | Style::Ed | Style::ForwardEd | Style::Rcs => {}
+            Style::Normal | Style::Ed | Style::ForwardEd | Style::Rcs | Style::Side => {}
         }
         // `-t` changes only what is shown: the texts were compared as read.
         let expanded = self
@@ -585,7 +594,7 @@ impl Run<'_, '_> {
                 Style::Normal => output::normal(&mut text, &ta, &tb, h, tab),
                 Style::Unified => output::unified(&mut text, &ta, &tb, h, &mut fmt),
                 Style::Context => output::context(&mut text, &ta, &tb, h, &mut fmt),
-                Style::Ed | Style::ForwardEd | Style::Rcs => {}
+                Style::Ed | Style::ForwardEd | Style::Rcs | Style::Side => {}
             }
             if text.len() > 64 * 1024 {
                 self.out.write(&text);

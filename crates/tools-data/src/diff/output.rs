@@ -18,6 +18,8 @@ pub enum Style {
     ForwardEd,
     /// `-n`: an RCS script
     Rcs,
+    /// `-y`: side by side
+    Side,
 }
 
 impl Style {

@@ -317,6 +317,52 @@ fn formats_and_function_lines() {
     }
 }
 
+/// `-y`: columns, gutter marks, widths, tabs, odd characters, `-t`,
+/// `--suppress-common-lines`, missing newlines.
+#[test]
+fn side_by_side() {
+    let d = dir_with(&[
+        ("a", b"alpha\nbeta\ngamma\ndelta\nepsilon\n"),
+        ("b", b"alpha\nBETA\ngamma\nepsilon\nzeta\neta\n"),
+        ("t1", b"one\ttab\there\na line long enough to be cut at the column width of sixty-one\nshort\n"),
+        ("t2", b"one tab here\na line long enough to be cut at the column width of sixty-one\nlonger line here\nextra\n"),
+        ("c1", b"a\x01b\tc\r\nz\x08q\x0c\n\0x\n\xc3\xa9t\xe9\tx\n"),
+        ("c2", b"q\n"),
+        ("n1", b"a\nb"),
+        ("n2", b"a\nc"),
+        ("n3", b"a\nc\n"),
+        ("e", b""),
+        ("bl1", b"a\n\nb\n"),
+        ("bl2", b"a\nb\n"),
+    ]);
+    let mut cases: Vec<Vec<&str>> = vec![
+        vec!["-y", "a", "b"],
+        vec!["--side-by-side", "--width=50", "a", "b"],
+        vec!["-y", "--suppress-common-lines", "a", "b"],
+        vec!["-y", "t1", "t2"],
+        vec!["-y", "-t", "t1", "t2"],
+        vec!["-y", "-t", "-W", "47", "t1", "t2"],
+        vec!["-y", "-W", "30", "c1", "c2"],
+        vec!["-y", "n1", "n2"],
+        vec!["-y", "n1", "n3"],
+        vec!["-y", "n3", "n1"],
+        vec!["-y", "a", "a"],
+        vec!["-y", "e", "a"],
+        vec!["-y", "a", "e"],
+        vec!["-y", "-B", "bl1", "bl2"],
+        vec!["-y", "-W", "0", "a", "b"],
+    ];
+    let widths: Vec<String> = (1..=26).map(|w| w.to_string()).collect();
+    for w in &widths {
+        cases.push(vec!["-y", "-W", w, "t1", "t2"]);
+    }
+    for args in &cases {
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
 /// Deterministic pseudo-random edits: hunks must line up exactly with GNU's.
 #[test]
 fn random_edits_match_gnu() {
