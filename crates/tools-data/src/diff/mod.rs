@@ -7,12 +7,14 @@
 
 mod analyze;
 mod ifdef;
+mod names;
 mod output;
 mod script;
 mod side;
 
 use crate::out::Out;
 use analyze::{LineCmp, Text, compare};
+use names::{glob_match, quote_arg};
 use output::{Style, hunks, mark, visible};
 use safesh_utils::args::{Spec, parse};
 use safesh_utils::{UtilCtx, UtilResult};
@@ -48,6 +50,8 @@ const SPEC: Spec = Spec {
         ("side-by-side", false, "y"),
         ("width", true, "W"),
         ("suppress-common-lines", false, "suppress-common-lines"),
+        ("from-file", true, "from-file"),
+        ("to-file", true, "to-file"),
         ("old-line-format", true, "old-line-format"),
         ("new-line-format", true, "new-line-format"),
         ("unchanged-line-format", true, "unchanged-line-format"),
@@ -253,6 +257,30 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
     };
     if opts.labels.len() > 2 {
         return usage(ctx, "too many file label options");
+    }
+    // `--from-file=F X Y…` compares F with each operand, `--to-file=F` each
+    // operand with F.
+    let from = p.values("from-file").last().map(|s| s.to_string());
+    let to = p.values("to-file").last().map(|s| s.to_string());
+    let pairs: Vec<(String, String)> = match (&from, &to) {
+        (Some(_), Some(_)) => return usage(ctx, "--from-file and --to-file both specified"),
+        (Some(f), None) => p.operands.iter().map(|o| (f.clone(), o.clone())).collect(),
+        (None, Some(t)) => p.operands.iter().map(|o| (o.clone(), t.clone())).collect(),
+        (None, None) => Vec::new(),
+    };
+    if from.is_some() || to.is_some() {
+        let tz = crate::tz::local(ctx.env.get("TZ"));
+        let mut run = Run {
+            opts,
+            tz,
+            stdin_used: false,
+            out: Out::new(ctx),
+        };
+        let mut status = 0;
+        for (a, b) in pairs {
+            status = status.max(run.top(&a, &b)?);
+        }
+        return Ok(run.out.finish_with(status));
     }
     match p.operands.len() {
         0 => {
@@ -738,50 +766,5 @@ fn stamp(t: Option<std::time::SystemTime>, style: Style, tz: &jiff::tz::TimeZone
         zoned.strftime("%a %b %e %H:%M:%S %Y").to_string()
     } else {
         zoned.strftime("%Y-%m-%d %H:%M:%S.%N %z").to_string()
-    }
-}
-
-/// Quotes an argument for the `diff -r` header as GNU does (shell style).
-fn quote_arg(a: &str) -> String {
-    let plain = !a.is_empty()
-        && a.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_./=:,+@%^-".contains(&b));
-    if plain {
-        a.to_string()
-    } else {
-        format!("'{}'", a.replace('\'', "'\\''"))
-    }
-}
-
-/// Shell-style glob match for `-x` (`*`, `?`, `[...]`).
-fn glob_match(p: &[u8], s: &[u8]) -> bool {
-    match p.first() {
-        None => s.is_empty(),
-        Some(b'*') => (0..=s.len()).any(|k| glob_match(&p[1..], &s[k..])),
-        Some(b'?') => !s.is_empty() && glob_match(&p[1..], &s[1..]),
-        Some(b'[') => {
-            let Some(close) = p.iter().skip(2).position(|&c| c == b']').map(|k| k + 2) else {
-                return s.first() == Some(&b'[') && glob_match(&p[1..], &s[1..]);
-            };
-            let Some(&c) = s.first() else { return false };
-            let set = &p[1..close];
-            let (neg, set) = match set.first() {
-                Some(b'!' | b'^') => (true, &set[1..]),
-                _ => (false, set),
-            };
-            let mut hit = false;
-            let mut k = 0;
-            while k < set.len() {
-                if k + 2 < set.len() && set[k + 1] == b'-' {
-                    hit |= set[k] <= c && c <= set[k + 2];
-                    k += 3;
-                } else {
-                    hit |= set[k] == c;
-                    k += 1;
-                }
-            }
-            hit != neg && glob_match(&p[close + 1..], &s[1..])
-        }
-        Some(&c) => s.first() == Some(&c) && glob_match(&p[1..], &s[1..]),
     }
 }

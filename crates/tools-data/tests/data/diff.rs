@@ -363,6 +363,29 @@ fn side_by_side() {
     }
 }
 
+#[test]
+fn from_file_and_to_file() {
+    let d = dir_with(&[
+        ("x", b"a\n"),
+        ("y", b"b\n"),
+        ("z", b"a\n"),
+        ("dd/y", b"a\n"),
+    ]);
+    for args in [
+        &["--from-file=x", "y", "z"][..],
+        &["--to-file=x", "y", "z"],
+        &["--from-file=x"],
+        &["--from-file=x", "--to-file=y"],
+        &["-u", "--label", "L", "--from-file", "x", "y"],
+        &["--from-file=dd", "y"],
+        &["--to-file", "y", "x", "dd"],
+    ] {
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
 /// Deterministic pseudo-random edits: hunks must line up exactly with GNU's.
 #[test]
 fn random_edits_match_gnu() {
