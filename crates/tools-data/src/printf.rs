@@ -295,6 +295,11 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
                     return Pass::Stop;
                 }
             }
+            // bash stores the count written so far in the variable the
+            // argument names (the shell's business); nothing is printed.
+            b'n' => {
+                let _ = run.take();
+            }
             b'q' => {
                 let a = run.take().unwrap_or("");
                 let q = crate::quote::shell_quote(&word_to_bytes(a));
