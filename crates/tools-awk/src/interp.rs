@@ -326,6 +326,12 @@ impl<'c, 'u> Interp<'c, 'u> {
                     if n > crate::fields::MAX_FIELD as f64 {
                         return Err(Ctl::Err(format!("NF={n} is too large")));
                     }
+                    // mawk: NF truncated toward zero must not be negative.
+                    if n <= -1.0 {
+                        return Err(Ctl::Err(
+                            "run time error: negative value assigned to NF".into(),
+                        ));
+                    }
                     return self.set_nf(if n < 0.0 { 0 } else { n as usize });
                 }
                 slot::NR => {

@@ -89,3 +89,10 @@ fn srand_seeds_like_mawk() {
         "",
     );
 }
+
+#[test]
+fn negative_nf_is_a_run_time_error() {
+    check(&["{ NF = -1; print \"after\" }"], "a b\n");
+    check(&["{ print; NF = -3 } END { print \"end\" }"], "a b\nc\n");
+    check(&["{ NF = 1; print; NF = 0; print length() }"], "a b\n");
+}
