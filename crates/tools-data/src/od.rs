@@ -567,7 +567,12 @@ fn float_text(size: usize, bytes: &[u8]) -> String {
             let se = u16::from_le_bytes([b[8], b[9]]);
             let neg = se & 0x8000 != 0;
             let e = i32::from(se & 0x7fff);
-            let v = if e == 0x7fff {
+            // Outside exponent 0 the x87 needs the explicit integer bit:
+            // without it (unnormals, pseudo-infinities, pseudo-NaNs) glibc
+            // prints the value as a NaN.
+            let v = if e != 0 && mant >> 63 == 0 {
+                Ld::Nan(neg)
+            } else if e == 0x7fff {
                 if mant << 1 == 0 {
                     Ld::Inf(neg)
                 } else {
@@ -644,11 +649,16 @@ pub fn od(ctx: &mut UtilCtx<'_>) -> UtilResult {
         }
     };
     let unit = o.types.iter().fold(1, |acc, t| lcm(acc, t.size));
-    if o.width % unit != 0 {
-        ctx.warn(format_args!("invalid -w argument '{}'", o.width));
-        return Ok(1);
-    }
-    let per_line = o.width;
+    // GNU warns and falls back to one block of the widest type's multiple.
+    let per_line = if o.width % unit != 0 {
+        ctx.warn(format_args!(
+            "warning: invalid width {}; using {unit} instead",
+            o.width
+        ));
+        unit
+    } else {
+        o.width
+    };
     // GNU's column alignment: every type's block is as wide as the widest one.
     let width_per_block = o
         .types

@@ -65,6 +65,38 @@ fn od_cases() {
     }
 }
 
+/// A width that is no multiple of the element sizes falls back to their
+/// least common multiple (with a warning); x87 encodings without the integer
+/// bit print as NaN.
+#[test]
+fn odd_widths_and_invalid_long_doubles() {
+    let mut bad_ld = Vec::new();
+    // unnormal, pseudo-infinity, pseudo-NaN, a normal neighbour
+    for (mant, se) in [
+        (0x3c80_8094_8001_8080u64, 0x800au16),
+        (0, 0x7fff),
+        (0x4000_0000_0000_0001, 0xffff),
+        (0x8000_0000_0000_0000, 0x3fff),
+    ] {
+        bad_ld.extend_from_slice(&mant.to_le_bytes());
+        bad_ld.extend_from_slice(&se.to_le_bytes());
+        bad_ld.extend_from_slice(&[0; 6]);
+    }
+    let d = dir_with(&[("ld", &bad_ld), ("n", b"0123456789abcdefghijklmnopqrstuv")]);
+    for args in [
+        &["-tfL", "ld"][..],
+        &["-X", "-w6", "n"],
+        &["-a", "-tu4", "-w6", "n"],
+        &["-O", "-tu8", "-w2", "n"],
+        &["-tx2", "-w3", "n"],
+        &["-tx1", "-w5", "n"],
+    ] {
+        let mut argv = vec!["od"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
 /// `-S` (strings) and `--endian`.
 #[test]
 fn strings_and_endian() {
