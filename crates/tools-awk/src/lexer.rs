@@ -484,6 +484,18 @@ impl<'a> Lexer<'a> {
                 if n == 0 {
                     return Err("syntax error at or near .".into());
                 }
+                let text = &self.src[self.pos - 1..self.pos - 1 + n];
+                if crate::value::out_of_range(text, v) {
+                    let which = if v.is_infinite() {
+                        "overflow"
+                    } else {
+                        "underflow"
+                    };
+                    return Err(format!(
+                        "{} : decimal {which}",
+                        String::from_utf8_lossy(text)
+                    ));
+                }
                 self.pos += n - 1;
                 Tok::Number(v)
             }

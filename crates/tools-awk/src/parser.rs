@@ -768,7 +768,7 @@ impl Parser<'_> {
     fn concat(&mut self, no_gt: bool) -> R<Expr> {
         let mut chain = 0;
         let mut l = self.additive(no_gt)?;
-        while self.starts_operand() && !matches!(self.tok, Tok::Minus | Tok::Plus | Tok::Not) {
+        while self.starts_operand() && !matches!(self.tok, Tok::Minus | Tok::Plus) {
             // `in` after a grouping handled in primary; `getline` is not an operand here.
             let r = self.additive(no_gt)?;
             self.deepen(&mut chain)?;

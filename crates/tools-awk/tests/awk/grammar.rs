@@ -96,3 +96,33 @@ fn negative_nf_is_a_run_time_error() {
     check(&["{ print; NF = -3 } END { print \"end\" }"], "a b\nc\n");
     check(&["{ NF = 1; print; NF = 0; print length() }"], "a b\n");
 }
+
+#[test]
+fn numbers_out_of_double_range() {
+    // Input text that overflows or underflows a double stays a string.
+    check(
+        &["{ print ($1 == $2), ($3 > 1), ($4 > 1e308), ($5 < 0), ($6 > 0), $1 + 0, $4 + 1 }"],
+        "1e-400 0 1e308 1e309 -1e309 4e-320\n",
+    );
+    check(
+        &["-v", "v=1e400", "BEGIN { print (v > 5), (v < \"5\") }"],
+        "",
+    );
+    // In the program text it is a compile error.
+    check(&["BEGIN { print 1e309 }"], "");
+    check(&["BEGIN { print 1e-400 }"], "");
+    check(&["BEGIN { print 0e-999, 1e308, 2.5e-308 }"], "");
+}
+
+#[test]
+fn not_operand_concatenates() {
+    check(
+        &["BEGIN { a = \"x\"; print a !0; print a !a; b = 1 !1; print b; print !0 !0 }"],
+        "",
+    );
+    check(&["{ print $1 !$2, \"v\" !/a/ }"], "a b\n0 1\n");
+    check(
+        &["$1 !~ /a/ { print \"no a:\", $1 } $1 != \"b\""],
+        "a\nb\nc\n",
+    );
+}
