@@ -126,3 +126,24 @@ fn not_operand_concatenates() {
         "a\nb\nc\n",
     );
 }
+
+#[test]
+fn printf_corners() {
+    // %c of input that looks numeric is a character code.
+    check(
+        &["{ printf \"[%c][%c][%c][%c][%c]\\n\", $1, $2, $3, $4, $5 }"],
+        "65 0x41 7.9 abc 321\n",
+    );
+    check(
+        &[
+            "BEGIN { printf \"[%#.0g][%#5.0g][%#.0e][%#.3g][%#g][%#.0f]\\n\", 123456789, 5, 7, 1, 2, 3 }",
+        ],
+        "",
+    );
+    check(
+        &[
+            "BEGIN { printf \"[% s][%+s][% 3s][% -3s][%5s][% .2s][% s][% s]\\n\", \"\", \"\", \"\", \"\", \"\", \"\", x, \"a\" }",
+        ],
+        "",
+    );
+}
