@@ -179,12 +179,13 @@ fn sprintf_into(
             b's' => {
                 let v = take(out)?;
                 let mut s = v.to_bytes(convfmt).to_vec();
+                // mawk prints one more blank for an empty string under the
+                // space flag (`% s` of "" is " ", `% 3s` four blanks); not
+                // for a string the precision empties.
+                let extra = sp.space && s.is_empty();
                 if let Some(p) = sp.prec {
                     s.truncate(p);
                 }
-                // mawk prints one more blank for an empty string under the
-                // space flag (`% s` of "" is " ", `% 3s` four blanks).
-                let extra = sp.space && s.is_empty();
                 let mut body = pad(s, Spec { zero: false, ..sp });
                 if extra {
                     body.push(b' ');
