@@ -146,4 +146,8 @@ fn printf_corners() {
         ],
         "",
     );
+    check(
+        &["BEGIN { printf \"[% .0s][% 1.0s][% #12.0s]\\n\", \"12abc\", -2.5, 1e-5 }"],
+        "",
+    );
 }
