@@ -416,6 +416,7 @@ case_files! {
     shell_state => "shell_state.cases",
     expansion_corners => "expansion_corners.cases",
     bytes_names => "bytes_names.cases",
+    od_sed_awk => "od_sed_awk.cases",
 }
 
 #[test]

@@ -238,6 +238,11 @@ pub struct Func {
     pub body: Vec<Stmt>,
     /// Defined (not just called).
     pub defined: bool,
+    /// The most arguments any call passes (more than `nparams` is a compile
+    /// error in mawk).
+    pub max_args: usize,
+    /// The line of the call that passes `max_args`.
+    pub max_args_line: usize,
 }
 
 /// A whole program.

@@ -116,16 +116,6 @@ impl Interp<'_, '_> {
         }
     }
 
-    pub(crate) fn next_rand(&mut self) -> f64 {
-        // xorshift64*: mawk's generator sequence is not reproducible anyway.
-        let mut x = self.rand_state;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.rand_state = x;
-        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    }
-
     /// Evaluates a builtin call.
     pub(crate) fn builtin(&mut self, b: Builtin, args: &[Expr]) -> Res<Value> {
         let num = Value::Num;
@@ -208,13 +198,12 @@ impl Interp<'_, '_> {
                 };
                 let a = self.get_array(*v)?;
                 let mut a = a.borrow_mut();
-                a.clear();
-                for (k, (x, y)) in spans.iter().enumerate() {
-                    a.set(
-                        Rc::from((k + 1).to_string().as_bytes()),
-                        Value::strnum(&s[*x..*y]),
-                    );
-                }
+                a.load(
+                    spans
+                        .iter()
+                        .map(|(x, y)| Value::strnum(&s[*x..*y]))
+                        .collect(),
+                );
                 num(spans.len() as f64)
             }
             Builtin::Sub | Builtin::Gsub => {
@@ -293,20 +282,26 @@ impl Interp<'_, '_> {
                 let x = self.arg_num(args, 1)?;
                 num(y.atan2(x))
             }
-            Builtin::Rand => num(self.next_rand()),
+            Builtin::Rand => num(self.rng.next_f64()),
             Builtin::Srand => {
-                let prev = self.seed;
-                let s = if args.is_empty() {
-                    std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map(|d| d.as_secs() as f64)
-                        .unwrap_or(0.0)
-                } else {
-                    self.arg_num(args, 0)?
+                let arg = match args.first() {
+                    Some(e) => self.eval(e)?,
+                    None => Value::Num(
+                        std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map(|d| d.as_secs() as f64)
+                            .unwrap_or(0.0),
+                    ),
                 };
-                self.seed = s;
-                self.rand_state = (s.to_bits() ^ 0x9E37_79B9_7F4A_7C15) | 1;
-                num(prev)
+                // mawk seeds from the cell's number, clamped to int. A string
+                // constant's cell has no number (mawk reads a stale slot: 0 on
+                // the first call); `-v s=42` is a number there, so strnums are.
+                let n = match &arg {
+                    Value::Num(_) | Value::StrNum(_) => arg.num(),
+                    Value::Str(_) | Value::Uninit => 0.0,
+                };
+                self.rng = crate::random::Random::new(d_to_i(n) as u32);
+                std::mem::replace(&mut self.seed, arg)
             }
             Builtin::Close => {
                 let name = self.arg_str(args, 0)?;

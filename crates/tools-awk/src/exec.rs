@@ -133,13 +133,12 @@ impl Interp<'_, '_> {
             }
             Stmt::ForIn(k, arr, body) => {
                 let a = self.get_array(*arr)?;
-                let keys = a.borrow().keys();
+                // mawk iterates a snapshot of the keys, deleted ones included,
+                // and the loop variable is a string (`k < 10` compares text).
+                let keys = a.borrow_mut().keys();
                 for key in keys {
-                    if !a.borrow().contains(&key) {
-                        continue;
-                    }
                     self.poll()?;
-                    self.set_var(*k, Value::StrNum(key))?;
+                    self.set_var(*k, Value::Str(key))?;
                     match self.exec(body) {
                         Err(Ctl::Break) => break,
                         Err(Ctl::Continue) | Ok(()) => {}

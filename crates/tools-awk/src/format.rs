@@ -167,6 +167,11 @@ fn sprintf_into(
                 let ch = match &v {
                     Value::Num(n) => vec![d_to_l(*n) as u8],
                     Value::Uninit => vec![0],
+                    // Input that looks numeric is a number to mawk's `%c`:
+                    // a field "65" prints `A`.
+                    Value::StrNum(s) if crate::value::looks_numeric(s) => {
+                        vec![d_to_l(v.num()) as u8]
+                    }
                     Value::Str(s) | Value::StrNum(s) => vec![s.first().copied().unwrap_or(0)],
                 };
                 pad(ch, Spec { zero: false, ..sp })
@@ -174,10 +179,18 @@ fn sprintf_into(
             b's' => {
                 let v = take(out)?;
                 let mut s = v.to_bytes(convfmt).to_vec();
+                // mawk prints one more blank for an empty string under the
+                // space flag (`% s` of "" is " ", `% 3s` four blanks); not
+                // for a string the precision empties.
+                let extra = sp.space && s.is_empty();
                 if let Some(p) = sp.prec {
                     s.truncate(p);
                 }
-                pad(s, Spec { zero: false, ..sp })
+                let mut body = pad(s, Spec { zero: false, ..sp });
+                if extra {
+                    body.push(b' ');
+                }
+                body
             }
             _ => return Err(improper()),
         };
@@ -365,7 +378,8 @@ fn format_float(v: f64, sp: Spec, conv: u8) -> Vec<u8> {
                 let fp = (p as i32 - 1 - x) as usize;
                 format!("{a:.fp$}").into_bytes()
             } else {
-                exp_form(a, p - 1, upper, false)
+                // `#` keeps the point even with one digit: `1.e+08`.
+                exp_form(a, p - 1, upper, sp.alt)
             };
             if !sp.alt {
                 strip_zeros(&mut s);

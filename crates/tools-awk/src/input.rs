@@ -25,9 +25,13 @@ impl InSrc {
 impl Interp<'_, '_> {
     pub(crate) fn argv_get(&mut self, i: usize) -> Option<Vec<u8>> {
         let a = self.get_array(Var::Global(slot::ARGV)).ok()?;
-        let a = a.borrow();
-        a.get(i.to_string().as_bytes())
-            .map(|v| v.to_bytes(&self.convfmt).to_vec())
+        let key = crate::array::Key::int(i32::try_from(i).ok()?);
+        let mut a = a.borrow_mut();
+        // mawk reads ARGV[i] without creating it.
+        if !a.contains(&key) {
+            return None;
+        }
+        Some(a.get(&key).to_bytes(&self.convfmt).to_vec())
     }
 
     /// Opens the next main input source; false when there is none.

@@ -1,6 +1,6 @@
 //! The tree-walking evaluator: variables, fields, records, control flow, output.
 
-use crate::array::Array;
+use crate::array::{Array, Key};
 use crate::ast::*;
 use crate::fields::Splitter;
 use crate::input::InSrc;
@@ -96,7 +96,7 @@ pub enum Loc {
     /// A variable.
     Var(Var),
     /// An array element.
-    Elem(Rc<RefCell<Array>>, Str),
+    Elem(Rc<RefCell<Array>>, Key),
     /// A field.
     Field(usize),
 }
@@ -133,8 +133,9 @@ pub struct Interp<'c, 'u> {
     pub(crate) used_file: bool,
     pub(crate) main_done: bool,
     pub(crate) range_on: Vec<bool>,
-    pub(crate) seed: f64,
-    pub(crate) rand_state: u64,
+    /// The argument of the last `srand` (what the next `srand` returns).
+    pub(crate) seed: Value,
+    pub(crate) rng: crate::random::Random,
     pub(crate) depth: usize,
     pub(crate) pending: usize,
     pub(crate) eval_depth: usize,
@@ -186,13 +187,19 @@ impl<'c, 'u> Interp<'c, 'u> {
         match environ {
             None => {
                 for (k, v) in ctx.env.iter() {
-                    env.set(Rc::from(k.as_bytes()), Value::strnum(v.as_bytes()));
+                    env.set(
+                        &Key::str(Rc::from(k.as_bytes())),
+                        Value::strnum(v.as_bytes()),
+                    );
                 }
             }
             Some(names) => {
                 for k in names {
                     if let Some(v) = ctx.env.get(&k) {
-                        env.set(Rc::from(k.as_bytes()), Value::strnum(v.as_bytes()));
+                        env.set(
+                            &Key::str(Rc::from(k.as_bytes())),
+                            Value::strnum(v.as_bytes()),
+                        );
                     }
                 }
             }
@@ -200,7 +207,7 @@ impl<'c, 'u> Interp<'c, 'u> {
         globals[slot::ENVIRON] = Cell::Arr(Rc::new(RefCell::new(env)));
         globals[slot::ARGV] = Cell::Arr(Rc::new(RefCell::new(Array::default())));
         let nranges = prog.nranges;
-        let seed = 0.0;
+        let seed = Value::Num(0.0);
         Ok(Interp {
             ctx,
             prog: Rc::new(prog),
@@ -232,7 +239,7 @@ impl<'c, 'u> Interp<'c, 'u> {
             main_done: false,
             range_on: vec![false; nranges],
             seed,
-            rand_state: 0x2545_F491_4F6C_DD1D,
+            rng: crate::random::Random::new(0),
             depth: 0,
             pending: 0,
             eval_depth: 0,
@@ -251,7 +258,7 @@ impl<'c, 'u> Interp<'c, 'u> {
                 } else {
                     Value::strnum(s.as_bytes())
                 };
-                a.set(Rc::from(i.to_string().as_bytes()), v);
+                a.set(&Key::int(i as i32), v);
             }
         }
         self.globals[slot::ARGC] = Cell::Val(Value::Num(args.len() as f64));
@@ -318,6 +325,12 @@ impl<'c, 'u> Interp<'c, 'u> {
                     let n = val.num();
                     if n > crate::fields::MAX_FIELD as f64 {
                         return Err(Ctl::Err(format!("NF={n} is too large")));
+                    }
+                    // mawk: NF truncated toward zero must not be negative.
+                    if n <= -1.0 {
+                        return Err(Ctl::Err(
+                            "run time error: negative value assigned to NF".into(),
+                        ));
                     }
                     return self.set_nf(if n < 0.0 { 0 } else { n as usize });
                 }
@@ -415,7 +428,7 @@ impl<'c, 'u> Interp<'c, 'u> {
     }
 
     /// The array key for a subscript list (joined with SUBSEP).
-    pub(crate) fn subscript(&mut self, subs: &[Expr]) -> Res<Str> {
+    pub(crate) fn subscript(&mut self, subs: &[Expr]) -> Res<Key> {
         if let [one] = subs {
             let v = self.eval(one)?;
             return Ok(self.key_of(&v));
@@ -426,14 +439,28 @@ impl<'c, 'u> Interp<'c, 'u> {
                 k.extend_from_slice(&self.subsep);
             }
             let v = self.eval(e)?;
-            k.extend_from_slice(&self.key_of(&v));
+            k.extend_from_slice(&v.to_bytes(&self.convfmt));
         }
-        Ok(Rc::from(k))
+        Ok(Key::str(Rc::from(k)))
     }
 
-    pub(crate) fn key_of(&self, v: &Value) -> Str {
-        // Integral numbers within int range use "%d", others CONVFMT (mawk).
-        v.to_bytes(&self.convfmt)
+    /// The key for one subscript value: a number with an integral value in
+    /// int range is an integer key (mawk's `d_to_I` test), anything else its
+    /// string (numbers through CONVFMT).
+    pub(crate) fn key_of(&self, v: &Value) -> Key {
+        if let Value::Num(d) = v {
+            let i = if *d >= i32::MAX as f64 {
+                i32::MAX
+            } else if *d > -(i32::MAX as f64) {
+                *d as i32
+            } else {
+                -i32::MAX
+            };
+            if i as f64 == *d {
+                return Key::int(i);
+            }
+        }
+        Key::str(v.to_bytes(&self.convfmt))
     }
 
     // ----- lvalues -----
@@ -453,14 +480,7 @@ impl<'c, 'u> Interp<'c, 'u> {
     pub(crate) fn get_loc(&mut self, loc: &Loc) -> Res<Value> {
         match loc {
             Loc::Var(v) => self.get_var(*v),
-            Loc::Elem(a, k) => {
-                let mut a = a.borrow_mut();
-                if let Some(x) = a.get(k) {
-                    return Ok(x.clone());
-                }
-                a.set(k.clone(), Value::Uninit);
-                Ok(Value::Uninit)
-            }
+            Loc::Elem(a, k) => Ok(a.borrow_mut().get(k)),
             Loc::Field(i) => Ok(self.get_field(*i)),
         }
     }
@@ -469,7 +489,7 @@ impl<'c, 'u> Interp<'c, 'u> {
         match loc {
             Loc::Var(var) => self.set_var(var, v),
             Loc::Elem(a, k) => {
-                a.borrow_mut().set(k, v);
+                a.borrow_mut().set(&k, v);
                 Ok(())
             }
             Loc::Field(i) => self.set_field(i, v),
@@ -489,7 +509,7 @@ impl<'c, 'u> Interp<'c, 'u> {
             Some(op) => {
                 let r = self.eval_num(rhs)?;
                 if let Loc::Elem(a, k) = &loc {
-                    return Ok(a.borrow_mut().update(k.clone(), |v| {
+                    return Ok(a.borrow_mut().update(k, |v| {
                         *v = Value::Num(arith(op, v.num(), r));
                         v.clone()
                     }));
@@ -629,12 +649,12 @@ impl<'c, 'u> Interp<'c, 'u> {
             Expr::In(subs, v) => {
                 let k = self.subscript(subs)?;
                 let a = self.get_array(*v)?;
-                Value::Num(a.borrow().contains(&k) as i32 as f64)
+                Value::Num(a.borrow_mut().contains(&k) as i32 as f64)
             }
             Expr::IncDec(lv, d, pre) => {
                 let loc = self.locate(lv)?;
                 let old = match &loc {
-                    Loc::Elem(a, k) => a.borrow_mut().update(k.clone(), |v| {
+                    Loc::Elem(a, k) => a.borrow_mut().update(k, |v| {
                         let old = v.num();
                         *v = Value::Num(old + d);
                         old

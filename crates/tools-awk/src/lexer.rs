@@ -221,7 +221,8 @@ fn keyword(w: &str) -> Option<Tok> {
     Some(match w {
         "BEGIN" => Tok::Begin,
         "END" => Tok::End,
-        "function" | "func" => Tok::Function,
+        // mawk 1.3.4 has no `func` abbreviation: it is an ordinary name.
+        "function" => Tok::Function,
         "if" => Tok::If,
         "else" => Tok::Else,
         "while" => Tok::While,
@@ -482,6 +483,18 @@ impl<'a> Lexer<'a> {
                 let (v, n) = decimal_prefix(&self.src[self.pos - 1..]);
                 if n == 0 {
                     return Err("syntax error at or near .".into());
+                }
+                let text = &self.src[self.pos - 1..self.pos - 1 + n];
+                if crate::value::out_of_range(text, v) {
+                    let which = if v.is_infinite() {
+                        "overflow"
+                    } else {
+                        "underflow"
+                    };
+                    return Err(format!(
+                        "{} : decimal {which}",
+                        String::from_utf8_lossy(text)
+                    ));
                 }
                 self.pos += n - 1;
                 Tok::Number(v)

@@ -18,6 +18,7 @@ pub mod io;
 pub mod lexer;
 mod output;
 pub mod parser;
+mod random;
 pub mod regex;
 pub mod value;
 

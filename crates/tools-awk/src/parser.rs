@@ -51,10 +51,19 @@ pub fn parse(src: &[u8]) -> Result<Program, ParseError> {
                 p.lex.line, f.name
             )));
         }
+        // mawk finds an undefined function at the end of the text (one line
+        // past the last), and a surplus argument at the call.
         if !f.defined {
             return Err(ParseError::Syntax(format!(
                 "line {}: function {} never defined",
-                p.lex.line, f.name
+                p.lex.line + 1,
+                f.name
+            )));
+        }
+        if f.max_args > f.nparams {
+            return Err(ParseError::Syntax(format!(
+                "line {}: too many arguments in call to {}",
+                f.max_args_line, f.name
             )));
         }
     }
@@ -228,13 +237,22 @@ impl Parser<'_> {
         self.advance()?;
         self.expect(Tok::LParen)?;
         let mut params = HashMap::new();
+        // `(a, b)`: names separated by single commas; `(a,)`, `(,)` and
+        // `(a b)` are syntax errors, as in mawk.
         while let Tok::Name(p) = self.tok.clone() {
+            if params.contains_key(&p) {
+                return Err(format!("{p} is duplicated in argument list"));
+            }
             let n = params.len();
             params.insert(p, n);
             self.advance()?;
-            if self.tok == Tok::Comma {
-                self.advance()?;
-                self.skip_newlines()?;
+            if self.tok != Tok::Comma {
+                break;
+            }
+            self.advance()?;
+            self.skip_newlines()?;
+            if !matches!(self.tok, Tok::Name(_)) {
+                return self.err();
             }
         }
         self.expect(Tok::RParen)?;
@@ -595,6 +613,14 @@ impl Parser<'_> {
 
     fn expr_inner(&mut self, no_gt: bool) -> R<Expr> {
         let lhs = self.ternary(no_gt)?;
+        self.assign_tail(lhs, no_gt)
+    }
+
+    /// An assignment when `lhs` is an lvalue and an assignment operator
+    /// follows, else `lhs`. mawk's grammar makes the right operand of `||`,
+    /// `&&`, `~`, `!~` and the comparisons a full `expr`, so this also runs
+    /// there: `2 == v = 2` is `2 == (v = 2)` (but `1 + v = 2` stays an error).
+    fn assign_tail(&mut self, lhs: Expr, no_gt: bool) -> R<Expr> {
         let op = match self.tok {
             Tok::Assign => None,
             Tok::AddAssign => Some(BinOp::Add),
@@ -636,6 +662,7 @@ impl Parser<'_> {
             self.advance()?;
             self.skip_newlines()?;
             let r = self.and(no_gt)?;
+            let r = self.assign_tail(r, no_gt)?;
             self.deepen(&mut chain)?;
             l = Expr::Or(Box::new(l), Box::new(r));
         }
@@ -650,6 +677,7 @@ impl Parser<'_> {
             self.advance()?;
             self.skip_newlines()?;
             let r = self.in_expr(no_gt)?;
+            let r = self.assign_tail(r, no_gt)?;
             self.deepen(&mut chain)?;
             l = Expr::And(Box::new(l), Box::new(r));
         }
@@ -681,6 +709,7 @@ impl Parser<'_> {
             let neg = self.tok == Tok::NoMatch;
             self.advance()?;
             let r = self.relational(no_gt)?;
+            let r = self.assign_tail(r, no_gt)?;
             self.deepen(&mut chain)?;
             l = Expr::Match(neg, Box::new(l), Box::new(r));
         }
@@ -688,24 +717,32 @@ impl Parser<'_> {
         Ok(l)
     }
 
+    /// Comparisons, left-associative as in mawk (`1 < 2 < 3` is `(1 < 2) < 3`).
     fn relational(&mut self, no_gt: bool) -> R<Expr> {
-        let l = self.concat(no_gt)?;
-        let op = match self.tok {
-            Tok::Lt => CmpOp::Lt,
-            Tok::Le => CmpOp::Le,
-            Tok::Gt if !no_gt => CmpOp::Gt,
-            Tok::Ge => CmpOp::Ge,
-            Tok::Eq => CmpOp::Eq,
-            Tok::Ne => CmpOp::Ne,
-            Tok::Pipe => return self.refuse("\"cmd\" | getline"),
-            _ => return Ok(l),
-        };
-        self.advance()?;
-        let r = self.concat(no_gt)?;
-        if self.tok == Tok::Pipe {
-            return self.refuse("\"cmd\" | getline");
+        let mut chain = 0;
+        let mut l = self.concat(no_gt)?;
+        loop {
+            let op = match self.tok {
+                Tok::Lt => CmpOp::Lt,
+                Tok::Le => CmpOp::Le,
+                Tok::Gt if !no_gt => CmpOp::Gt,
+                Tok::Ge => CmpOp::Ge,
+                Tok::Eq => CmpOp::Eq,
+                Tok::Ne => CmpOp::Ne,
+                Tok::Pipe => return self.refuse("\"cmd\" | getline"),
+                _ => break,
+            };
+            self.advance()?;
+            let r = self.concat(no_gt)?;
+            if self.tok == Tok::Pipe {
+                return self.refuse("\"cmd\" | getline");
+            }
+            let r = self.assign_tail(r, no_gt)?;
+            self.deepen(&mut chain)?;
+            l = Expr::Cmp(op, Box::new(l), Box::new(r));
         }
-        Ok(Expr::Cmp(op, Box::new(l), Box::new(r)))
+        self.depth -= chain;
+        Ok(l)
     }
 
     fn starts_operand(&self) -> bool {
@@ -731,7 +768,7 @@ impl Parser<'_> {
     fn concat(&mut self, no_gt: bool) -> R<Expr> {
         let mut chain = 0;
         let mut l = self.additive(no_gt)?;
-        while self.starts_operand() && !matches!(self.tok, Tok::Minus | Tok::Plus | Tok::Not) {
+        while self.starts_operand() && !matches!(self.tok, Tok::Minus | Tok::Plus) {
             // `in` after a grouping handled in primary; `getline` is not an operand here.
             let r = self.additive(no_gt)?;
             self.deepen(&mut chain)?;
@@ -994,6 +1031,13 @@ impl Parser<'_> {
                 self.skip_newlines()?;
                 self.expect(Tok::RParen)?;
                 let f = self.func_index(&n);
+                let line = self.lex.line;
+                if let Some(func) = self.prog.funcs.get_mut(f)
+                    && args.len() > func.max_args
+                {
+                    func.max_args = args.len();
+                    func.max_args_line = line;
+                }
                 Ok(Expr::Call(f, args))
             }
             Tok::System => self.refuse("system()"),

@@ -208,8 +208,34 @@ pub fn looks_numeric(s: &[u8]) -> bool {
         Some(b) if b.is_ascii_digit() || *b == b'.' => {}
         _ => return false,
     }
-    let (_, n) = strtod(t);
-    n == t.len()
+    let (v, n) = strtod(t);
+    // C `strtod` reports ERANGE for these; mawk then keeps the text a string.
+    n == t.len() && !out_of_range(t, v)
+}
+
+/// True when decimal `text` converts to `v` only by overflowing to infinity
+/// or underflowing to zero or a subnormal (C `strtod`'s ERANGE).
+pub fn out_of_range(text: &[u8], v: f64) -> bool {
+    if v.is_infinite() {
+        return true;
+    }
+    if v != 0.0 && v.abs() >= f64::MIN_POSITIVE {
+        return false;
+    }
+    // Zero or subnormal: out of range unless the digits themselves are zero.
+    let t: Vec<u8> = text.iter().copied().filter(|b| !is_space(*b)).collect();
+    let body = t
+        .strip_prefix(b"-")
+        .or_else(|| t.strip_prefix(b"+"))
+        .unwrap_or(&t);
+    if body.len() > 1 && body[0] == b'0' && matches!(body[1], b'x' | b'X') {
+        return false;
+    }
+    let mantissa = body
+        .split(|b| *b == b'e' || *b == b'E')
+        .next()
+        .unwrap_or(&[]);
+    mantissa.iter().any(|b| matches!(b, b'1'..=b'9'))
 }
 
 #[cfg(test)]
@@ -228,5 +254,11 @@ mod tests {
         assert!(!looks_numeric(b"."));
         assert!(looks_numeric(b" 5. "));
         assert_eq!(num_to_str(3.0, b"%.6g"), b"3");
+        assert!(!looks_numeric(b"1e400"));
+        assert!(!looks_numeric(b"-1e309"));
+        assert!(!looks_numeric(b"1e-400"));
+        assert!(!looks_numeric(b"4e-320"));
+        assert!(looks_numeric(b"0e-500"));
+        assert!(looks_numeric(b"1e308"));
     }
 }

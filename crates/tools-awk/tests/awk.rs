@@ -6,6 +6,10 @@ use std::path::Path;
 
 #[path = "awk/cases.rs"]
 mod cases;
+#[path = "awk/grammar.rs"]
+mod grammar;
+#[path = "awk/order.rs"]
+mod order;
 
 /// Runs both and asserts identical stdout and status.
 pub fn check_in(dir: &Path, args: &[&str], stdin: &str) {

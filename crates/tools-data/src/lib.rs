@@ -15,6 +15,8 @@ mod expr;
 mod ld;
 mod num;
 mod od;
+mod od_float;
+mod od_strings;
 mod out;
 mod printf;
 mod quote;

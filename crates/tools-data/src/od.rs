@@ -2,7 +2,8 @@
 //! `d o u x` sizes 1/2/4/8, `f` sizes 4/8/16 (`F D L`), `c`, `a`, `z` trailer;
 //! traditional `-a -b -B -c -d -D -e -f -F -h -H -i -I -l -L -o -O -s -x -X`), `-j`
 //! skip, `-N` limit, `-w` width, `-v`, `*` for repeated lines, and the old-style
-//! operands (`[FILE] [[+]OFFSET [[+]LABEL]]`, `--traditional`).
+//! operands (`[FILE] [[+]OFFSET [[+]LABEL]]`, `--traditional`), `--endian`, and
+//! `-S`/`--strings` (in `od_strings`).
 
 use crate::out::Out;
 use safesh_utils::{UtilCtx, UtilResult};
@@ -191,6 +192,11 @@ struct Opts {
     traditional: bool,
     /// The label of the first byte (`LABEL`), printed after the address.
     pseudo_start: Option<u64>,
+    /// `-S N`/`--strings[=N]`: print NUL-terminated strings of at least N
+    /// printable bytes instead of a dump.
+    strings: Option<u64>,
+    /// `--endian=big`: multi-byte elements are read big-endian.
+    big_endian: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Opts, String> {
@@ -205,6 +211,8 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
         modern: false,
         traditional: false,
         pseudo_start: None,
+        strings: None,
+        big_endian: false,
     };
     let mut i = 0;
     let value = |name: &str, rest: &str, i: &mut usize| -> Result<String, String> {
@@ -241,6 +249,24 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                 o.limit = Some(parse_count(&v).ok_or_else(|| format!("invalid -N argument '{v}'"))?)
             }
             't' => parse_types(&v, &mut o.types)?,
+            'S' => {
+                o.strings = Some(if v.is_empty() {
+                    3
+                } else {
+                    parse_count(&v).ok_or_else(|| format!("invalid -S argument '{v}'"))?
+                })
+            }
+            'E' => {
+                o.big_endian = match v.as_str() {
+                    "big" => true,
+                    "little" => false,
+                    _ => {
+                        return Err(format!(
+                            "invalid argument '{v}' for '--endian'\nValid arguments are:\n  - 'big'\n  - 'little'"
+                        ));
+                    }
+                }
+            }
             'w' => {
                 o.width = if v.is_empty() {
                     32
@@ -280,6 +306,8 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                 ("output-duplicates", 'v'),
                 ("width", 'w'),
                 ("traditional", 'T'),
+                ("strings", 'S'),
+                ("endian", 'E'),
             ];
             let hits: Vec<_> = table.iter().filter(|(n, _)| n.starts_with(name)).collect();
             let [(full, key)] = hits[..] else {
@@ -291,7 +319,7 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                     o.modern = true;
                 }
                 'T' => o.traditional = true,
-                'w' => apply(&mut o, 'w', inline)?,
+                'w' | 'S' => apply(&mut o, *key, inline)?,
                 _ => {
                     let v = match inline {
                         Some(v) => v,
@@ -340,7 +368,7 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                     apply(&mut o, 'w', Some(rest.to_string()))?;
                     break;
                 }
-                'A' | 'j' | 'N' | 't' => {
+                'A' | 'j' | 'N' | 't' | 'S' => {
                     let v = value(&c.to_string(), rest, &mut i)?;
                     apply(&mut o, c, Some(v))?;
                     break;
@@ -357,6 +385,9 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                 o.files[1]
             ));
         }
+    }
+    if o.strings.is_some() && !o.types.is_empty() {
+        return Err("no type may be specified when dumping strings".into());
     }
     if o.types.is_empty() {
         o.types.push(Type::new(Kind::Octal, 2));
@@ -469,7 +500,7 @@ fn render(t: &Type, bytes: &[u8]) -> String {
             };
             format!("{s:>3}")
         }
-        Kind::Float => float_text(t.size, bytes),
+        Kind::Float => crate::od_float::float_text(t.size, bytes),
         Kind::Named => {
             let c = bytes.first().copied().unwrap_or(0) & 0x7f;
             let s = match c {
@@ -480,118 +511,6 @@ fn render(t: &Type, bytes: &[u8]) -> String {
             format!("{s:>3}")
         }
     }
-}
-
-/// A float element as GNU od prints it (`ftoastr`): `%g` at the smallest
-/// precision, from the type's `DIG` (1 below its smallest normal value), that
-/// reads back as the same value.
-fn float_text(size: usize, bytes: &[u8]) -> String {
-    use crate::cfmt::{Conv, fmt_ld};
-    use crate::ld::Ld;
-    let mut b = [0u8; 16];
-    let n = bytes.len().min(16);
-    b[..n].copy_from_slice(&bytes[..n]);
-    let g = |v: Ld, prec: usize| {
-        let c = Conv {
-            conv: b'g',
-            prec: Some(prec),
-            ..Conv::default()
-        };
-        String::from_utf8_lossy(&fmt_ld(&c, v)).into_owned()
-    };
-    let shortest = |v: Ld, tiny: bool, dig: usize, bound: usize, same: &dyn Fn(&str) -> bool| {
-        let mut prec = if tiny { 1 } else { dig };
-        loop {
-            let s = g(v, prec);
-            if prec >= bound || same(&s) {
-                return s;
-            }
-            prec += 1;
-        }
-    };
-    match size {
-        4 => {
-            let x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            let tiny = x.abs() < f32::MIN_POSITIVE;
-            let v = Ld::from_f64(f64::from(x));
-            shortest(v, tiny, 6, 9, &|s| {
-                s.parse::<f32>()
-                    .is_ok_and(|y| y == x || (x.is_nan() && y.is_nan()))
-            })
-        }
-        8 => {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&b[..8]);
-            let x = f64::from_le_bytes(a);
-            let tiny = x.abs() < f64::MIN_POSITIVE;
-            shortest(Ld::from_f64(x), tiny, 15, 17, &|s| {
-                s.parse::<f64>()
-                    .is_ok_and(|y| y == x || (x.is_nan() && y.is_nan()))
-            })
-        }
-        _ => {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&b[..8]);
-            let mant = u64::from_le_bytes(a);
-            let se = u16::from_le_bytes([b[8], b[9]]);
-            let neg = se & 0x8000 != 0;
-            let e = i32::from(se & 0x7fff);
-            let v = if e == 0x7fff {
-                if mant << 1 == 0 {
-                    Ld::Inf(neg)
-                } else {
-                    Ld::Nan(neg)
-                }
-            } else if mant == 0 {
-                Ld::Finite {
-                    neg,
-                    mant: 0,
-                    exp: 0,
-                }
-            } else {
-                // Denormals (and the x87's unnormals) have the top bit clear.
-                let shift = mant.leading_zeros();
-                let exp = e.max(1) - 16383 - 63 - shift as i32;
-                Ld::Finite {
-                    neg,
-                    mant: mant << shift,
-                    exp,
-                }
-            };
-            // LDBL_MIN is 2^-16382: a value below it has exponent field 0.
-            let tiny = e == 0;
-            shortest(v, tiny, 18, 21, &|s| match Ld::parse_prefix(s.as_bytes()) {
-                // A denormal reads back as a multiple of 2^-16445 (what
-                // strtold rounds to), which `Ld` keeps at full precision.
-                Some((_, y)) if e == 0 => denormal_units(y) == Some(mant),
-                Some((_, y)) => y == v,
-                None => false,
-            })
-        }
-    }
-}
-
-/// `y` in units of the smallest x87 denormal (2^-16445), rounded to even:
-/// the mantissa a `long double` denormal would hold.
-fn denormal_units(y: crate::ld::Ld) -> Option<u64> {
-    let crate::ld::Ld::Finite { mant, exp, .. } = y else {
-        return None;
-    };
-    let shift = -16445 - i64::from(exp);
-    if shift <= 0 {
-        return mant
-            .checked_shl(u32::try_from(-shift).ok()?)
-            .filter(|m| m >> -shift == mant);
-    }
-    if shift > 64 {
-        return Some(0);
-    }
-    let wide = u128::from(mant);
-    let q = wide >> shift;
-    let rem = wide & ((1u128 << shift) - 1);
-    let half = 1u128 << (shift - 1);
-    let up = rem > half || (rem == half && q & 1 == 1);
-    u64::try_from(q + u128::from(up)).ok()
 }
 
 fn lcm(a: usize, b: usize) -> usize {
@@ -613,11 +532,16 @@ pub fn od(ctx: &mut UtilCtx<'_>) -> UtilResult {
         }
     };
     let unit = o.types.iter().fold(1, |acc, t| lcm(acc, t.size));
-    if o.width % unit != 0 {
-        ctx.warn(format_args!("invalid -w argument '{}'", o.width));
-        return Ok(1);
-    }
-    let per_line = o.width;
+    // GNU warns and falls back to one block of the widest type's multiple.
+    let per_line = if o.width % unit != 0 {
+        ctx.warn(format_args!(
+            "warning: invalid width {}; using {unit} instead",
+            o.width
+        ));
+        unit
+    } else {
+        o.width
+    };
     // GNU's column alignment: every type's block is as wide as the widest one.
     let width_per_block = o
         .types
@@ -652,6 +576,16 @@ pub fn od(ctx: &mut UtilCtx<'_>) -> UtilResult {
     if to_skip > 0 {
         out.warn("cannot skip past end of combined input");
         return Ok(out.finish_with(1));
+    }
+    if let Some(min) = o.strings {
+        let end = o.limit.map(|n| o.skip.saturating_add(n));
+        let mut st = crate::od_strings::Strings {
+            src: &mut data_src,
+            out: &mut out,
+            status: &mut status,
+        };
+        st.dump(min, o.skip, end, |a| address(&o, a));
+        return Ok(out.finish_with(status));
     }
     let mut offset = o.skip;
     let mut remaining = o.limit.unwrap_or(u64::MAX);
@@ -748,6 +682,10 @@ fn format_line(o: &Opts, offset: u64, data: &[u8], per_line: usize, wpb: usize) 
             let mut elem = [0u8; 16];
             let end = (start + t.size).min(data.len());
             elem[..end - start].copy_from_slice(&data[start..end]);
+            if o.big_endian {
+                // Zero-padded first, then swapped, as GNU does.
+                elem[..t.size].reverse();
+            }
             let text = render(t, &elem[..t.size]);
             s.push_str(&format!("{text:>adjusted$}"));
             pad_remaining = next_pad;
@@ -772,14 +710,14 @@ fn format_line(o: &Opts, offset: u64, data: &[u8], per_line: usize, wpb: usize) 
 }
 
 /// The input being read.
-enum Cur {
+pub(crate) enum Cur {
     None,
     File(std::fs::File),
     Stdin,
 }
 
 /// The inputs, read one after another as one stream.
-struct Source {
+pub(crate) struct Source {
     files: Vec<String>,
     next: usize,
     cur: Cur,
@@ -790,7 +728,12 @@ struct Source {
 impl Source {
     /// Reads into `buf` from the current input, moving on to the next at EOF;
     /// 0 means every input is exhausted. Open errors are reported and skipped.
-    fn read(&mut self, ctx: &mut UtilCtx<'_>, buf: &mut [u8], status: &mut i32) -> usize {
+    pub(crate) fn read(
+        &mut self,
+        ctx: &mut UtilCtx<'_>,
+        buf: &mut [u8],
+        status: &mut i32,
+    ) -> usize {
         loop {
             let r = match &mut self.cur {
                 Cur::None => {

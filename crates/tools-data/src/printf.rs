@@ -16,7 +16,12 @@ struct Run<'x> {
     args: &'x [String],
     next: usize,
     status: i32,
-    warnings: Vec<String>,
+    /// Messages for stderr, each with the length the pass's output had when
+    /// it arose: bash flushes what it printed before the message, so with
+    /// `2>&1` a bad number's message comes before its `0`.
+    warnings: Vec<(usize, String)>,
+    /// The output length at the start of the directive being converted.
+    pos: usize,
     /// `TZ`, and the zone it names, looked up only when a `%(…)T` directive
     /// needs it (reading the system zone costs more than most printf runs).
     tz_env: Option<String>,
@@ -46,16 +51,19 @@ impl Run<'_> {
     fn note(&mut self, arg: &str, err: Option<NumErr>) {
         match err {
             Some(NumErr::Invalid) => {
-                self.warnings.push(format!("{arg}: invalid number"));
+                self.warnings
+                    .push((self.pos, format!("{arg}: invalid number")));
                 self.status = 1;
             }
             Some(NumErr::InvalidHex) => {
-                self.warnings.push(format!("{arg}: invalid hex number"));
+                self.warnings
+                    .push((self.pos, format!("{arg}: invalid hex number")));
                 self.status = 1;
             }
-            Some(NumErr::Range) => self
-                .warnings
-                .push(format!("warning: {arg}: Numerical result out of range")),
+            Some(NumErr::Range) => self.warnings.push((
+                self.pos,
+                format!("warning: {arg}: Numerical result out of range"),
+            )),
             None => {}
         }
     }
@@ -95,6 +103,7 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
         next: 0,
         status: 0,
         warnings: Vec::new(),
+        pos: 0,
         tz_env: ctx.env.get("TZ").cloned(),
         tz: None,
         max_field: ctx.host.max_field_bytes(),
@@ -110,11 +119,15 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
     loop {
         let before = run.next;
         let r = one_pass(&fmt_bytes, &mut run, &mut buf);
-        out.write(&buf);
-        buf.clear();
-        for w in std::mem::take(&mut run.warnings) {
+        let mut done = 0;
+        for (at, w) in std::mem::take(&mut run.warnings) {
+            let at = at.clamp(done, buf.len());
+            out.write(&buf[done..at]);
+            done = at;
             out.warn(w);
         }
+        out.write(&buf[done..]);
+        buf.clear();
         match r {
             Pass::Done => {}
             Pass::Stop => break,
@@ -153,8 +166,9 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             // Find the extent of this one escape by expanding from here to the next '%'
             // or backslash-run end: simplest is to expand a single escape.
             let end = escape_end(fmt, i);
+            let at = out.len();
             let r = expand(&fmt[i..end], Mode::Format, run.utf8, out);
-            run.warnings.extend(r.warnings);
+            run.warnings.extend(r.warnings.into_iter().map(|w| (at, w)));
             i = end;
             continue;
         }
@@ -168,6 +182,7 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             continue;
         }
         let start = i;
+        run.pos = out.len();
         i += 1;
         if fmt.get(i) == Some(&b'%') {
             out.push(b'%');
@@ -273,11 +288,17 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
                 let a = run.take().unwrap_or("").to_string();
                 let mut e = Vec::new();
                 let r = expand(&word_to_bytes(&a), Mode::Percent, run.utf8, &mut e);
-                run.warnings.extend(r.warnings);
+                let at = out.len();
+                run.warnings.extend(r.warnings.into_iter().map(|w| (at, w)));
                 out.extend_from_slice(&cfmt::fmt_str(&c, &e));
                 if r.stop {
                     return Pass::Stop;
                 }
+            }
+            // bash stores the count written so far in the variable the
+            // argument names (the shell's business); nothing is printed.
+            b'n' => {
+                let _ = run.take();
             }
             b'q' => {
                 let a = run.take().unwrap_or("");

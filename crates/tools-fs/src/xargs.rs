@@ -331,6 +331,11 @@ pub fn xargs(ctx: &mut UtilCtx<'_>) -> UtilResult {
         Box::new(BufReader::with_capacity(64 * 1024, taken))
     };
     let base_len: usize = cmd.iter().map(|a| a.len() + 1).sum();
+    // The command alone must fit in `-s`, even with no input (GNU checks first).
+    if base_len > max_chars {
+        ctx.warn("argument line too long");
+        return Ok(1);
+    }
     let mut status = 0;
     let mut ran = false;
     let mut pending: Vec<String> = Vec::new();
@@ -379,6 +384,11 @@ pub fn xargs(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 Flow::Stop(s) => return Ok(s),
             }
             ran = true;
+            // What did not fit with the others must still fit alone.
+            if base_len + text.len() + 1 > max_chars {
+                ctx.warn("argument line too long");
+                return Ok(1);
+            }
         }
         pending_len += text.len() + 1;
         pending.push(text);

@@ -93,9 +93,14 @@ impl Matcher {
             // Groups of later patterns would be renumbered by joining, so only a
             // single pattern can use the fallback; joined ones get the same treatment
             // each with their own numbering via alternation (rare).
+            // Each pattern's `\N` names its own groups: shift them past the
+            // groups of the patterns joined before it (`-e 'a\(b\)' -e 'b\(c\)\1'`).
             let mut fparts = Vec::with_capacity(patterns.len());
+            let mut before = 0;
             for p in patterns {
-                fparts.push(translate_one(p, cfg, Target::Latin1)?.pattern);
+                let t = translate_one(p, cfg, Target::Latin1)?;
+                fparts.push(shift_backrefs(&t.pattern, before));
+                before += t.groups;
             }
             let joined = join(&fparts);
             let re = fancy_regex::RegexBuilder::new(&joined)
@@ -246,6 +251,35 @@ impl Matcher {
             }
         }
     }
+}
+
+/// Adds `by` to every back-reference (`\N`) of a translated pattern.
+fn shift_backrefs(pattern: &str, by: usize) -> String {
+    if by == 0 {
+        return pattern.to_string();
+    }
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek().copied() {
+            Some(d @ '1'..='9') => {
+                chars.next();
+                let n = d as usize - '0' as usize + by;
+                out.push_str(&format!("\\k<{n}>"));
+            }
+            Some(other) => {
+                chars.next();
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 fn join(parts: &[String]) -> String {

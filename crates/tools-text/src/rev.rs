@@ -1,5 +1,7 @@
-//! `rev`: reverse the characters of each line (UTF-8 characters where the line is
-//! valid UTF-8, bytes otherwise).
+//! `rev`: reverse the characters of each line, as util-linux does: characters of
+//! the locale (UTF-8 or single bytes); a line that is not valid text in it (any
+//! byte past 0x7f in the C locale, bad UTF-8 in a UTF-8 one) ends that file
+//! with an error, status 1, as util-linux's `fgetws` does.
 
 use crate::common::{BUF, Input, finish, open_file, usage};
 use safesh_utils::args::{self, Spec};
@@ -24,15 +26,24 @@ pub fn rev(ctx: &mut UtilCtx<'_>) -> UtilResult {
     finish(ctx, r)
 }
 
-fn reverse_into(line: &[u8], out: &mut Vec<u8>) {
+/// Reverses `line` into `out`; false when it is not text in the locale.
+fn reverse_into(line: &[u8], utf8: bool, out: &mut Vec<u8>) -> bool {
+    if !utf8 {
+        if !line.is_ascii() {
+            return false;
+        }
+        out.extend(line.iter().rev());
+        return true;
+    }
     match std::str::from_utf8(line) {
         Ok(s) => {
             for c in s.chars().rev() {
                 let mut b = [0u8; 4];
                 out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
             }
+            true
         }
-        Err(_) => out.extend(line.iter().rev()),
+        Err(_) => false,
     }
 }
 
@@ -59,6 +70,7 @@ fn run(ctx: &mut UtilCtx<'_>, delim: u8, files: &[String]) -> io::Result<i32> {
     let name = ctx.name().to_string();
     let host = ctx.host;
     let cwd = ctx.cwd.clone();
+    let utf8 = ctx.env.utf8_locale();
     let mut out = BufWriter::with_capacity(BUF, &mut *ctx.stdout);
     let mut status = 0;
     let mut line = Vec::new();
@@ -89,6 +101,7 @@ fn run(ctx: &mut UtilCtx<'_>, delim: u8, files: &[String]) -> io::Result<i32> {
             }
         };
         let mut r = BufReader::with_capacity(BUF, input);
+        let mut lineno = 0u64;
         loop {
             line.clear();
             match r.read_until(delim, &mut line) {
@@ -117,7 +130,17 @@ fn run(ctx: &mut UtilCtx<'_>, delim: u8, files: &[String]) -> io::Result<i32> {
             }
             let (content, has) = crate::common::strip_delim(&line, delim);
             rev.clear();
-            reverse_into(content, &mut rev);
+            lineno += 1;
+            if !reverse_into(content, utf8, &mut rev) {
+                out.flush()?;
+                let shown = if files.is_empty() { "stdin" } else { f };
+                let _ = writeln!(
+                    ctx.stderr,
+                    "{name}: {shown}: {lineno}: Invalid or incomplete multibyte or wide character"
+                );
+                status = 1;
+                break;
+            }
             if has {
                 rev.push(delim);
             }

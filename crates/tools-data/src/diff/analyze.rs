@@ -61,6 +61,9 @@ pub struct LineCmp {
     pub ignore_all_space: bool,
     /// `-b`
     pub ignore_space_change: bool,
+    /// An ed script is the output (`-e`, `-f`): it cannot express a missing
+    /// final newline, so GNU compares an incomplete last line as complete.
+    pub newline_blind: bool,
 }
 
 fn is_space(b: u8) -> bool {
@@ -72,7 +75,7 @@ impl LineCmp {
     fn key(&self, line: &[u8], incomplete: bool) -> Vec<u8> {
         let mut k = Vec::with_capacity(line.len() + 1);
         // An incomplete last line only ever equals the other file's incomplete line.
-        k.push(incomplete as u8);
+        k.push((incomplete && !self.newline_blind) as u8);
         if self.ignore_all_space {
             k.extend(line.iter().copied().filter(|b| !is_space(*b)));
         } else if self.ignore_space_change {
@@ -109,14 +112,17 @@ pub fn compare(
 ) -> Vec<Change> {
     let (n0, n1) = (a.lines.len(), b.lines.len());
     // Identical prefix (byte-equal lines with the same newline status).
-    let same = |i: usize, j: usize| a.lines[i] == b.lines[j] && a.incomplete(i) == b.incomplete(j);
+    let blind = cmp.newline_blind;
+    let same = |i: usize, j: usize| {
+        a.lines[i] == b.lines[j] && (blind || a.incomplete(i) == b.incomplete(j))
+    };
     let mut pre = 0;
     while pre < n0 && pre < n1 && same(pre, pre) {
         pre += 1;
     }
     pre -= pre.min(horizon);
     let mut suf = 0;
-    if a.missing_newline == b.missing_newline {
+    if blind || a.missing_newline == b.missing_newline {
         while suf < n0 - pre && suf < n1 - pre && same(n0 - 1 - suf, n1 - 1 - suf) {
             suf += 1;
         }

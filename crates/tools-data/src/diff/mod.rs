@@ -1,20 +1,28 @@
 //! `diff` (GNU diffutils 3.8): normal, unified (`-u`, `-U N`) and context (`-c`,
 //! `-C N`) output, `-q`, `-s`, `-r` over directories, `-N`, `-i`, `-w`, `-b`, `-B`,
-//! `-a`, `-d`, `-L`, `-` for stdin. Exit status 0 same, 1 different, 2 trouble.
+//! `-a`, `-d`, `-L`, `-I`, `-t`, `-p`/`-F`, `--strip-trailing-cr`, ed (`-e`, `-f`)
+//! and RCS (`-n`) scripts, side by side (`-y`, `-W`), line and group formats
+//! (`ifdef`), `-` for stdin.
+//! Exit status 0 same, 1 different, 2 trouble.
 
 mod analyze;
+mod ifdef;
+mod names;
 mod output;
+mod script;
+mod side;
 
 use crate::out::Out;
 use analyze::{LineCmp, Text, compare};
+use names::{glob_match, quote_arg};
 use output::{Style, hunks, mark, visible};
 use safesh_utils::args::{Spec, parse};
 use safesh_utils::{UtilCtx, UtilResult};
 use std::path::Path;
 
 const SPEC: Spec = Spec {
-    flags: "qsucrNiwbBadTp",
-    valued: "UCLx",
+    flags: "qsucrNiwbBadTpefnty",
+    valued: "UCLxIFW",
     long: &[
         ("brief", false, "q"),
         ("report-identical-files", false, "s"),
@@ -33,6 +41,26 @@ const SPEC: Spec = Spec {
         ("exclude", true, "x"),
         ("initial-tab", false, "T"),
         ("show-c-function", false, "p"),
+        ("ed", false, "e"),
+        ("forward-ed", false, "f"),
+        ("rcs", false, "n"),
+        ("expand-tabs", false, "t"),
+        ("ignore-matching-lines", true, "I"),
+        ("show-function-line", true, "F"),
+        ("side-by-side", false, "y"),
+        ("width", true, "W"),
+        ("suppress-common-lines", false, "suppress-common-lines"),
+        ("from-file", true, "from-file"),
+        ("to-file", true, "to-file"),
+        ("old-line-format", true, "old-line-format"),
+        ("new-line-format", true, "new-line-format"),
+        ("unchanged-line-format", true, "unchanged-line-format"),
+        ("line-format", true, "line-format"),
+        ("old-group-format", true, "old-group-format"),
+        ("new-group-format", true, "new-group-format"),
+        ("changed-group-format", true, "changed-group-format"),
+        ("unchanged-group-format", true, "unchanged-group-format"),
+        ("strip-trailing-cr", false, "strip-trailing-cr"),
     ],
     stop_at_operand: false,
 };
@@ -49,10 +77,20 @@ struct Opts {
     minimal: bool,
     blank_lines: bool,
     initial_tab: bool,
-    show_function: bool,
+    show_function: Option<regex::bytes::Regex>,
     cmp: LineCmp,
     labels: Vec<String>,
     excludes: Vec<String>,
+    /// `-I RE`: changes whose every line matches one are ignored.
+    ignore: Vec<regex::bytes::Regex>,
+    /// `-t`
+    expand_tabs: bool,
+    /// `--strip-trailing-cr`
+    strip_cr: bool,
+    /// Line or group formats were given: GNU's if-then-else output.
+    formats: Option<ifdef::Formats>,
+    /// `-y` layout.
+    side: Option<side::Side>,
     /// `diff` plus the options as given, for `diff -r a/f b/f` headers.
     switches: String,
 }
@@ -95,6 +133,10 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
             "u" => (Style::Unified, Some(3)),
             "c" => (Style::Context, Some(3)),
             "normal" => (Style::Normal, None),
+            "e" => (Style::Ed, None),
+            "f" => (Style::ForwardEd, None),
+            "n" => (Style::Rcs, None),
+            "y" => (Style::Side, None),
             "U" | "C" => {
                 let st = if o.name == "U" {
                     Style::Unified
@@ -133,9 +175,58 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
             switches.push_str(&quote_arg(a));
         }
     }
+    // `-I` and `-F` patterns are basic regular expressions, as grep's.
+    let bre = |pat: &str| {
+        let mut o =
+            safesh_utils::posix_regex::Options::new(safesh_utils::posix_regex::Dialect::Basic);
+        o.target = safesh_utils::posix_regex::Target::Bytes;
+        safesh_utils::posix_regex::translate_with(pat, &o)
+            .and_then(|t| regex::bytes::Regex::new(&t.pattern).map_err(|e| e.to_string()))
+    };
+    let mut ignore = Vec::new();
+    for pat in p.values("I") {
+        match bre(pat) {
+            Ok(r) => ignore.push(r),
+            Err(e) => {
+                ctx.warn(e);
+                return Ok(2);
+            }
+        }
+    }
+    // `-p` is `-F '^[[:alpha:]$_]'`; the last `-F` given wins.
+    let function_re = match p.values("F").last() {
+        Some(pat) => Some(pat.to_string()),
+        None => p.has("p").then(|| "^[[:alpha:]$_]".to_string()),
+    };
+    let show_function = match function_re.map(|pat| bre(&pat)) {
+        None => None,
+        Some(Ok(r)) => Some(r),
+        Some(Err(e)) => {
+            ctx.warn(e);
+            return Ok(2);
+        }
+    };
+    let formats = ifdef::Formats::from_opts(&p.opts);
+    let side = if style == Style::Side {
+        let width = match p.values("W").last() {
+            None => 130,
+            Some(v) => match v.parse::<usize>() {
+                Ok(n) if n > 0 && n <= 1 << 20 => n,
+                _ => return usage(ctx, &format!("invalid width '{v}'")),
+            },
+        };
+        Some(side::Side::new(
+            width,
+            p.has("t"),
+            p.has("suppress-common-lines"),
+            ctx.env.utf8_locale(),
+        ))
+    } else {
+        None
+    };
     let opts = Opts {
         style,
-        context: if style == Style::Normal {
+        context: if style.bare() {
             0
         } else {
             context.unwrap_or(3)
@@ -148,18 +239,48 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
         minimal: p.has("d"),
         blank_lines: p.has("B"),
         initial_tab: p.has("T"),
-        show_function: p.has("p"),
+        show_function,
         cmp: LineCmp {
             ignore_case: p.has("i"),
             ignore_all_space: p.has("w"),
             ignore_space_change: p.has("b"),
+            newline_blind: matches!(style, Style::Ed | Style::ForwardEd),
         },
         labels: p.values("L").iter().map(|s| s.to_string()).collect(),
         excludes: p.values("x").iter().map(|s| s.to_string()).collect(),
+        ignore,
+        expand_tabs: p.has("t"),
+        strip_cr: p.has("strip-trailing-cr"),
+        formats,
+        side,
         switches,
     };
     if opts.labels.len() > 2 {
         return usage(ctx, "too many file label options");
+    }
+    // `--from-file=F X Y…` compares F with each operand, `--to-file=F` each
+    // operand with F.
+    let from = p.values("from-file").last().map(|s| s.to_string());
+    let to = p.values("to-file").last().map(|s| s.to_string());
+    let pairs: Vec<(String, String)> = match (&from, &to) {
+        (Some(_), Some(_)) => return usage(ctx, "--from-file and --to-file both specified"),
+        (Some(f), None) => p.operands.iter().map(|o| (f.clone(), o.clone())).collect(),
+        (None, Some(t)) => p.operands.iter().map(|o| (o.clone(), t.clone())).collect(),
+        (None, None) => Vec::new(),
+    };
+    if from.is_some() || to.is_some() {
+        let tz = crate::tz::local(ctx.env.get("TZ"));
+        let mut run = Run {
+            opts,
+            tz,
+            stdin_used: false,
+            out: Out::new(ctx),
+        };
+        let mut status = 0;
+        for (a, b) in pairs {
+            status = status.max(run.top(&a, &b)?);
+        }
+        return Ok(run.out.finish_with(status));
     }
     match p.operands.len() {
         0 => {
@@ -196,19 +317,30 @@ struct Run<'c, 'a> {
     out: Out<'c, 'a>,
 }
 
-/// What kind of file a path is, in GNU's words.
+/// What kind of file a path is (symlinks followed), in GNU's words.
 fn kind_name(path: &Path) -> &'static str {
-    match std::fs::symlink_metadata(path) {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => "directory",
         Ok(m) if m.is_file() && m.len() == 0 => "regular empty file",
         Ok(m) if m.is_file() => "regular file",
-        Ok(m) if m.file_type().is_symlink() => match std::fs::metadata(path) {
-            Ok(t) if t.is_dir() => "directory",
-            Ok(t) if t.len() == 0 => "regular empty file",
-            _ => "regular file",
-        },
-        Ok(_) => "fifo",
+        Ok(m) if m.file_type().is_fifo() => "fifo",
+        Ok(m) if m.file_type().is_socket() => "socket",
+        Ok(m) if m.file_type().is_char_device() => "character special file",
+        Ok(m) if m.file_type().is_block_device() => "block special file",
+        Ok(_) => "weird file",
         Err(_) => "regular file",
+    }
+}
+
+/// Whether a directory entry is something diff reads (a regular file or a
+/// directory, symlinks followed; a broken link counts, its read reports the
+/// error). GNU never opens a fifo or device met inside a directory: reading
+/// one could block forever.
+fn readable_kind(path: &Path) -> bool {
+    match std::fs::metadata(path) {
+        Ok(m) => m.is_file() || m.is_dir(),
+        Err(_) => true,
     }
 }
 
@@ -339,7 +471,35 @@ impl Run<'_, '_> {
         if status != 0 {
             return Ok(status);
         }
+        if self.opts.strip_cr {
+            for l in &mut loaded {
+                l.data = script::strip_cr(&l.data);
+            }
+        }
         let (la, lb) = (&loaded[0], &loaded[1]);
+        if la.data == lb.data
+            && let Some(f) = &self.opts.formats
+        {
+            // Formats show the common lines too, even of identical files.
+            let (ta, tb) = (Text::new(&la.data), Text::new(&lb.data));
+            let mut text = Vec::new();
+            ifdef::write(&mut text, &ta, &tb, &[], f);
+            self.out.write(&text);
+            return Ok(0);
+        }
+        if la.data == lb.data
+            && let Some(sd) = &self.opts.side
+        {
+            // Side by side shows the common lines of identical files too.
+            let (ta, tb) = (Text::new(&la.data), Text::new(&lb.data));
+            let mut text = Vec::new();
+            if in_dir {
+                text.extend_from_slice(format!("{} {a} {b}\n", self.opts.switches).as_bytes());
+            }
+            sd.write(&mut text, &ta, &tb, &[]);
+            self.out.write(&text);
+            return Ok(0);
+        }
         if la.data == lb.data {
             if self.opts.report_same {
                 self.out
@@ -367,9 +527,26 @@ impl Run<'_, '_> {
             self.opts.minimal,
         );
         let skip_ws = self.opts.cmp.ignore_all_space || self.opts.cmp.ignore_space_change;
-        let marked = mark(&ta, &tb, &script, self.opts.blank_lines, skip_ws);
+        let marked = mark(
+            &ta,
+            &tb,
+            &script,
+            self.opts.blank_lines,
+            skip_ws,
+            &self.opts.ignore,
+        );
         let groups = hunks(&marked, self.opts.context, self.opts.style);
         if !groups.iter().any(|h| visible(h)) {
+            if let Some(sd) = &self.opts.side {
+                // Every change was ignorable: all lines show as common.
+                let mut text = Vec::new();
+                if in_dir {
+                    text.extend_from_slice(format!("{} {a} {b}\n", self.opts.switches).as_bytes());
+                }
+                sd.write(&mut text, &ta, &tb, &marked);
+                self.out.write(&text);
+                return Ok(0);
+            }
             if self.opts.report_same {
                 self.out
                     .write(format!("Files {a} and {b} are identical\n").as_bytes());
@@ -382,6 +559,19 @@ impl Run<'_, '_> {
             return Ok(1);
         }
         let mut text = Vec::new();
+        if let Some(sd) = &self.opts.side {
+            if in_dir {
+                text.extend_from_slice(format!("{} {a} {b}\n", self.opts.switches).as_bytes());
+            }
+            sd.write(&mut text, &ta, &tb, &marked);
+            self.out.write(&text);
+            return Ok(1);
+        }
+        if let Some(f) = &self.opts.formats {
+            ifdef::write(&mut text, &ta, &tb, &script, f);
+            self.out.write(&text);
+            return Ok(1);
+        }
         if in_dir {
             text.extend_from_slice(format!("{} {a} {b}\n", self.opts.switches).as_bytes());
         }
@@ -408,15 +598,31 @@ impl Run<'_, '_> {
                     format!("--- {}\n", label(1, b, lb, Style::Context)).as_bytes(),
                 );
             }
-            Style::Normal => {}
+            Style::Normal | Style::Ed | Style::ForwardEd | Style::Rcs | Style::Side => {}
+        }
+        // `-t` changes only what is shown: the texts were compared as read.
+        let expanded = self
+            .opts
+            .expand_tabs
+            .then(|| (script::expand_tabs(&la.data), script::expand_tabs(&lb.data)));
+        let (ta, tb) = match &expanded {
+            Some((x, y)) => (Text::new(x), Text::new(y)),
+            None => (ta, tb),
+        };
+        match self.opts.style {
+            Style::Ed => script::ed(&mut text, &tb, &groups),
+            Style::ForwardEd => script::forward_ed(&mut text, &tb, &groups),
+            Style::Rcs => script::rcs(&mut text, &tb, &groups),
+            _ => {}
         }
         let tab = self.opts.initial_tab;
-        let mut fmt = output::Fmt::new(self.opts.context, tab, self.opts.show_function);
+        let mut fmt = output::Fmt::new(self.opts.context, tab, self.opts.show_function.clone());
         for h in groups {
             match self.opts.style {
                 Style::Normal => output::normal(&mut text, &ta, &tb, h, tab),
                 Style::Unified => output::unified(&mut text, &ta, &tb, h, &mut fmt),
                 Style::Context => output::context(&mut text, &ta, &tb, h, &mut fmt),
+                Style::Ed | Style::ForwardEd | Style::Rcs | Style::Side => {}
             }
             if text.len() > 64 * 1024 {
                 self.out.write(&text);
@@ -424,6 +630,21 @@ impl Run<'_, '_> {
             }
         }
         self.out.write(&text);
+        // An ed script cannot express a missing final newline: GNU says so
+        // for each such file, and the run is in trouble.
+        if matches!(self.opts.style, Style::Ed | Style::ForwardEd) {
+            let mut trouble = false;
+            for (name, t) in [(a, &ta), (b, &tb)] {
+                if t.missing_newline {
+                    self.out
+                        .warn(format_args!("{name}: No newline at end of file\n"));
+                    trouble = true;
+                }
+            }
+            if trouble {
+                return Ok(2);
+            }
+        }
         Ok(1)
     }
 
@@ -476,7 +697,10 @@ impl Run<'_, '_> {
             let (ina, inb) = (la.contains(name), lb.contains(name));
             let s = if ina && inb {
                 self.entry(&pa, &pb)?
-            } else if self.opts.new_file {
+            } else if self.opts.new_file && {
+                let present = if ina { &pa } else { &pb };
+                readable_kind(&self.out.ctx().resolve(present))
+            } {
                 let present = if ina { &pa } else { &pb };
                 if self.is_dir(present) {
                     if self.opts.recursive {
@@ -509,7 +733,14 @@ impl Run<'_, '_> {
                     .write(format!("Common subdirectories: {pa} and {pb}\n").as_bytes());
                 Ok(0)
             }
-            (false, false) => self.files(pa, pb, true),
+            (false, false)
+                if {
+                    let ctx = self.out.ctx();
+                    readable_kind(&ctx.resolve(pa)) && readable_kind(&ctx.resolve(pb))
+                } =>
+            {
+                self.files(pa, pb, true)
+            }
             _ => {
                 let (ka, kb) = {
                     let ctx = self.out.ctx();
@@ -535,50 +766,5 @@ fn stamp(t: Option<std::time::SystemTime>, style: Style, tz: &jiff::tz::TimeZone
         zoned.strftime("%a %b %e %H:%M:%S %Y").to_string()
     } else {
         zoned.strftime("%Y-%m-%d %H:%M:%S.%N %z").to_string()
-    }
-}
-
-/// Quotes an argument for the `diff -r` header as GNU does (shell style).
-fn quote_arg(a: &str) -> String {
-    let plain = !a.is_empty()
-        && a.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_./=:,+@%^-".contains(&b));
-    if plain {
-        a.to_string()
-    } else {
-        format!("'{}'", a.replace('\'', "'\\''"))
-    }
-}
-
-/// Shell-style glob match for `-x` (`*`, `?`, `[...]`).
-fn glob_match(p: &[u8], s: &[u8]) -> bool {
-    match p.first() {
-        None => s.is_empty(),
-        Some(b'*') => (0..=s.len()).any(|k| glob_match(&p[1..], &s[k..])),
-        Some(b'?') => !s.is_empty() && glob_match(&p[1..], &s[1..]),
-        Some(b'[') => {
-            let Some(close) = p.iter().skip(2).position(|&c| c == b']').map(|k| k + 2) else {
-                return s.first() == Some(&b'[') && glob_match(&p[1..], &s[1..]);
-            };
-            let Some(&c) = s.first() else { return false };
-            let set = &p[1..close];
-            let (neg, set) = match set.first() {
-                Some(b'!' | b'^') => (true, &set[1..]),
-                _ => (false, set),
-            };
-            let mut hit = false;
-            let mut k = 0;
-            while k < set.len() {
-                if k + 2 < set.len() && set[k + 1] == b'-' {
-                    hit |= set[k] <= c && c <= set[k + 2];
-                    k += 3;
-                } else {
-                    hit |= set[k] == c;
-                    k += 1;
-                }
-            }
-            hit != neg && glob_match(&p[close + 1..], &s[1..])
-        }
-        Some(&c) => s.first() == Some(&c) && glob_match(&p[1..], &s[1..]),
     }
 }

@@ -12,6 +12,24 @@ pub enum Style {
     Unified,
     /// `-c` / `-C N`
     Context,
+    /// `-e`: an ed script
+    Ed,
+    /// `-f`: a forward ed script
+    ForwardEd,
+    /// `-n`: an RCS script
+    Rcs,
+    /// `-y`: side by side
+    Side,
+}
+
+impl Style {
+    /// Shows no context lines (hunks group as in the normal format).
+    pub fn bare(self) -> bool {
+        matches!(
+            self,
+            Style::Normal | Style::Ed | Style::ForwardEd | Style::Rcs
+        )
+    }
 }
 
 /// Settings and state shared by the hunks of one file pair.
@@ -20,8 +38,8 @@ pub struct Fmt {
     pub context: usize,
     /// `-T`: a tab after the line marker.
     pub tab: bool,
-    /// `-p`: show the enclosing function in hunk headers.
-    pub show_function: bool,
+    /// `-p`/`-F RE`: show the last line matching this before each hunk.
+    pub show_function: Option<regex::bytes::Regex>,
     /// Where the previous function search started (GNU searches each line once).
     last_search: usize,
     /// The line found last time, if any.
@@ -30,7 +48,7 @@ pub struct Fmt {
 
 impl Fmt {
     /// Settings for a new file pair.
-    pub fn new(context: usize, tab: bool, show_function: bool) -> Fmt {
+    pub fn new(context: usize, tab: bool, show_function: Option<regex::bytes::Regex>) -> Fmt {
         Fmt {
             context,
             tab,
@@ -40,12 +58,12 @@ impl Fmt {
         }
     }
 
-    /// Appends ` FUNCTION` (the last line before `first0` that starts with a
-    /// letter, `_` or `$`, trimmed to 40 bytes), as `-p` does.
+    /// Appends ` FUNCTION` (the last line before `first0` matching the `-F`
+    /// pattern, `^[[:alpha:]$_]` for `-p`, trimmed to 40 bytes), as GNU does.
     fn function(&mut self, out: &mut Vec<u8>, a: &Text<'_>, first0: isize) {
-        if !self.show_function {
+        let Some(re) = &self.show_function else {
             return;
-        }
+        };
         let start = first0.max(0) as usize;
         let last = self.last_search;
         self.last_search = start;
@@ -53,10 +71,7 @@ impl Fmt {
         let mut i = start;
         while i > last {
             i -= 1;
-            let l = a.lines[i];
-            if l.first()
-                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_' || *c == b'$')
-            {
+            if re.is_match(a.lines[i]) {
                 found = Some(i);
                 self.last_match = Some(i);
                 break;
@@ -86,37 +101,38 @@ pub struct Marked {
     pub ignore: bool,
 }
 
-/// True if every line the change touches is blank in GNU's `-B` sense.
-fn all_blank(a: &Text<'_>, b: &Text<'_>, c: &Change, skip_ws: bool) -> bool {
-    let blank = |l: &[u8]| {
-        if skip_ws {
-            l.iter()
-                .all(|b| matches!(b, b' ' | b'\t' | 11 | 12 | b'\r'))
-        } else {
-            l.is_empty()
-        }
-    };
-    a.lines[c.line0..c.line0 + c.deleted]
-        .iter()
-        .all(|l| blank(l))
-        && b.lines[c.line1..c.line1 + c.inserted]
-            .iter()
-            .all(|l| blank(l))
-}
-
-/// Marks ignorable changes (`-B`; `skip_ws` when `-b`/`-w` are also given).
+/// Marks ignorable changes: every line of them is blank under `-B`
+/// (`skip_ws` when `-b`/`-w` are also given) or matches an `-I` pattern.
 pub fn mark(
     a: &Text<'_>,
     b: &Text<'_>,
     script: &[Change],
     blank_lines: bool,
     skip_ws: bool,
+    ignore: &[regex::bytes::Regex],
 ) -> Vec<Marked> {
+    let trivial = |l: &[u8]| {
+        (blank_lines
+            && if skip_ws {
+                l.iter()
+                    .all(|b| matches!(b, b' ' | b'\t' | 11 | 12 | b'\r'))
+            } else {
+                l.is_empty()
+            })
+            || ignore.iter().any(|r| r.is_match(l))
+    };
+    let any = blank_lines || !ignore.is_empty();
     script
         .iter()
         .map(|c| Marked {
             c: *c,
-            ignore: blank_lines && all_blank(a, b, c, skip_ws),
+            ignore: any
+                && a.lines[c.line0..c.line0 + c.deleted]
+                    .iter()
+                    .all(|l| trivial(l))
+                && b.lines[c.line1..c.line1 + c.inserted]
+                    .iter()
+                    .all(|l| trivial(l)),
         })
         .collect()
 }
@@ -128,7 +144,7 @@ pub fn hunks(script: &[Marked], context: usize, style: Style) -> Vec<&[Marked]> 
     let mut start = 0;
     while start < script.len() {
         let mut end = start;
-        if style != Style::Normal {
+        if !style.bare() {
             loop {
                 let cur = &script[end].c;
                 let top0 = cur.line0 + cur.deleted;

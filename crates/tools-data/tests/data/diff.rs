@@ -187,6 +187,205 @@ fn directories() {
     same_in(d.path(), &["diff", "a/f", "b"], b"");
 }
 
+/// Fifos (and other non-regular files) met inside directories are never
+/// opened: GNU names their kinds, or lists them as `Only in` even under `-N`.
+#[test]
+fn special_files_in_directories() {
+    let d = dir_with(&[
+        ("a/f", b"1\n"),
+        ("a/s", b"same\n"),
+        ("b/s", b"same\n"),
+        ("a/d/x", b"x\n"),
+        ("b/e", b""),
+        ("c/g", b"g\n"),
+    ]);
+    for p in ["b/f", "a/p", "b/p", "b/d", "a/onlyfifo", "a/e", "d/g"] {
+        std::fs::create_dir_all(d.path().join(p).parent().unwrap()).unwrap();
+        let st = std::process::Command::new("mkfifo")
+            .arg(d.path().join(p))
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    std::os::unix::fs::symlink("p", d.path().join("b/linkp")).unwrap();
+    std::os::unix::fs::symlink("s", d.path().join("a/linkp")).unwrap();
+    for opts in [&["-r"][..], &["-rN"], &["-ru"], &["-rq"], &[]] {
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(opts);
+        argv.extend_from_slice(&["a", "b"]);
+        same_in(d.path(), &argv, b"");
+    }
+    same_in(d.path(), &["diff", "-rN", "c", "d"], b"");
+    same_in(d.path(), &["diff", "-rN", "d", "c"], b"");
+}
+
+/// ed (`-e`, `-f`) and RCS (`-n`) scripts, `-I`, `-t`, `--strip-trailing-cr`.
+#[test]
+fn scripts_and_line_filters() {
+    let d = dir_with(&[
+        ("a", b"one\ntwo\nthree\nfour\nfive\nsix\n"),
+        ("b", b"zero\none\nTWO\nthree\nfive\nsix\nseven\n.\neight\n"),
+        ("dots", b".\nx\n.\n"),
+        ("noeol", b"one\ntwo"),
+        ("c1", b"keep\n# stamp 1\nbody\n\n"),
+        ("c2", b"keep\n# stamp 2\nbody\n"),
+        ("c3", b"keep\n# stamp 3\nBODY\n"),
+        ("crlf", b"one\r\ntwo\r\nthree\n"),
+        ("t1", b"\tx\ty\nab\tc\n\x08\tz\nq\x08\tw\n"),
+        ("t2", b"        x       y\nab\tc\n"),
+    ]);
+    for args in [
+        &["-e", "a", "b"][..],
+        &["-f", "a", "b"],
+        &["-n", "a", "b"],
+        &["--ed", "b", "a"],
+        &["--rcs", "b", "a"],
+        &["-e", "a", "dots"],
+        &["-f", "a", "dots"],
+        &["-n", "dots", "a"],
+        &["-e", "a", "noeol"],
+        &["-n", "a", "noeol"],
+        &["-e", "a", "a"],
+        &["-I", "^# stamp", "c1", "c2"],
+        &["-I", "^# stamp", "c1", "c3"],
+        &["-B", "-I", "stamp [0-9]", "c1", "c2"],
+        &["-u", "-I", "^#", "-I", "^BODY", "c2", "c3"],
+        &["--ignore-matching-lines=x\\{2\\}", "c1", "c2"],
+        &["--strip-trailing-cr", "crlf", "a"],
+        &["--strip-trailing-cr", "-u", "crlf", "a"],
+        &["-t", "t1", "t2"],
+        &["-t", "-T", "t1", "t2"],
+        &["--expand-tabs", "-u", "t1", "t2"],
+        &["-t", "-c", "t2", "t1"],
+        &["-e", "-u", "a", "b"],
+    ] {
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
+/// Line and group formats (GNU's if-then-else output) and `-F RE`.
+#[test]
+fn formats_and_function_lines() {
+    let d = dir_with(&[
+        ("a", b"1\n2\n3\n4\n5\n6\n"),
+        ("b", b"1\nX\n3\n5\n6\n7\n8"),
+        ("c", b"int f() {\n  a;\n}\n\nint g() {\n  b;\n  c;\n}\n"),
+        ("e", b"int f() {\n  A;\n}\n\nint g() {\n  b;\n  C;\n}\n"),
+    ]);
+    for args in [
+        &["--line-format=%L", "a", "b"][..],
+        &["--line-format=[%l]", "a", "a"],
+        &[
+            "--old-line-format=-%l\n",
+            "--new-line-format=+%l\n",
+            "--unchanged-line-format=",
+            "a",
+            "b",
+        ],
+        &[
+            "--unchanged-line-format=U%dn:%L",
+            "--old-line-format=D%3dn %l|",
+            "--new-line-format=A%-4xn%L",
+            "a",
+            "b",
+        ],
+        &["--new-line-format=%c'\\101'%c':'%l%%%c'\\n'%c'x'", "a", "b"],
+        &[
+            "--old-group-format=<%dn %df-%dl %de %dm>",
+            "--new-group-format=[%dN %dF-%dL %dE %dM]",
+            "--changed-group-format={%<|%>}",
+            "--unchanged-group-format=(%=)",
+            "a",
+            "b",
+        ],
+        &[
+            "--changed-group-format=%df,%dl%%%02XL:%>",
+            "--unchanged-group-format=",
+            "a",
+            "b",
+        ],
+        &["--old-group-format=%<", "a", "b"],
+        &["-F", "^int", "-U1", "c", "e"],
+        &["--show-function-line=^int g", "-u", "c", "e"],
+        &["-p", "-c", "c", "e"],
+    ] {
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
+/// `-y`: columns, gutter marks, widths, tabs, odd characters, `-t`,
+/// `--suppress-common-lines`, missing newlines.
+#[test]
+fn side_by_side() {
+    let d = dir_with(&[
+        ("a", b"alpha\nbeta\ngamma\ndelta\nepsilon\n"),
+        ("b", b"alpha\nBETA\ngamma\nepsilon\nzeta\neta\n"),
+        ("t1", b"one\ttab\there\na line long enough to be cut at the column width of sixty-one\nshort\n"),
+        ("t2", b"one tab here\na line long enough to be cut at the column width of sixty-one\nlonger line here\nextra\n"),
+        ("c1", b"a\x01b\tc\r\nz\x08q\x0c\n\0x\n\xc3\xa9t\xe9\tx\n"),
+        ("c2", b"q\n"),
+        ("n1", b"a\nb"),
+        ("n2", b"a\nc"),
+        ("n3", b"a\nc\n"),
+        ("e", b""),
+        ("bl1", b"a\n\nb\n"),
+        ("bl2", b"a\nb\n"),
+    ]);
+    let mut cases: Vec<Vec<&str>> = vec![
+        vec!["-y", "a", "b"],
+        vec!["--side-by-side", "--width=50", "a", "b"],
+        vec!["-y", "--suppress-common-lines", "a", "b"],
+        vec!["-y", "t1", "t2"],
+        vec!["-y", "-t", "t1", "t2"],
+        vec!["-y", "-t", "-W", "47", "t1", "t2"],
+        vec!["-y", "-W", "30", "c1", "c2"],
+        vec!["-y", "n1", "n2"],
+        vec!["-y", "n1", "n3"],
+        vec!["-y", "n3", "n1"],
+        vec!["-y", "a", "a"],
+        vec!["-y", "e", "a"],
+        vec!["-y", "a", "e"],
+        vec!["-y", "-B", "bl1", "bl2"],
+        vec!["-y", "-W", "0", "a", "b"],
+    ];
+    let widths: Vec<String> = (1..=26).map(|w| w.to_string()).collect();
+    for w in &widths {
+        cases.push(vec!["-y", "-W", w, "t1", "t2"]);
+    }
+    for args in &cases {
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
+#[test]
+fn from_file_and_to_file() {
+    let d = dir_with(&[
+        ("x", b"a\n"),
+        ("y", b"b\n"),
+        ("z", b"a\n"),
+        ("dd/y", b"a\n"),
+    ]);
+    for args in [
+        &["--from-file=x", "y", "z"][..],
+        &["--to-file=x", "y", "z"],
+        &["--from-file=x"],
+        &["--from-file=x", "--to-file=y"],
+        &["-u", "--label", "L", "--from-file", "x", "y"],
+        &["--from-file=dd", "y"],
+        &["--to-file", "y", "x", "dd"],
+    ] {
+        let mut argv = vec!["diff"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
 /// Deterministic pseudo-random edits: hunks must line up exactly with GNU's.
 #[test]
 fn random_edits_match_gnu() {

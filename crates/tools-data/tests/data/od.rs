@@ -65,6 +65,77 @@ fn od_cases() {
     }
 }
 
+/// A width that is no multiple of the element sizes falls back to their
+/// least common multiple (with a warning); x87 encodings without the integer
+/// bit print as NaN.
+#[test]
+fn odd_widths_and_invalid_long_doubles() {
+    let mut bad_ld = Vec::new();
+    // unnormal, pseudo-infinity, pseudo-NaN, a normal neighbour
+    for (mant, se) in [
+        (0x3c80_8094_8001_8080u64, 0x800au16),
+        (0, 0x7fff),
+        (0x4000_0000_0000_0001, 0xffff),
+        (0x8000_0000_0000_0000, 0x3fff),
+    ] {
+        bad_ld.extend_from_slice(&mant.to_le_bytes());
+        bad_ld.extend_from_slice(&se.to_le_bytes());
+        bad_ld.extend_from_slice(&[0; 6]);
+    }
+    let d = dir_with(&[("ld", &bad_ld), ("n", b"0123456789abcdefghijklmnopqrstuv")]);
+    for args in [
+        &["-tfL", "ld"][..],
+        &["-X", "-w6", "n"],
+        &["-a", "-tu4", "-w6", "n"],
+        &["-O", "-tu8", "-w2", "n"],
+        &["-tx2", "-w3", "n"],
+        &["-tx1", "-w5", "n"],
+    ] {
+        let mut argv = vec!["od"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
+/// `-S` (strings) and `--endian`.
+#[test]
+fn strings_and_endian() {
+    let d = dir_with(&[
+        (
+            "s",
+            b"ab\0abcd\0xyzw\n\0tab\there\0\x7fdel\0longer string!\0tail",
+        ),
+        ("n", b"0123456789abcdef\x01\x02\x03"),
+    ]);
+    for args in [
+        &["-S3", "s"][..],
+        &["-S", "1", "s"],
+        &["-S5", "s"],
+        &["--strings", "s"],
+        &["--strings=6", "s"],
+        &["-Ax", "-S2", "s"],
+        &["-An", "-S3", "s"],
+        &["-S3", "-j4", "s"],
+        &["-S3", "-N12", "s"],
+        &["-S3", "-N6", "s"],
+        &["-S3", "-j2", "-N9", "s"],
+        &["-S3", "-tx1", "s"],
+        &["-S3", "-c", "s"],
+        &["-S3", "s", "n"],
+        &["-S", "x", "s"],
+        &["--endian=big", "-tx2", "n"],
+        &["--endian=big", "-tx4", "-tu8", "n"],
+        &["--endian=little", "-tx2", "n"],
+        &["--endian=big", "-tf4", "-tf8", "n"],
+        &["--endian=big", "-td2", "-tx1", "n"],
+        &["--endian=middle", "-tx2", "n"],
+    ] {
+        let mut argv = vec!["od"];
+        argv.extend_from_slice(args);
+        same_in(d.path(), &argv, b"");
+    }
+}
+
 /// Floats: every special value, denormals, both signs of zero, in all three
 /// sizes (the x87 `long double` included).
 fn float_files() -> tempfile::TempDir {

@@ -310,3 +310,11 @@ fn bare_percent_and_unknown_conversions() {
     // A neighbour: `%%` is a literal percent.
     p(&["100%%\n"]);
 }
+
+#[test]
+fn count_conversion_consumes_an_argument() {
+    p(&["a%nb%s\n", "x", "y"]);
+    p(&["%n|%s|%n\n", "v", "w"]);
+    p(&["%5n%s\n", "q", "r"]);
+    p(&["%n"]);
+}

@@ -117,3 +117,12 @@ cases! {
     replace_no_final_newline: ["xargs", "-I{}", "echo", "[{}]"] <- b"\n a";
     replace_with_dash_i: ["xargs", "-i", "echo", "<{}>"] <- b"\n p q\n";
 }
+
+cases! {
+    max_chars_item_too_long_after_batch: ["xargs", "-s", "9", "echo"] <- b"one two three four\n";
+    max_chars_exact_fit: ["xargs", "-s", "9", "echo"] <- b"one two six\n";
+    max_chars_command_too_long: ["xargs", "-s", "4"] <- b"";
+    max_chars_command_fits_no_input: ["xargs", "-s", "5"] <- b"";
+    max_chars_counts_initial_args: ["xargs", "-s", "13", "echo", " ", " "] <- b"one\ntwo\n";
+    max_chars_first_too_long: ["xargs", "-s", "6", "echo"] <- b"ab\n";
+}

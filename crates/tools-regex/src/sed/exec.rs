@@ -265,10 +265,10 @@ impl<'p> Exec<'p> {
         }
         for a in std::mem::take(&mut self.append) {
             match a {
+                // The text carries its own newline (empty: nothing at all).
                 Append::Text(t) => {
                     if !t.is_empty() {
                         Self::emit_raw(out, &t, term)?;
-                        out.w.write_all(b"\n")?;
                     }
                 }
                 Append::Line(l) => {
@@ -360,7 +360,6 @@ impl<'p> Exec<'p> {
                         b'i' => {
                             if !text.is_empty() {
                                 Self::emit_raw(out, text, term)?;
-                                out.w.write_all(b"\n")?;
                             }
                         }
                         _ => {
@@ -368,7 +367,6 @@ impl<'p> Exec<'p> {
                             let in_range = cmd.a2.is_some() && !cmd.negate;
                             if (!in_range || self.ranges[k].is_none()) && !text.is_empty() {
                                 Self::emit_raw(out, text, term)?;
-                                out.w.write_all(b"\n")?;
                             }
                             autoprint = false;
                             break;
@@ -398,7 +396,7 @@ impl<'p> Exec<'p> {
                     }
                     Kind::List(n) => {
                         let width = n.unwrap_or(self.opts.line_len);
-                        let text = list_line(&ps, width);
+                        let text = list_line(&ps, width, term);
                         Self::emit_raw(out, &text, term)?;
                     }
                     Kind::ReadFile(c, name) => {
@@ -412,20 +410,24 @@ impl<'p> Exec<'p> {
                         if *c == b'w' {
                             self.write_file(*idx, &ps, terminated)?;
                         } else {
-                            let nl = memchr::memchr(b'\n', &ps);
+                            let nl = memchr::memchr(term, &ps);
                             let first = ps[..nl.unwrap_or(ps.len())].to_vec();
                             self.write_file(*idx, &first, terminated || nl.is_some())?;
                         }
                     }
                     Kind::Simple(c) => match c {
                         b'=' => {
-                            Self::emit_raw(out, format!("{}\n", input.line).as_bytes(), term)?;
+                            Self::emit_raw(out, input.line.to_string().as_bytes(), term)?;
+                            out.w.write_all(&[term])?;
                         }
                         b'd' => {
                             autoprint = false;
                             break;
                         }
-                        b'D' => match memchr::memchr(b'\n', &ps) {
+                        // Under -z the "line" separator inside the pattern
+                        // and hold spaces is the NUL (GNU's buffer_delimiter)
+                        // for D, G, H, N, P, W and l alike.
+                        b'D' => match memchr::memchr(term, &ps) {
                             None => {
                                 autoprint = false;
                                 break;
@@ -441,27 +443,27 @@ impl<'p> Exec<'p> {
                         b'g' => ps.clone_from(&self.hold),
                         b'G' => {
                             self.within_budget(ps.len() + 1 + self.hold.len())?;
-                            ps.push(b'\n');
+                            ps.push(term);
                             ps.extend_from_slice(&self.hold);
                         }
                         b'h' => self.hold.clone_from(&ps),
                         b'H' => {
                             self.within_budget(ps.len() + 1 + self.hold.len())?;
-                            self.hold.push(b'\n');
+                            self.hold.push(term);
                             self.hold.extend_from_slice(&ps);
                         }
                         b'x' => std::mem::swap(&mut ps, &mut self.hold),
                         b'z' => ps.clear(),
                         b'p' => Self::emit(out, &ps, term, terminated)?,
                         b'P' => {
-                            let nl = memchr::memchr(b'\n', &ps);
+                            let nl = memchr::memchr(term, &ps);
                             let end = nl.unwrap_or(ps.len());
                             Self::emit(out, &ps[..end], term, terminated || nl.is_some())?;
                         }
                         b'F' => {
                             let name = input.file_name().to_string();
                             Self::emit_raw(out, name.as_bytes(), term)?;
-                            out.w.write_all(b"\n")?;
+                            out.w.write_all(&[term])?;
                         }
                         b'n' => {
                             if input.is_last() {
@@ -504,7 +506,7 @@ impl<'p> Exec<'p> {
                                 }
                             }
                             self.within_budget(ps.len() + 1 + next.len() + self.hold.len())?;
-                            ps.push(b'\n');
+                            ps.push(term);
                             ps.extend_from_slice(&next);
                         }
                         _ => {}
@@ -659,7 +661,7 @@ fn build_replacement(repl: &[Repl], ps: &[u8], spans: &Spans, out: &mut Vec<u8>)
 }
 
 /// `l` output: escapes, octal for the rest, lines folded at `width` (0: never).
-fn list_line(ps: &[u8], width: usize) -> Vec<u8> {
+fn list_line(ps: &[u8], width: usize, term: u8) -> Vec<u8> {
     let mut out = Vec::with_capacity(ps.len() + 8);
     let mut col = 0usize;
     for &b in ps {
@@ -682,6 +684,7 @@ fn list_line(ps: &[u8], width: usize) -> Vec<u8> {
         col += esc.len();
         out.extend_from_slice(&esc);
     }
-    out.extend_from_slice(b"$\n");
+    out.push(b'$');
+    out.push(term);
     out
 }

@@ -623,7 +623,9 @@ impl P<'_> {
         String::from_utf8_lossy(&self.s[start..self.i]).into_owned()
     }
 
-    /// The text of `a`, `i`, `c` (one-line GNU form or backslash-newline form).
+    /// The text of `a`, `i`, `c` (one-line GNU form or backslash-newline form),
+    /// with its newline; empty when the script ends right after `a\` (GNU
+    /// then prints nothing, while `a\\` at the end is an empty line).
     fn text(&mut self) -> Result<Vec<u8>, ParseError> {
         self.skip_ws();
         let mut out = Vec::new();
@@ -637,8 +639,10 @@ impl P<'_> {
             }
             Some(_) => {}
         }
+        let mut line = false;
         while let Some(c) = self.peek() {
             self.i += 1;
+            line = true;
             match c {
                 b'\\' => match self.peek() {
                     Some(d) => {
@@ -650,6 +654,9 @@ impl P<'_> {
                 b'\n' => break,
                 _ => out.push(c),
             }
+        }
+        if line {
+            out.push(b'\n');
         }
         Ok(out)
     }

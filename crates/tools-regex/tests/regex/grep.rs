@@ -221,3 +221,21 @@ fn nul_bytes_in_lines() {
     // A neighbour: no NUL, plain text.
     g_with(&["foo", "input"], b"foo\nbar\n", b"");
 }
+
+#[test]
+fn back_references_in_several_patterns() {
+    // Each -e pattern numbers its own groups.
+    let data: &[u8] = b"bcc\nbcb\nab\nxbb\nyzz\nqq\n";
+    for args in [
+        &["-e", "a\\(b\\)", "-e", "b\\(c\\)\\1"][..],
+        &["-o", "-e", "a\\(b\\)", "-e", "b\\(c\\)\\1"],
+        &["-E", "-e", "(a)(b)", "-e", "(x)(b)\\2", "-e", "y(z)\\1"],
+        &["-c", "-e", "\\(.\\)\\1", "-e", "q\\(x\\)"],
+        &["-w", "-e", "b\\(c\\)\\1", "-e", "y\\(z\\)\\1"],
+        &["-v", "-e", "\\(b\\)\\1", "-e", "\\(c\\)\\1"],
+    ] {
+        let mut argv = vec!["grep"];
+        argv.extend_from_slice(args);
+        check(&argv, data, &[]);
+    }
+}

@@ -256,3 +256,46 @@ fn delimiter_characters_escaped_in_the_replacement() {
     s_in(&["s/b/\\//"], b"abc\n");
     s_in(&["s|\\(b\\)|<\\1\\|>|"], b"abc\n");
 }
+
+#[test]
+fn null_data_separates_lines_inside_the_buffers() {
+    // Under -z the NUL joins and splits what N, G, H, D, P and W handle, and
+    // ends `l` output; a newline in the data is ordinary text.
+    for script in [
+        "N",
+        "N;P",
+        "N;D",
+        "h;G",
+        "H;g",
+        "H;x",
+        "$!N;P;D",
+        "N;l",
+        "=",
+        "F",
+        "N;s/\\n/+/",
+    ] {
+        s_in(&["-z", script], b"one\0two\nsix\0three\0");
+        s_in(&["-z", script], b"one\0two");
+    }
+    s_in(&["-zn", "N;l"], b"a\0b\tc\n");
+    s_in(&["-z", "-n", "N;W /dev/stdout"], b"a\0b\0c\0");
+}
+
+#[test]
+fn text_ending_the_script() {
+    // `a\` at the very end adds nothing; `a\` then a lone `\` is an empty line.
+    for script in [
+        "a\\",
+        "a\\\\",
+        "i\\\\",
+        "c\\\\",
+        "$a\\",
+        "1a\\\\",
+        "a foo\\",
+        "a foo\\\\",
+    ] {
+        s_in(&[script], b"x\ny\n");
+    }
+    s_in(&["-e", "a\\", "-e", "\\"], b"x\n");
+    s_in(&["-e", "c\\", "-e", "two\\", "-e", ""], b"hello");
+}
