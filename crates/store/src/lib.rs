@@ -18,6 +18,7 @@ pub mod busy;
 mod error;
 mod fingerprint;
 mod fsutil;
+mod generation;
 mod labels;
 mod names;
 mod redact;
@@ -28,5 +29,6 @@ pub use audit::{
 };
 pub use error::StoreError;
 pub use fingerprint::Fingerprint;
+pub use generation::Generation;
 pub use labels::{CHANGED_OUTSIDE, LABELS_DB, LabelStore, Stored, WriteMode};
 pub use redact::{MIN_SECRET_LEN, Redactor};
