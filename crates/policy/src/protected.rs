@@ -11,6 +11,7 @@
 
 use std::ffi::OsStr;
 use std::path::{Component, Path};
+use std::sync::OnceLock;
 
 /// Shell and session start-up files, protected by name wherever they are: writing
 /// one plants code in the human's next shell (`.envrc`: direnv, in any directory).
@@ -84,12 +85,15 @@ pub fn reason(path: &Path, home: Option<&Path>, state: Option<&Path>) -> Option<
 }
 
 /// [`reason`] for many paths: `$HOME` resolved once, not once a path (a
-/// checkpoint's walk asks for every file of the tree).
+/// checkpoint's walk asks for every file of the tree), and its protected
+/// members joined once, when a path under it is first asked about (a project
+/// under `$HOME` cost 11 joins a path).
 #[derive(Clone, Debug)]
 pub struct Checker<'a> {
     state: Option<&'a Path>,
-    /// `$HOME` as configured and as resolved (a symlinked home).
-    homes: Vec<std::path::PathBuf>,
+    /// `$HOME` as configured and as resolved (a symlinked home), each with its
+    /// [`HOME_PATHS`] beneath it.
+    homes: Vec<(std::path::PathBuf, OnceLock<Vec<std::path::PathBuf>>)>,
 }
 
 impl<'a> Checker<'a> {
@@ -100,6 +104,7 @@ impl<'a> Checker<'a> {
             homes.push(home.to_path_buf());
             homes.extend(std::fs::canonicalize(home).ok());
         }
+        let homes = homes.into_iter().map(|h| (h, OnceLock::new())).collect();
         Checker { state, homes }
     }
 
@@ -132,8 +137,12 @@ impl<'a> Checker<'a> {
 
     fn home_reason(&self, path: &Path) -> Option<&'static str> {
         // (Only a path under a home can be under one of its members.)
-        let under = |h: &std::path::PathBuf| {
-            path.starts_with(h) && HOME_PATHS.iter().any(|p| path.starts_with(h.join(p)))
+        let under = |(h, members): &(std::path::PathBuf, OnceLock<Vec<std::path::PathBuf>>)| {
+            path.starts_with(h)
+                && members
+                    .get_or_init(|| HOME_PATHS.iter().map(|p| h.join(p)).collect())
+                    .iter()
+                    .any(|m| path.starts_with(m))
         };
         self.homes
             .iter()
@@ -154,6 +163,13 @@ fn normal_components(path: &Path) -> Vec<&OsStr> {
             _ => None,
         })
         .collect()
+}
+
+/// The absolute path of `comps` (normal components from the root).
+fn joined(comps: &[&OsStr]) -> std::path::PathBuf {
+    let mut dir = std::path::PathBuf::from("/");
+    dir.extend(comps);
+    dir
 }
 
 /// True when git would take `dir` for a repository: `HEAD`, and `objects/` +
@@ -193,10 +209,8 @@ pub fn git_reason(path: &Path) -> Option<&'static str> {
     // per-worktree dirs beneath one (`modules/X`, `worktrees/X`), or a
     // directory shaped like a repository (looked at only when a configuration
     // member follows it).
-    let mut dir = std::path::PathBuf::from("/");
     let mut git_dir: Vec<bool> = Vec::with_capacity(comps.len());
     for (i, c) in comps.iter().enumerate() {
-        dir.push(c);
         let nested = i >= 2
             && git_dir[i - 2]
             && matches!(comps[i - 1].to_str(), Some("modules" | "worktrees"));
@@ -208,7 +222,8 @@ pub fn git_reason(path: &Path) -> Option<&'static str> {
         let member = rest[0].to_str().unwrap_or("");
         let config_member = is_git_config_member(member)
             || (member == "objects" && rest.get(1).is_some_and(|n| *n == "info"));
-        if config_member && (named || is_repository(&dir)) {
+        // (The directory's path is built only for a configuration member.)
+        if config_member && (named || is_repository(&joined(&comps[..=i]))) {
             return Some(match member {
                 "hooks" => "git hooks run code on the next git command",
                 "objects" => "alternates make git read objects from another repository",
