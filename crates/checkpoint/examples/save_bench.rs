@@ -1,7 +1,7 @@
 //! Times the checkpoint library alone (no safesh process, no labels):
 //! `cargo run --release -p safesh-checkpoint --example save_bench -- TREE STATE [RUNS]`.
 //! Saves TREE into a fresh store under STATE, then saves it again RUNS times
-//! with one file changed each time, and prints each time (bench/run.sh
+//! with one file changed each time, and prints each time (wall and CPU) (bench/run.sh
 //! checkpoint measures the whole command).
 
 use safesh_checkpoint::{Filter, SaveRequest, Settings, Store};
@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let roots = [tree.clone()];
     let save = |name: &str| {
-        let t = Instant::now();
+        let (t, cpu) = (Instant::now(), cpu_time());
         let saved = store.save(
             &SaveRequest {
                 project: &tree,
@@ -36,20 +36,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 filter: &filter,
                 label_of: &|_| None,
                 extra: serde_json::Value::Null,
+                label_epoch: None,
             },
             &settings,
         );
-        (t.elapsed(), saved)
+        (t.elapsed(), cpu_time().saturating_sub(cpu), saved)
     };
-    let (first, saved) = save("first");
-    println!("first save {first:?}: {} files read", saved?.files_read);
+    let (first, cpu, saved) = save("first");
+    println!(
+        "first save {first:?} (CPU {cpu:?}): {} files read",
+        saved?.files_read
+    );
     for i in 0..runs {
         let changed = tree.join("d00/f0000");
         let mut text = std::fs::read(&changed).unwrap_or_default();
         text.extend_from_slice(format!("{i}\n").as_bytes());
         std::fs::write(&changed, text)?;
-        let (again, saved) = save("again");
-        println!("second save {again:?}: {} files read", saved?.files_read);
+        let (again, cpu, saved) = save("again");
+        println!(
+            "second save {again:?} (CPU {cpu:?}): {} files read",
+            saved?.files_read
+        );
     }
     Ok(())
+}
+
+/// User + system time of this process so far (all its threads).
+fn cpu_time() -> std::time::Duration {
+    // SAFETY: getrusage writes only the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_SELF is always valid.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| {
+        std::time::Duration::from_secs(t.tv_sec as u64)
+            + std::time::Duration::from_micros(t.tv_usec as u64)
+    };
+    tv(ru.ru_utime) + tv(ru.ru_stime)
 }

@@ -130,6 +130,7 @@ pub(crate) fn decode(body: &[u8]) -> Result<Manifest, Why> {
         created_unix_ms,
         roots,
         extra,
+        label_epoch: None,
     })
 }
 
@@ -260,6 +261,7 @@ mod tests {
                 ],
             }],
             extra: serde_json::json!({"context": {"project": [1]}}),
+            label_epoch: None,
         };
         let mut out = Vec::new();
         encode(&m, &mut out).unwrap();

@@ -94,7 +94,7 @@ fn current(like: &Manifest, filter: &Filter<'_>) -> Result<Manifest, CheckpointE
             walk(&r.root, filter)?
                 .entries
                 .into_iter()
-                .map(|(path, (kind, stamp, _))| {
+                .map(|(path, kind, stamp)| {
                     let kind = match kind {
                         Kind::File { mode, size, .. } => Kind::File {
                             mode,
@@ -124,6 +124,7 @@ fn current(like: &Manifest, filter: &Filter<'_>) -> Result<Manifest, CheckpointE
         created_unix_ms: 0,
         roots,
         extra: serde_json::Value::Null,
+        label_epoch: None,
     })
 }
 

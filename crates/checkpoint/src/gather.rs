@@ -163,6 +163,6 @@ fn store_file(
             std::io::Error::other("it was replaced during the save; save again"),
         ));
     }
-    let (hash, len) = pack.put(&mut f, abs, stored)?;
+    let (hash, len) = pack.put(&mut f, abs, m.len(), stored)?;
     Ok((hex(&hash), len))
 }

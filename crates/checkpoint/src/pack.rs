@@ -131,8 +131,11 @@ pub(crate) struct PackWriter {
     file: File,
     /// Bytes already in the file.
     written: u64,
-    /// Bytes gathered, not yet written (they follow `written`).
-    pending: Vec<u8>,
+    /// Bytes gathered, not yet written: `buf[..filled]` (they follow `written`).
+    /// Files are read straight into it (no copy in between); it is made once,
+    /// [`FLUSH_AT`] + [`CHUNK`] long, so a read always has a chunk of room.
+    buf: Vec<u8>,
+    filled: usize,
     /// What it holds, in order.
     records: Vec<(Hash, u64, u64)>,
     /// The same, by hash (a content read twice in one save is stored once).
@@ -169,7 +172,9 @@ impl PackWriter {
             pack,
             file,
             written: 0,
-            pending: Vec::with_capacity(FLUSH_AT + CHUNK as usize),
+            // (Zeroed memory from the allocator: pages are touched as they fill.)
+            buf: vec![0; FLUSH_AT + CHUNK as usize],
+            filled: 0,
             records: Vec::new(),
             holds: HashMap::new(),
             committed: false,
@@ -177,18 +182,18 @@ impl PackWriter {
     }
 
     fn end(&self) -> u64 {
-        self.written + self.pending.len() as u64
+        self.written + self.filled as u64
     }
 
     fn flush(&mut self) -> Result<(), CheckpointError> {
-        if self.pending.is_empty() {
+        if self.filled == 0 {
             return Ok(());
         }
         self.file
-            .write_all_at(&self.pending, self.written)
+            .write_all_at(&self.buf[..self.filled], self.written)
             .map_err(|e| CheckpointError::io("writing", &self.pack, e))?;
-        self.written += self.pending.len() as u64;
-        self.pending.clear();
+        self.written += self.filled as u64;
+        self.filled = 0;
         Ok(())
     }
 
@@ -196,29 +201,43 @@ impl PackWriter {
     /// hash and length. When `stored(hash)` says the content is stored already
     /// (or this pack holds it), its bytes are dropped again: each content is
     /// kept once. Memory stays bounded whatever the file's size.
+    ///
+    /// `expect` is the length `source` had when looked at (a file's `fstat`):
+    /// reads ask for one byte more than is left of it, so a file that still
+    /// has that length is read in one `read` (the short read is its end) where
+    /// reading until a `read` gives 0 took two; a file that grew meanwhile is
+    /// read on to its end.
     pub(crate) fn put(
         &mut self,
         source: &mut impl Read,
         what: &Path,
+        expect: u64,
         stored: impl Fn(&Hash) -> bool,
     ) -> Result<(Hash, u64), CheckpointError> {
         let start = self.end();
         let mut hasher = Sha256::new();
+        let mut got: u64 = 0;
         loop {
-            if self.pending.len() >= FLUSH_AT {
+            if self.filled >= FLUSH_AT {
                 self.flush()?;
             }
-            let at = self.pending.len();
-            // `read_to_end` fills the buffer's spare room without zeroing it.
-            let n = source
-                .by_ref()
-                .take(CHUNK)
-                .read_to_end(&mut self.pending)
-                .map_err(|e| CheckpointError::io("reading", what, e))?;
+            let left = expect.saturating_sub(got);
+            let want = if left > 0 { left + 1 } else { CHUNK }.min(CHUNK) as usize;
+            let at = self.filled;
+            let n = match source.read(&mut self.buf[at..at + want]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(CheckpointError::io("reading", what, e)),
+            };
             if n == 0 {
                 break;
             }
-            hasher.update(&self.pending[at..]);
+            hasher.update(&self.buf[at..at + n]);
+            self.filled += n;
+            got += n as u64;
+            if n < want && got == expect {
+                break;
+            }
         }
         let hash: Hash = hasher.finalize().into();
         let len = self.end() - start;
@@ -234,10 +253,10 @@ impl PackWriter {
     /// Drops the bytes from `start` on (a content stored already).
     fn unwind(&mut self, start: u64) -> Result<(), CheckpointError> {
         if start >= self.written {
-            self.pending.truncate((start - self.written) as usize);
+            self.filled = (start - self.written) as usize;
             return Ok(());
         }
-        self.pending.clear();
+        self.filled = 0;
         self.file
             .set_len(start)
             .map_err(|e| CheckpointError::io("truncating", &self.pack, e))?;

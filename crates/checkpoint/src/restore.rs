@@ -65,16 +65,16 @@ impl Store {
             .unwrap_or_default();
         let want: BTreeMap<&RelPath, &Kind> = snap.iter().map(|e| (&e.path, &e.kind)).collect();
         std::fs::create_dir_all(root).map_err(|e| CheckpointError::io("creating", root, e))?;
-        let now = walk(root, filter)?;
+        let walked = walk(root, filter)?;
+        let now = walked.by_path();
         // 1. Remove what was not there (deepest first), and what changed kind.
         let mut gone: Vec<(&RelPath, &Kind)> = now
-            .entries
             .iter()
-            .filter(|(p, (k, _, _))| match want.get(p) {
+            .filter(|(p, (k, _))| match want.get(*p) {
                 None => true,
-                Some(w) => std::mem::discriminant(*w) != std::mem::discriminant(k),
+                Some(w) => std::mem::discriminant(*w) != std::mem::discriminant(*k),
             })
-            .map(|(p, (k, _, _))| (p, k))
+            .map(|(p, (k, _))| (*p, *k))
             .collect();
         gone.sort_by_key(|(p, _)| std::cmp::Reverse(p.to_path().components().count()));
         for (p, k) in gone {
@@ -110,10 +110,9 @@ impl Store {
             if (filter.protected)(&abs) {
                 continue;
             }
-            let current = now.entries.get(&e.path).map(|(k, _, _)| k);
+            let current = now.get(&e.path).map(|(k, _)| *k);
             // Untouched since the save (same inode, size and times): as saved.
-            let untouched =
-                e.stamp.is_some() && now.entries.get(&e.path).and_then(|(_, s, _)| *s) == e.stamp;
+            let untouched = e.stamp.is_some() && now.get(&e.path).and_then(|(_, s)| *s) == e.stamp;
             match &e.kind {
                 Kind::File {
                     mode,

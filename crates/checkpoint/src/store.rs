@@ -14,10 +14,10 @@
 use crate::error::CheckpointError;
 use crate::gather::{Gathering, ToRead};
 use crate::objects::{Objects, hex};
-use crate::tree::{Entry, Filter, Kind, RelPath, Stamp, walk};
+use crate::tree::{Entry, Filter, Kind, walk};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -44,6 +44,10 @@ pub struct Manifest {
     /// What the caller saved with it (the context store's scopes).
     #[serde(default)]
     pub extra: serde_json::Value,
+    /// What the files' labels were computed under: the sha256 (hex) of
+    /// [`SaveRequest::label_epoch`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_epoch: Option<String>,
 }
 
 /// A checkpoint as listed.
@@ -112,6 +116,12 @@ pub struct SaveRequest<'a> {
     pub filter: &'a Filter<'a>,
     /// A file's label to keep with it (JSON text), if any.
     pub label_of: &'a dyn Fn(&Path) -> Option<String>,
+    /// Everything a file's label depends on besides the file itself (its
+    /// path, inode, size and times), as text; `None`: not known. When it
+    /// equals the newest checkpoint's, a file unchanged since that checkpoint
+    /// keeps the label saved there and `label_of` is not asked for it. (Kept
+    /// as its sha256: a manifest holds no more of it.)
+    pub label_epoch: Option<&'a str>,
     /// Saved with the checkpoint and given back as is (the context store's scopes).
     pub extra: serde_json::Value,
 }
@@ -292,6 +302,7 @@ impl Store {
             filter,
             label_of,
             extra,
+            label_epoch,
         } = req;
         let (project, filter, label_of) = (*project, *filter, *label_of);
         let name = match name {
@@ -317,69 +328,82 @@ impl Store {
         }
         // From here to the manifest: no sweep removes a content this save uses.
         let lock = self.lock(false)?;
-        // Hashes known from the newest checkpoint, by root, path and stamp.
         let previous = self.newest(project)?;
-        let mut known: HashMap<&Path, HashMap<&RelPath, (Stamp, &str)>> = HashMap::new();
-        for r in previous.iter().flat_map(|m| &m.roots) {
-            let in_root = known.entry(r.root.as_path()).or_default();
-            in_root.reserve(r.entries.len());
-            for e in &r.entries {
-                if let (Kind::File { hash, .. }, Some(stamp)) = (&e.kind, e.stamp) {
-                    in_root.insert(&e.path, (stamp, hash.as_str()));
-                }
-            }
-        }
+        // Labels are reused only under the same epoch (see SaveRequest).
+        let label_epoch = label_epoch.map(|e| hex(&Sha256::digest(e.as_bytes())));
+        let same_labels = label_epoch.is_some()
+            && previous.as_ref().and_then(|m| m.label_epoch.as_deref()) == label_epoch.as_deref();
         let view = self.objects.view()?;
-        // Each path's entry; a file's hash from the previous save when its stamp
-        // is the same, else read (by workers, see crate::gather) into `to_read`.
+        // Each path's entry; a file's hash (and label) from the previous save
+        // when its stamp is the same, else read (by workers, see crate::gather)
+        // into `to_read`.
         let mut snaps = Vec::with_capacity(walked.len());
         let mut to_read: Vec<ToRead> = Vec::new();
         let mut pending: Vec<(usize, usize)> = Vec::new();
-        let none = HashMap::new();
-        for (root, w) in &walked {
-            let known = known.get(root.as_path()).unwrap_or(&none);
+        // Files whose label is still to be asked for: (root, entry).
+        let mut to_label: Vec<(usize, usize)> = Vec::new();
+        for (root, w) in walked {
+            // Both sides are sorted by path: matched by one merge, no hashing.
+            let before: &[Entry] = previous
+                .iter()
+                .flat_map(|m| &m.roots)
+                .find(|r| r.root == root)
+                .map_or(&[], |r| &r.entries);
+            let mut at = 0;
             let mut entries = Vec::with_capacity(w.entries.len());
-            for (path, (kind, stamp, _)) in &w.entries {
-                let mut kind = kind.clone();
-                if let Kind::File { size, hash, .. } = &mut kind {
-                    match known
-                        .get(path)
-                        .filter(|(s, h)| Some(*s) == *stamp && view.has(h))
-                    {
-                        Some((_, h)) => *hash = h.to_string(),
-                        None => {
+            for (path, mut kind, stamp) in w.entries {
+                if let Kind::File {
+                    size, hash, label, ..
+                } = &mut kind
+                {
+                    while at < before.len() && before[at].path < path {
+                        at += 1;
+                    }
+                    let known = before
+                        .get(at)
+                        .filter(|b| b.path == path && b.stamp.is_some() && b.stamp == stamp);
+                    match known.map(|b| &b.kind) {
+                        Some(Kind::File {
+                            hash: h, label: l, ..
+                        }) if view.has(h) => {
+                            hash.clone_from(h);
+                            if same_labels {
+                                label.clone_from(l);
+                            } else {
+                                to_label.push((snaps.len(), entries.len()));
+                            }
+                        }
+                        _ => {
                             pending.push((snaps.len(), entries.len()));
+                            to_label.push((snaps.len(), entries.len()));
                             to_read.push(ToRead {
                                 abs: root.join(path.to_path()),
-                                stamp: *stamp,
+                                stamp,
                                 size: *size,
                             });
                         }
                     }
                 }
-                entries.push(Entry {
-                    path: path.clone(),
-                    kind,
-                    stamp: *stamp,
-                });
+                entries.push(Entry { path, kind, stamp });
             }
-            snaps.push(RootSnapshot {
-                root: root.clone(),
-                entries,
-            });
+            snaps.push(RootSnapshot { root, entries });
         }
         let files_read = to_read.len() as u64;
         let claimed = Mutex::new(HashSet::new());
         let read = std::thread::scope(|scope| {
             let gathering = (!to_read.is_empty())
                 .then(|| Gathering::start(scope, self, &view, &to_read, &claimed));
-            // Meanwhile, here: every file's label (the caller's lookup need not
-            // be thread-safe).
-            for snap in &mut snaps {
-                for e in &mut snap.entries {
-                    if let Kind::File { label, .. } = &mut e.kind {
-                        *label = label_of(&snap.root.join(e.path.to_path()));
-                    }
+            // Meanwhile, here: the labels not reused (the caller's lookup need
+            // not be thread-safe).
+            for &(r, i) in &to_label {
+                if let Some(snap) = snaps.get_mut(r)
+                    && let Some(Entry {
+                        path,
+                        kind: Kind::File { label, .. },
+                        ..
+                    }) = snap.entries.get_mut(i)
+                {
+                    *label = label_of(&snap.root.join(path.to_path()));
                 }
             }
             gathering.map_or(Ok(Vec::new()), Gathering::finish)
@@ -402,6 +426,7 @@ impl Store {
             created_unix_ms: now_ms().max(after),
             roots: snaps,
             extra: extra.clone(),
+            label_epoch,
         };
         let replaced = self.manifest_path(project, &name).exists();
         self.write_manifest(project, &manifest)?;
@@ -441,6 +466,7 @@ impl Store {
         let mut text = serde_json::to_vec(&Header {
             format: FORMAT.to_string(),
             summary: summary(m),
+            label_epoch: m.label_epoch.clone(),
         })
         .map_err(damaged)?;
         text.push(b'\n');
@@ -530,7 +556,10 @@ fn parse(text: &[u8]) -> Result<Manifest, String> {
     let (head, body) = (&text[..at], &text[at + 1..]);
     let header: Header = serde_json::from_slice(head).map_err(|e| e.to_string())?;
     match header.format.as_str() {
-        FORMAT => crate::codec::decode(body),
+        FORMAT => crate::codec::decode(body).map(|m| Manifest {
+            label_epoch: header.label_epoch,
+            ..m
+        }),
         FORMAT_JSON => serde_json::from_slice(body).map_err(|e| e.to_string()),
         other => Err(format!("unknown manifest format {other:?}")),
     }
@@ -545,6 +574,10 @@ struct Header {
     format: String,
     #[serde(flatten)]
     summary: Summary,
+    /// [`Manifest::label_epoch`] (the body's encoding has no room for it;
+    /// readers that do not know it skip it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    label_epoch: Option<String>,
 }
 
 fn summary(m: &Manifest) -> Summary {

@@ -8,6 +8,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex};
 
 /// What one path is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,7 +124,8 @@ pub struct Filter<'a> {
     pub exclude: &'a [String],
     /// Paths never saved, restored or removed (safesh's config, protected paths,
     /// the session's temp dir), by absolute path.
-    pub protected: &'a dyn Fn(&Path) -> bool,
+    /// (`Sync`: a walk asks from several threads.)
+    pub protected: &'a (dyn Fn(&Path) -> bool + Sync),
 }
 
 impl Filter<'_> {
@@ -141,77 +143,206 @@ impl Filter<'_> {
     }
 }
 
-/// A walk's result: entries by relative path, and the bytes of regular files.
+/// A walk's result: entries sorted by relative path, and the bytes of regular
+/// files.
 pub(crate) struct Walked {
-    pub entries: BTreeMap<RelPath, (Kind, Option<Stamp>, std::fs::Metadata)>,
+    /// Every path kept, sorted (each once).
+    pub entries: Vec<(RelPath, Kind, Option<Stamp>)>,
     pub bytes: u64,
     pub files: u64,
 }
 
+impl Walked {
+    /// The entries by path.
+    pub(crate) fn by_path(&self) -> BTreeMap<&RelPath, (&Kind, Option<Stamp>)> {
+        self.entries.iter().map(|(p, k, s)| (p, (k, *s))).collect()
+    }
+}
+
+/// Most threads a walk uses, whatever the cores.
+const MAX_WALKERS: usize = 4;
+
+/// Directories left to list, shared by a walk's threads.
+struct Queue {
+    /// Relative paths (bytes; empty: the root) not yet taken.
+    dirs: Vec<Vec<u8>>,
+    /// Directories being listed now (their subdirectories may still come).
+    busy: usize,
+    /// The first error: every thread stops.
+    failed: Option<CheckpointError>,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    more: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The next directory to list; `None` when all are listed (or one failed).
+    fn take(&self) -> Option<Vec<u8>> {
+        let mut q = self.lock();
+        loop {
+            if q.failed.is_some() {
+                return None;
+            }
+            if let Some(d) = q.dirs.pop() {
+                q.busy += 1;
+                return Some(d);
+            }
+            if q.busy == 0 {
+                return None;
+            }
+            q = self.more.wait(q).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// A directory is listed: its subdirectories (or its error) join the queue.
+    fn done(&self, found: Result<Vec<Vec<u8>>, CheckpointError>) {
+        let mut q = self.lock();
+        q.busy -= 1;
+        match found {
+            Ok(dirs) => q.dirs.extend(dirs),
+            Err(e) => {
+                q.failed.get_or_insert(e);
+            }
+        }
+        self.more.notify_all();
+    }
+}
+
+/// What one thread of a walk found.
+#[derive(Default)]
+struct Part {
+    entries: Vec<(RelPath, Kind, Option<Stamp>)>,
+    bytes: u64,
+    files: u64,
+}
+
 /// Walks `root` (which must be a directory) without following symlinks.
+///
+/// On up to [`MAX_WALKERS`] threads, directories taken from a shared queue:
+/// the walk is one `statx` per path (a save of an unchanged tree is mostly
+/// this), and the kernel's work for them spreads over the cores. The result
+/// does not depend on the threads: it is sorted.
 pub(crate) fn walk(root: &Path, filter: &Filter<'_>) -> Result<Walked, CheckpointError> {
+    let shared = Shared {
+        queue: Mutex::new(Queue {
+            dirs: vec![Vec::new()],
+            busy: 0,
+            failed: None,
+        }),
+        more: Condvar::new(),
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_WALKERS);
+    let walk_part = || {
+        let mut part = Part::default();
+        while let Some(rel) = shared.take() {
+            shared.done(list_dir(root, &rel, filter, &mut part));
+        }
+        part
+    };
+    let parts: Vec<Part> = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads).map(|_| scope.spawn(walk_part)).collect();
+        let mut parts = vec![walk_part()];
+        for t in others {
+            match t.join() {
+                Ok(p) => parts.push(p),
+                Err(_) => {
+                    shared.lock().failed.get_or_insert(CheckpointError::io(
+                        "listing",
+                        root,
+                        std::io::Error::other("a walker thread panicked"),
+                    ));
+                }
+            }
+        }
+        parts
+    });
+    if let Some(e) = shared.lock().failed.take() {
+        return Err(e);
+    }
     let mut out = Walked {
-        entries: BTreeMap::new(),
+        entries: Vec::with_capacity(parts.iter().map(|p| p.entries.len()).sum()),
         bytes: 0,
         files: 0,
     };
-    let mut stack: Vec<PathBuf> = vec![PathBuf::new()];
-    while let Some(rel) = stack.pop() {
-        let dir = root.join(&rel);
-        let rd = std::fs::read_dir(&dir).map_err(|e| CheckpointError::io("listing", &dir, e))?;
-        for ent in rd {
-            let ent = ent.map_err(|e| CheckpointError::io("listing", &dir, e))?;
-            let rel_child = rel.join(ent.file_name());
-            let abs = root.join(&rel_child);
-            if (filter.protected)(&abs) {
-                continue;
-            }
-            // (From the directory's fd: no path resolved again; never follows.)
-            let m = ent
-                .metadata()
-                .map_err(|e| CheckpointError::io("inspecting", &abs, e))?;
-            let ft = m.file_type();
-            if filter.excluded(&rel_child, ft.is_dir()) {
-                continue;
-            }
-            let key = RelPath::from_os(rel_child.as_os_str());
-            let mode = m.permissions().mode() & 0o7777;
-            if ft.is_dir() {
-                stack.push(rel_child);
-                out.entries.insert(key, (Kind::Dir { mode }, None, m));
-            } else if ft.is_symlink() {
-                let target = std::fs::read_link(&abs)
-                    .map_err(|e| CheckpointError::io("reading the link", &abs, e))?;
-                out.entries.insert(
-                    key,
-                    (
-                        Kind::Symlink {
-                            target: RelPath::from_os(target.as_os_str()),
-                        },
-                        None,
-                        m,
-                    ),
-                );
-            } else if ft.is_file() {
-                out.bytes += m.size();
-                out.files += 1;
-                let stamp = Stamp::of(&m);
-                out.entries.insert(
-                    key,
-                    (
-                        Kind::File {
-                            mode,
-                            size: m.size(),
-                            hash: String::new(),
-                            label: None,
-                        },
-                        Some(stamp),
-                        m,
-                    ),
-                );
-            }
-            // Sockets, fifos and devices are not project content.
-        }
+    for p in parts {
+        out.entries.extend(p.entries);
+        out.bytes += p.bytes;
+        out.files += p.files;
     }
+    // (Each path is found once: no two entries are equal.)
+    out.entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
+}
+
+/// Lists the directory `rel` of `root` into `part`; its subdirectories (to list).
+fn list_dir(
+    root: &Path,
+    rel: &[u8],
+    filter: &Filter<'_>,
+    part: &mut Part,
+) -> Result<Vec<Vec<u8>>, CheckpointError> {
+    let dir = root.join(OsStr::from_bytes(rel));
+    let rd = std::fs::read_dir(&dir).map_err(|e| CheckpointError::io("listing", &dir, e))?;
+    let mut subdirs = Vec::new();
+    for ent in rd {
+        let ent = ent.map_err(|e| CheckpointError::io("listing", &dir, e))?;
+        let name = ent.file_name();
+        let mut rel_child = Vec::with_capacity(rel.len() + 1 + name.len());
+        if !rel.is_empty() {
+            rel_child.extend_from_slice(rel);
+            rel_child.push(b'/');
+        }
+        rel_child.extend_from_slice(name.as_bytes());
+        let abs = dir.join(&name);
+        if (filter.protected)(&abs) {
+            continue;
+        }
+        // (From the directory's fd: no path resolved again; never follows.)
+        let m = ent
+            .metadata()
+            .map_err(|e| CheckpointError::io("inspecting", &abs, e))?;
+        let ft = m.file_type();
+        if filter.excluded(Path::new(OsStr::from_bytes(&rel_child)), ft.is_dir()) {
+            continue;
+        }
+        let mode = m.permissions().mode() & 0o7777;
+        let (kind, stamp) = if ft.is_dir() {
+            subdirs.push(rel_child.clone());
+            (Kind::Dir { mode }, None)
+        } else if ft.is_symlink() {
+            let target = std::fs::read_link(&abs)
+                .map_err(|e| CheckpointError::io("reading the link", &abs, e))?;
+            let target = RelPath::from_os(target.as_os_str());
+            (Kind::Symlink { target }, None)
+        } else if ft.is_file() {
+            part.bytes += m.size();
+            part.files += 1;
+            let kind = Kind::File {
+                mode,
+                size: m.size(),
+                hash: String::new(),
+                label: None,
+            };
+            (kind, Some(Stamp::of(&m)))
+        } else {
+            // Sockets, fifos and devices are not project content.
+            continue;
+        };
+        let path = match String::from_utf8(rel_child) {
+            Ok(text) => RelPath::Text(text),
+            Err(e) => RelPath::Bytes {
+                bytes: e.into_bytes(),
+            },
+        };
+        part.entries.push((path, kind, stamp));
+    }
+    Ok(subdirs)
 }

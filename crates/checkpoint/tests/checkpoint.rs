@@ -103,6 +103,7 @@ fn save(
             filter,
             label_of,
             extra,
+            label_epoch: None,
         },
         settings,
     )
@@ -366,6 +367,69 @@ fn size_limit_retention_and_labels() {
         r.written,
         vec![(f.proj.join("README.md"), Some("secret".to_string()))]
     );
+}
+
+/// Labels of files unchanged since the newest checkpoint are kept from it, not
+/// asked again, only while the caller's label epoch is the same.
+#[test]
+fn labels_of_unchanged_files_are_reused_under_the_same_epoch_only() {
+    let f = fixture();
+    let store = Store::open(&f.state).unwrap();
+    let roots = vec![f.proj.clone()];
+    let s = Settings::default();
+    let asked = std::cell::RefCell::new(Vec::<PathBuf>::new());
+    let label = |p: &Path| {
+        asked.borrow_mut().push(p.to_path_buf());
+        p.ends_with("README.md").then(|| "secret".to_string())
+    };
+    let save_under = |name: &str, epoch: Option<&str>| {
+        asked.borrow_mut().clear();
+        store
+            .save(
+                &safesh_checkpoint::SaveRequest {
+                    project: &f.proj,
+                    roots: &roots,
+                    name: Some(name),
+                    filter: &filter(&s),
+                    label_of: &label,
+                    extra: serde_json::Value::Null,
+                    label_epoch: epoch,
+                },
+                &s,
+            )
+            .unwrap();
+        let mut a = asked.borrow().clone();
+        a.sort();
+        a
+    };
+    let files = save_under("one", Some("e1")).len();
+    assert!(files >= 5, "every file is asked the first time ({files})");
+    // Unchanged, same epoch: nothing asked, the secret label kept.
+    assert!(save_under("two", Some("e1")).is_empty());
+    let label_of = |name: &str, file: &str| {
+        store.load(&f.proj, name).unwrap().roots[0]
+            .entries
+            .iter()
+            .find(|e| e.path.display() == file)
+            .map(|e| match &e.kind {
+                safesh_checkpoint::Kind::File { label, .. } => label.clone(),
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_eq!(label_of("two", "README.md"), Some("secret".to_string()));
+    // One file changed: only it is asked.
+    std::fs::write(f.proj.join("src/main.rs"), "fn main() { }\n").unwrap();
+    assert_eq!(
+        save_under("three", Some("e1")),
+        [f.proj.join("src/main.rs")]
+    );
+    assert_eq!(label_of("three", "README.md"), Some("secret".to_string()));
+    // Another epoch, or none: every file again.
+    assert_eq!(save_under("four", Some("e2")).len(), files);
+    assert_eq!(save_under("five", None).len(), files);
+    // After a save without an epoch there is nothing to reuse.
+    assert_eq!(save_under("six", Some("e2")).len(), files);
 }
 
 #[test]

@@ -146,6 +146,9 @@ impl Shell {
                         .flatten()
                 };
                 let extra = self.context_snapshot()?;
+                // Taken before any label is asked for: a label written during
+                // the save changes the next save's epoch, never this one's labels.
+                let epoch = self.label_epoch(&roots);
                 let saved = store
                     .save(
                         &SaveRequest {
@@ -155,6 +158,7 @@ impl Shell {
                             filter: &filter,
                             label_of: &label_of,
                             extra,
+                            label_epoch: epoch.as_deref(),
                         },
                         &settings,
                     )
@@ -210,6 +214,29 @@ impl Shell {
                 Ok(json!({"deleted": name}))
             }
         }
+    }
+}
+
+impl Shell {
+    /// The label epoch of a save of `roots` (see
+    /// [`safesh_checkpoint::SaveRequest::label_epoch`]): the flow's (config,
+    /// label store, this process's writes), where the roots resolve to (a
+    /// file's label is taken with its real path), and this build. `None`: no
+    /// reuse.
+    fn label_epoch(&self, roots: &[PathBuf]) -> Option<String> {
+        use std::fmt::Write;
+        // A `<(…)` file's label is this command's (host.rs): none then.
+        if !crate::io::lock(&self.shared.temp_labels).is_empty() {
+            return None;
+        }
+        let flow = self.shared.flow.as_ref()?;
+        let mut text = format!("safesh {}\n", env!("CARGO_PKG_VERSION"));
+        text.push_str(&flow.label_epoch()?);
+        for r in roots {
+            let real = std::fs::canonicalize(r).ok()?;
+            let _ = write!(text, "\nroot: {r:?} {real:?}");
+        }
+        Some(text)
     }
 }
 

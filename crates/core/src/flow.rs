@@ -123,6 +123,8 @@ pub(crate) struct Flow {
     session: String,
     /// The known secret values, rebuilt when a secret changes (`known.rs`).
     pub(crate) known: Mutex<Option<crate::known::KnownCache>>,
+    /// What the classifier was built from, as text (see [`Flow::label_epoch`]).
+    classification: String,
 }
 
 /// The process's scan cache for `config`'s classification: fresh sessions (one per
@@ -141,6 +143,33 @@ fn shared_scan(config: &safesh_policy::config::Config) -> Arc<Mutex<safesh_flow:
         }
     }
     lock(&SCANS).entry(key).or_default().clone()
+}
+
+/// The inputs of [`Classifier::from_config`] that file labels depend on, as
+/// text (`[labels]` globs and named labels, the base and home directories they
+/// are resolved against).
+fn classification(config: &safesh_policy::config::Config) -> String {
+    let secret: Vec<(bool, &str)> = config
+        .labels
+        .secret
+        .iter()
+        .map(|(include, g)| (*include, g.pattern.as_str()))
+        .collect();
+    let named: Vec<(&str, Vec<&str>)> = config
+        .labels
+        .named
+        .iter()
+        .map(|(name, l)| {
+            (
+                name.as_str(),
+                l.files.iter().map(|g| g.pattern.as_str()).collect(),
+            )
+        })
+        .collect();
+    format!(
+        "base: {:?}\nhome: {:?}\nsecret: {secret:?}\nnamed: {named:?}",
+        config.base_dir, config.home
+    )
 }
 
 /// The secret class of a file whose label could not be asked of the label store.
@@ -249,7 +278,36 @@ impl Flow {
             scan,
             session,
             known: Mutex::new(None),
+            classification: classification(config),
         }
+    }
+
+    /// Everything a file's label ([`Flow::file_label`]) depends on besides the
+    /// file itself (its path, where it resolves, its inode, size and times):
+    /// the classification config, the label store's generation and the labels
+    /// this process recorded for files it wrote. Equal epochs give equal
+    /// labels for an unchanged file, so a checkpoint reuses the labels its
+    /// previous save computed. `None` when the store cannot be asked (labels
+    /// are then asked for file by file, and fail closed there).
+    pub(crate) fn label_epoch(&self) -> Option<String> {
+        use std::fmt::Write;
+        let mut text = self.classification.clone();
+        match self.store(false) {
+            Err(_) => return None,
+            Ok(None) => text.push_str("\nstore: none"),
+            Ok(Some(store)) => {
+                let g = store.generation().ok()?;
+                let _ = write!(text, "\nstore: {} {}", g.id, g.n);
+            }
+        }
+        let written = lock(&self.written);
+        let mut entries: Vec<(&PathBuf, &Label)> = written.iter().collect();
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        for (p, label) in entries {
+            let label = serde_json::to_string(label).ok()?;
+            let _ = write!(text, "\nwritten: {p:?} {label}");
+        }
+        Some(text)
     }
 
     /// The label store, opened once it exists (`create`: or to record a write).

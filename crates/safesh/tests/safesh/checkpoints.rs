@@ -46,6 +46,27 @@ fn a_restored_secret_is_still_secret() {
     a.server.assert_nothing_received(&r);
 }
 
+/// A save reuses the labels of unchanged files only while nothing they depend
+/// on changed: here the config makes an unchanged file secret between two
+/// saves, and the second save must keep it as secret.
+#[test]
+fn a_label_changed_by_the_config_alone_is_saved_anew() {
+    let a = Arena::new();
+    a.write("notes.txt", "plain words\n");
+    a.run("checkpoint save one").assert_ok();
+    let config = std::fs::read_to_string(&a.config).unwrap();
+    let secret = config.replace(r#"secret = [".env"]"#, r#"secret = [".env", "notes.txt"]"#);
+    assert_ne!(secret, config);
+    std::fs::write(&a.config, &secret).unwrap();
+    a.run("checkpoint save two").assert_ok();
+    // Public again by the config: only the label saved with the file says secret.
+    std::fs::write(&a.config, &config).unwrap();
+    a.run("echo other > notes.txt").assert_ok();
+    let (r, _) = a.run_json("checkpoint restore two > /dev/null; cat notes.txt");
+    assert!(!r.stdout.contains("plain words"), "{}", r.dump());
+    assert!(r.stdout.contains("redacted"), "{}", r.dump());
+}
+
 #[test]
 fn a_restore_named_by_downloaded_text_needs_approval() {
     let a = Arena::new();
