@@ -21,7 +21,6 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Mutex};
 
 /// Longest request line accepted (bytes): the limit every face shares; a longer
@@ -294,12 +293,14 @@ fn stdout_gone() -> bool {
 
 /// Serves JSON-RPC on this process's stdin/stdout until stdin ends or the client
 /// goes away. Returns the exit status.
+///
+/// One thread reads a request, answers it and reads the next: requests are
+/// served in order anyway, and a reader thread handing each line to a serving
+/// thread cost a second wake-up per request (`context.set`/`get` round trips
+/// spent more in that hand-off than in the store). Stdin is read through
+/// [`std::io::Stdin`] without holding its lock between reads.
 pub fn serve_stdio(server: Arc<Server>) -> i32 {
     let rpc = Arc::new(Rpc::new(server));
-    let (tx, rx) = sync_channel::<Frame>(64);
-    let _ = std::thread::Builder::new()
-        .name("safesh-rpc-read".into())
-        .spawn(move || read_frames(std::io::stdin().lock(), MAX_LINE, |f| tx.send(f).is_ok()));
     let gone = Arc::new(AtomicBool::new(false));
     {
         let rpc = rpc.clone();
@@ -326,7 +327,10 @@ pub fn serve_stdio(server: Arc<Server>) -> i32 {
         std::thread::Builder::new()
             .name("safesh-rpc".into())
             .stack_size(crate::settings::SHELL_STACK)
-            .spawn(move || serve_lines(&rpc, rx, &mut std::io::stdout().lock(), &gone))
+            .spawn(move || {
+                let input = std::io::BufReader::new(std::io::stdin());
+                serve_frames(&rpc, input, &mut std::io::stdout().lock(), &gone)
+            })
     };
     let status = match worker {
         Ok(h) => h.join().unwrap_or(1),
@@ -336,23 +340,28 @@ pub fn serve_stdio(server: Arc<Server>) -> i32 {
     status
 }
 
-/// Serves lines from `rx`, writing responses to `out`.
-fn serve_lines(rpc: &Rpc, rx: Receiver<Frame>, out: &mut dyn Write, gone: &AtomicBool) -> i32 {
-    while let Ok(line) = rx.recv() {
+/// Reads requests from `input` and answers each on `out` before reading the
+/// next, until `input` ends (0) or `out` or the client is gone (1).
+fn serve_frames(rpc: &Rpc, input: impl BufRead, out: &mut dyn Write, gone: &AtomicBool) -> i32 {
+    let mut status = 0;
+    read_frames(input, MAX_LINE, |frame| {
         if gone.load(Ordering::SeqCst) {
-            return 1;
+            status = 1;
+            return false;
         }
-        let reply = match line {
+        let reply = match frame {
             Frame::Line(t) => rpc.handle_bytes(&t),
             Frame::TooLong(n) => Some(crate::wire::too_long(n).to_string()),
         };
         if let Some(r) = reply
             && (writeln!(out, "{r}").is_err() || out.flush().is_err())
         {
-            return 1;
+            status = 1;
+            return false;
         }
-    }
-    0
+        true
+    });
+    status
 }
 
 /// Serves JSON-RPC from any reader to any writer (tests, embedding).
@@ -362,10 +371,7 @@ pub fn serve<R: BufRead + Send + 'static>(
     out: &mut dyn Write,
 ) -> i32 {
     let rpc = Rpc::new(server);
-    let (tx, rx) = sync_channel::<Frame>(64);
-    let reader = std::thread::spawn(move || read_frames(input, MAX_LINE, |f| tx.send(f).is_ok()));
-    let status = serve_lines(&rpc, rx, out, &AtomicBool::new(false));
-    let _ = reader.join();
+    let status = serve_frames(&rpc, input, out, &AtomicBool::new(false));
     rpc.stop_all();
     status
 }
