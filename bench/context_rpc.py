@@ -8,7 +8,9 @@ Usage: bench/context_rpc.py [SAFESH] [N]
 Starts one `safesh rpc` in a fresh state dir (XDG_STATE_HOME in a temp dir) and
 sends, strictly one after the other (each request waits for its response),
 N `context.set` and N `context.get` on the project scope. Prints requests per
-second and set+get pairs per second.
+second and set+get pairs per second, then the CPU time the server used per
+request (user + system, from wait4) and the client's, with the load average:
+on a shared machine the rate moves with the load, the server's CPU much less.
 """
 import json
 import os
@@ -47,5 +49,9 @@ with tempfile.TemporaryDirectory() as tmp:
         assert got["value"]["i"] == i, got
     secs = time.perf_counter() - start
     p.stdin.close()
-    p.wait()
+    _, _, usage = os.wait4(p.pid, 0)
     print(f"{n} set+get pairs in {secs:.3f} s: {2 * n / secs:,.0f} requests/s, {n / secs:,.0f} pairs/s")
+    server = (usage.ru_utime + usage.ru_stime) * 1e6 / (2 * n)
+    me = os.times()
+    print(f"  server CPU {server:.1f} us/request (user {usage.ru_utime:.3f} s, sys {usage.ru_stime:.3f} s, "
+          f"start-up included); client CPU {me.user + me.system:.3f} s; load {os.getloadavg()[0]:.1f}")

@@ -221,13 +221,20 @@ checkpoint() {
     python3 - "$j" <<'PY'
 import json, sys
 d = sys.argv[1]
-mean = lambda f, i: json.load(open(f"{d}/{f}.json"))["results"][i]["mean"]
+res = lambda f, i: json.load(open(f"{d}/{f}.json"))["results"][i]
+mean = lambda f, i: res(f, i)["mean"]
+# CPU: user + system (means), which a shared machine's load moves far less than wall time.
+cpu = lambda f, i: res(f, i)["user"] + res(f, i)["system"]
 save, tar_c, second = mean("save", 0), mean("save", 1), mean("second", 0)
 restore, tar_x = mean("restore", 0), mean("restore", 1)
 print(f"first save {save:.3f} s / tar -cf {tar_c:.3f} s = {save / tar_c:.2f}x (goal <= 1.0)")
 print(f"second save {second * 1000:.0f} ms = {100 * second / save:.1f} % of the first (goal <= 5 %)")
 print(f"restore {restore:.3f} s / tar -xf {tar_x:.3f} s = {restore / tar_x:.2f}x")
+print(f"CPU: first save {cpu('save', 0) * 1000:.0f} ms / tar -cf {cpu('save', 1) * 1000:.0f} ms = "
+      f"{cpu('save', 0) / cpu('save', 1):.2f}x; second save {cpu('second', 0) * 1000:.0f} ms = "
+      f"{100 * cpu('second', 0) / cpu('save', 0):.1f} % of the first")
 PY
+    echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
     du -sh "$st/safesh/checkpoints" 2>/dev/null || true
 }
 
