@@ -34,7 +34,14 @@ pub(crate) type Read = Vec<(String, u64)>;
 
 /// Files being read by workers; [`Gathering::finish`] waits for them.
 pub(crate) struct Gathering<'scope> {
-    workers: Vec<std::thread::ScopedJoinHandle<'scope, Result<Done, CheckpointError>>>,
+    workers: Vec<Worker<'scope>>,
+}
+
+/// A share being read on a thread, or read already (no thread could be made:
+/// the caller's thread read it).
+enum Worker<'scope> {
+    Thread(std::thread::ScopedJoinHandle<'scope, Result<Done, CheckpointError>>),
+    Done(Result<Done, CheckpointError>),
 }
 
 /// What one worker did: its pack (uncommitted) and its files' hashes.
@@ -76,7 +83,16 @@ impl<'scope> Gathering<'scope> {
         shares.push(&files[from..]);
         let workers = shares
             .into_iter()
-            .map(|share| scope.spawn(move || read_share(store, view, share, claimed)))
+            .map(|share| {
+                let read = move || read_share(store, view, share, claimed);
+                match std::thread::Builder::new()
+                    .name("safesh-save".into())
+                    .spawn_scoped(scope, read)
+                {
+                    Ok(t) => Worker::Thread(t),
+                    Err(_) => Worker::Done(read()),
+                }
+            })
             .collect();
         Gathering { workers }
     }
@@ -88,7 +104,11 @@ impl<'scope> Gathering<'scope> {
         let mut read = Vec::new();
         let mut failed = None;
         for w in self.workers {
-            match w.join() {
+            let done = match w {
+                Worker::Thread(t) => t.join(),
+                Worker::Done(d) => Ok(d),
+            };
+            match done {
                 Ok(Ok((pack, r))) => {
                     packs.extend(pack);
                     read.extend(r);

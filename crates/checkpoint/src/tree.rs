@@ -248,7 +248,15 @@ pub(crate) fn walk(root: &Path, filter: &Filter<'_>) -> Result<Walked, Checkpoin
         part
     };
     let parts: Vec<Part> = std::thread::scope(|scope| {
-        let others: Vec<_> = (1..threads).map(|_| scope.spawn(walk_part)).collect();
+        // (A thread that cannot be made is no error: the others walk it all.)
+        let others: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .name("safesh-walk".into())
+                    .spawn_scoped(scope, walk_part)
+                    .ok()
+            })
+            .collect();
         let mut parts = vec![walk_part()];
         for t in others {
             match t.join() {
