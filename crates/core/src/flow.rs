@@ -123,8 +123,9 @@ pub(crate) struct Flow {
     session: String,
     /// The known secret values, rebuilt when a secret changes (`known.rs`).
     pub(crate) known: Mutex<Option<crate::known::KnownCache>>,
-    /// What the classifier was built from, as text (see [`Flow::label_epoch`]).
-    classification: String,
+    /// What the classifier was built from, as text (see [`Flow::label_epoch`]);
+    /// shared with the classifier by a template's successors.
+    classification: Arc<str>,
 }
 
 /// The process's scan cache for `config`'s classification: fresh sessions (one per
@@ -223,7 +224,10 @@ impl Flow {
             .unwrap_or_else(|_| Rules::builtin(safesh_flow::HostPolicy::from_config(config)));
         Flow::with_parts(
             config,
-            Arc::new(Classifier::from_config(config)),
+            (
+                Arc::new(Classifier::from_config(config)),
+                classification(config).into(),
+            ),
             Arc::new(rules),
             shared_scan(config),
         )
@@ -236,15 +240,16 @@ impl Flow {
     pub(crate) fn successor(&self, config: &safesh_policy::config::Config) -> Flow {
         Flow::with_parts(
             config,
-            self.classifier.clone(),
+            (self.classifier.clone(), self.classification.clone()),
             self.rules.clone(),
             self.scan.clone(),
         )
     }
 
+    /// (`classifier`: the classifier and the text of what it was built from.)
     fn with_parts(
         config: &safesh_policy::config::Config,
-        classifier: Arc<Classifier>,
+        (classifier, classification): (Arc<Classifier>, Arc<str>),
         rules: Arc<Rules>,
         scan: Arc<Mutex<safesh_flow::SecretScan>>,
     ) -> Flow {
@@ -278,7 +283,7 @@ impl Flow {
             scan,
             session,
             known: Mutex::new(None),
-            classification: classification(config),
+            classification,
         }
     }
 
@@ -291,7 +296,7 @@ impl Flow {
     /// are then asked for file by file, and fail closed there).
     pub(crate) fn label_epoch(&self) -> Option<String> {
         use std::fmt::Write;
-        let mut text = self.classification.clone();
+        let mut text = self.classification.to_string();
         match self.store(false) {
             Err(_) => return None,
             Ok(None) => text.push_str("\nstore: none"),
