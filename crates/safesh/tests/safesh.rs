@@ -416,6 +416,7 @@ case_files! {
     shell_state => "shell_state.cases",
     expansion_corners => "expansion_corners.cases",
     bytes_names => "bytes_names.cases",
+    fidelity_more => "fidelity_more.cases",
 }
 
 #[test]

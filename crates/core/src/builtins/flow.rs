@@ -180,7 +180,7 @@ pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
     sh.code_label.join_assign(&label);
     sh.call_depth += 1;
     sh.set_status(0);
-    let r = sh.run_program(&script.program);
+    let r = sh.run_program_top(&script.program);
     sh.call_depth -= 1;
     sh.pc = saved_pc;
     sh.code_label = saved_code;
@@ -299,7 +299,7 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     sh.call_depth += 1;
     sh.source_depth += 1;
     sh.set_status(0);
-    let r = sh.run_program(&script.program);
+    let r = sh.run_program_top(&script.program);
     sh.source_depth -= 1;
     sh.call_depth -= 1;
     sh.pc = saved_pc;

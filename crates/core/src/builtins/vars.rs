@@ -41,7 +41,8 @@ fn declare_one(sh: &mut Shell, f: &Field, builtin: &str) -> Result<bool, Stop> {
             // `declare -a a=(x y)`: the expanded list is parsed again as words, so
             // it is code built from data, like `eval`: it must be trusted, and what
             // it assigns (values, keys) carries its label through the PC.
-            let script = format!("{base}=({inner})");
+            let op = if append { "+=" } else { "=" };
+            let script = format!("{base}{op}({inner})");
             sh.commit_exec(
                 safesh_flow::ExecKind::Eval,
                 &f.label,
@@ -168,8 +169,10 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
             continue;
         }
         names.push(f.clone());
+        // `local x` again in the same function keeps x's value (bash).
+        let again = sh.vars.is_local_here(base);
         sh.vars.make_local(base);
-        if value.is_none() {
+        if value.is_none() && !again {
             // `local x`: declared in this function but unset (`${x+set}` is
             // empty) until assigned, whatever the caller's x holds.
             let _ = sh.vars.unset(base);
@@ -429,7 +432,7 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             let label = f.label.join(&sh.pc);
             sh.vars.gone_by(&label);
         }
-        if sh.vars.unset(&f.text).is_err() {
+        if sh.vars.unset_dynamic(&f.text).is_err() {
             sh.diag(format!(
                 "unset: {}: cannot unset: readonly variable",
                 f.text

@@ -19,7 +19,15 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
         return Some((name.to_string(), format!("{name} is a shell builtin")));
     }
     match sh.resolve(name, false) {
-        Resolved::Function(_) => Some((name.to_string(), format!("{name} is a function"))),
+        // bash shows the definition after the line (`declare -f`'s layout).
+        Resolved::Function(_) => {
+            let mut long = format!("{name} is a function");
+            if let Some(def) = sh.funcs.get(name) {
+                long.push('\n');
+                long.push_str(def.to_string().trim_end_matches('\n'));
+            }
+            Some((name.to_string(), long))
+        }
         Resolved::Builtin => Some((name.to_string(), format!("{name} is a shell builtin"))),
         Resolved::Utility(_) => {
             // It runs in-process, whatever PATH holds: say so. `command -v`
@@ -43,7 +51,12 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
         Resolved::NotFound => {
             let policy = sh.shared.policy.as_ref()?;
             let p = policy.resolve_program(name, &sh.cwd)?;
-            let p = p.to_string_lossy().into_owned();
+            // A name with a slash is shown as written (`./run`), as bash does.
+            let p = if name.contains('/') {
+                name.to_string()
+            } else {
+                p.to_string_lossy().into_owned()
+            };
             Some((p.clone(), format!("{name} is {p}")))
         }
     }
@@ -99,11 +112,13 @@ pub(super) fn type_(sh: &mut Shell, argv: &[Field]) -> Exec {
         match describe(sh, &f.text) {
             Some((_, long)) => {
                 if terse {
-                    let kind = if long.ends_with("keyword") {
+                    // The first line: a function's definition follows it.
+                    let first = long.lines().next().unwrap_or_default();
+                    let kind = if first.ends_with("keyword") {
                         "keyword"
-                    } else if long.ends_with("function") {
+                    } else if first.ends_with("function") {
                         "function"
-                    } else if long.ends_with("builtin") {
+                    } else if first.ends_with("builtin") {
                         "builtin"
                     } else {
                         "file"
@@ -152,10 +167,12 @@ pub(super) fn command(sh: &mut Shell, argv: &[Field]) -> Exec {
     }
     if let Some(long) = verbose {
         let label = args_label(sh, argv);
-        let mut status = 0;
+        // bash: success when any name was found (`type` wants all of them).
+        let mut found = false;
         for f in &argv[i..] {
             match describe(sh, &f.text) {
                 Some((short, long_text)) => {
+                    found = true;
                     let text = if long { long_text } else { short };
                     out(sh, &format!("{text}\n"), &label);
                 }
@@ -163,11 +180,10 @@ pub(super) fn command(sh: &mut Shell, argv: &[Field]) -> Exec {
                     if long {
                         sh.diag(format!("command: {}: not found", f.text));
                     }
-                    status = 1;
                 }
             }
         }
-        sh.set_status(status);
+        sh.set_status(if found { 0 } else { 1 });
         return Ok(());
     }
     sh.dispatch(argv[i..].to_vec(), true)

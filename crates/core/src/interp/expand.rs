@@ -2,6 +2,8 @@
 //! field splitting, pathname expansion and quote removal — each result labeled with
 //! the join of everything it was made from.
 
+mod operand;
+
 use super::{Exec, Shell, Stop, Value};
 use crate::error::Refusal;
 use crate::io::{Sink, lock};
@@ -81,8 +83,9 @@ impl FieldBuf {
         }
         self.regex.push_str(&regex::escape(s));
         for c in s.chars() {
-            // `&` too: in a `${x/p/rep}` replacement a quoted `&` is literal.
-            if matches!(c, '*' | '?' | '[' | ']' | '\\' | '&') {
+            // `&` too: in a `${x/p/rep}` replacement a quoted `&` is literal;
+            // and `(`, `)`, `|`: a quoted `*'()'` is no extglob `*(…)`.
+            if matches!(c, '*' | '?' | '[' | ']' | '\\' | '&' | '(' | ')' | '|') {
                 self.pattern.push('\\');
             }
             self.pattern.push(c);
@@ -113,6 +116,9 @@ struct Acc {
     /// The word of a `${x:-word}` inside double quotes: quotes in it are literal
     /// text and `~` is not expanded.
     in_dquote: bool,
+    /// The word of an unquoted `${x:-word}` being expanded in place: its
+    /// unquoted text is split like an expansion's result.
+    operand: bool,
 }
 
 /// Which `~` of a word's unquoted text are tilde prefixes besides the first.
@@ -137,6 +143,7 @@ impl Acc {
             split,
             tildes: TildeMode::Leading,
             in_dquote: false,
+            operand: false,
         }
     }
 
@@ -497,6 +504,9 @@ impl Shell {
         let agent = self.code_label.clone();
         for (i, p) in pieces.iter().enumerate() {
             match &p.piece {
+                WordPiece::Text(t) if acc.operand && !heredoc && !has_case_toggle(t) => {
+                    acc.unquoted(t, &agent);
+                }
                 WordPiece::Text(t) if !heredoc && has_case_toggle(t) => {
                     self.expand_case_toggles(t, acc, &agent)?;
                 }
@@ -512,7 +522,20 @@ impl Shell {
                     }
                 }
                 WordPiece::SingleQuotedText(t) if acc.in_dquote => {
-                    acc.quoted(&format!("'{t}'"), &agent)
+                    // In `"${u:-'…'}"` the quotes are text and what is between
+                    // them is double-quoted: `$var` there expands (bash).
+                    acc.quoted("'", &agent);
+                    if t.contains(['$', '`', '\\']) && !t.contains('"') {
+                        let pieces = self.words_cached(&format!("\"{t}\""))?;
+                        for p in pieces.iter() {
+                            if let WordPiece::DoubleQuotedSequence(inner) = &p.piece {
+                                self.expand_quoted(inner, acc)?;
+                            }
+                        }
+                    } else {
+                        acc.quoted(t, &agent);
+                    }
+                    acc.quoted("'", &agent);
                 }
                 WordPiece::TildeExpansion(t) if acc.in_dquote => acc.quoted(&tilde_text(t), &agent),
                 WordPiece::SingleQuotedText(t) => acc.quoted(t, &agent),
@@ -542,7 +565,15 @@ impl Shell {
                     acc.quoted(&s, &l);
                 }
                 WordPiece::ParameterExpansion(e) => {
-                    let (pv, label) = self.param_expr(e, heredoc || acc.in_dquote)?;
+                    let in_place = if heredoc || acc.in_dquote {
+                        None
+                    } else {
+                        self.expand_operand_in_place(e, acc)?
+                    };
+                    let (pv, label) = match in_place {
+                        Some(v) => v,
+                        None => self.param_expr(e, heredoc || acc.in_dquote)?,
+                    };
                     match pv {
                         PV::Unset => {}
                         PV::One(s) => {
@@ -1072,6 +1103,9 @@ impl Shell {
             _ => {}
         }
         match self.vars.get(name) {
+            // `$a` is `${a[0]}`: unset when the array has no element 0
+            // (`local -a a`, `a=([1]=x)`), so `${a-d}` and `set -u` see that.
+            Some(v) if !has_element_zero(&v.value) => (PV::Unset, v.label.join(&via)),
             Some(v) => (PV::One(v.as_str().to_string()), v.label.join(&via)),
             None => (PV::Unset, via),
         }
@@ -1093,6 +1127,17 @@ impl Shell {
         let s = self.unbound(p);
         self.last_status = 127;
         s
+    }
+
+    /// [`Shell::param_value`] for an operator that transforms the value
+    /// (`${x#p}`, `${x/p/r}`, `${x:1}`, `${x^}`, `${x@Q}`): under `set -u` an
+    /// unset parameter is an error there, as for a plain `$x`.
+    fn param_value_set(&mut self, p: &Parameter, indirect: bool) -> Result<(PV, Label), Stop> {
+        let (pv, label) = self.param_value(p, indirect)?;
+        if matches!(pv, PV::Unset) && self.opts.nounset {
+            return Err(self.unbound_exit(p));
+        }
+        Ok((pv, label))
     }
 
     /// Evaluates a parameter expression.
@@ -1252,7 +1297,7 @@ impl Shell {
                 indirect,
                 pattern,
             } => {
-                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let (pv, label) = self.param_value_set(parameter, *indirect)?;
                 let pat = self.expand_raw_pattern(pattern.as_deref().unwrap_or(""))?;
                 let (suffix, largest) = match e {
                     P::RemoveSmallestSuffixPattern { .. } => (true, false),
@@ -1270,12 +1315,17 @@ impl Shell {
                 offset,
                 length,
             } => {
-                let (pv, label) = self.param_value(parameter, *indirect)?;
-                if offset.value.trim().is_empty() {
+                let (pv, label) = self.param_value_set(parameter, *indirect)?;
+                // `${x:}` is an error; `${x::2}` takes from offset 0.
+                if offset.value.trim().is_empty() && length.is_none() {
                     return Err(self.abort(format!("${{{parameter}:}}: bad substitution")));
                 }
                 // Which part is taken depends on the offset and length.
-                let (off, off_label) = self.eval_arith_labeled(&offset.value)?;
+                let (off, off_label) = if offset.value.trim().is_empty() {
+                    (0, Label::empty())
+                } else {
+                    self.eval_arith_labeled(&offset.value)?
+                };
                 let mut label = label.join(&off_label);
                 let len = match length {
                     Some(l) => {
@@ -1378,7 +1428,7 @@ impl Shell {
                 indirect,
                 op,
             } => {
-                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let (pv, label) = self.param_value_set(parameter, *indirect)?;
                 if let ParameterTransformOp::ToAssignmentLogic
                 | ParameterTransformOp::ToAttributeFlags = op
                 {
@@ -1427,7 +1477,7 @@ impl Shell {
                 indirect,
                 pattern,
             } => {
-                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let (pv, label) = self.param_value_set(parameter, *indirect)?;
                 let pat = match pattern {
                     Some(p) if !p.is_empty() => Some(self.expand_raw_pattern(p)?),
                     _ => None,
@@ -1465,7 +1515,7 @@ impl Shell {
                 replacement,
                 match_kind,
             } => {
-                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let (pv, label) = self.param_value_set(parameter, *indirect)?;
                 let pat = self.expand_raw_pattern(pattern)?;
                 // As a pattern: its quoted characters (a quoted `&`) come escaped.
                 let rep = match replacement {
@@ -1522,6 +1572,15 @@ impl Shell {
                 Ok((PV::Many(keys, *concatenate), label))
             }
         }
+    }
+}
+
+/// True for a scalar, or an array holding element 0 (key `0`).
+fn has_element_zero(v: &Value) -> bool {
+    match v {
+        Value::Str(_) => true,
+        Value::Array(a) => a.contains_key(&0),
+        Value::Assoc(a) => a.contains_key("0"),
     }
 }
 
@@ -1598,7 +1657,9 @@ impl Replacement {
                 // The escapes the pattern form adds, and `\&`; any other
                 // backslash is the replacement's own text.
                 '\\' => match chars.next() {
-                    Some(n @ ('&' | '\\' | '*' | '?' | '[' | ']')) => text.push(n),
+                    Some(n @ ('&' | '\\' | '*' | '?' | '[' | ']' | '(' | ')' | '|')) => {
+                        text.push(n)
+                    }
                     Some(n) => {
                         text.push('\\');
                         text.push(n);

@@ -305,6 +305,9 @@ pub(crate) struct Shell {
     pub dir_stack: Vec<String>,
     /// Set by `exec` without a command: keep the redirections it was given.
     pub keep_redirects: bool,
+    /// The last compound command's own redirections failed (`{ …; } < missing`):
+    /// then `set -e` applies to it, unlike a status from inside it.
+    pub(crate) compound_redirect_failed: bool,
     /// True in `( … )`, `$( … )`, pipeline stages and jobs.
     pub in_subshell: bool,
     /// `shopt` options.
@@ -411,6 +414,7 @@ impl Shell {
             dir_stack: Vec::new(),
             cwd_label: Label::empty(),
             keep_redirects: false,
+            compound_redirect_failed: false,
             in_subshell: false,
             shopt: Shopt::default(),
             temp_files: Vec::new(),

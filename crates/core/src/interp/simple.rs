@@ -22,7 +22,8 @@ pub(crate) enum Resolved {
 
 /// A word of a simple command, or a `<(…)` in its place.
 enum WordItem<'a> {
-    Word(&'a ast::Word, bool),
+    /// A word; whether it looks like `name=value`; whether it is `name=(…)`.
+    Word(&'a ast::Word, bool, bool),
     ProcSub(&'a ast::SubshellCommand),
 }
 
@@ -44,18 +45,22 @@ impl Shell {
             match item {
                 Item::AssignmentWord(a, _) => assigns.push(a),
                 Item::IoRedirect(r) => redirects.push(r.clone()),
-                Item::Word(w) => words.push(WordItem::Word(w, false)),
+                Item::Word(w) => words.push(WordItem::Word(w, false, false)),
                 Item::ProcessSubstitution(_, sub) => words.push(WordItem::ProcSub(sub)),
             }
         }
         if let Some(w) = &s.word_or_name {
-            words.push(WordItem::Word(w, false));
+            words.push(WordItem::Word(w, false, false));
         }
         for item in s.suffix.iter().flat_map(|p| p.0.iter()) {
             match item {
-                Item::AssignmentWord(_, w) => words.push(WordItem::Word(w, true)),
+                Item::AssignmentWord(a, w) => words.push(WordItem::Word(
+                    w,
+                    true,
+                    matches!(a.value, ast::AssignmentValue::Array(_)),
+                )),
                 Item::IoRedirect(r) => redirects.push(r.clone()),
-                Item::Word(w) => words.push(WordItem::Word(w, false)),
+                Item::Word(w) => words.push(WordItem::Word(w, false, false)),
                 Item::ProcessSubstitution(_, sub) => words.push(WordItem::ProcSub(sub)),
             }
         }
@@ -64,11 +69,20 @@ impl Shell {
         let temps_before = self.temp_files.len();
         for item in &words {
             match item {
-                WordItem::Word(w, assignment_like) => {
+                WordItem::Word(w, assignment_like, array) => {
                     let declaration = argv
                         .first()
                         .is_some_and(|f| DECLARATION.contains(&f.text.as_str()));
-                    if *assignment_like && declaration {
+                    if *array && declaration {
+                        // `declare a=('' "$x")`: the builtin runs the list as an
+                        // array assignment, which expands each element once;
+                        // expanding it here first would drop empty elements and
+                        // expand what `$x` holds a second time.
+                        argv.push(Field {
+                            text: w.value.clone(),
+                            label: self.code_label.clone(),
+                        });
+                    } else if *assignment_like && declaration {
                         argv.push(self.expand_declaration_word(w)?);
                     } else {
                         argv.extend(self.expand_word_fields_as(w, *assignment_like)?);
@@ -123,28 +137,29 @@ impl Shell {
             if assigns.is_empty() {
                 return sh.dispatch(argv, false);
             }
-            // `VAR=x cmd`: the variables hold for this command only.
-            let mut saved = Vec::new();
+            // `VAR=x cmd`: the variables hold for this command only (`unset`
+            // inside a function shows the displaced value again).
+            let mut pushed = 0;
+            let mut r = Ok(());
             for a in &assigns {
                 let name = match &a.name {
                     ast::AssignmentName::VariableName(n) => n.clone(),
                     ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
                 };
-                saved.push((name.clone(), sh.vars.get(&name).cloned()));
-                sh.assign(a)?;
+                sh.vars.push_temp(&name, sh.vars.get(&name).cloned());
+                pushed += 1;
+                r = sh.assign(a);
+                if r.is_err() {
+                    break;
+                }
                 if let Some(v) = sh.vars.get_mut(&name) {
                     v.exported = true;
                 }
             }
-            let r = sh.dispatch(argv, false);
-            for (name, old) in saved.into_iter().rev() {
-                match old {
-                    Some(v) => sh.vars.insert(&name, v),
-                    None => {
-                        let _ = sh.vars.unset(&name);
-                    }
-                }
+            if r.is_ok() {
+                r = sh.dispatch(argv, false);
             }
+            sh.vars.pop_temps(pushed);
             r
         })
     }
@@ -820,7 +835,13 @@ impl Shell {
 
     /// The error for writing a readonly variable: bash reports it and the command fails.
     pub(crate) fn readonly_stop(&mut self, name: &str) -> Stop {
-        self.abort(format!("{name}: readonly variable"))
+        let stop = self.abort(format!("{name}: readonly variable"));
+        // Under `set -e` bash leaves the shell here, even in a condition
+        // (`f || …`), where an arithmetic error would only end the command.
+        if self.opts.errexit {
+            return Stop::Exit;
+        }
+        stop
     }
 }
 

@@ -101,10 +101,22 @@ pub struct Vars {
     map: super::FastMap<String, Var>,
     /// One frame per active function call: the outer values `local` displaced.
     frames: Vec<Vec<(String, Option<Var>)>>,
+    /// `x=v cmd` bindings in force, innermost last (see [`Vars::push_temp`]).
+    temps: Vec<TempBinding>,
     /// What decided that variables are gone (`unset "$n"` by a labeled word or
     /// under a labeled PC): an absence has no variable to carry a label, so every
     /// listing of names carries this one.
     gone_label: Label,
+}
+
+/// One `x=v cmd` binding: the value it displaced and the function depth it
+/// was made at. `live` until the command ends or `unset x` removes it.
+#[derive(Debug, Clone)]
+struct TempBinding {
+    name: String,
+    outer: Option<Var>,
+    depth: usize,
+    live: bool,
 }
 
 /// Why an assignment failed.
@@ -276,6 +288,67 @@ impl Vars {
         Ok(())
     }
 
+    /// Records a `x=v cmd` binding about to be made: `outer` is x before it.
+    pub fn push_temp(&mut self, name: &str, outer: Option<Var>) {
+        self.temps.push(TempBinding {
+            name: name.to_string(),
+            outer,
+            depth: self.frames.len(),
+            live: true,
+        });
+    }
+
+    /// Ends the last `n` temporary bindings, restoring what each displaced
+    /// unless `unset` already removed it (then x keeps what was set since).
+    pub fn pop_temps(&mut self, n: usize) {
+        let keep = self.temps.len().saturating_sub(n);
+        for t in self.temps.drain(keep..).rev().collect::<Vec<_>>() {
+            if !t.live {
+                continue;
+            }
+            match t.outer {
+                Some(v) => {
+                    self.map.insert(t.name, v);
+                }
+                None => {
+                    self.map.remove(&t.name);
+                }
+            }
+        }
+    }
+
+    /// `unset x` as the builtin does it: when x is a temporary binding (`x=v f`)
+    /// not shadowed by a local of a function called since, removing it shows
+    /// the value it displaced again (bash's scope of temporary bindings).
+    pub fn unset_dynamic(&mut self, name: &str) -> Result<(), ReadonlyError> {
+        if self.map.get(name).is_some_and(|v| v.readonly) {
+            return Err(ReadonlyError(name.to_string()));
+        }
+        let Some(i) = self.temps.iter().rposition(|t| t.live && t.name == name) else {
+            return self.unset(name);
+        };
+        let depth = self.temps[i].depth;
+        let shadowed = self
+            .frames
+            .iter()
+            .skip(depth)
+            .any(|frame| frame.iter().any(|(n, _)| n == name));
+        if shadowed {
+            return self.unset(name);
+        }
+        let t = &mut self.temps[i];
+        t.live = false;
+        match t.outer.take() {
+            Some(v) => {
+                self.map.insert(name.to_string(), v);
+            }
+            None => {
+                self.map.remove(name);
+            }
+        }
+        Ok(())
+    }
+
     /// Records that a variable was removed by a word (and PC) labeled `label`.
     pub fn gone_by(&mut self, label: &Label) {
         self.gone_label.join_assign(label);
@@ -319,6 +392,13 @@ impl Vars {
     }
 
     /// Makes `name` local to the current function (saving the outer value once).
+    /// True when `name` is already a local of the innermost function call.
+    pub fn is_local_here(&self, name: &str) -> bool {
+        self.frames
+            .last()
+            .is_some_and(|frame| frame.iter().any(|(n, _)| n == name))
+    }
+
     pub fn make_local(&mut self, name: &str) {
         let old = self.map.get(name).cloned();
         if let Some(frame) = self.frames.last_mut() {
@@ -333,7 +413,8 @@ impl Vars {
     pub fn environment(&self) -> BTreeMap<String, String> {
         self.map
             .iter()
-            .filter(|(_, v)| v.exported)
+            // bash never puts arrays in the environment, exported or not.
+            .filter(|(_, v)| v.exported && matches!(v.value, Value::Str(_)))
             .map(|(k, v)| (k.clone(), v.as_str().to_string()))
             .collect()
     }
@@ -357,7 +438,7 @@ impl Vars {
     pub fn labeled_environment(&self) -> BTreeMap<String, (String, Label)> {
         self.map
             .iter()
-            .filter(|(_, v)| v.exported)
+            .filter(|(_, v)| v.exported && matches!(v.value, Value::Str(_)))
             .map(|(k, v)| (k.clone(), (v.as_str().to_string(), v.shown_label())))
             .collect()
     }
