@@ -409,7 +409,8 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             let i = if is_assoc {
                 0
             } else {
-                sh.eval_arith_text(idx)?
+                let i = sh.eval_arith_text(idx)?;
+                sh.vars.element_index(name, i)
             };
             let pc = sh.pc.clone();
             if let Some(v) = sh.vars.get_mut(name) {

@@ -702,7 +702,10 @@ impl Shell {
                     acc.quoted(&s, &l)
                 }
                 WordPiece::ParameterExpansion(e) => {
-                    let (pv, label) = self.param_expr(e, true)?;
+                    let (pv, label) = match self.expand_quoted_operand_in_place(e, acc)? {
+                        Some(v) => v,
+                        None => self.param_expr(e, true)?,
+                    };
                     match pv {
                         PV::Unset => {}
                         PV::One(s) => acc.quoted(&s, &label),

@@ -728,15 +728,7 @@ impl Shell {
         }
         let (i, index_label) = self.eval_arith_labeled(idx)?;
         let label = label.join(&index_label);
-        let i = if i < 0 {
-            let max = match self.vars.get(name).map(|v| &v.value) {
-                Some(super::Value::Array(m)) => m.keys().next_back().copied().unwrap_or(-1),
-                _ => 0,
-            };
-            max + 1 + i
-        } else {
-            i
-        };
+        let i = self.vars.element_index(name, i);
         self.vars
             .set_index(name, i, value, label)
             .map_err(|e| self.readonly_stop(&e.0))
@@ -751,6 +743,7 @@ impl Shell {
             }
             Some(super::Value::Array(m)) => {
                 let i = self.eval_arith_text(idx)?;
+                let i = self.vars.element_index(name, i);
                 Ok(m.get(&i).cloned().unwrap_or_default())
             }
             Some(super::Value::Str(s)) => Ok(if self.eval_arith_text(idx)? == 0 {

@@ -288,6 +288,20 @@ impl Vars {
         Ok(())
     }
 
+    /// An indexed array's element number for subscript `i`: a negative one
+    /// counts back from the end (`a[-1]` is the last element, as in bash).
+    pub fn element_index(&self, name: &str, i: i64) -> i64 {
+        if i >= 0 {
+            return i;
+        }
+        let max = match self.map.get(name).map(|v| &v.value) {
+            Some(Value::Array(a)) => a.keys().next_back().copied().unwrap_or(-1),
+            Some(Value::Str(_)) => 0,
+            _ => -1,
+        };
+        max + 1 + i
+    }
+
     /// Records a `x=v cmd` binding about to be made: `outer` is x before it.
     pub fn push_temp(&mut self, name: &str, outer: Option<Var>) {
         self.temps.push(TempBinding {
