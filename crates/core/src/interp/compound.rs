@@ -33,6 +33,10 @@ impl Shell {
     /// Runs a list of and-or lists.
     pub(crate) fn run_list(&mut self, list: &ast::CompoundList) -> Exec {
         for item in &list.0 {
+            // `set -n`: nothing runs any more (not even `set +n`).
+            if self.opts.noexec {
+                return Ok(());
+            }
             match item.1 {
                 ast::SeparatorOperator::Sequence => self.run_and_or(&item.0)?,
                 ast::SeparatorOperator::Async => self.run_async(&item.0)?,

@@ -1103,6 +1103,10 @@ impl Shell {
             "LINENO" => return (PV::One(self.line.to_string()), Label::agent()),
             "SECONDS" => return (PV::One("0".into()), Label::agent()),
             "BASHPID" => return (PV::One(self.shared.pid.to_string()), Label::agent()),
+            "SHELLOPTS" => {
+                let opts = crate::builtins::shellopts(self);
+                return (PV::One(opts), Label::agent());
+            }
             _ => {}
         }
         match self.vars.get(name) {
@@ -1125,10 +1129,10 @@ impl Shell {
         Stop::Exit
     }
 
-    /// `set -u` stops a non-interactive bash with status 127.
+    /// `set -u` stops a non-interactive bash with status 127 (1 under `set -e`).
     fn unbound_exit(&mut self, p: &Parameter) -> Stop {
         let s = self.unbound(p);
-        self.last_status = 127;
+        self.last_status = if self.opts.errexit { 1 } else { 127 };
         s
     }
 

@@ -242,6 +242,8 @@ pub(crate) struct Options {
     pub noglob: bool,
     pub noclobber: bool,
     pub xtrace: bool,
+    /// `set -n`: read commands without running them.
+    pub noexec: bool,
 }
 
 /// The file descriptors of the running code.

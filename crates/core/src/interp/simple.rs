@@ -766,7 +766,27 @@ impl Shell {
             _ => std::collections::BTreeMap::new(),
         };
         let mut label = self.pc.clone();
-        for (key, value) in items {
+        if !items.is_empty() && items.iter().all(|(k, _)| k.is_none()) {
+            // `m=(k1 v1 k2 v2)`: bash 5.1+ reads words without subscripts as
+            // key, value pairs (a last key alone gets ""); each word is one
+            // string, never split.
+            let mut words = Vec::new();
+            for (_, w) in items {
+                words.push(self.expand_word_single(w)?);
+            }
+            for pair in words.chunks(2) {
+                let (k, v) = (&pair[0], pair.get(1));
+                label = label.join(&k.label);
+                if let Some(v) = v {
+                    label = label.join(&v.label);
+                }
+                map.insert(
+                    k.text.clone(),
+                    v.map(|v| v.text.clone()).unwrap_or_default(),
+                );
+            }
+        }
+        for (key, value) in items.iter().filter(|(k, _)| k.is_some()) {
             let v = self.expand_word_single(value)?;
             label = label.join(&v.label);
             let k = match key {
@@ -775,15 +795,19 @@ impl Shell {
                     label = label.join(&k.label);
                     k.text
                 }
-                None => {
-                    self.diag(format!(
-                        "{name}: {}: must use subscript when assigning associative array",
-                        v.text
-                    ));
-                    continue;
-                }
+                None => continue,
             };
             map.insert(k, v.text);
+        }
+        // Mixed with `[k]=v` items, a word without a subscript is an error.
+        if items.iter().any(|(k, _)| k.is_some()) {
+            for (_, value) in items.iter().filter(|(k, _)| k.is_none()) {
+                let v = self.expand_word_single(value)?;
+                self.diag(format!(
+                    "{name}: {}: must use subscript when assigning associative array",
+                    v.text
+                ));
+            }
         }
         match self.vars.get_mut(name) {
             Some(var) if var.readonly => Err(self.readonly_stop(name)),
@@ -814,8 +838,9 @@ impl Shell {
         } else {
             value
         };
-        if name == "PWD" || name == "OLDPWD" {
-            // Allowed: `cd` keeps them right.
+        if name == "SHELLOPTS" {
+            // Computed from the options (see `named_value`) and readonly in bash.
+            return Err(self.readonly_stop(name));
         }
         self.vars
             .set(name, value, label)
