@@ -243,7 +243,23 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut functions = None;
     let mut status = 0;
     let mut names = Vec::new();
+    // `declare +n ref`, `+x`, `+i`…: attributes to remove.
+    let mut removed = crate::interp::vars::Attrs::default();
+    let mut unexport = false;
     for f in &argv[1..] {
+        if let Some(flags) = f.text.strip_prefix('+').filter(|fl| !fl.is_empty()) {
+            for c in flags.chars() {
+                match c {
+                    'n' => removed.nameref = true,
+                    'i' => removed.integer = true,
+                    'l' => removed.lower = true,
+                    'u' => removed.upper = true,
+                    'x' => unexport = true,
+                    _ => {}
+                }
+            }
+            continue;
+        }
         if let Some(flags) = f.text.strip_prefix('-') {
             for c in flags.chars() {
                 match c {
@@ -344,6 +360,20 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
         {
             sh.vars.make_local(&base);
         }
+        if let Some(v) = sh.vars.get_mut(&base) {
+            // The ref itself, never what it refers to.
+            v.attrs.nameref &= !removed.nameref;
+            v.attrs.integer &= !removed.integer;
+            v.attrs.lower &= !removed.lower;
+            v.attrs.upper &= !removed.upper;
+            v.exported &= !unexport;
+        }
+        if attrs.nameref {
+            if !declare_nameref(sh, f, &base, value, export, readonly, attrs) {
+                status = 1;
+            }
+            continue;
+        }
         if assoc {
             sh.vars.declare_assoc(&base, f.label.join(&sh.pc));
         }
@@ -382,9 +412,53 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
     Ok(())
 }
 
+/// `declare -n ref[=target]`: sets ref itself (not what it referred to) and
+/// makes it a reference; a target that is no variable name (`1`, `#`, `@`) is
+/// refused and ref stays a plain variable. False on that error.
+fn declare_nameref(
+    sh: &mut Shell,
+    f: &Field,
+    base: &str,
+    value: Option<&str>,
+    export: bool,
+    readonly: bool,
+    attrs: crate::interp::vars::Attrs,
+) -> bool {
+    let target = match value {
+        Some(v) => v.to_string(),
+        None => sh
+            .vars
+            .get(base)
+            .map(|v| v.as_str().to_string())
+            .unwrap_or_default(),
+    };
+    let name_part = target.split('[').next().unwrap_or_default();
+    let subscript_ok = target == name_part || target.ends_with(']');
+    let refers = target.is_empty() || (valid_name(name_part) && subscript_ok);
+    if !refers {
+        sh.diag(format!(
+            "declare: `{target}': invalid variable name for name reference"
+        ));
+        return false;
+    }
+    let label = f.label.join(&sh.pc);
+    if (value.is_some() || sh.vars.get(base).is_none()) && sh.vars.set(base, target, label).is_err()
+    {
+        sh.diag(format!("declare: {base}: readonly variable"));
+        return false;
+    }
+    if let Some(v) = sh.vars.get_mut(base) {
+        v.attrs = attrs;
+        v.exported |= export;
+        v.readonly |= readonly;
+    }
+    true
+}
+
 pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut functions = false;
     let mut only_vars = false;
+    let mut the_ref = false;
     let mut status = 0;
     for f in &argv[1..] {
         match f.text.as_str() {
@@ -397,6 +471,10 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
                 only_vars = true;
                 continue;
             }
+            "-n" => {
+                the_ref = true;
+                continue;
+            }
             _ => {}
         }
         if functions {
@@ -404,6 +482,18 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             sh.func_labels.remove(&f.text);
             continue;
         }
+        // `unset ref` of a nameref unsets what it refers to (`-n`: the ref).
+        let f = &if the_ref {
+            f.clone()
+        } else {
+            match sh.vars.get(&f.text) {
+                Some(v) if v.attrs.nameref && !v.as_str().is_empty() => Field {
+                    text: sh.vars.resolve(&f.text).to_string(),
+                    label: f.label.clone(),
+                },
+                _ => f.clone(),
+            }
+        };
         if let Some((name, idx)) = f.text.strip_suffix(']').and_then(|t| t.split_once('[')) {
             let is_assoc = sh.vars.get(name).is_some_and(|v| v.is_assoc());
             let i = if is_assoc {

@@ -965,6 +965,13 @@ impl Shell {
         if !indirect {
             return Ok((pv, label));
         }
+        // `${!ref}` of a nameref is the name it refers to (bash inverts it).
+        if let Parameter::Named(n) = p
+            && let Some(v) = self.vars.get(n)
+            && v.attrs.nameref
+        {
+            return Ok((PV::One(v.as_str().to_string()), v.label.clone()));
+        }
         let name = match pv {
             PV::One(s) => s,
             PV::Many(items, _) => items.join(" "),
@@ -1089,6 +1096,16 @@ impl Shell {
     fn named_value(&mut self, name: &str) -> (PV, Label) {
         let (resolved, via) = self.vars.resolve_labeled(name);
         let (resolved, via) = (resolved.to_string(), via);
+        // A nameref to an element or all of an array (`declare -n r='a[2]'`).
+        if resolved != name
+            && resolved.contains('[')
+            && let Ok(param) =
+                safesh_syntax::word::parse_parameter(&resolved, &safesh_syntax::options())
+            && !matches!(param, Parameter::Named(_))
+            && let Ok((pv, l)) = self.param_value_direct(&param)
+        {
+            return (pv, l.join(&via));
+        }
         let name = resolved.as_str();
         match name {
             "RANDOM" => {

@@ -3,6 +3,7 @@
 //! every value and limits on everything that can grow.
 
 pub(crate) mod arith;
+mod assign;
 pub(crate) mod cond;
 pub(crate) mod expand;
 pub(crate) mod pattern;

@@ -131,14 +131,7 @@ impl Vars {
 
     /// Follows `declare -n` references from `name` to the variable they name.
     pub fn resolve<'a>(&'a self, name: &'a str) -> &'a str {
-        let mut cur = name;
-        for _ in 0..8 {
-            match self.map.get(cur) {
-                Some(v) if v.attrs.nameref && !v.as_str().is_empty() => cur = v.as_str(),
-                _ => return cur,
-            }
-        }
-        cur
+        self.resolve_labeled(name).0
     }
 
     /// [`Vars::resolve`], with the labels of the references followed: which
@@ -152,10 +145,15 @@ impl Vars {
                     label.join_assign(&v.label);
                     cur = v.as_str();
                 }
-                _ => break,
+                _ => return (cur, label),
             }
         }
-        (cur, label)
+        // A cycle (`declare -n a=b b=a`): no variable; reads are empty and
+        // writes fail, as in bash.
+        match self.map.get(cur) {
+            Some(v) if v.attrs.nameref => ("", label),
+            _ => (cur, label),
+        }
     }
 
     /// Mutable access.
