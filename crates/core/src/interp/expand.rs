@@ -975,8 +975,15 @@ impl Shell {
         let name = match pv {
             PV::One(s) => s,
             PV::Many(items, _) => items.join(" "),
-            // bash: `${!n}` of an unset `n` is an expansion error.
-            PV::Unset => return Err(self.abort(format!("{p}: invalid indirect expansion"))),
+            // bash: `${!n}` of an unset `n` is an expansion error; of an array
+            // without element 0 it is empty.
+            PV::Unset => {
+                let declared = matches!(p, Parameter::Named(n) if self.vars.get(n).is_some());
+                if !declared {
+                    return Err(self.abort(format!("{p}: invalid indirect expansion")));
+                }
+                return Ok((PV::Unset, label));
+            }
         };
         let param = match safesh_syntax::word::parse_parameter(&name, &safesh_syntax::options()) {
             Ok(param) if !name.is_empty() => param,
@@ -1202,6 +1209,23 @@ impl Shell {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 if is_missing(&pv, test_type) {
                     let f = self.expand_operand(default_value.as_deref().unwrap_or(""), quoted)?;
+                    // `${!ref:=v}` assigns to the variable ref names.
+                    let target;
+                    let parameter = if *indirect {
+                        let (name, _) = self.param_value(parameter, false)?;
+                        let name = match name {
+                            PV::One(s) => s,
+                            _ => String::new(),
+                        };
+                        target =
+                            safesh_syntax::word::parse_parameter(&name, &safesh_syntax::options())
+                                .map_err(|_| {
+                                    self.abort(format!("{name}: invalid variable name"))
+                                })?;
+                        &target
+                    } else {
+                        parameter
+                    };
                     match parameter {
                         Parameter::Named(n) => {
                             self.assign_scalar(n, f.text.clone(), f.label.clone())?
