@@ -354,10 +354,26 @@ pub(super) fn getopts(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.positional.clone()
     };
     let silent = optstring.starts_with(':');
+    if !super::vars::valid_name(&name) {
+        // bash still consumes the option (OPTIND, OPTARG), then fails.
+        let mut probe = argv.to_vec();
+        probe[2].text = "_safesh_getopts_probe".into();
+        getopts(sh, &probe)?;
+        let _ = sh.vars.unset("_safesh_getopts_probe");
+        sh.diag(format!("getopts: `{name}': not a valid identifier"));
+        sh.set_status(1);
+        return Ok(());
+    }
     let mut optind: usize = sh.var_str("OPTIND").parse().unwrap_or(1).max(1);
     let mut pos: usize = sh.getopts_pos;
     let label = args_label(sh, argv);
     let Some(arg) = params.get(optind - 1).cloned() else {
+        // Past the end (a new `set --` with OPTIND left over): bash puts
+        // OPTIND just after the last argument.
+        optind = optind.min(params.len() + 1);
+        sh.getopts_pos = 0;
+        sh.assign_scalar("OPTIND", optind.to_string(), label.clone())?;
+        let _ = sh.vars.unset("OPTARG");
         sh.assign_scalar(&name, "?".into(), label)?;
         sh.set_status(1);
         return Ok(());
@@ -370,6 +386,7 @@ pub(super) fn getopts(sh: &mut Shell, argv: &[Field]) -> Exec {
             return Ok(());
         }
         if !arg.starts_with('-') || arg == "-" {
+            let _ = sh.vars.unset("OPTARG");
             sh.assign_scalar(&name, "?".into(), label)?;
             sh.set_status(1);
             return Ok(());
@@ -431,6 +448,8 @@ pub(super) fn getopts(sh: &mut Shell, argv: &[Field]) -> Exec {
                     }
                 }
             } else {
+                // An option without an argument leaves no OPTARG behind.
+                let _ = sh.vars.unset("OPTARG");
                 sh.assign_scalar(&name, c.to_string(), label.clone())?;
                 advance(&mut pos, &mut optind);
             }
