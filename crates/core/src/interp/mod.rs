@@ -283,6 +283,9 @@ pub(crate) struct Shell {
     pub arith_label: Label,
     pub fds: HashMap<i32, Fd>,
     pub traps: HashMap<String, (String, Label)>,
+    /// In a subshell that has not set a trap yet: the traps of the shell it
+    /// came from, which `trap -p` shows (`saved=$(trap -p)`, as in bash).
+    pub parent_traps: Option<HashMap<String, (String, Label)>>,
     /// The label of the script text being run: the agent's for the script, the
     /// text's own for `eval`, `source`, trap handlers and functions defined by
     /// them. Literal words get it, so code made of data prints data's label.
@@ -378,6 +381,7 @@ impl Shell {
             arith_label: Label::empty(),
             fds,
             traps: HashMap::new(),
+            parent_traps: None,
             code_label: Label::agent(),
             shared: Arc::new(Shared {
                 limits,
@@ -486,6 +490,7 @@ impl Shell {
         let mut s = self.clone();
         s.in_subshell = true;
         s.jobs = Arc::new(Mutex::new(Vec::new()));
+        s.parent_traps = Some(self.traps.clone());
         s.traps.remove("EXIT");
         s
     }
