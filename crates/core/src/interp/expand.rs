@@ -272,8 +272,10 @@ impl Shell {
             for f in acc.done() {
                 self.check_size(f.text.len())?;
                 if f.glob && !self.opts.noglob && super::pattern::has_glob(&f.pattern) {
+                    // A set GLOBIGNORE also turns on dotglob (bash).
+                    let ignore = self.var_str("GLOBIGNORE");
                     let opts = super::pattern::GlobOptions {
-                        dotglob: self.shopt.dotglob,
+                        dotglob: self.shopt.dotglob || !ignore.is_empty(),
                         nocase: self.shopt.nocaseglob,
                         globstar: self.shopt.globstar,
                         utf8: self.utf8_locale(),
@@ -297,8 +299,23 @@ impl Shell {
                     if let Some(r) = refused {
                         return Err(r.into());
                     }
+                    let mut matches = matches;
+                    if !ignore.is_empty() {
+                        let utf8 = self.utf8_locale();
+                        matches.retain(|m| {
+                            let base = m.rsplit('/').next().unwrap_or(m);
+                            base != "."
+                                && base != ".."
+                                && !ignore
+                                    .split(':')
+                                    .filter(|p| !p.is_empty())
+                                    .any(|p| super::pattern::matches(p, m, false, utf8))
+                        });
+                    }
                     if matches.is_empty() && self.shopt.failglob {
-                        return Err(self.abort(format!("no match: {}", f.text)));
+                        let stop = self.abort(format!("no match: {}", f.text));
+                        // Unlike other expansion errors, it ends a `set -e` shell.
+                        return Err(if self.opts.errexit { Stop::Exit } else { stop });
                     }
                     if matches.is_empty() && self.shopt.nullglob {
                         continue;
