@@ -73,7 +73,7 @@ struct FieldBuf {
 impl FieldBuf {
     fn push_quoted(&mut self, s: &str) {
         if s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b' ' || b == b'_' || b == b'-')
+            .all(|b| b.is_ascii_alphanumeric() || b == b' ' || b == b'_')
         {
             // Nothing to escape: the common case.
             self.regex.push_str(s);
@@ -84,8 +84,13 @@ impl FieldBuf {
         self.regex.push_str(&regex::escape(s));
         for c in s.chars() {
             // `&` too: in a `${x/p/rep}` replacement a quoted `&` is literal;
-            // and `(`, `)`, `|`: a quoted `*'()'` is no extglob `*(…)`.
-            if matches!(c, '*' | '?' | '[' | ']' | '\\' | '&' | '(' | ')' | '|') {
+            // `(`, `)`, `|`: a quoted `*'()'` is no extglob `*(…)`; `-`, `!`,
+            // `^`: in a bracket (`[C\-D]`) a quoted one is a member, not a
+            // range or a negation.
+            if matches!(
+                c,
+                '*' | '?' | '[' | ']' | '\\' | '&' | '(' | ')' | '|' | '-' | '!' | '^'
+            ) {
                 self.pattern.push('\\');
             }
             self.pattern.push(c);
@@ -1722,9 +1727,10 @@ impl Replacement {
                 // The escapes the pattern form adds, and `\&`; any other
                 // backslash is the replacement's own text.
                 '\\' => match chars.next() {
-                    Some(n @ ('&' | '\\' | '*' | '?' | '[' | ']' | '(' | ')' | '|')) => {
-                        text.push(n)
-                    }
+                    Some(
+                        n
+                        @ ('&' | '\\' | '*' | '?' | '[' | ']' | '(' | ')' | '|' | '-' | '!' | '^'),
+                    ) => text.push(n),
                     Some(n) => {
                         text.push('\\');
                         text.push(n);
