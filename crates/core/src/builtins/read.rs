@@ -2,7 +2,7 @@
 
 use super::{args_label, texts};
 use crate::interp::expand::Field;
-use crate::interp::{Exec, Shell};
+use crate::interp::{Exec, Shell, Value};
 use safesh_label::Label;
 
 pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
@@ -282,6 +282,7 @@ pub(super) fn mapfile(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut count: Option<usize> = None;
     let mut skip = 0usize;
     let mut fd = 0;
+    let mut origin: Option<i64> = None;
     let mut name = "MAPFILE".to_string();
     let mut i = 0;
     while i < args.len() {
@@ -303,14 +304,23 @@ pub(super) fn mapfile(sh: &mut Shell, argv: &[Field]) -> Exec {
                 i += 1;
                 fd = args.get(i).and_then(|v| v.parse().ok()).unwrap_or(0);
             }
+            "-O" => {
+                i += 1;
+                origin = args.get(i).and_then(|v| v.parse().ok());
+            }
             s => name = s.to_string(),
         }
         i += 1;
     }
     let input = sh.in_fd(fd);
-    let mut items = std::collections::BTreeMap::new();
+    // `-O N`: lines go from index N on, into the array as it is (not cleared).
+    let mut items = match (origin, sh.vars.get(&name).map(|v| &v.value)) {
+        (Some(_), Some(Value::Array(a))) => a.clone(),
+        _ => std::collections::BTreeMap::new(),
+    };
     let mut label = sh.pc.clone();
     let mut k = 0i64;
+    let base = origin.unwrap_or(0);
     let mut seen = 0usize;
     loop {
         if count.is_some_and(|c| k as usize >= c) {
@@ -329,7 +339,7 @@ pub(super) fn mapfile(sh: &mut Shell, argv: &[Field]) -> Exec {
         if strip && found {
             line.pop();
         }
-        items.insert(k, safesh_utils::word_bytes::word_from_vec(line));
+        items.insert(base + k, safesh_utils::word_bytes::word_from_vec(line));
         k += 1;
     }
     sh.vars

@@ -302,15 +302,20 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
             match sh.vars.get(&n) {
                 Some(v) => {
                     let shown = v.shown_label();
+                    // bash's order: a/A, i, l, n, r, u, x.
                     let mut flags = String::new();
-                    if matches!(v.value, Value::Array(_)) {
-                        flags.push('a');
-                    }
-                    if v.readonly {
-                        flags.push('r');
-                    }
-                    if v.exported {
-                        flags.push('x');
+                    for (on, c) in [
+                        (matches!(v.value, Value::Array(_)), 'a'),
+                        (v.attrs.integer, 'i'),
+                        (v.attrs.lower, 'l'),
+                        (v.attrs.nameref, 'n'),
+                        (v.readonly, 'r'),
+                        (v.attrs.upper, 'u'),
+                        (v.exported, 'x'),
+                    ] {
+                        if on {
+                            flags.push(c);
+                        }
                     }
                     if flags.is_empty() {
                         flags.push('-');
