@@ -437,6 +437,7 @@ fn shopt_get(sh: &Shell, name: &str) -> Option<bool> {
         "lastpipe" => sh.shopt.lastpipe,
         "nocaseglob" => sh.shopt.nocaseglob,
         "globstar" => sh.shopt.globstar,
+        "inherit_errexit" => sh.shopt.inherit_errexit,
         _ => SHOPT_OPTIONS.iter().find(|(n, _)| *n == name)?.1,
     })
 }
@@ -449,6 +450,7 @@ fn shopt_set(sh: &mut Shell, name: &str, on: bool) {
         "lastpipe" => sh.shopt.lastpipe = on,
         "nocaseglob" => sh.shopt.nocaseglob = on,
         "globstar" => sh.shopt.globstar = on,
+        "inherit_errexit" => sh.shopt.inherit_errexit = on,
         _ => {}
     }
 }

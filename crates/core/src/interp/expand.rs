@@ -929,7 +929,7 @@ impl Shell {
         sub.subst_depth += 1;
         // Without `shopt -s inherit_errexit` (off in bash's default mode), `set -e`
         // does not reach into `$(…)`: `x=$(false; echo sub)` gives `sub`.
-        sub.opts.errexit = false;
+        sub.opts.errexit = self.opts.errexit && self.shopt.inherit_errexit;
         sub.loop_depth = 0;
         let sink = Sink::capture(self.shared.limits.string_bytes.saturating_add(1));
         sub.fds.insert(1, super::Fd::Out(sink.clone()));

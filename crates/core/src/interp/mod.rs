@@ -342,6 +342,8 @@ pub(crate) struct Shopt {
     pub lastpipe: bool,
     pub nocaseglob: bool,
     pub globstar: bool,
+    /// `$(…)` keeps `set -e`.
+    pub inherit_errexit: bool,
 }
 
 impl Shell {

@@ -94,8 +94,13 @@ impl Shell {
         for f in &argv {
             self.diag_label.join_assign(&f.label);
         }
+        let last_arg = argv.last().cloned();
         let r = self.run_expanded(argv, assigns, redirects);
         self.remove_temp_files(temps_before);
+        // `$_`: the last argument of the command that just ran.
+        if let Some(f) = last_arg {
+            let _ = self.vars.set("_", f.text, f.label);
+        }
         // A pipeline stage whose reader is gone (`f | head -1`) ends as SIGPIPE
         // would end it, instead of writing on into a closed pipe.
         if r.is_ok() && self.last_status == 141 && self.in_subshell && self.out_fd(1).reader_gone()
