@@ -663,6 +663,31 @@ impl<'a> Scan<'a> {
                 line
             };
             self.pos = (line_end + 1).min(self.bytes.len());
+            // An unquoted body expands `$(…)`: its case patterns need their
+            // `(` as anywhere else (`$(case a in a) …;; esac)`).
+            if !quoted && content != delim && line.contains("$(") {
+                let mut i = line_start;
+                let mut past_line = false;
+                while let Some(off) = self.src[i..line_end].find("$(") {
+                    let at = i + off;
+                    if at > line_start && self.bytes[at - 1] == b'\\' {
+                        i = at + 2;
+                        continue;
+                    }
+                    self.pos = at;
+                    self.dollar();
+                    if self.pos > line_end {
+                        // The substitution goes on past this line: go on after it.
+                        past_line = true;
+                        break;
+                    }
+                    i = self.pos.max(at + 2);
+                }
+                if !past_line {
+                    self.pos = (line_end + 1).min(self.bytes.len());
+                }
+                continue;
+            }
             if content == delim {
                 if misread {
                     let name = self.fresh_name();
@@ -732,6 +757,17 @@ mod tests {
         );
         // A comment after the arithmetic stays a comment.
         let s = "echo $((1)) # note ))\n";
+        assert_eq!(rewrite(s), s);
+    }
+
+    #[test]
+    fn adds_case_parens_in_substitutions_of_unquoted_heredoc_bodies() {
+        assert_eq!(
+            rewrite("cat <<E\n$(case a in a) echo A;; esac)\nE\n"),
+            "cat <<E\n$(case a in (a) echo A;; esac)\nE\n"
+        );
+        // A quoted body is text.
+        let s = "cat <<'E'\n$(case a in a) echo A;; esac)\nE\n";
         assert_eq!(rewrite(s), s);
     }
 

@@ -1924,7 +1924,8 @@ pub(crate) fn ansi_c_unescape(s: &str, utf8: bool) -> String {
             }
             b'c' => {
                 if i < b.len() {
-                    out.push(b[i] & 0x1f);
+                    // `\c?` is DEL; otherwise the control character of the letter.
+                    out.push(if b[i] == b'?' { 0x7f } else { b[i] & 0x1f });
                     i += 1;
                 }
             }
