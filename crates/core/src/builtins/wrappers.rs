@@ -96,40 +96,71 @@ fn find_in_path(path: &str, name: &str) -> Option<String> {
         .map(|p| p.to_string_lossy().into_owned())
 }
 
+/// What `describe` found, by its first line.
+fn kind_of(long: &str) -> &'static str {
+    let first = long.lines().next().unwrap_or_default();
+    if first.ends_with("keyword") {
+        "keyword"
+    } else if first.ends_with("function") {
+        "function"
+    } else if first.ends_with("builtin") {
+        "builtin"
+    } else {
+        "file"
+    }
+}
+
 pub(super) fn type_(sh: &mut Shell, argv: &[Field]) -> Exec {
     let label = args_label(sh, argv);
     let mut terse = false;
+    // `-p`: the file a name runs, only when it runs a file; `-P`: the file
+    // found on PATH whatever the name is.
+    let mut path_only = false;
+    let mut force_path = false;
     let mut status = 0;
+    let mut operands = false;
     for f in &argv[1..] {
-        match f.text.as_str() {
-            "-t" => {
-                terse = true;
-                continue;
+        if !operands
+            && let Some(flags) = f
+                .text
+                .strip_prefix('-')
+                .filter(|fl| !fl.is_empty() && fl.chars().all(|c| "tapPf".contains(c)))
+        {
+            for c in flags.chars() {
+                match c {
+                    't' => terse = true,
+                    'p' => path_only = true,
+                    'P' => force_path = true,
+                    _ => {}
+                }
             }
-            "-a" | "-p" | "-P" | "-f" => continue,
-            _ => {}
+            continue;
+        }
+        operands = true;
+        if force_path {
+            match find_in_path(&sh.var_str("PATH"), &f.text) {
+                Some(p) => {
+                    out(sh, &format!("{p}\n"), &label);
+                }
+                None => status = 1,
+            }
+            continue;
         }
         match describe(sh, &f.text) {
-            Some((_, long)) => {
-                if terse {
-                    // The first line: a function's definition follows it.
-                    let first = long.lines().next().unwrap_or_default();
-                    let kind = if first.ends_with("keyword") {
-                        "keyword"
-                    } else if first.ends_with("function") {
-                        "function"
-                    } else if first.ends_with("builtin") {
-                        "builtin"
-                    } else {
-                        "file"
-                    };
+            Some((short, long)) => {
+                let kind = kind_of(&long);
+                if path_only {
+                    if kind == "file" {
+                        out(sh, &format!("{short}\n"), &label);
+                    }
+                } else if terse {
                     out(sh, &format!("{kind}\n"), &label);
                 } else {
                     out(sh, &format!("{long}\n"), &label);
                 }
             }
             None => {
-                if !terse {
+                if !terse && !path_only {
                     sh.diag(format!("type: {}: not found", f.text));
                 }
                 status = 1;
