@@ -176,6 +176,7 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
             // `local x`: declared in this function but unset (`${x+set}` is
             // empty) until assigned, whatever the caller's x holds.
             let _ = sh.vars.unset(base);
+            sh.vars.mark_declared(base);
         }
     }
     // The flags (`-i`, `-a`, `-n`, …) and values: as `declare` in a function.
@@ -343,6 +344,9 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                     }
                     lines.push((format!("declare -{flags} {n}={body}\n"), shown));
                 }
+                None if sh.vars.is_declared_unset(&n) => {
+                    lines.push((format!("declare -- {n}\n"), Label::empty()));
+                }
                 None => {
                     sh.diag(format!("declare: {n}: not found"));
                     status = 1;
@@ -402,6 +406,8 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                 let _ = sh.vars.set_array(&base, Default::default(), Label::agent());
             } else if export || readonly {
                 let _ = sh.vars.set(&base, String::new(), Label::agent());
+            } else if !assoc {
+                sh.vars.mark_declared(&base);
             }
         }
         if let Some(v) = sh.vars.get_mut(&base) {

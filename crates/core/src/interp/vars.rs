@@ -103,6 +103,9 @@ pub struct Vars {
     frames: Vec<Vec<(String, Option<Var>)>>,
     /// `x=v cmd` bindings in force, innermost last (see [`Vars::push_temp`]).
     temps: Vec<TempBinding>,
+    /// Names declared without a value (`local x`, `declare x`): unset, yet
+    /// `declare -p x` shows them (`declare -- x`). A value in `map` wins.
+    declared: std::collections::HashSet<String>,
     /// What decided that variables are gone (`unset "$n"` by a labeled word or
     /// under a labeled PC): an absence has no variable to carry a label, so every
     /// listing of names carries this one.
@@ -300,6 +303,16 @@ impl Vars {
         max + 1 + i
     }
 
+    /// Marks `name` as declared without a value (see `declared`).
+    pub fn mark_declared(&mut self, name: &str) {
+        self.declared.insert(name.to_string());
+    }
+
+    /// True for a name declared without a value and not set since.
+    pub fn is_declared_unset(&self, name: &str) -> bool {
+        !self.map.contains_key(name) && self.declared.contains(name)
+    }
+
     /// Records a `x=v cmd` binding about to be made: `outer` is x before it.
     pub fn push_temp(&mut self, name: &str, outer: Option<Var>) {
         self.temps.push(TempBinding {
@@ -335,6 +348,12 @@ impl Vars {
     pub fn unset_dynamic(&mut self, name: &str) -> Result<(), ReadonlyError> {
         if self.map.get(name).is_some_and(|v| v.readonly) {
             return Err(ReadonlyError(name.to_string()));
+        }
+        // A local unset in its own function stays declared there (bash).
+        if self.is_local_here(name) {
+            self.declared.insert(name.to_string());
+        } else {
+            self.declared.remove(name);
         }
         let Some(i) = self.temps.iter().rposition(|t| t.live && t.name == name) else {
             return self.unset(name);
@@ -386,6 +405,7 @@ impl Vars {
     pub fn pop_frame(&mut self) {
         if let Some(frame) = self.frames.pop() {
             for (name, old) in frame.into_iter().rev() {
+                self.declared.remove(&name);
                 match old {
                     Some(v) => {
                         self.map.insert(name, v);
