@@ -67,12 +67,23 @@ impl Shell {
         self.last_subst_status = None;
         let mut argv: Vec<Field> = Vec::with_capacity(words.len());
         let temps_before = self.temp_files.len();
+        // A declaration command is spelled in the script (`export x=$v`); one
+        // that comes from an expansion (`$e x=$v`) is an ordinary command
+        // whose arguments are split, as in bash.
+        let written = match words.first() {
+            Some(WordItem::Word(w, _, _)) => {
+                DECLARATION.contains(&w.value.as_str())
+                    || matches!(w.value.as_str(), "command" | "builtin")
+            }
+            _ => false,
+        };
         for item in &words {
             match item {
                 WordItem::Word(w, assignment_like, array) => {
-                    let declaration = argv
-                        .first()
-                        .is_some_and(|f| DECLARATION.contains(&f.text.as_str()));
+                    let declaration = written
+                        && argv
+                            .first()
+                            .is_some_and(|f| DECLARATION.contains(&f.text.as_str()));
                     if *array && declaration {
                         // `declare a=('' "$x")`: the builtin runs the list as an
                         // array assignment, which expands each element once;
