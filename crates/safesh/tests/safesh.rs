@@ -417,6 +417,7 @@ case_files! {
     expansion_corners => "expansion_corners.cases",
     bytes_names => "bytes_names.cases",
     od_sed_awk => "od_sed_awk.cases",
+    fidelity_more => "fidelity_more.cases",
 }
 
 #[test]

@@ -49,10 +49,31 @@ pub fn looks_like_commands(text: &str) -> bool {
         && parse(text).is_err()
 }
 
+/// Removes the quotes inside subscripts (`A['x']`, `A["k"]`): bash expands a
+/// subscript like a word, so they are quote characters, not text, and the
+/// arithmetic grammar does not take them.
+pub fn unquote_subscripts(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(['\'', '"']) || !text.contains('[') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            '\'' | '"' if depth > 0 => continue,
+            _ => {}
+        }
+        out.push(c);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Parses arithmetic text: nested subscripted references are checked on their
 /// own and stand for `0` in the enclosing expression.
 pub fn parse(text: &str) -> Result<brush_parser::ast::ArithmeticExpr, String> {
-    let mut t = text.trim().to_string();
+    let mut t = unquote_subscripts(text.trim()).into_owned();
     while let Some(r) = nested_subscript(&t) {
         parse_one(&t[r.clone()])?;
         t.replace_range(r, "0");

@@ -1,4 +1,4 @@
-//! A lexical pre-pass that rewrites three constructs brush-parser gets wrong into
+//! A lexical pre-pass that rewrites four constructs brush-parser gets wrong into
 //! equivalent text it gets right, before the script is parsed:
 //!
 //! * `#` inside `$(( … ))` (and `(( … ))`, `$[ … ]`): brush-parser's tokenizer takes it as the start of a
@@ -14,6 +14,8 @@
 //! * A `case` pattern without its optional `(` inside `$( … )`: the pattern's `)`
 //!   closed the substitution. The pass inserts the optional `(`, which bash
 //!   accepts with the same meaning.
+//! * `for NAME in ;` (an empty list): brush-parser reads it as `for NAME;`, a loop
+//!   over `"$@"`. The pass adds a word that expands to nothing.
 //!
 //! Rewrites never add or remove a newline, so line numbers stay true. Here-document
 //! bodies, quotes and comments are skipped: nothing in them is rewritten.
@@ -66,11 +68,12 @@ struct Scan<'a> {
 
 /// Rewrites `source` (see the module docs); borrowed when nothing changes.
 pub(crate) fn rewrite(source: &str) -> Cow<'_, str> {
-    // Cheap exit: none of the three constructs can occur without these.
+    // Cheap exit: none of the four constructs can occur without these.
     let maybe = source.contains("((")
         || source.contains("$[")
         || source.contains("<<")
-        || source.contains("case");
+        || source.contains("case")
+        || source.contains("for");
     if !maybe {
         return Cow::Borrowed(source);
     }
@@ -287,6 +290,12 @@ impl<'a> Scan<'a> {
                         }
                         _ => {}
                     }
+                    // Not only at a command start (a function body's `{ for`):
+                    // the word added expands to nothing, so even an argument
+                    // `for x in` is unchanged.
+                    if word == "for" {
+                        self.empty_for_list(len);
+                    }
                     if cmd_start && word == "case" {
                         cases.push(CaseState::Subject {
                             seen_subject: false,
@@ -337,6 +346,46 @@ impl<'a> Scan<'a> {
             }
         }
         &self.src[start..end]
+    }
+
+    /// At `for` (`len` bytes): when it reads `for NAME in` with nothing before the
+    /// `;` or newline, brush-parser takes the empty list for no list at all and
+    /// loops over `"$@"`; bash loops zero times. Adds a word that always expands to
+    /// no fields (`:+` of anything is empty, and `set -u` never looks at it).
+    fn empty_for_list(&mut self, len: usize) {
+        let rest = &self.bytes[self.pos + len..];
+        let blanks = |from: usize| {
+            from + rest[from..]
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count()
+        };
+        let name_start = blanks(0);
+        if name_start == 0 {
+            return;
+        }
+        let name_end = name_start
+            + rest[name_start..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .count();
+        if name_end == name_start {
+            return;
+        }
+        let in_start = blanks(name_end);
+        if in_start == name_end || !rest[in_start..].starts_with(b"in") {
+            return;
+        }
+        let after_in = in_start + 2;
+        let end = blanks(after_in);
+        if matches!(rest.get(end), Some(b';' | b'\n')) {
+            let at = self.pos + len + after_in;
+            self.edits.push(Edit {
+                start: at,
+                end: at,
+                text: " ${_safesh_no_words:+}".into(),
+            });
+        }
     }
 
     /// True when the character before `pos` is a blank or an operator character,
@@ -614,6 +663,31 @@ impl<'a> Scan<'a> {
                 line
             };
             self.pos = (line_end + 1).min(self.bytes.len());
+            // An unquoted body expands `$(…)`: its case patterns need their
+            // `(` as anywhere else (`$(case a in a) …;; esac)`).
+            if !quoted && content != delim && line.contains("$(") {
+                let mut i = line_start;
+                let mut past_line = false;
+                while let Some(off) = self.src[i..line_end].find("$(") {
+                    let at = i + off;
+                    if at > line_start && self.bytes[at - 1] == b'\\' {
+                        i = at + 2;
+                        continue;
+                    }
+                    self.pos = at;
+                    self.dollar();
+                    if self.pos > line_end {
+                        // The substitution goes on past this line: go on after it.
+                        past_line = true;
+                        break;
+                    }
+                    i = self.pos.max(at + 2);
+                }
+                if !past_line {
+                    self.pos = (line_end + 1).min(self.bytes.len());
+                }
+                continue;
+            }
             if content == delim {
                 if misread {
                     let name = self.fresh_name();
@@ -684,6 +758,37 @@ mod tests {
         // A comment after the arithmetic stays a comment.
         let s = "echo $((1)) # note ))\n";
         assert_eq!(rewrite(s), s);
+    }
+
+    #[test]
+    fn adds_case_parens_in_substitutions_of_unquoted_heredoc_bodies() {
+        assert_eq!(
+            rewrite("cat <<E\n$(case a in a) echo A;; esac)\nE\n"),
+            "cat <<E\n$(case a in (a) echo A;; esac)\nE\n"
+        );
+        // A quoted body is text.
+        let s = "cat <<'E'\n$(case a in a) echo A;; esac)\nE\n";
+        assert_eq!(rewrite(s), s);
+    }
+
+    #[test]
+    fn gives_an_empty_for_list_a_word_that_expands_to_nothing() {
+        assert_eq!(
+            rewrite("for x in ; do echo $x; done\n"),
+            "for x in ${_safesh_no_words:+} ; do echo $x; done\n"
+        );
+        assert_eq!(
+            rewrite("f() { for x in\ndo :; done; }\n"),
+            "f() { for x in ${_safesh_no_words:+}\ndo :; done; }\n"
+        );
+        // A list, or no `in` at all, stays as written.
+        for s in [
+            "for x in a b; do :; done\n",
+            "for x; do :; done\n",
+            "for x do :; done\n",
+        ] {
+            assert_eq!(rewrite(s), s);
+        }
     }
 
     #[test]

@@ -180,7 +180,7 @@ pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
     sh.code_label.join_assign(&label);
     sh.call_depth += 1;
     sh.set_status(0);
-    let r = sh.run_program(&script.program);
+    let r = sh.run_program_top(&script.program);
     sh.call_depth -= 1;
     sh.pc = saved_pc;
     sh.code_label = saved_code;
@@ -299,7 +299,7 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     sh.call_depth += 1;
     sh.source_depth += 1;
     sh.set_status(0);
-    let r = sh.run_program(&script.program);
+    let r = sh.run_program_top(&script.program);
     sh.source_depth -= 1;
     sh.call_depth -= 1;
     sh.pc = saved_pc;
@@ -313,14 +313,103 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     }
 }
 
+/// Linux signal names by number (1..=31; 34..=64 are the real-time ones).
+const SIGNALS: &[&str] = &[
+    "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",
+    "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG",
+    "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
+];
+
+/// What `trap` stores a condition under and the order `trap -p` lists it in:
+/// `EXIT`, the signals by number (`SIGINT`, `SIGRTMIN+1`), then `DEBUG`,
+/// `ERR`, `RETURN` — bash's names and order. None: no such signal.
+fn trap_key(spec: &str) -> Option<(u32, String)> {
+    let upper = spec.to_ascii_uppercase();
+    let name = upper.strip_prefix("SIG").unwrap_or(&upper);
+    let number = match name {
+        "EXIT" | "0" => return Some((0, "EXIT".into())),
+        "DEBUG" => return Some((65, "DEBUG".into())),
+        "ERR" => return Some((66, "ERR".into())),
+        "RETURN" => return Some((67, "RETURN".into())),
+        "IOT" => 6,
+        "POLL" => 29,
+        "RTMIN" => 34,
+        "RTMAX" => 64,
+        _ => match name.parse::<u32>() {
+            Ok(n) => n,
+            Err(_) => {
+                if let Some(k) = name
+                    .strip_prefix("RTMIN+")
+                    .and_then(|k| k.parse::<u32>().ok())
+                {
+                    34 + k
+                } else if let Some(k) = name
+                    .strip_prefix("RTMAX-")
+                    .and_then(|k| k.parse::<u32>().ok())
+                {
+                    64u32.checked_sub(k)?
+                } else {
+                    SIGNALS.iter().position(|s| *s == name)? as u32 + 1
+                }
+            }
+        },
+    };
+    let shown = match number {
+        1..=31 => format!("SIG{}", SIGNALS[number as usize - 1]),
+        34 => "SIGRTMIN".into(),
+        35..=49 => format!("SIGRTMIN+{}", number - 34),
+        50..=63 => format!("SIGRTMAX-{}", 64 - number),
+        64 => "SIGRTMAX".into(),
+        _ => return None,
+    };
+    Some((number, shown))
+}
+
+fn is_signal(spec: &str) -> bool {
+    trap_key(spec).is_some_and(|(n, _)| (1..=64).contains(&n))
+}
+
 pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
+    // `trap -- handler SIG` (what `trap -p` prints): `--` ends the options.
+    let argv: Vec<Field> = match argv.get(1) {
+        Some(f) if f.text == "--" => std::iter::once(argv[0].clone())
+            .chain(argv[2..].iter().cloned())
+            .collect(),
+        _ => argv.to_vec(),
+    };
+    let argv = argv.as_slice();
     let args = texts(&argv[1..]);
+    // One argument that is no signal: bash's usage error.
+    if args.len() == 1
+        && args[0] != "-p"
+        && args[0] != "-"
+        && !is_signal(&args[0])
+        && !matches!(
+            args[0].to_ascii_uppercase().as_str(),
+            "EXIT" | "0" | "ERR" | "SIGEXIT"
+        )
+    {
+        sh.diag("trap: usage: trap [-lp] [[arg] signal_spec ...]");
+        sh.set_status(2);
+        return Ok(());
+    }
     if args.is_empty() || args[0] == "-p" {
-        let mut names: Vec<_> = sh.traps.keys().cloned().collect();
+        let traps = sh.parent_traps.as_ref().unwrap_or(&sh.traps).clone();
+        // `trap -p NAME…` lists those only.
+        let wanted: Vec<String> = args
+            .iter()
+            .skip(1)
+            .filter_map(|a| trap_key(a).map(|k| k.1))
+            .collect();
+        let mut names: Vec<(u32, String)> = traps
+            .keys()
+            .filter(|n| wanted.is_empty() || wanted.contains(n))
+            .map(|n| (trap_key(n).map_or(99, |k| k.0), n.clone()))
+            .collect();
         names.sort();
         let label = args_label(sh, argv);
-        for n in names {
-            if let Some((h, l)) = sh.traps.get(&n) {
+        for (_, n) in names {
+            if let Some((h, l)) = traps.get(&n) {
                 let line = format!("trap -- {} {n}\n", crate::interp::expand::shell_quote(h));
                 out(sh, &line, &label.join(l));
             }
@@ -342,20 +431,15 @@ pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.commit_exec(safesh_flow::ExecKind::Eval, &argv[1].label, argv)?;
     }
     let mut status = 0;
+    // This shell's own traps from now on (see `parent_traps`).
+    sh.parent_traps = None;
     for s in signals {
-        let name = match s.to_uppercase().trim_start_matches("SIG") {
-            "EXIT" | "0" => "EXIT".to_string(),
-            "ERR" => "ERR".to_string(),
-            "INT" | "TERM" | "HUP" | "QUIT" | "PIPE" | "USR1" | "USR2" | "RETURN" | "DEBUG"
-            | "2" | "15" | "1" | "3" | "13" => {
-                // Accepted for compatibility; safesh delivers no signals to scripts.
-                continue;
-            }
-            _ => {
-                sh.diag(format!("trap: {s}: invalid signal specification"));
-                status = 1;
-                continue;
-            }
+        // A signal's handler is kept for `trap -p` but never runs: safesh
+        // delivers no signals to scripts.
+        let Some((_, name)) = trap_key(s) else {
+            sh.diag(format!("trap: {s}: invalid signal specification"));
+            status = 1;
+            continue;
         };
         match &handler {
             Some(h) if !h.is_empty() || args.len() > 1 => {

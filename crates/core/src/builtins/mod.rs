@@ -9,6 +9,7 @@ mod checkpoint;
 mod context;
 mod dirs;
 mod flow;
+mod options;
 mod read;
 mod vars;
 mod wrappers;
@@ -23,6 +24,7 @@ mod verify;
 
 pub use descriptions::Description;
 pub use help::{HelpList, HelpSection, add_help_section, describe, help_sections};
+pub(crate) use options::shellopts;
 
 use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell};
@@ -72,10 +74,10 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("readarray", read::mapfile),
     ("readonly", vars::readonly),
     ("return", flow::return_),
-    ("set", vars::set),
+    ("set", options::set),
     ("setsid", wrappers::setsid),
     ("shift", vars::shift),
-    ("shopt", vars::shopt),
+    ("shopt", options::shopt),
     ("source", flow::source),
     ("stdbuf", wrappers::stdbuf),
     ("taskset", wrappers::taskset),

@@ -2,7 +2,7 @@
 
 use super::{args_label, texts};
 use crate::interp::expand::Field;
-use crate::interp::{Exec, Shell};
+use crate::interp::{Exec, Shell, Value};
 use safesh_label::Label;
 
 pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
@@ -13,6 +13,7 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut nchars: Option<usize> = None;
     let mut exact = false;
     let mut fd = 0;
+    let mut timeout_zero = false;
     let mut names = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -54,7 +55,11 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
                         break;
                     }
                     't' => {
-                        let _ = value();
+                        // `-t 0` only asks whether input is there: succeed
+                        // without reading (the input is a pipe or a file).
+                        timeout_zero = value()
+                            .and_then(|v| v.parse::<f64>().ok())
+                            .is_some_and(|t| t == 0.0);
                         break;
                     }
                     'u' => {
@@ -74,13 +79,20 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
         names.push(a.clone());
         i += 1;
     }
+    if timeout_zero {
+        sh.set_status(0);
+        return Ok(());
+    }
     let input = sh.in_fd(fd);
-    let (mut data, label, found) = match nchars {
+    let (data, label, found) = match nchars {
         Some(n) => {
             let mut out = Vec::new();
             let mut label = Label::empty();
             let mut found = true;
-            while out.len() < n {
+            // Characters are counted after escapes: a backslash and the
+            // character it escapes are one, a backslash-newline none.
+            let mut count = 0;
+            while count < n {
                 let (b, l) = input.read_n(1).unwrap_or_default();
                 label.join_assign(&l);
                 match b.first() {
@@ -89,7 +101,25 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
                         break;
                     }
                     Some(&c) if c == delim && !exact => break,
-                    Some(&c) => out.push(c),
+                    Some(&b'\\') if !raw && !exact => {
+                        let (next, l) = input.read_n(1).unwrap_or_default();
+                        label.join_assign(&l);
+                        match next.first() {
+                            None => {
+                                found = false;
+                                break;
+                            }
+                            Some(&b'\n') => {}
+                            Some(&c) => {
+                                out.extend_from_slice(&[b'\\', c]);
+                                count += 1;
+                            }
+                        }
+                    }
+                    Some(&c) => {
+                        out.push(c);
+                        count += 1;
+                    }
                 }
             }
             (out, label, found)
@@ -120,10 +150,10 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
             (all, label, found)
         }
     };
-    if !raw {
-        data = remove_backslashes(&data);
-    }
-    let line = safesh_utils::word_bytes::word_from_bytes(&data).into_owned();
+    // Each character with whether a backslash escaped it: an escaped one is
+    // never a field separator nor trimmed.
+    let chars = escaped_chars(&data, raw || exact);
+    let line: String = chars.iter().map(|(c, _)| *c).collect();
     let label = label.join(&sh.pc).join(&args_label(sh, argv));
     let ifs = sh.ifs();
     // As bash does: the line is read and names are assigned in order; an
@@ -137,21 +167,23 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
             invalid(sh, &name);
             return Ok(());
         }
-        let items: std::collections::BTreeMap<i64, String> = split_ifs(&line, &ifs, usize::MAX)
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| (i as i64, s))
-            .collect();
+        let items: std::collections::BTreeMap<i64, String> =
+            split_escaped(&chars, &ifs, usize::MAX)
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| (i as i64, s))
+                .collect();
         sh.vars
             .set_array(&name, items, label)
             .map_err(|e| sh.readonly_stop(&e.0))?;
     } else if names.is_empty() {
         sh.assign_scalar("REPLY", line, label)?;
     } else {
-        let parts = if nchars.is_some() && names.len() == 1 {
+        // `-N` takes the characters as they are, unsplit.
+        let parts = if exact {
             vec![line]
         } else {
-            split_ifs(&line, &ifs, names.len())
+            split_escaped(&chars, &ifs, names.len())
         };
         for (k, name) in names.iter().enumerate() {
             if !super::vars::valid_name(name) {
@@ -175,31 +207,35 @@ fn count_trailing_backslashes(b: &[u8]) -> usize {
     b.iter().rev().take_while(|c| **c == b'\\').count()
 }
 
-fn remove_backslashes(b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(b.len());
+/// The characters of what `read` got, each with whether a backslash escaped
+/// it (without `-r` the backslashes go; with it, nothing is escaped).
+fn escaped_chars(data: &[u8], raw: bool) -> Vec<(char, bool)> {
+    let text = safesh_utils::word_bytes::word_from_bytes(data);
+    let mut out = Vec::with_capacity(text.len());
     let mut esc = false;
-    for &c in b {
+    for c in text.chars() {
         if esc {
-            out.push(c);
+            out.push((c, true));
             esc = false;
-        } else if c == b'\\' {
+        } else if c == '\\' && !raw {
             esc = true;
         } else {
-            out.push(c);
+            out.push((c, false));
         }
     }
     out
 }
 
 /// Splits a line the way `read` does into at most `n` fields: the last field gets
-/// the rest of the line, minus trailing IFS whitespace.
-pub(crate) fn split_ifs(line: &str, ifs: &str, n: usize) -> Vec<String> {
-    let is_ws = |c: char| ifs.contains(c) && matches!(c, ' ' | '\t' | '\n');
-    let is_delim = |c: char| ifs.contains(c) && !matches!(c, ' ' | '\t' | '\n');
+/// the rest of the line, minus trailing IFS whitespace. A character a backslash
+/// escaped is text: never a separator, never trimmed.
+fn split_escaped(chars: &[(char, bool)], ifs: &str, n: usize) -> Vec<String> {
+    let is_ws = |c: (char, bool)| !c.1 && ifs.contains(c.0) && matches!(c.0, ' ' | '\t' | '\n');
+    let is_delim = |c: (char, bool)| !c.1 && ifs.contains(c.0) && !matches!(c.0, ' ' | '\t' | '\n');
+    let is_sep = |c: (char, bool)| !c.1 && ifs.contains(c.0);
     if ifs.is_empty() {
-        return vec![line.to_string()];
+        return vec![chars.iter().map(|c| c.0).collect()];
     }
-    let chars: Vec<char> = line.chars().collect();
     let mut i = 0;
     while i < chars.len() && is_ws(chars[i]) {
         i += 1;
@@ -207,27 +243,24 @@ pub(crate) fn split_ifs(line: &str, ifs: &str, n: usize) -> Vec<String> {
     let mut out = Vec::new();
     while i < chars.len() {
         if out.len() + 1 == n {
-            let mut rest: String = chars[i..].iter().collect();
-            while rest.ends_with(is_ws) {
+            let mut rest: Vec<(char, bool)> = chars[i..].to_vec();
+            while rest.last().is_some_and(|c| is_ws(*c)) {
                 rest.pop();
             }
             // A single trailing non-whitespace delimiter is dropped too.
-            if rest.ends_with(is_delim) {
-                let without: String = rest[..rest.len() - 1].to_string();
-                if !without.ends_with(is_delim)
-                    && without.chars().filter(|c| is_delim(*c)).count() == 0
-                {
-                    rest = without;
-                }
+            if rest.last().is_some_and(|c| is_delim(*c))
+                && !rest[..rest.len() - 1].iter().any(|c| is_delim(*c))
+            {
+                rest.pop();
             }
-            out.push(rest);
+            out.push(rest.iter().map(|c| c.0).collect());
             return out;
         }
         let start = i;
-        while i < chars.len() && !ifs.contains(chars[i]) {
+        while i < chars.len() && !is_sep(chars[i]) {
             i += 1;
         }
-        out.push(chars[start..i].iter().collect());
+        out.push(chars[start..i].iter().map(|c| c.0).collect());
         // Skip one delimiter (with surrounding IFS whitespace).
         while i < chars.len() && is_ws(chars[i]) {
             i += 1;
@@ -249,6 +282,7 @@ pub(super) fn mapfile(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut count: Option<usize> = None;
     let mut skip = 0usize;
     let mut fd = 0;
+    let mut origin: Option<i64> = None;
     let mut name = "MAPFILE".to_string();
     let mut i = 0;
     while i < args.len() {
@@ -270,14 +304,23 @@ pub(super) fn mapfile(sh: &mut Shell, argv: &[Field]) -> Exec {
                 i += 1;
                 fd = args.get(i).and_then(|v| v.parse().ok()).unwrap_or(0);
             }
+            "-O" => {
+                i += 1;
+                origin = args.get(i).and_then(|v| v.parse().ok());
+            }
             s => name = s.to_string(),
         }
         i += 1;
     }
     let input = sh.in_fd(fd);
-    let mut items = std::collections::BTreeMap::new();
+    // `-O N`: lines go from index N on, into the array as it is (not cleared).
+    let mut items = match (origin, sh.vars.get(&name).map(|v| &v.value)) {
+        (Some(_), Some(Value::Array(a))) => a.clone(),
+        _ => std::collections::BTreeMap::new(),
+    };
     let mut label = sh.pc.clone();
     let mut k = 0i64;
+    let base = origin.unwrap_or(0);
     let mut seen = 0usize;
     loop {
         if count.is_some_and(|c| k as usize >= c) {
@@ -296,7 +339,7 @@ pub(super) fn mapfile(sh: &mut Shell, argv: &[Field]) -> Exec {
         if strip && found {
             line.pop();
         }
-        items.insert(k, safesh_utils::word_bytes::word_from_vec(line));
+        items.insert(base + k, safesh_utils::word_bytes::word_from_vec(line));
         k += 1;
     }
     sh.vars
@@ -321,10 +364,26 @@ pub(super) fn getopts(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.positional.clone()
     };
     let silent = optstring.starts_with(':');
+    if !super::vars::valid_name(&name) {
+        // bash still consumes the option (OPTIND, OPTARG), then fails.
+        let mut probe = argv.to_vec();
+        probe[2].text = "_safesh_getopts_probe".into();
+        getopts(sh, &probe)?;
+        let _ = sh.vars.unset("_safesh_getopts_probe");
+        sh.diag(format!("getopts: `{name}': not a valid identifier"));
+        sh.set_status(1);
+        return Ok(());
+    }
     let mut optind: usize = sh.var_str("OPTIND").parse().unwrap_or(1).max(1);
     let mut pos: usize = sh.getopts_pos;
     let label = args_label(sh, argv);
     let Some(arg) = params.get(optind - 1).cloned() else {
+        // Past the end (a new `set --` with OPTIND left over): bash puts
+        // OPTIND just after the last argument.
+        optind = optind.min(params.len() + 1);
+        sh.getopts_pos = 0;
+        sh.assign_scalar("OPTIND", optind.to_string(), label.clone())?;
+        let _ = sh.vars.unset("OPTARG");
         sh.assign_scalar(&name, "?".into(), label)?;
         sh.set_status(1);
         return Ok(());
@@ -337,6 +396,7 @@ pub(super) fn getopts(sh: &mut Shell, argv: &[Field]) -> Exec {
             return Ok(());
         }
         if !arg.starts_with('-') || arg == "-" {
+            let _ = sh.vars.unset("OPTARG");
             sh.assign_scalar(&name, "?".into(), label)?;
             sh.set_status(1);
             return Ok(());
@@ -398,6 +458,8 @@ pub(super) fn getopts(sh: &mut Shell, argv: &[Field]) -> Exec {
                     }
                 }
             } else {
+                // An option without an argument leaves no OPTARG behind.
+                let _ = sh.vars.unset("OPTARG");
                 sh.assign_scalar(&name, c.to_string(), label.clone())?;
                 advance(&mut pos, &mut optind);
             }

@@ -1,8 +1,8 @@
 //! Variable builtins: `export`, `unset`, `readonly`, `local`, `declare`, `set`,
 //! `shift`, `let`, `shopt`.
 
-use super::{args_label, out, texts};
-use crate::interp::expand::{Field, shell_quote};
+use super::{args_label, out};
+use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell, Stop, Value};
 use safesh_label::Label;
 
@@ -41,7 +41,8 @@ fn declare_one(sh: &mut Shell, f: &Field, builtin: &str) -> Result<bool, Stop> {
             // `declare -a a=(x y)`: the expanded list is parsed again as words, so
             // it is code built from data, like `eval`: it must be trusted, and what
             // it assigns (values, keys) carries its label through the PC.
-            let script = format!("{base}=({inner})");
+            let op = if append { "+=" } else { "=" };
+            let script = format!("{base}{op}({inner})");
             sh.commit_exec(
                 safesh_flow::ExecKind::Eval,
                 &f.label,
@@ -168,11 +169,14 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
             continue;
         }
         names.push(f.clone());
+        // `local x` again in the same function keeps x's value (bash).
+        let again = sh.vars.is_local_here(base);
         sh.vars.make_local(base);
-        if value.is_none() {
+        if value.is_none() && !again {
             // `local x`: declared in this function but unset (`${x+set}` is
             // empty) until assigned, whatever the caller's x holds.
             let _ = sh.vars.unset(base);
+            sh.vars.mark_declared(base);
         }
     }
     // The flags (`-i`, `-a`, `-n`, …) and values: as `declare` in a function.
@@ -240,7 +244,23 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut functions = None;
     let mut status = 0;
     let mut names = Vec::new();
+    // `declare +n ref`, `+x`, `+i`…: attributes to remove.
+    let mut removed = crate::interp::vars::Attrs::default();
+    let mut unexport = false;
     for f in &argv[1..] {
+        if let Some(flags) = f.text.strip_prefix('+').filter(|fl| !fl.is_empty()) {
+            for c in flags.chars() {
+                match c {
+                    'n' => removed.nameref = true,
+                    'i' => removed.integer = true,
+                    'l' => removed.lower = true,
+                    'u' => removed.upper = true,
+                    'x' => unexport = true,
+                    _ => {}
+                }
+            }
+            continue;
+        }
         if let Some(flags) = f.text.strip_prefix('-') {
             for c in flags.chars() {
                 match c {
@@ -283,15 +303,20 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
             match sh.vars.get(&n) {
                 Some(v) => {
                     let shown = v.shown_label();
+                    // bash's order: a/A, i, l, n, r, u, x.
                     let mut flags = String::new();
-                    if matches!(v.value, Value::Array(_)) {
-                        flags.push('a');
-                    }
-                    if v.readonly {
-                        flags.push('r');
-                    }
-                    if v.exported {
-                        flags.push('x');
+                    for (on, c) in [
+                        (matches!(v.value, Value::Array(_)), 'a'),
+                        (v.attrs.integer, 'i'),
+                        (v.attrs.lower, 'l'),
+                        (v.attrs.nameref, 'n'),
+                        (v.readonly, 'r'),
+                        (v.attrs.upper, 'u'),
+                        (v.exported, 'x'),
+                    ] {
+                        if on {
+                            flags.push(c);
+                        }
                     }
                     if flags.is_empty() {
                         flags.push('-');
@@ -319,6 +344,9 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                     }
                     lines.push((format!("declare -{flags} {n}={body}\n"), shown));
                 }
+                None if sh.vars.is_declared_unset(&n) => {
+                    lines.push((format!("declare -- {n}\n"), Label::empty()));
+                }
                 None => {
                     sh.diag(format!("declare: {n}: not found"));
                     status = 1;
@@ -340,6 +368,20 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                 .any(|a| a.text.contains('g') && a.text.starts_with('-'))
         {
             sh.vars.make_local(&base);
+        }
+        if let Some(v) = sh.vars.get_mut(&base) {
+            // The ref itself, never what it refers to.
+            v.attrs.nameref &= !removed.nameref;
+            v.attrs.integer &= !removed.integer;
+            v.attrs.lower &= !removed.lower;
+            v.attrs.upper &= !removed.upper;
+            v.exported &= !unexport;
+        }
+        if attrs.nameref {
+            if !declare_nameref(sh, f, &base, value, export, readonly, attrs) {
+                status = 1;
+            }
+            continue;
         }
         if assoc {
             sh.vars.declare_assoc(&base, f.label.join(&sh.pc));
@@ -364,6 +406,8 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                 let _ = sh.vars.set_array(&base, Default::default(), Label::agent());
             } else if export || readonly {
                 let _ = sh.vars.set(&base, String::new(), Label::agent());
+            } else if !assoc {
+                sh.vars.mark_declared(&base);
             }
         }
         if let Some(v) = sh.vars.get_mut(&base) {
@@ -379,9 +423,53 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
     Ok(())
 }
 
+/// `declare -n ref[=target]`: sets ref itself (not what it referred to) and
+/// makes it a reference; a target that is no variable name (`1`, `#`, `@`) is
+/// refused and ref stays a plain variable. False on that error.
+fn declare_nameref(
+    sh: &mut Shell,
+    f: &Field,
+    base: &str,
+    value: Option<&str>,
+    export: bool,
+    readonly: bool,
+    attrs: crate::interp::vars::Attrs,
+) -> bool {
+    let target = match value {
+        Some(v) => v.to_string(),
+        None => sh
+            .vars
+            .get(base)
+            .map(|v| v.as_str().to_string())
+            .unwrap_or_default(),
+    };
+    let name_part = target.split('[').next().unwrap_or_default();
+    let subscript_ok = target == name_part || target.ends_with(']');
+    let refers = target.is_empty() || (valid_name(name_part) && subscript_ok);
+    if !refers {
+        sh.diag(format!(
+            "declare: `{target}': invalid variable name for name reference"
+        ));
+        return false;
+    }
+    let label = f.label.join(&sh.pc);
+    if (value.is_some() || sh.vars.get(base).is_none()) && sh.vars.set(base, target, label).is_err()
+    {
+        sh.diag(format!("declare: {base}: readonly variable"));
+        return false;
+    }
+    if let Some(v) = sh.vars.get_mut(base) {
+        v.attrs = attrs;
+        v.exported |= export;
+        v.readonly |= readonly;
+    }
+    true
+}
+
 pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut functions = false;
     let mut only_vars = false;
+    let mut the_ref = false;
     let mut status = 0;
     for f in &argv[1..] {
         match f.text.as_str() {
@@ -394,6 +482,10 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
                 only_vars = true;
                 continue;
             }
+            "-n" => {
+                the_ref = true;
+                continue;
+            }
             _ => {}
         }
         if functions {
@@ -401,12 +493,25 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             sh.func_labels.remove(&f.text);
             continue;
         }
+        // `unset ref` of a nameref unsets what it refers to (`-n`: the ref).
+        let f = &if the_ref {
+            f.clone()
+        } else {
+            match sh.vars.get(&f.text) {
+                Some(v) if v.attrs.nameref && !v.as_str().is_empty() => Field {
+                    text: sh.vars.resolve(&f.text).to_string(),
+                    label: f.label.clone(),
+                },
+                _ => f.clone(),
+            }
+        };
         if let Some((name, idx)) = f.text.strip_suffix(']').and_then(|t| t.split_once('[')) {
             let is_assoc = sh.vars.get(name).is_some_and(|v| v.is_assoc());
             let i = if is_assoc {
                 0
             } else {
-                sh.eval_arith_text(idx)?
+                let i = sh.eval_arith_text(idx)?;
+                sh.vars.element_index(name, i)
             };
             let pc = sh.pc.clone();
             if let Some(v) = sh.vars.get_mut(name) {
@@ -429,7 +534,7 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             let label = f.label.join(&sh.pc);
             sh.vars.gone_by(&label);
         }
-        if sh.vars.unset(&f.text).is_err() {
+        if sh.vars.unset_dynamic(&f.text).is_err() {
             sh.diag(format!(
                 "unset: {}: cannot unset: readonly variable",
                 f.text
@@ -443,156 +548,6 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
     }
     sh.set_status(status);
     Ok(())
-}
-
-pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
-    let args = texts(&argv[1..]);
-    if args.is_empty() {
-        let label = args_label(sh, argv).join(sh.vars.listing_label());
-        let mut vars: Vec<(String, String, Label)> = sh
-            .vars
-            .iter()
-            .filter(|(_, v)| matches!(v.value, Value::Str(_)))
-            .map(|(k, v)| (k.clone(), v.as_str().to_string(), v.shown_label()))
-            .collect();
-        vars.sort_by(|a, b| a.0.cmp(&b.0));
-        for (k, v, l) in vars {
-            let shown = if v
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_-./:,@%+=".contains(c))
-                && !v.is_empty()
-            {
-                v
-            } else {
-                shell_quote(&v)
-            };
-            out(sh, &format!("{k}={shown}\n"), &label.join(&l));
-        }
-        sh.set_status(0);
-        return Ok(());
-    }
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if a == "--" {
-            sh.positional = args[i + 1..].to_vec();
-            sh.positional_label = argv
-                .iter()
-                .skip(i + 2)
-                .fold(Label::empty(), |l, f| l.join(&f.label));
-            sh.set_status(0);
-            return Ok(());
-        }
-        if a == "-o" || a == "+o" {
-            let on = a == "-o";
-            match args.get(i + 1) {
-                Some(opt) => {
-                    if !set_long(sh, opt, on) {
-                        sh.diag(format!("set: {opt}: invalid option name"));
-                        sh.set_status(1);
-                        return Ok(());
-                    }
-                    i += 2;
-                    continue;
-                }
-                None => {
-                    let label = args_label(sh, argv);
-                    for (name, v) in [
-                        ("errexit", sh.opts.errexit),
-                        ("noclobber", sh.opts.noclobber),
-                        ("noglob", sh.opts.noglob),
-                        ("nounset", sh.opts.nounset),
-                        ("pipefail", sh.opts.pipefail),
-                        ("xtrace", sh.opts.xtrace),
-                    ] {
-                        out(
-                            sh,
-                            &format!("{name:<15}\t{}\n", if v { "on" } else { "off" }),
-                            &label,
-                        );
-                    }
-                    i += 1;
-                    continue;
-                }
-            }
-        }
-        if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
-            let on = a.starts_with('-');
-            let mut takes_name = false;
-            for c in a[1..].chars() {
-                match c {
-                    'o' => takes_name = true,
-                    'e' => sh.opts.errexit = on,
-                    'u' => sh.opts.nounset = on,
-                    'f' => sh.opts.noglob = on,
-                    'C' => sh.opts.noclobber = on,
-                    'x' => sh.opts.xtrace = on,
-                    'v' | 'h' | 'B' | 'H' | 'm' | 'b' | 'a' | 'n' | 'P' | 'T' | 'E' | 'k' | 't' => {
-                    }
-                    _ => {
-                        sh.diag(format!("set: -{c}: invalid option"));
-                        sh.set_status(2);
-                        return Ok(());
-                    }
-                }
-            }
-            if takes_name {
-                // `set -euo pipefail`: the option name follows.
-                if let Some(opt) = args.get(i + 1) {
-                    if !set_long(sh, opt, on) {
-                        sh.diag(format!("set: {opt}: invalid option name"));
-                        sh.set_status(1);
-                        return Ok(());
-                    }
-                    i += 1;
-                }
-            }
-            i += 1;
-            continue;
-        }
-        // Operands: new positional parameters.
-        sh.positional = args[i..].to_vec();
-        sh.positional_label = argv
-            .iter()
-            .skip(i + 1)
-            .fold(Label::empty(), |l, f| l.join(&f.label));
-        break;
-    }
-    sh.set_status(0);
-    Ok(())
-}
-
-fn set_long(sh: &mut Shell, opt: &str, on: bool) -> bool {
-    match opt {
-        "errexit" => sh.opts.errexit = on,
-        "nounset" => sh.opts.nounset = on,
-        "pipefail" => sh.opts.pipefail = on,
-        "noglob" => sh.opts.noglob = on,
-        "noclobber" => sh.opts.noclobber = on,
-        "xtrace" => sh.opts.xtrace = on,
-        "posix"
-        | "braceexpand"
-        | "hashall"
-        | "interactive-comments"
-        | "monitor"
-        | "emacs"
-        | "vi"
-        | "histexpand"
-        | "history"
-        | "ignoreeof"
-        | "keyword"
-        | "noexec"
-        | "notify"
-        | "verbose"
-        | "allexport"
-        | "errtrace"
-        | "functrace"
-        | "physical"
-        | "privileged"
-        | "onecmd" => {}
-        _ => return false,
-    }
-    true
 }
 
 pub(super) fn shift(sh: &mut Shell, argv: &[Field]) -> Exec {
@@ -614,115 +569,6 @@ pub(super) fn shift(sh: &mut Shell, argv: &[Field]) -> Exec {
     sh.positional.drain(..n);
     sh.set_status(0);
     Ok(())
-}
-
-pub(super) fn shopt(sh: &mut Shell, argv: &[Field]) -> Exec {
-    let args = texts(&argv[1..]);
-    let mut mode: Option<bool> = None;
-    let mut set_o = false;
-    let mut quiet = false;
-    let mut names = Vec::new();
-    for a in &args {
-        match a.as_str() {
-            "-s" => mode = Some(true),
-            "-u" => mode = Some(false),
-            "-o" => set_o = true,
-            "-q" => quiet = true,
-            "-p" => {}
-            _ => names.push(a.clone()),
-        }
-    }
-    let label = args_label(sh, argv);
-    let mut status = 0;
-    for n in &names {
-        let current = if set_o {
-            long_option(sh, n)
-        } else {
-            shopt_get(sh, n)
-        };
-        let Some(current) = current else {
-            sh.diag(format!("shopt: {n}: invalid shell option name"));
-            status = 1;
-            continue;
-        };
-        match mode {
-            Some(on) => {
-                if set_o {
-                    set_long(sh, n, on);
-                } else {
-                    shopt_set(sh, n, on);
-                }
-            }
-            None => {
-                if !current {
-                    status = 1;
-                }
-                if !quiet {
-                    let line = format!("{n:<15}\t{}\n", if current { "on" } else { "off" });
-                    out(sh, &line, &label);
-                }
-            }
-        }
-    }
-    sh.set_status(status);
-    Ok(())
-}
-
-/// The value of a `shopt` option safesh knows (others are accepted and off).
-fn shopt_get(sh: &Shell, name: &str) -> Option<bool> {
-    Some(match name {
-        "nullglob" => sh.shopt.nullglob,
-        "dotglob" => sh.shopt.dotglob,
-        "failglob" => sh.shopt.failglob,
-        "lastpipe" => sh.shopt.lastpipe,
-        "nocaseglob" => sh.shopt.nocaseglob,
-        "globstar" => sh.shopt.globstar,
-        "extglob"
-        | "expand_aliases"
-        | "checkwinsize"
-        | "histappend"
-        | "cmdhist"
-        | "progcomp"
-        | "promptvars"
-        | "sourcepath"
-        | "interactive_comments"
-        | "inherit_errexit"
-        | "nocasematch"
-        | "extquote"
-        | "force_fignore"
-        | "hostcomplete"
-        | "complete_fullquote" => false,
-        _ => return None,
-    })
-}
-
-fn shopt_set(sh: &mut Shell, name: &str, on: bool) {
-    match name {
-        "nullglob" => sh.shopt.nullglob = on,
-        "dotglob" => sh.shopt.dotglob = on,
-        "failglob" => sh.shopt.failglob = on,
-        "lastpipe" => sh.shopt.lastpipe = on,
-        "nocaseglob" => sh.shopt.nocaseglob = on,
-        "globstar" => sh.shopt.globstar = on,
-        _ => {}
-    }
-}
-
-/// The value of a `set -o` option, if known.
-fn long_option(sh: &Shell, name: &str) -> Option<bool> {
-    Some(match name {
-        "errexit" => sh.opts.errexit,
-        "nounset" => sh.opts.nounset,
-        "pipefail" => sh.opts.pipefail,
-        "noglob" => sh.opts.noglob,
-        "noclobber" => sh.opts.noclobber,
-        "xtrace" => sh.opts.xtrace,
-        "braceexpand" | "hashall" | "interactive-comments" => true,
-        "posix" | "monitor" | "emacs" | "vi" | "histexpand" | "history" | "ignoreeof"
-        | "keyword" | "noexec" | "notify" | "verbose" | "allexport" | "errtrace" | "functrace"
-        | "physical" | "privileged" | "onecmd" => false,
-        _ => return None,
-    })
 }
 
 pub(super) fn let_(sh: &mut Shell, argv: &[Field]) -> Exec {

@@ -19,7 +19,15 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
         return Some((name.to_string(), format!("{name} is a shell builtin")));
     }
     match sh.resolve(name, false) {
-        Resolved::Function(_) => Some((name.to_string(), format!("{name} is a function"))),
+        // bash shows the definition after the line (`declare -f`'s layout).
+        Resolved::Function(_) => {
+            let mut long = format!("{name} is a function");
+            if let Some(def) = sh.funcs.get(name) {
+                long.push('\n');
+                long.push_str(def.to_string().trim_end_matches('\n'));
+            }
+            Some((name.to_string(), long))
+        }
         Resolved::Builtin => Some((name.to_string(), format!("{name} is a shell builtin"))),
         Resolved::Utility(_) => {
             // It runs in-process, whatever PATH holds: say so. `command -v`
@@ -43,7 +51,12 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
         Resolved::NotFound => {
             let policy = sh.shared.policy.as_ref()?;
             let p = policy.resolve_program(name, &sh.cwd)?;
-            let p = p.to_string_lossy().into_owned();
+            // A name with a slash is shown as written (`./run`), as bash does.
+            let p = if name.contains('/') {
+                name.to_string()
+            } else {
+                p.to_string_lossy().into_owned()
+            };
             Some((p.clone(), format!("{name} is {p}")))
         }
     }
@@ -83,38 +96,71 @@ fn find_in_path(path: &str, name: &str) -> Option<String> {
         .map(|p| p.to_string_lossy().into_owned())
 }
 
+/// What `describe` found, by its first line.
+fn kind_of(long: &str) -> &'static str {
+    let first = long.lines().next().unwrap_or_default();
+    if first.ends_with("keyword") {
+        "keyword"
+    } else if first.ends_with("function") {
+        "function"
+    } else if first.ends_with("builtin") {
+        "builtin"
+    } else {
+        "file"
+    }
+}
+
 pub(super) fn type_(sh: &mut Shell, argv: &[Field]) -> Exec {
     let label = args_label(sh, argv);
     let mut terse = false;
+    // `-p`: the file a name runs, only when it runs a file; `-P`: the file
+    // found on PATH whatever the name is.
+    let mut path_only = false;
+    let mut force_path = false;
     let mut status = 0;
+    let mut operands = false;
     for f in &argv[1..] {
-        match f.text.as_str() {
-            "-t" => {
-                terse = true;
-                continue;
+        if !operands
+            && let Some(flags) = f
+                .text
+                .strip_prefix('-')
+                .filter(|fl| !fl.is_empty() && fl.chars().all(|c| "tapPf".contains(c)))
+        {
+            for c in flags.chars() {
+                match c {
+                    't' => terse = true,
+                    'p' => path_only = true,
+                    'P' => force_path = true,
+                    _ => {}
+                }
             }
-            "-a" | "-p" | "-P" | "-f" => continue,
-            _ => {}
+            continue;
+        }
+        operands = true;
+        if force_path {
+            match find_in_path(&sh.var_str("PATH"), &f.text) {
+                Some(p) => {
+                    out(sh, &format!("{p}\n"), &label);
+                }
+                None => status = 1,
+            }
+            continue;
         }
         match describe(sh, &f.text) {
-            Some((_, long)) => {
-                if terse {
-                    let kind = if long.ends_with("keyword") {
-                        "keyword"
-                    } else if long.ends_with("function") {
-                        "function"
-                    } else if long.ends_with("builtin") {
-                        "builtin"
-                    } else {
-                        "file"
-                    };
+            Some((short, long)) => {
+                let kind = kind_of(&long);
+                if path_only {
+                    if kind == "file" {
+                        out(sh, &format!("{short}\n"), &label);
+                    }
+                } else if terse {
                     out(sh, &format!("{kind}\n"), &label);
                 } else {
                     out(sh, &format!("{long}\n"), &label);
                 }
             }
             None => {
-                if !terse {
+                if !terse && !path_only {
                     sh.diag(format!("type: {}: not found", f.text));
                 }
                 status = 1;
@@ -152,10 +198,12 @@ pub(super) fn command(sh: &mut Shell, argv: &[Field]) -> Exec {
     }
     if let Some(long) = verbose {
         let label = args_label(sh, argv);
-        let mut status = 0;
+        // bash: success when any name was found (`type` wants all of them).
+        let mut found = false;
         for f in &argv[i..] {
             match describe(sh, &f.text) {
                 Some((short, long_text)) => {
+                    found = true;
                     let text = if long { long_text } else { short };
                     out(sh, &format!("{text}\n"), &label);
                 }
@@ -163,11 +211,10 @@ pub(super) fn command(sh: &mut Shell, argv: &[Field]) -> Exec {
                     if long {
                         sh.diag(format!("command: {}: not found", f.text));
                     }
-                    status = 1;
                 }
             }
         }
-        sh.set_status(status);
+        sh.set_status(if found { 0 } else { 1 });
         return Ok(());
     }
     sh.dispatch(argv[i..].to_vec(), true)

@@ -29,7 +29,8 @@ impl Shell {
                 &format!("syntax error: invalid arithmetic operator (error token is \"{token}\")"),
             ));
         }
-        let t = self.flatten_subscripts(t, 0)?;
+        let t = safesh_syntax::arith::unquote_subscripts(t);
+        let t = self.flatten_subscripts(&t, 0)?;
         let parsed = safesh_syntax::catch_quietly(|| brush_parser::arithmetic::parse(&t));
         match parsed {
             Ok(Ok(expr)) => self.eval_arith(&expr, 0),
@@ -177,6 +178,7 @@ impl Shell {
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
                 let i = self.eval_arith(idx, depth)?;
+                let i = self.vars.element_index(n, i);
                 if let Some(v) = self.vars.get(n) {
                     self.arith_label.join_assign(&v.label);
                 }
@@ -205,6 +207,7 @@ impl Shell {
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
                 let i = self.eval_arith(idx, depth)?;
+                let i = self.vars.element_index(n, i);
                 self.vars
                     .set_index(n, i, v.to_string(), label)
                     .map_err(|e| self.readonly_stop(&e.0))

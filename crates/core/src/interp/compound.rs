@@ -33,6 +33,10 @@ impl Shell {
     /// Runs a list of and-or lists.
     pub(crate) fn run_list(&mut self, list: &ast::CompoundList) -> Exec {
         for item in &list.0 {
+            // `set -n`: nothing runs any more (not even `set +n`).
+            if self.opts.noexec {
+                return Ok(());
+            }
             match item.1 {
                 ast::SeparatorOperator::Sequence => self.run_and_or(&item.0)?,
                 ast::SeparatorOperator::Async => self.run_async(&item.0)?,
@@ -230,7 +234,20 @@ impl Shell {
     /// Runs a pipeline, then applies `set -e` and the ERR trap when it failed.
     fn run_pipeline_checked(&mut self, p: &ast::Pipeline, may_exit: bool) -> Exec {
         self.run_pipeline(p)?;
-        if self.last_status != 0 && !p.bang && self.errexit_suppressed == 0 && may_exit {
+        // A lone `{ }`, `if`, loop or `case` is judged by the commands inside it:
+        // `{ false && true; }` ends with status 1 yet `set -e` goes on (bash).
+        // Its own redirections failing still counts (`{ …; } < missing`).
+        let judged_inside = matches!(
+            p.seq.as_slice(),
+            [Command::Compound(c, _)]
+                if !matches!(c, CompoundCommand::Subshell(_) | CompoundCommand::Arithmetic(_))
+        ) && !self.compound_redirect_failed;
+        if self.last_status != 0
+            && !p.bang
+            && self.errexit_suppressed == 0
+            && may_exit
+            && !judged_inside
+        {
             if !self.in_trap
                 && let Some((handler, label)) = self.traps.get("ERR").cloned()
             {
@@ -468,9 +485,13 @@ impl Shell {
             Command::Simple(s) => self.run_simple(s),
             Command::Compound(c, redirects) => {
                 let r = redirects.as_ref();
-                self.with_redirects(r.map(|r| r.0.as_slice()).unwrap_or(&[]), |sh| {
+                let mut ran = false;
+                let result = self.with_redirects(r.map(|r| r.0.as_slice()).unwrap_or(&[]), |sh| {
+                    ran = true;
                     sh.run_compound(c)
-                })
+                });
+                self.compound_redirect_failed = !ran && result.is_ok();
+                result
             }
             Command::Function(f) => {
                 let name = f.fname.value.clone();

@@ -188,9 +188,19 @@ impl Shell {
                     | BP::ArithmeticGreaterThan
                     | BP::ArithmeticGreaterThanOrEqualTo => {
                         let right = self.expand_word_single(r)?;
-                        let a = self.eval_arith_data(&left.text, &left.label)?;
-                        let b = self.eval_arith_data(&right.text, &right.label)?;
-                        Some(arith_cmp(pred, a, b))
+                        // An arithmetic error (`1x`, `08`) makes this test false
+                        // and `[[` goes on (bash), unlike `$((…))`.
+                        let a = self.eval_arith_data(&left.text, &left.label);
+                        let b = if a.is_ok() {
+                            self.eval_arith_data(&right.text, &right.label)
+                        } else {
+                            Ok(0)
+                        };
+                        match (a, b) {
+                            (Ok(a), Ok(b)) => Some(arith_cmp(pred, a, b)),
+                            (Err(Stop::Abort), _) | (_, Err(Stop::Abort)) => Some(false),
+                            (Err(e), _) | (_, Err(e)) => return Err(e),
+                        }
                     }
                     _ => {
                         let right = self.expand_word_single(r)?;
@@ -221,6 +231,9 @@ impl Shell {
         let translated =
             safesh_utils::posix_regex::translate(re, safesh_utils::posix_regex::Dialect::Extended)
                 .unwrap_or_else(|_| re.to_string());
+        if ere_rejected(re) {
+            return Ok(None);
+        }
         let Ok(rx) = regex::Regex::new(&translated) else {
             // bash: an invalid regular expression is an error, status 2.
             return Ok(None);
@@ -398,4 +411,70 @@ fn arith_cmp(p: &BP, a: i64, b: i64) -> bool {
         BP::ArithmeticGreaterThan => a > b,
         _ => a >= b,
     }
+}
+
+/// True for an extended regular expression glibc's `regcomp` rejects but the
+/// translation would accept: a repetition operator with nothing to repeat (`*`,
+/// `+`, `?`, `{1}` at the start, after `^`, `(` or `|`) and a `{` that is no
+/// interval.
+/// bash then fails `[[ =~ ]]` with status 2.
+fn ere_rejected(re: &str) -> bool {
+    let b = re.as_bytes();
+    let mut i = 0;
+    let mut at_start = true;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                i += 2;
+                at_start = false;
+                continue;
+            }
+            b'[' => {
+                // Skip the bracket expression (`]` first is literal).
+                let mut j = i + 1;
+                if b.get(j) == Some(&b'^') {
+                    j += 1;
+                }
+                if b.get(j) == Some(&b']') {
+                    j += 1;
+                }
+                while j < b.len() && b[j] != b']' {
+                    j += 1;
+                }
+                i = j + 1;
+                at_start = false;
+                continue;
+            }
+            b'*' | b'+' | b'?' if at_start => return true,
+            b'{' => {
+                // Only an interval after something to repeat: `{N}`, `{N,}`,
+                // `{N,M}`, `{,M}`; any other `{` is an error for glibc.
+                if at_start {
+                    return true;
+                }
+                let rest = &b[i + 1..];
+                let n1 = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (n2, after) = match rest.get(n1) {
+                    Some(b',') => {
+                        let n2 = rest[n1 + 1..]
+                            .iter()
+                            .take_while(|c| c.is_ascii_digit())
+                            .count();
+                        (n2, n1 + 1 + n2)
+                    }
+                    _ => (0, n1),
+                };
+                if n1 + n2 == 0 || rest.get(after) != Some(&b'}') {
+                    return true;
+                }
+                i += 1 + after;
+                at_start = false;
+            }
+            b'(' | b'|' => at_start = true,
+            b'^' if at_start => {}
+            _ => at_start = false,
+        }
+        i += 1;
+    }
+    false
 }

@@ -2,6 +2,8 @@
 //! field splitting, pathname expansion and quote removal — each result labeled with
 //! the join of everything it was made from.
 
+mod operand;
+
 use super::{Exec, Shell, Stop, Value};
 use crate::error::Refusal;
 use crate::io::{Sink, lock};
@@ -71,7 +73,7 @@ struct FieldBuf {
 impl FieldBuf {
     fn push_quoted(&mut self, s: &str) {
         if s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b' ' || b == b'_' || b == b'-')
+            .all(|b| b.is_ascii_alphanumeric() || b == b' ' || b == b'_')
         {
             // Nothing to escape: the common case.
             self.regex.push_str(s);
@@ -81,8 +83,14 @@ impl FieldBuf {
         }
         self.regex.push_str(&regex::escape(s));
         for c in s.chars() {
-            // `&` too: in a `${x/p/rep}` replacement a quoted `&` is literal.
-            if matches!(c, '*' | '?' | '[' | ']' | '\\' | '&') {
+            // `&` too: in a `${x/p/rep}` replacement a quoted `&` is literal;
+            // `(`, `)`, `|`: a quoted `*'()'` is no extglob `*(…)`; `-`, `!`,
+            // `^`: in a bracket (`[C\-D]`) a quoted one is a member, not a
+            // range or a negation.
+            if matches!(
+                c,
+                '*' | '?' | '[' | ']' | '\\' | '&' | '(' | ')' | '|' | '-' | '!' | '^'
+            ) {
                 self.pattern.push('\\');
             }
             self.pattern.push(c);
@@ -113,6 +121,9 @@ struct Acc {
     /// The word of a `${x:-word}` inside double quotes: quotes in it are literal
     /// text and `~` is not expanded.
     in_dquote: bool,
+    /// The word of an unquoted `${x:-word}` being expanded in place: its
+    /// unquoted text is split like an expansion's result.
+    operand: bool,
 }
 
 /// Which `~` of a word's unquoted text are tilde prefixes besides the first.
@@ -137,6 +148,7 @@ impl Acc {
             split,
             tildes: TildeMode::Leading,
             in_dquote: false,
+            operand: false,
         }
     }
 
@@ -265,8 +277,10 @@ impl Shell {
             for f in acc.done() {
                 self.check_size(f.text.len())?;
                 if f.glob && !self.opts.noglob && super::pattern::has_glob(&f.pattern) {
+                    // A set GLOBIGNORE also turns on dotglob (bash).
+                    let ignore = self.var_str("GLOBIGNORE");
                     let opts = super::pattern::GlobOptions {
-                        dotglob: self.shopt.dotglob,
+                        dotglob: self.shopt.dotglob || !ignore.is_empty(),
                         nocase: self.shopt.nocaseglob,
                         globstar: self.shopt.globstar,
                         utf8: self.utf8_locale(),
@@ -290,8 +304,23 @@ impl Shell {
                     if let Some(r) = refused {
                         return Err(r.into());
                     }
+                    let mut matches = matches;
+                    if !ignore.is_empty() {
+                        let utf8 = self.utf8_locale();
+                        matches.retain(|m| {
+                            let base = m.rsplit('/').next().unwrap_or(m);
+                            base != "."
+                                && base != ".."
+                                && !ignore
+                                    .split(':')
+                                    .filter(|p| !p.is_empty())
+                                    .any(|p| super::pattern::matches(p, m, false, utf8))
+                        });
+                    }
                     if matches.is_empty() && self.shopt.failglob {
-                        return Err(self.abort(format!("no match: {}", f.text)));
+                        let stop = self.abort(format!("no match: {}", f.text));
+                        // Unlike other expansion errors, it ends a `set -e` shell.
+                        return Err(if self.opts.errexit { Stop::Exit } else { stop });
                     }
                     if matches.is_empty() && self.shopt.nullglob {
                         continue;
@@ -497,6 +526,9 @@ impl Shell {
         let agent = self.code_label.clone();
         for (i, p) in pieces.iter().enumerate() {
             match &p.piece {
+                WordPiece::Text(t) if acc.operand && !heredoc && !has_case_toggle(t) => {
+                    acc.unquoted(t, &agent);
+                }
                 WordPiece::Text(t) if !heredoc && has_case_toggle(t) => {
                     self.expand_case_toggles(t, acc, &agent)?;
                 }
@@ -512,7 +544,20 @@ impl Shell {
                     }
                 }
                 WordPiece::SingleQuotedText(t) if acc.in_dquote => {
-                    acc.quoted(&format!("'{t}'"), &agent)
+                    // In `"${u:-'…'}"` the quotes are text and what is between
+                    // them is double-quoted: `$var` there expands (bash).
+                    acc.quoted("'", &agent);
+                    if t.contains(['$', '`', '\\']) && !t.contains('"') {
+                        let pieces = self.words_cached(&format!("\"{t}\""))?;
+                        for p in pieces.iter() {
+                            if let WordPiece::DoubleQuotedSequence(inner) = &p.piece {
+                                self.expand_quoted(inner, acc)?;
+                            }
+                        }
+                    } else {
+                        acc.quoted(t, &agent);
+                    }
+                    acc.quoted("'", &agent);
                 }
                 WordPiece::TildeExpansion(t) if acc.in_dquote => acc.quoted(&tilde_text(t), &agent),
                 WordPiece::SingleQuotedText(t) => acc.quoted(t, &agent),
@@ -542,7 +587,15 @@ impl Shell {
                     acc.quoted(&s, &l);
                 }
                 WordPiece::ParameterExpansion(e) => {
-                    let (pv, label) = self.param_expr(e, heredoc || acc.in_dquote)?;
+                    let in_place = if heredoc || acc.in_dquote {
+                        None
+                    } else {
+                        self.expand_operand_in_place(e, acc)?
+                    };
+                    let (pv, label) = match in_place {
+                        Some(v) => v,
+                        None => self.param_expr(e, heredoc || acc.in_dquote)?,
+                    };
                     match pv {
                         PV::Unset => {}
                         PV::One(s) => {
@@ -671,7 +724,10 @@ impl Shell {
                     acc.quoted(&s, &l)
                 }
                 WordPiece::ParameterExpansion(e) => {
-                    let (pv, label) = self.param_expr(e, true)?;
+                    let (pv, label) = match self.expand_quoted_operand_in_place(e, acc)? {
+                        Some(v) => v,
+                        None => self.param_expr(e, true)?,
+                    };
                     match pv {
                         PV::Unset => {}
                         PV::One(s) => acc.quoted(&s, &label),
@@ -873,7 +929,7 @@ impl Shell {
         sub.subst_depth += 1;
         // Without `shopt -s inherit_errexit` (off in bash's default mode), `set -e`
         // does not reach into `$(…)`: `x=$(false; echo sub)` gives `sub`.
-        sub.opts.errexit = false;
+        sub.opts.errexit = self.opts.errexit && self.shopt.inherit_errexit;
         sub.loop_depth = 0;
         let sink = Sink::capture(self.shared.limits.string_bytes.saturating_add(1));
         sub.fds.insert(1, super::Fd::Out(sink.clone()));
@@ -931,11 +987,25 @@ impl Shell {
         if !indirect {
             return Ok((pv, label));
         }
+        // `${!ref}` of a nameref is the name it refers to (bash inverts it).
+        if let Parameter::Named(n) = p
+            && let Some(v) = self.vars.get(n)
+            && v.attrs.nameref
+        {
+            return Ok((PV::One(v.as_str().to_string()), v.label.clone()));
+        }
         let name = match pv {
             PV::One(s) => s,
             PV::Many(items, _) => items.join(" "),
-            // bash: `${!n}` of an unset `n` is an expansion error.
-            PV::Unset => return Err(self.abort(format!("{p}: invalid indirect expansion"))),
+            // bash: `${!n}` of an unset `n` is an expansion error; of an array
+            // without element 0 it is empty.
+            PV::Unset => {
+                let declared = matches!(p, Parameter::Named(n) if self.vars.get(n).is_some());
+                if !declared {
+                    return Err(self.abort(format!("{p}: invalid indirect expansion")));
+                }
+                return Ok((PV::Unset, label));
+            }
         };
         let param = match safesh_syntax::word::parse_parameter(&name, &safesh_syntax::options()) {
             Ok(param) if !name.is_empty() => param,
@@ -1055,6 +1125,16 @@ impl Shell {
     fn named_value(&mut self, name: &str) -> (PV, Label) {
         let (resolved, via) = self.vars.resolve_labeled(name);
         let (resolved, via) = (resolved.to_string(), via);
+        // A nameref to an element or all of an array (`declare -n r='a[2]'`).
+        if resolved != name
+            && resolved.contains('[')
+            && let Ok(param) =
+                safesh_syntax::word::parse_parameter(&resolved, &safesh_syntax::options())
+            && !matches!(param, Parameter::Named(_))
+            && let Ok((pv, l)) = self.param_value_direct(&param)
+        {
+            return (pv, l.join(&via));
+        }
         let name = resolved.as_str();
         match name {
             "RANDOM" => {
@@ -1069,9 +1149,16 @@ impl Shell {
             "LINENO" => return (PV::One(self.line.to_string()), Label::agent()),
             "SECONDS" => return (PV::One("0".into()), Label::agent()),
             "BASHPID" => return (PV::One(self.shared.pid.to_string()), Label::agent()),
+            "SHELLOPTS" => {
+                let opts = crate::builtins::shellopts(self);
+                return (PV::One(opts), Label::agent());
+            }
             _ => {}
         }
         match self.vars.get(name) {
+            // `$a` is `${a[0]}`: unset when the array has no element 0
+            // (`local -a a`, `a=([1]=x)`), so `${a-d}` and `set -u` see that.
+            Some(v) if !has_element_zero(&v.value) => (PV::Unset, v.label.join(&via)),
             Some(v) => (PV::One(v.as_str().to_string()), v.label.join(&via)),
             None => (PV::Unset, via),
         }
@@ -1088,11 +1175,22 @@ impl Shell {
         Stop::Exit
     }
 
-    /// `set -u` stops a non-interactive bash with status 127.
+    /// `set -u` stops a non-interactive bash with status 127 (1 under `set -e`).
     fn unbound_exit(&mut self, p: &Parameter) -> Stop {
         let s = self.unbound(p);
-        self.last_status = 127;
+        self.last_status = if self.opts.errexit { 1 } else { 127 };
         s
+    }
+
+    /// [`Shell::param_value`] for an operator that transforms the value
+    /// (`${x#p}`, `${x/p/r}`, `${x:1}`, `${x^}`, `${x@Q}`): under `set -u` an
+    /// unset parameter is an error there, as for a plain `$x`.
+    fn param_value_set(&mut self, p: &Parameter, indirect: bool) -> Result<(PV, Label), Stop> {
+        let (pv, label) = self.param_value(p, indirect)?;
+        if matches!(pv, PV::Unset) && self.opts.nounset {
+            return Err(self.unbound_exit(p));
+        }
+        Ok((pv, label))
     }
 
     /// Evaluates a parameter expression.
@@ -1133,6 +1231,23 @@ impl Shell {
                 let (pv, label) = self.param_value(parameter, *indirect)?;
                 if is_missing(&pv, test_type) {
                     let f = self.expand_operand(default_value.as_deref().unwrap_or(""), quoted)?;
+                    // `${!ref:=v}` assigns to the variable ref names.
+                    let target;
+                    let parameter = if *indirect {
+                        let (name, _) = self.param_value(parameter, false)?;
+                        let name = match name {
+                            PV::One(s) => s,
+                            _ => String::new(),
+                        };
+                        target =
+                            safesh_syntax::word::parse_parameter(&name, &safesh_syntax::options())
+                                .map_err(|_| {
+                                    self.abort(format!("{name}: invalid variable name"))
+                                })?;
+                        &target
+                    } else {
+                        parameter
+                    };
                     match parameter {
                         Parameter::Named(n) => {
                             self.assign_scalar(n, f.text.clone(), f.label.clone())?
@@ -1252,7 +1367,7 @@ impl Shell {
                 indirect,
                 pattern,
             } => {
-                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let (pv, label) = self.param_value_set(parameter, *indirect)?;
                 let pat = self.expand_raw_pattern(pattern.as_deref().unwrap_or(""))?;
                 let (suffix, largest) = match e {
                     P::RemoveSmallestSuffixPattern { .. } => (true, false),
@@ -1270,12 +1385,17 @@ impl Shell {
                 offset,
                 length,
             } => {
-                let (pv, label) = self.param_value(parameter, *indirect)?;
-                if offset.value.trim().is_empty() {
+                let (pv, label) = self.param_value_set(parameter, *indirect)?;
+                // `${x:}` is an error; `${x::2}` takes from offset 0.
+                if offset.value.trim().is_empty() && length.is_none() {
                     return Err(self.abort(format!("${{{parameter}:}}: bad substitution")));
                 }
                 // Which part is taken depends on the offset and length.
-                let (off, off_label) = self.eval_arith_labeled(&offset.value)?;
+                let (off, off_label) = if offset.value.trim().is_empty() {
+                    (0, Label::empty())
+                } else {
+                    self.eval_arith_labeled(&offset.value)?
+                };
                 let mut label = label.join(&off_label);
                 let len = match length {
                     Some(l) => {
@@ -1378,7 +1498,7 @@ impl Shell {
                 indirect,
                 op,
             } => {
-                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let (pv, label) = self.param_value_set(parameter, *indirect)?;
                 if let ParameterTransformOp::ToAssignmentLogic
                 | ParameterTransformOp::ToAttributeFlags = op
                 {
@@ -1427,7 +1547,7 @@ impl Shell {
                 indirect,
                 pattern,
             } => {
-                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let (pv, label) = self.param_value_set(parameter, *indirect)?;
                 let pat = match pattern {
                     Some(p) if !p.is_empty() => Some(self.expand_raw_pattern(p)?),
                     _ => None,
@@ -1465,7 +1585,7 @@ impl Shell {
                 replacement,
                 match_kind,
             } => {
-                let (pv, label) = self.param_value(parameter, *indirect)?;
+                let (pv, label) = self.param_value_set(parameter, *indirect)?;
                 let pat = self.expand_raw_pattern(pattern)?;
                 // As a pattern: its quoted characters (a quoted `&`) come escaped.
                 let rep = match replacement {
@@ -1522,6 +1642,15 @@ impl Shell {
                 Ok((PV::Many(keys, *concatenate), label))
             }
         }
+    }
+}
+
+/// True for a scalar, or an array holding element 0 (key `0`).
+fn has_element_zero(v: &Value) -> bool {
+    match v {
+        Value::Str(_) => true,
+        Value::Array(a) => a.contains_key(&0),
+        Value::Assoc(a) => a.contains_key("0"),
     }
 }
 
@@ -1598,7 +1727,10 @@ impl Replacement {
                 // The escapes the pattern form adds, and `\&`; any other
                 // backslash is the replacement's own text.
                 '\\' => match chars.next() {
-                    Some(n @ ('&' | '\\' | '*' | '?' | '[' | ']')) => text.push(n),
+                    Some(
+                        n
+                        @ ('&' | '\\' | '*' | '?' | '[' | ']' | '(' | ')' | '|' | '-' | '!' | '^'),
+                    ) => text.push(n),
                     Some(n) => {
                         text.push('\\');
                         text.push(n);
@@ -1792,7 +1924,8 @@ pub(crate) fn ansi_c_unescape(s: &str, utf8: bool) -> String {
             }
             b'c' => {
                 if i < b.len() {
-                    out.push(b[i] & 0x1f);
+                    // `\c?` is DEL; otherwise the control character of the letter.
+                    out.push(if b[i] == b'?' { 0x7f } else { b[i] & 0x1f });
                     i += 1;
                 }
             }

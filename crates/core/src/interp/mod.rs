@@ -3,6 +3,7 @@
 //! every value and limits on everything that can grow.
 
 pub(crate) mod arith;
+mod assign;
 pub(crate) mod cond;
 pub(crate) mod expand;
 pub(crate) mod pattern;
@@ -242,6 +243,8 @@ pub(crate) struct Options {
     pub noglob: bool,
     pub noclobber: bool,
     pub xtrace: bool,
+    /// `set -n`: read commands without running them.
+    pub noexec: bool,
 }
 
 /// The file descriptors of the running code.
@@ -280,6 +283,9 @@ pub(crate) struct Shell {
     pub arith_label: Label,
     pub fds: HashMap<i32, Fd>,
     pub traps: HashMap<String, (String, Label)>,
+    /// In a subshell that has not set a trap yet: the traps of the shell it
+    /// came from, which `trap -p` shows (`saved=$(trap -p)`, as in bash).
+    pub parent_traps: Option<HashMap<String, (String, Label)>>,
     /// The label of the script text being run: the agent's for the script, the
     /// text's own for `eval`, `source`, trap handlers and functions defined by
     /// them. Literal words get it, so code made of data prints data's label.
@@ -305,6 +311,9 @@ pub(crate) struct Shell {
     pub dir_stack: Vec<String>,
     /// Set by `exec` without a command: keep the redirections it was given.
     pub keep_redirects: bool,
+    /// The last compound command's own redirections failed (`{ …; } < missing`):
+    /// then `set -e` applies to it, unlike a status from inside it.
+    pub(crate) compound_redirect_failed: bool,
     /// True in `( … )`, `$( … )`, pipeline stages and jobs.
     pub in_subshell: bool,
     /// `shopt` options.
@@ -333,6 +342,8 @@ pub(crate) struct Shopt {
     pub lastpipe: bool,
     pub nocaseglob: bool,
     pub globstar: bool,
+    /// `$(…)` keeps `set -e`.
+    pub inherit_errexit: bool,
 }
 
 impl Shell {
@@ -372,6 +383,7 @@ impl Shell {
             arith_label: Label::empty(),
             fds,
             traps: HashMap::new(),
+            parent_traps: None,
             code_label: Label::agent(),
             shared: Arc::new(Shared {
                 limits,
@@ -411,6 +423,7 @@ impl Shell {
             dir_stack: Vec::new(),
             cwd_label: Label::empty(),
             keep_redirects: false,
+            compound_redirect_failed: false,
             in_subshell: false,
             shopt: Shopt::default(),
             temp_files: Vec::new(),
@@ -479,6 +492,7 @@ impl Shell {
         let mut s = self.clone();
         s.in_subshell = true;
         s.jobs = Arc::new(Mutex::new(Vec::new()));
+        s.parent_traps = Some(self.traps.clone());
         s.traps.remove("EXIT");
         s
     }

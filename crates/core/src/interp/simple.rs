@@ -22,7 +22,8 @@ pub(crate) enum Resolved {
 
 /// A word of a simple command, or a `<(…)` in its place.
 enum WordItem<'a> {
-    Word(&'a ast::Word, bool),
+    /// A word; whether it looks like `name=value`; whether it is `name=(…)`.
+    Word(&'a ast::Word, bool, bool),
     ProcSub(&'a ast::SubshellCommand),
 }
 
@@ -44,31 +45,55 @@ impl Shell {
             match item {
                 Item::AssignmentWord(a, _) => assigns.push(a),
                 Item::IoRedirect(r) => redirects.push(r.clone()),
-                Item::Word(w) => words.push(WordItem::Word(w, false)),
+                Item::Word(w) => words.push(WordItem::Word(w, false, false)),
                 Item::ProcessSubstitution(_, sub) => words.push(WordItem::ProcSub(sub)),
             }
         }
         if let Some(w) = &s.word_or_name {
-            words.push(WordItem::Word(w, false));
+            words.push(WordItem::Word(w, false, false));
         }
         for item in s.suffix.iter().flat_map(|p| p.0.iter()) {
             match item {
-                Item::AssignmentWord(_, w) => words.push(WordItem::Word(w, true)),
+                Item::AssignmentWord(a, w) => words.push(WordItem::Word(
+                    w,
+                    true,
+                    matches!(a.value, ast::AssignmentValue::Array(_)),
+                )),
                 Item::IoRedirect(r) => redirects.push(r.clone()),
-                Item::Word(w) => words.push(WordItem::Word(w, false)),
+                Item::Word(w) => words.push(WordItem::Word(w, false, false)),
                 Item::ProcessSubstitution(_, sub) => words.push(WordItem::ProcSub(sub)),
             }
         }
         self.last_subst_status = None;
         let mut argv: Vec<Field> = Vec::with_capacity(words.len());
         let temps_before = self.temp_files.len();
+        // A declaration command is spelled in the script (`export x=$v`); one
+        // that comes from an expansion (`$e x=$v`) is an ordinary command
+        // whose arguments are split, as in bash.
+        let written = match words.first() {
+            Some(WordItem::Word(w, _, _)) => {
+                DECLARATION.contains(&w.value.as_str())
+                    || matches!(w.value.as_str(), "command" | "builtin")
+            }
+            _ => false,
+        };
         for item in &words {
             match item {
-                WordItem::Word(w, assignment_like) => {
-                    let declaration = argv
-                        .first()
-                        .is_some_and(|f| DECLARATION.contains(&f.text.as_str()));
-                    if *assignment_like && declaration {
+                WordItem::Word(w, assignment_like, array) => {
+                    let declaration = written
+                        && argv
+                            .first()
+                            .is_some_and(|f| DECLARATION.contains(&f.text.as_str()));
+                    if *array && declaration {
+                        // `declare a=('' "$x")`: the builtin runs the list as an
+                        // array assignment, which expands each element once;
+                        // expanding it here first would drop empty elements and
+                        // expand what `$x` holds a second time.
+                        argv.push(Field {
+                            text: w.value.clone(),
+                            label: self.code_label.clone(),
+                        });
+                    } else if *assignment_like && declaration {
                         argv.push(self.expand_declaration_word(w)?);
                     } else {
                         argv.extend(self.expand_word_fields_as(w, *assignment_like)?);
@@ -80,8 +105,13 @@ impl Shell {
         for f in &argv {
             self.diag_label.join_assign(&f.label);
         }
+        let last_arg = argv.last().cloned();
         let r = self.run_expanded(argv, assigns, redirects);
         self.remove_temp_files(temps_before);
+        // `$_`: the last argument of the command that just ran.
+        if let Some(f) = last_arg {
+            let _ = self.vars.set("_", f.text, f.label);
+        }
         // A pipeline stage whose reader is gone (`f | head -1`) ends as SIGPIPE
         // would end it, instead of writing on into a closed pipe.
         if r.is_ok() && self.last_status == 141 && self.in_subshell && self.out_fd(1).reader_gone()
@@ -123,28 +153,29 @@ impl Shell {
             if assigns.is_empty() {
                 return sh.dispatch(argv, false);
             }
-            // `VAR=x cmd`: the variables hold for this command only.
-            let mut saved = Vec::new();
+            // `VAR=x cmd`: the variables hold for this command only (`unset`
+            // inside a function shows the displaced value again).
+            let mut pushed = 0;
+            let mut r = Ok(());
             for a in &assigns {
                 let name = match &a.name {
                     ast::AssignmentName::VariableName(n) => n.clone(),
                     ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
                 };
-                saved.push((name.clone(), sh.vars.get(&name).cloned()));
-                sh.assign(a)?;
+                sh.vars.push_temp(&name, sh.vars.get(&name).cloned());
+                pushed += 1;
+                r = sh.assign(a);
+                if r.is_err() {
+                    break;
+                }
                 if let Some(v) = sh.vars.get_mut(&name) {
                     v.exported = true;
                 }
             }
-            let r = sh.dispatch(argv, false);
-            for (name, old) in saved.into_iter().rev() {
-                match old {
-                    Some(v) => sh.vars.insert(&name, v),
-                    None => {
-                        let _ = sh.vars.unset(&name);
-                    }
-                }
+            if r.is_ok() {
+                r = sh.dispatch(argv, false);
             }
+            sh.vars.pop_temps(pushed);
             r
         })
     }
@@ -574,253 +605,6 @@ impl Shell {
             }
         }
         Ok(())
-    }
-
-    /// Performs one assignment in this shell.
-    pub(crate) fn assign(&mut self, a: &ast::Assignment) -> Exec {
-        let (ast::AssignmentName::VariableName(name)
-        | ast::AssignmentName::ArrayElementName(name, _)) = &a.name;
-        let created = self.vars.get(name).is_none();
-        self.assign_value(a)?;
-        // A variable this assignment created is named by the script text: its
-        // name says only that this code ran (the PC), whatever the value holds.
-        if created && let Some(v) = self.vars.get_mut(name) {
-            v.name_label = Label::agent().join(&self.pc);
-        }
-        Ok(())
-    }
-
-    fn assign_value(&mut self, a: &ast::Assignment) -> Exec {
-        match (&a.name, &a.value) {
-            (ast::AssignmentName::VariableName(name), ast::AssignmentValue::Scalar(w)) => {
-                let f = self.expand_assigned_value(w)?;
-                let label = f.label.join(&self.pc);
-                if a.append {
-                    let is_array = matches!(
-                        self.vars.get(name).map(|v| &v.value),
-                        Some(super::Value::Array(_))
-                    );
-                    if is_array {
-                        let cur = match self.vars.get(name).map(|v| &v.value) {
-                            Some(super::Value::Array(m)) => m.get(&0).cloned().unwrap_or_default(),
-                            _ => String::new(),
-                        };
-                        return self
-                            .vars
-                            .set_index(name, 0, cur + &f.text, label)
-                            .map_err(|e| self.readonly_stop(&e.0));
-                    }
-                    let old = self
-                        .vars
-                        .get(name)
-                        .map(|v| (v.as_str().to_string(), v.label.clone()));
-                    let (cur, old_label) = old.unwrap_or_default();
-                    if self.vars.get(name).is_some_and(|v| v.attrs.integer) {
-                        let sum = self.eval_arith_data(
-                            &format!("({cur}) + ({})", f.text),
-                            &f.label.join(&old_label),
-                        )?;
-                        return self.assign_scalar(name, sum.to_string(), label.join(&old_label));
-                    }
-                    self.check_size(cur.len() + f.text.len())?;
-                    return self.assign_scalar(name, cur + &f.text, label.join(&old_label));
-                }
-                self.assign_scalar(name, f.text, label)
-            }
-            (ast::AssignmentName::ArrayElementName(name, idx), ast::AssignmentValue::Scalar(w)) => {
-                let f = self.expand_assigned_value(w)?;
-                let label = f.label.join(&self.pc);
-                if a.append {
-                    let cur = self.element_value(name, idx)?;
-                    return self.assign_element(name, idx, cur + &f.text, label);
-                }
-                self.assign_element(name, idx, f.text, label)
-            }
-            (name, ast::AssignmentValue::Array(items)) => {
-                let name = match name {
-                    ast::AssignmentName::VariableName(n) => n.clone(),
-                    ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
-                };
-                if self.vars.get(&name).is_some_and(super::Var::is_assoc) {
-                    return self.assign_assoc_literal(&name, items, a.append);
-                }
-                let mut map = std::collections::BTreeMap::new();
-                let mut label = self.pc.clone();
-                let mut next: i64 = 0;
-                if a.append {
-                    match self.vars.get(&name).map(|v| (&v.value, v.label.clone())) {
-                        Some((super::Value::Array(m), l)) => {
-                            map = m.clone();
-                            next = m.keys().next_back().map(|k| k + 1).unwrap_or(0);
-                            label = label.join(&l);
-                        }
-                        Some((super::Value::Str(s), l)) => {
-                            map.insert(0, s.clone());
-                            next = 1;
-                            label = label.join(&l);
-                        }
-                        Some((super::Value::Assoc(_), _)) | None => {}
-                    }
-                }
-                for (key, value) in items {
-                    match key {
-                        Some(k) => {
-                            let kf = self.expand_word_single(k)?;
-                            let i = self.eval_arith_data(&kf.text, &kf.label)?;
-                            let v = self.expand_word_single(value)?;
-                            label = label.join(&v.label).join(&kf.label);
-                            map.insert(i, v.text);
-                            next = i + 1;
-                        }
-                        None => {
-                            for v in self.expand_word_fields(value)? {
-                                label = label.join(&v.label);
-                                map.insert(next, v.text);
-                                next += 1;
-                            }
-                        }
-                    }
-                }
-                self.vars
-                    .set_array(&name, map, label)
-                    .map_err(|e| self.readonly_stop(&e.0))
-            }
-        }
-    }
-
-    /// `name[idx]=value` for indexed (arithmetic index) and associative (string key) arrays.
-    pub(crate) fn assign_element(
-        &mut self,
-        name: &str,
-        idx: &str,
-        value: String,
-        label: Label,
-    ) -> Exec {
-        let (resolved, via) = self.vars.resolve_labeled(name);
-        let (resolved, label) = (resolved.to_string(), label.join(&via));
-        if !via.is_empty() {
-            self.vars.name_from(&resolved, &via);
-        }
-        let name = resolved.as_str();
-        if self.vars.get(name).is_some_and(super::Var::is_assoc) {
-            // A key is shown by `${!a[@]}` and decides lookups: it labels the array.
-            let key = self.expand_raw_single(idx)?;
-            let label = label.join(&key.label);
-            return self
-                .vars
-                .set_key(name, key.text, value, label)
-                .map_err(|e| self.readonly_stop(&e.0));
-        }
-        let (i, index_label) = self.eval_arith_labeled(idx)?;
-        let label = label.join(&index_label);
-        let i = if i < 0 {
-            let max = match self.vars.get(name).map(|v| &v.value) {
-                Some(super::Value::Array(m)) => m.keys().next_back().copied().unwrap_or(-1),
-                _ => 0,
-            };
-            max + 1 + i
-        } else {
-            i
-        };
-        self.vars
-            .set_index(name, i, value, label)
-            .map_err(|e| self.readonly_stop(&e.0))
-    }
-
-    /// The current value of `name[idx]` ("" when unset).
-    pub(crate) fn element_value(&mut self, name: &str, idx: &str) -> Result<String, Stop> {
-        match self.vars.get(name).map(|v| v.value.clone()) {
-            Some(super::Value::Assoc(m)) => {
-                let key = self.expand_raw_single(idx)?.text;
-                Ok(m.get(&key).cloned().unwrap_or_default())
-            }
-            Some(super::Value::Array(m)) => {
-                let i = self.eval_arith_text(idx)?;
-                Ok(m.get(&i).cloned().unwrap_or_default())
-            }
-            Some(super::Value::Str(s)) => Ok(if self.eval_arith_text(idx)? == 0 {
-                s
-            } else {
-                String::new()
-            }),
-            None => Ok(String::new()),
-        }
-    }
-
-    fn assign_assoc_literal(
-        &mut self,
-        name: &str,
-        items: &[(Option<ast::Word>, ast::Word)],
-        append: bool,
-    ) -> Exec {
-        let mut map = match (append, self.vars.get(name).map(|v| v.value.clone())) {
-            (true, Some(super::Value::Assoc(m))) => m,
-            _ => std::collections::BTreeMap::new(),
-        };
-        let mut label = self.pc.clone();
-        for (key, value) in items {
-            let v = self.expand_word_single(value)?;
-            label = label.join(&v.label);
-            let k = match key {
-                Some(k) => {
-                    let k = self.expand_word_single(k)?;
-                    label = label.join(&k.label);
-                    k.text
-                }
-                None => {
-                    self.diag(format!(
-                        "{name}: {}: must use subscript when assigning associative array",
-                        v.text
-                    ));
-                    continue;
-                }
-            };
-            map.insert(k, v.text);
-        }
-        match self.vars.get_mut(name) {
-            Some(var) if var.readonly => Err(self.readonly_stop(name)),
-            Some(var) => {
-                var.value = super::Value::Assoc(map);
-                var.label = label;
-                Ok(())
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// Sets a scalar variable (or reports a readonly one).
-    pub(crate) fn assign_scalar(&mut self, name: &str, value: String, label: Label) -> Exec {
-        self.check_size(value.len())?;
-        // Through `declare -n` references: the references chose the variable.
-        let (resolved, via) = self.vars.resolve_labeled(name);
-        let (resolved, label) = (resolved.to_string(), label.join(&via));
-        let name = resolved.as_str();
-        self.commit_env(name, &label)?;
-        let attrs = self.vars.get(name).map(|v| v.attrs).unwrap_or_default();
-        let value = if attrs.integer {
-            self.eval_arith_data(&value, &label)?.to_string()
-        } else if attrs.lower {
-            value.to_lowercase()
-        } else if attrs.upper {
-            value.to_uppercase()
-        } else {
-            value
-        };
-        if name == "PWD" || name == "OLDPWD" {
-            // Allowed: `cd` keeps them right.
-        }
-        self.vars
-            .set(name, value, label)
-            .map_err(|e| self.readonly_stop(&e.0))?;
-        if !via.is_empty() {
-            self.vars.name_from(name, &via);
-        }
-        Ok(())
-    }
-
-    /// The error for writing a readonly variable: bash reports it and the command fails.
-    pub(crate) fn readonly_stop(&mut self, name: &str) -> Stop {
-        self.abort(format!("{name}: readonly variable"))
     }
 }
 

@@ -101,10 +101,25 @@ pub struct Vars {
     map: super::FastMap<String, Var>,
     /// One frame per active function call: the outer values `local` displaced.
     frames: Vec<Vec<(String, Option<Var>)>>,
+    /// `x=v cmd` bindings in force, innermost last (see [`Vars::push_temp`]).
+    temps: Vec<TempBinding>,
+    /// Names declared without a value (`local x`, `declare x`): unset, yet
+    /// `declare -p x` shows them (`declare -- x`). A value in `map` wins.
+    declared: std::collections::HashSet<String>,
     /// What decided that variables are gone (`unset "$n"` by a labeled word or
     /// under a labeled PC): an absence has no variable to carry a label, so every
     /// listing of names carries this one.
     gone_label: Label,
+}
+
+/// One `x=v cmd` binding: the value it displaced and the function depth it
+/// was made at. `live` until the command ends or `unset x` removes it.
+#[derive(Debug, Clone)]
+struct TempBinding {
+    name: String,
+    outer: Option<Var>,
+    depth: usize,
+    live: bool,
 }
 
 /// Why an assignment failed.
@@ -119,14 +134,7 @@ impl Vars {
 
     /// Follows `declare -n` references from `name` to the variable they name.
     pub fn resolve<'a>(&'a self, name: &'a str) -> &'a str {
-        let mut cur = name;
-        for _ in 0..8 {
-            match self.map.get(cur) {
-                Some(v) if v.attrs.nameref && !v.as_str().is_empty() => cur = v.as_str(),
-                _ => return cur,
-            }
-        }
-        cur
+        self.resolve_labeled(name).0
     }
 
     /// [`Vars::resolve`], with the labels of the references followed: which
@@ -140,10 +148,15 @@ impl Vars {
                     label.join_assign(&v.label);
                     cur = v.as_str();
                 }
-                _ => break,
+                _ => return (cur, label),
             }
         }
-        (cur, label)
+        // A cycle (`declare -n a=b b=a`): no variable; reads are empty and
+        // writes fail, as in bash.
+        match self.map.get(cur) {
+            Some(v) if v.attrs.nameref => ("", label),
+            _ => (cur, label),
+        }
     }
 
     /// Mutable access.
@@ -276,6 +289,97 @@ impl Vars {
         Ok(())
     }
 
+    /// An indexed array's element number for subscript `i`: a negative one
+    /// counts back from the end (`a[-1]` is the last element, as in bash).
+    pub fn element_index(&self, name: &str, i: i64) -> i64 {
+        if i >= 0 {
+            return i;
+        }
+        let max = match self.map.get(name).map(|v| &v.value) {
+            Some(Value::Array(a)) => a.keys().next_back().copied().unwrap_or(-1),
+            Some(Value::Str(_)) => 0,
+            _ => -1,
+        };
+        max + 1 + i
+    }
+
+    /// Marks `name` as declared without a value (see `declared`).
+    pub fn mark_declared(&mut self, name: &str) {
+        self.declared.insert(name.to_string());
+    }
+
+    /// True for a name declared without a value and not set since.
+    pub fn is_declared_unset(&self, name: &str) -> bool {
+        !self.map.contains_key(name) && self.declared.contains(name)
+    }
+
+    /// Records a `x=v cmd` binding about to be made: `outer` is x before it.
+    pub fn push_temp(&mut self, name: &str, outer: Option<Var>) {
+        self.temps.push(TempBinding {
+            name: name.to_string(),
+            outer,
+            depth: self.frames.len(),
+            live: true,
+        });
+    }
+
+    /// Ends the last `n` temporary bindings, restoring what each displaced
+    /// unless `unset` already removed it (then x keeps what was set since).
+    pub fn pop_temps(&mut self, n: usize) {
+        let keep = self.temps.len().saturating_sub(n);
+        for t in self.temps.drain(keep..).rev().collect::<Vec<_>>() {
+            if !t.live {
+                continue;
+            }
+            match t.outer {
+                Some(v) => {
+                    self.map.insert(t.name, v);
+                }
+                None => {
+                    self.map.remove(&t.name);
+                }
+            }
+        }
+    }
+
+    /// `unset x` as the builtin does it: when x is a temporary binding (`x=v f`)
+    /// not shadowed by a local of a function called since, removing it shows
+    /// the value it displaced again (bash's scope of temporary bindings).
+    pub fn unset_dynamic(&mut self, name: &str) -> Result<(), ReadonlyError> {
+        if self.map.get(name).is_some_and(|v| v.readonly) {
+            return Err(ReadonlyError(name.to_string()));
+        }
+        // A local unset in its own function stays declared there (bash).
+        if self.is_local_here(name) {
+            self.declared.insert(name.to_string());
+        } else {
+            self.declared.remove(name);
+        }
+        let Some(i) = self.temps.iter().rposition(|t| t.live && t.name == name) else {
+            return self.unset(name);
+        };
+        let depth = self.temps[i].depth;
+        let shadowed = self
+            .frames
+            .iter()
+            .skip(depth)
+            .any(|frame| frame.iter().any(|(n, _)| n == name));
+        if shadowed {
+            return self.unset(name);
+        }
+        let t = &mut self.temps[i];
+        t.live = false;
+        match t.outer.take() {
+            Some(v) => {
+                self.map.insert(name.to_string(), v);
+            }
+            None => {
+                self.map.remove(name);
+            }
+        }
+        Ok(())
+    }
+
     /// Records that a variable was removed by a word (and PC) labeled `label`.
     pub fn gone_by(&mut self, label: &Label) {
         self.gone_label.join_assign(label);
@@ -301,6 +405,7 @@ impl Vars {
     pub fn pop_frame(&mut self) {
         if let Some(frame) = self.frames.pop() {
             for (name, old) in frame.into_iter().rev() {
+                self.declared.remove(&name);
                 match old {
                     Some(v) => {
                         self.map.insert(name, v);
@@ -319,6 +424,13 @@ impl Vars {
     }
 
     /// Makes `name` local to the current function (saving the outer value once).
+    /// True when `name` is already a local of the innermost function call.
+    pub fn is_local_here(&self, name: &str) -> bool {
+        self.frames
+            .last()
+            .is_some_and(|frame| frame.iter().any(|(n, _)| n == name))
+    }
+
     pub fn make_local(&mut self, name: &str) {
         let old = self.map.get(name).cloned();
         if let Some(frame) = self.frames.last_mut() {
@@ -333,7 +445,8 @@ impl Vars {
     pub fn environment(&self) -> BTreeMap<String, String> {
         self.map
             .iter()
-            .filter(|(_, v)| v.exported)
+            // bash never puts arrays in the environment, exported or not.
+            .filter(|(_, v)| v.exported && matches!(v.value, Value::Str(_)))
             .map(|(k, v)| (k.clone(), v.as_str().to_string()))
             .collect()
     }
@@ -357,7 +470,7 @@ impl Vars {
     pub fn labeled_environment(&self) -> BTreeMap<String, (String, Label)> {
         self.map
             .iter()
-            .filter(|(_, v)| v.exported)
+            .filter(|(_, v)| v.exported && matches!(v.value, Value::Str(_)))
             .map(|(k, v)| (k.clone(), (v.as_str().to_string(), v.shown_label())))
             .collect()
     }
