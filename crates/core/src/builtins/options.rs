@@ -321,31 +321,15 @@ fn set_quote(s: &str, utf8: bool) -> String {
     if !ansi {
         return format!("'{}'", s.replace('\'', "'\\''"));
     }
-    let mut out = String::from("$'");
-    for c in s.chars() {
-        match c {
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\x0b' => out.push_str("\\v"),
-            '\x0c' => out.push_str("\\f"),
-            '\x1b' => out.push_str("\\E"),
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("\\'"),
-            c if c.is_control() || (!c.is_ascii() && !utf8) => {
-                let mut buf = Vec::new();
-                buf.extend_from_slice(&safesh_utils::word_bytes::word_to_bytes(&c.to_string()));
-                for b in buf {
-                    out.push_str(&format!("\\{b:03o}"));
-                }
+    crate::interp::expand::dollar_quote(s, |c, out| {
+        if c.is_control() || (!c.is_ascii() && !utf8) {
+            for b in safesh_utils::word_bytes::word_to_bytes(&c.to_string()).iter() {
+                out.push_str(&format!("\\{b:03o}"));
             }
-            c => out.push(c),
+        } else {
+            out.push(c);
         }
-    }
-    out.push('\'');
-    out
+    })
 }
 
 pub(super) fn shopt(sh: &mut Shell, argv: &[Field]) -> Exec {

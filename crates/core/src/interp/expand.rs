@@ -1820,6 +1820,19 @@ pub(crate) fn quote_for_reuse(s: &str) -> String {
     if !s.chars().any(|c| c.is_control()) {
         return shell_quote(s);
     }
+    dollar_quote(s, |c, out| {
+        if c.is_control() {
+            out.push_str(&format!("\\{:03o}", c as u32));
+        } else {
+            out.push(c);
+        }
+    })
+}
+
+/// `s` as `$'…'`, with bash's named escapes (`\n`, `\t`, `\E`, …, `\\`, `\'`);
+/// `other` writes every other character (escaped in octal where the caller
+/// wants it).
+pub(crate) fn dollar_quote(s: &str, other: impl Fn(char, &mut String)) -> String {
     let mut out = String::from("$'");
     for c in s.chars() {
         match c {
@@ -1833,8 +1846,7 @@ pub(crate) fn quote_for_reuse(s: &str) -> String {
             '\x1b' => out.push_str("\\E"),
             '\'' => out.push_str("\\'"),
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
-            c => out.push(c),
+            c => other(c, &mut out),
         }
     }
     out.push('\'');
