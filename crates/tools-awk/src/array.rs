@@ -483,11 +483,13 @@ impl Array {
         }
     }
 
-    /// Removes `p` from the string list of bucket `b` (by walking it).
-    fn unlink_str(&mut self, b: u32, p: u32) {
+    /// Removes `p` from bucket `b`'s string list (`by_str`) or integer list
+    /// (by walking it).
+    fn unlink(&mut self, b: u32, p: u32, by_str: bool) {
         let mut prev = NIL;
         let mut found = false;
-        self.walk(self.head(b).0, true, |x, _| {
+        let head = self.head(b);
+        self.walk(if by_str { head.0 } else { head.1 }, by_str, |x, _| {
             if !found {
                 if x == p {
                     found = true;
@@ -499,35 +501,12 @@ impl Array {
         if !found {
             return;
         }
-        let next = self.slink(p);
-        if prev == NIL {
-            self.bucket(b).0 = next;
-        } else {
-            self.set_slink(prev, next);
-        }
-    }
-
-    /// Removes `p` from the integer list of bucket `b` (by walking it).
-    fn unlink_int(&mut self, b: u32, p: u32) {
-        let mut prev = NIL;
-        let mut found = false;
-        self.walk(self.head(b).1, false, |x, _| {
-            if !found {
-                if x == p {
-                    found = true;
-                } else {
-                    prev = x;
-                }
-            }
-        });
-        if !found {
-            return;
-        }
-        let next = self.ilink(p);
-        if prev == NIL {
-            self.bucket(b).1 = next;
-        } else {
-            self.set_ilink(prev, next);
+        let next = if by_str { self.slink(p) } else { self.ilink(p) };
+        match (prev == NIL, by_str) {
+            (true, true) => self.bucket(b).0 = next,
+            (true, false) => self.bucket(b).1 = next,
+            (false, true) => self.set_slink(prev, next),
+            (false, false) => self.set_ilink(prev, next),
         }
     }
 
@@ -554,7 +533,7 @@ impl Array {
                 && n.sval.is_some()
             {
                 let sb = n.hval & self.hmask;
-                self.unlink_str(sb, p);
+                self.unlink(sb, p, true);
             }
             self.free_node(p);
             return;
@@ -568,7 +547,7 @@ impl Array {
         let b = hval & self.hmask;
         self.bucket(b).0 = self.slink(p);
         if ival != NO_IVAL {
-            self.unlink_int((ival as u32) & self.hmask, p);
+            self.unlink((ival as u32) & self.hmask, p, false);
         }
         self.free_node(p);
     }

@@ -259,20 +259,7 @@ fn group(out: &mut Vec<u8>, a: &Text<'_>, b: &Text<'_>, g: &Group, fmt: &[u8], f
                 }
                 i += 2;
             }
-            Some(b'%') => {
-                out.push(b'%');
-                i += 2;
-            }
-            Some(b'c') => match char_spec(&rest[1..]) {
-                Some((ch, n)) => {
-                    out.push(ch);
-                    i += 2 + n;
-                }
-                None => {
-                    out.push(b'%');
-                    i += 1;
-                }
-            },
+            Some(b'%' | b'c') => i += literal(out, rest),
             _ => match number_spec(rest, b"efmlnEFLMN") {
                 Some((spec, letter, n)) => {
                     // Lower case letters count in the old file, upper in the new.
@@ -301,6 +288,20 @@ fn group(out: &mut Vec<u8>, a: &Text<'_>, b: &Text<'_>, g: &Group, fmt: &[u8], f
     }
 }
 
+/// `%%` and `%c'C'` (`rest` follows the `%`), shared by group and line
+/// formats: writes the character and returns how far to advance; a `%c`
+/// without a valid character is a literal `%`.
+fn literal(out: &mut Vec<u8>, rest: &[u8]) -> usize {
+    if rest.first() == Some(&b'c')
+        && let Some((ch, n)) = char_spec(&rest[1..])
+    {
+        out.push(ch);
+        return 2 + n;
+    }
+    out.push(b'%');
+    if rest.first() == Some(&b'%') { 2 } else { 1 }
+}
+
 fn line(out: &mut Vec<u8>, t: &Text<'_>, k: usize, fmt: &[u8]) {
     let mut i = 0;
     while i < fmt.len() {
@@ -323,20 +324,7 @@ fn line(out: &mut Vec<u8>, t: &Text<'_>, k: usize, fmt: &[u8]) {
                 }
                 i += 2;
             }
-            Some(b'%') => {
-                out.push(b'%');
-                i += 2;
-            }
-            Some(b'c') => match char_spec(&rest[1..]) {
-                Some((ch, n)) => {
-                    out.push(ch);
-                    i += 2 + n;
-                }
-                None => {
-                    out.push(b'%');
-                    i += 1;
-                }
-            },
+            Some(b'%' | b'c') => i += literal(out, rest),
             _ => match number_spec(rest, b"n") {
                 Some((spec, _, n)) => {
                     out.extend_from_slice(&number(&spec, k as i64 + 1));
