@@ -268,36 +268,26 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
         (None, Some(t)) => p.operands.iter().map(|o| (o.clone(), t.clone())).collect(),
         (None, None) => Vec::new(),
     };
-    if from.is_some() || to.is_some() {
-        let tz = crate::tz::local(ctx.env.get("TZ"));
-        let mut run = Run {
-            opts,
-            tz,
-            stdin_used: false,
-            out: Out::new(ctx),
-        };
-        let mut status = 0;
-        for (a, b) in pairs {
-            status = status.max(run.top(&a, &b)?);
+    let pairs = if from.is_some() || to.is_some() {
+        pairs
+    } else {
+        match p.operands.len() {
+            0 => {
+                let last = ctx.args().last().cloned().unwrap_or_else(|| "diff".into());
+                return usage(ctx, &format!("missing operand after '{last}'"));
+            }
+            1 => {
+                let o = p.operands[0].clone();
+                return usage(ctx, &format!("missing operand after '{o}'"));
+            }
+            2 => {}
+            _ => {
+                let o = p.operands[2].clone();
+                return usage(ctx, &format!("extra operand '{o}'"));
+            }
         }
-        return Ok(run.out.finish_with(status));
-    }
-    match p.operands.len() {
-        0 => {
-            let last = ctx.args().last().cloned().unwrap_or_else(|| "diff".into());
-            return usage(ctx, &format!("missing operand after '{last}'"));
-        }
-        1 => {
-            let o = p.operands[0].clone();
-            return usage(ctx, &format!("missing operand after '{o}'"));
-        }
-        2 => {}
-        _ => {
-            let o = p.operands[2].clone();
-            return usage(ctx, &format!("extra operand '{o}'"));
-        }
-    }
-    let (a, b) = (p.operands[0].clone(), p.operands[1].clone());
+        vec![(p.operands[0].clone(), p.operands[1].clone())]
+    };
     // Time stamps are shown in the script's TZ when it sets one.
     let tz = crate::tz::local(ctx.env.get("TZ"));
     let mut run = Run {
@@ -306,7 +296,10 @@ pub fn diff(ctx: &mut UtilCtx<'_>) -> UtilResult {
         stdin_used: false,
         out: Out::new(ctx),
     };
-    let status = run.top(&a, &b)?;
+    let mut status = 0;
+    for (a, b) in pairs {
+        status = status.max(run.top(&a, &b)?);
+    }
     Ok(run.out.finish_with(status))
 }
 
