@@ -234,6 +234,8 @@ print(f"CPU: first save {cpu('save', 0) * 1000:.0f} ms / tar -cf {cpu('save', 1)
       f"{cpu('save', 0) / cpu('save', 1):.2f}x; second save {cpu('second', 0) * 1000:.0f} ms = "
       f"{100 * cpu('second', 0) / cpu('save', 0):.1f} % of the first")
 PY
+    # A server's saves: its change journal lists only what changed.
+    python3 bench/checkpoint_rpc.py "$S" "$t" "$B/cp/config.toml" "$B/cp/state-rpc" "${CP_RPC_ROUNDS:-10}"
     echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
     du -sh "$st/safesh/checkpoints" 2>/dev/null || true
 }

@@ -37,6 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 label_of: &|_| None,
                 extra: serde_json::Value::Null,
                 label_epoch: None,
+                journal: None,
             },
             &settings,
         );

@@ -91,7 +91,7 @@ fn current(like: &Manifest, filter: &Filter<'_>) -> Result<Manifest, CheckpointE
             })
             .collect();
         let entries = if r.root.is_dir() {
-            walk(&r.root, filter)?
+            walk(&r.root, filter, None)?
                 .entries
                 .into_iter()
                 .map(|(path, kind, stamp)| {

@@ -16,9 +16,11 @@
 //! a destructive write), and which labels files get back.
 
 mod codec;
+mod delta;
 mod diff;
 mod error;
 mod gather;
+mod journal;
 mod name;
 mod objects;
 mod pack;
@@ -28,6 +30,7 @@ mod tree;
 
 pub use diff::{Diff, SavedFile};
 pub use error::CheckpointError;
+pub use journal::keep_journals;
 pub use name::{MAX_NAME, check as check_name};
 pub use restore::Restored;
 pub use store::{Manifest, RootSnapshot, SaveRequest, Saved, Settings, Store, Summary};

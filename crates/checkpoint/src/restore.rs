@@ -65,7 +65,7 @@ impl Store {
             .unwrap_or_default();
         let want: BTreeMap<&RelPath, &Kind> = snap.iter().map(|e| (&e.path, &e.kind)).collect();
         std::fs::create_dir_all(root).map_err(|e| CheckpointError::io("creating", root, e))?;
-        let walked = walk(root, filter)?;
+        let walked = walk(root, filter, None)?;
         let now = walked.by_path();
         // 1. Remove what was not there (deepest first), and what changed kind.
         let mut gone: Vec<(&RelPath, &Kind)> = now
@@ -101,7 +101,10 @@ impl Store {
                     std::fs::create_dir(&abs)
                         .map_err(|e| CheckpointError::io("creating", &abs, e))?;
                 }
-                let _ = std::fs::set_permissions(&abs, std::fs::Permissions::from_mode(0o700));
+                // (Only when needed: a chmod is a change a journal sees.)
+                if current_mode(&abs).is_none_or(|m| m & 0o700 != 0o700) {
+                    let _ = std::fs::set_permissions(&abs, std::fs::Permissions::from_mode(0o700));
+                }
             }
         }
         // 3. Files and links.
@@ -157,8 +160,10 @@ impl Store {
         for (p, k) in want.iter().rev() {
             if let Kind::Dir { mode } = k {
                 let abs = root.join(p.to_path());
-                std::fs::set_permissions(&abs, std::fs::Permissions::from_mode(*mode))
-                    .map_err(|e| CheckpointError::io("setting the mode of", &abs, e))?;
+                if current_mode(&abs) != Some(*mode) {
+                    std::fs::set_permissions(&abs, std::fs::Permissions::from_mode(*mode))
+                        .map_err(|e| CheckpointError::io("setting the mode of", &abs, e))?;
+                }
             }
         }
         Ok(())
@@ -194,4 +199,10 @@ fn replace_with(
         let _ = std::fs::remove_file(&tmp);
         CheckpointError::io("replacing", dest, e)
     })
+}
+
+/// The permission bits of the directory at `abs` (not following a link).
+fn current_mode(abs: &Path) -> Option<u32> {
+    let m = std::fs::symlink_metadata(abs).ok()?;
+    m.is_dir().then_some(m.permissions().mode() & 0o7777)
 }

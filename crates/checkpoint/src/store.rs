@@ -11,10 +11,12 @@
 //! path it holds. (Manifests written before that are one JSON document; they
 //! are still read.)
 
+use crate::delta::{Previous, walk_root};
 use crate::error::CheckpointError;
 use crate::gather::{Gathering, ToRead};
+use crate::journal::Baseline;
 use crate::objects::{Objects, hex};
-use crate::tree::{Entry, Filter, Kind, walk};
+use crate::tree::{Entry, Filter, Kind};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
@@ -74,6 +76,8 @@ pub struct Settings {
     pub keep: usize,
     /// Checkpoints older than this many days go (0: no age limit).
     pub max_age_days: u64,
+    /// Whether a process that keeps journals uses them (`[checkpoints] journal`).
+    pub journal: bool,
 }
 
 impl Default for Settings {
@@ -86,6 +90,7 @@ impl Default for Settings {
             max_bytes: 1 << 30,
             keep: 50,
             max_age_days: 30,
+            journal: true,
         }
     }
 }
@@ -98,6 +103,9 @@ pub struct Saved {
     pub summary: Summary,
     /// Files whose content was read (the rest were unchanged since the last save).
     pub files_read: u64,
+    /// Directories listed: every one, or with a change journal (a server's
+    /// saves after its first) only those where something changed.
+    pub dirs_listed: u64,
     /// A checkpoint of that name was replaced.
     pub replaced: bool,
     /// Checkpoints removed by retention.
@@ -124,6 +132,10 @@ pub struct SaveRequest<'a> {
     pub label_epoch: Option<&'a str>,
     /// Saved with the checkpoint and given back as is (the context store's scopes).
     pub extra: serde_json::Value,
+    /// Everything [`SaveRequest::filter`] depends on, as text, when a change
+    /// journal may be used (see [`crate::keep_journals`]): a journal made
+    /// under another filter is not used. `None`: every path is walked.
+    pub journal: Option<&'a str>,
 }
 
 /// The store.
@@ -303,6 +315,7 @@ impl Store {
             label_of,
             extra,
             label_epoch,
+            journal,
         } = req;
         let (project, filter, label_of) = (*project, *filter, *label_of);
         let name = match name {
@@ -312,13 +325,29 @@ impl Store {
             }
             None => crate::name::generated(u128::from(now_ms())),
         };
-        let walked: Vec<_> = roots
-            .iter()
-            .map(|r| walk(r, filter).map(|w| (r.clone(), w)))
-            .collect::<Result<_, _>>()?;
+        // (Read before the walk: a journal describes the changes since it.)
+        let previous = self.newest(project)?;
+        let journal_key = journal.filter(|_| settings.journal);
+        let mut journals = Vec::new();
+        let mut walked = Vec::with_capacity(roots.len());
+        for r in roots.iter() {
+            let prev = previous.as_ref().map(|m| Previous {
+                name: &m.name,
+                created_unix_ms: m.created_unix_ms,
+                entries: m
+                    .roots
+                    .iter()
+                    .find(|s| &s.root == r)
+                    .map_or(&[], |s| &s.entries),
+            });
+            let (w, j) = walk_root(&self.dir, r, filter, journal_key, prev.as_ref())?;
+            journals.extend(j.map(|j| (r, j)));
+            walked.push((r.clone(), w));
+        }
         let (bytes, files) = walked
             .iter()
             .fold((0, 0), |(b, f), (_, w)| (b + w.bytes, f + w.files));
+        let dirs_listed = walked.iter().map(|(_, w)| w.dirs_listed).sum();
         if bytes > settings.max_bytes {
             return Err(CheckpointError::TooLarge {
                 bytes,
@@ -328,7 +357,6 @@ impl Store {
         }
         // From here to the manifest: no sweep removes a content this save uses.
         let lock = self.lock(false)?;
-        let previous = self.newest(project)?;
         // Labels are reused only under the same epoch (see SaveRequest).
         let label_epoch = label_epoch.map(|e| hex(&Sha256::digest(e.as_bytes())));
         let same_labels = label_epoch.is_some()
@@ -431,10 +459,21 @@ impl Store {
         let replaced = self.manifest_path(project, &name).exists();
         self.write_manifest(project, &manifest)?;
         drop(lock);
+        if let Some(key) = journal_key {
+            for (root, mut j) in journals {
+                j.baseline = Some(Baseline {
+                    name: manifest.name.clone(),
+                    created_unix_ms: manifest.created_unix_ms,
+                    filter_key: key.to_string(),
+                });
+                j.keep(&self.dir, root);
+            }
+        }
         let expired = self.expire(project, settings, &name)?;
         Ok(Saved {
             summary: summary(&manifest),
             files_read,
+            dirs_listed,
             replaced,
             expired,
         })

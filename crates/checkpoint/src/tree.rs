@@ -2,6 +2,7 @@
 //! minus the excluded and protected paths, never following symlinks.
 
 use crate::error::CheckpointError;
+use crate::journal::Watcher;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -68,6 +69,14 @@ impl RelPath {
         match self {
             RelPath::Text(s) => PathBuf::from(s),
             RelPath::Bytes { bytes } => PathBuf::from(OsStr::from_bytes(bytes)),
+        }
+    }
+
+    /// Its bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            RelPath::Text(s) => s.as_bytes(),
+            RelPath::Bytes { bytes } => bytes,
         }
     }
 
@@ -150,6 +159,12 @@ pub(crate) struct Walked {
     pub entries: Vec<(RelPath, Kind, Option<Stamp>)>,
     pub bytes: u64,
     pub files: u64,
+    /// Directories listed that hold a file with more than one link (a
+    /// journal lists them at every save: a write through another link is
+    /// not seen in them).
+    pub linked: Vec<Vec<u8>>,
+    /// Directories listed.
+    pub dirs_listed: u64,
 }
 
 impl Walked {
@@ -216,10 +231,35 @@ impl Shared {
 
 /// What one thread of a walk found.
 #[derive(Default)]
-struct Part {
-    entries: Vec<(RelPath, Kind, Option<Stamp>)>,
-    bytes: u64,
-    files: u64,
+pub(crate) struct Part {
+    pub entries: Vec<(RelPath, Kind, Option<Stamp>)>,
+    pub bytes: u64,
+    pub files: u64,
+    pub linked: Vec<Vec<u8>>,
+    pub dirs_listed: u64,
+}
+
+impl Part {
+    /// The walked result of parts: entries sorted.
+    pub(crate) fn into_walked(parts: Vec<Part>) -> Walked {
+        let mut out = Walked {
+            entries: Vec::with_capacity(parts.iter().map(|p| p.entries.len()).sum()),
+            bytes: 0,
+            files: 0,
+            linked: Vec::new(),
+            dirs_listed: 0,
+        };
+        for p in parts {
+            out.dirs_listed += p.dirs_listed;
+            out.entries.extend(p.entries);
+            out.bytes += p.bytes;
+            out.files += p.files;
+            out.linked.extend(p.linked);
+        }
+        // (Each path is found once: no two entries are equal.)
+        out.entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
 }
 
 /// Walks `root` (which must be a directory) without following symlinks.
@@ -227,11 +267,27 @@ struct Part {
 /// On up to [`MAX_WALKERS`] threads, directories taken from a shared queue:
 /// the walk is one `statx` per path (a save of an unchanged tree is mostly
 /// this), and the kernel's work for them spreads over the cores. The result
-/// does not depend on the threads: it is sorted.
-pub(crate) fn walk(root: &Path, filter: &Filter<'_>) -> Result<Walked, CheckpointError> {
+/// does not depend on the threads: it is sorted. With a `watcher`, each
+/// directory is watched before it is listed.
+pub(crate) fn walk(
+    root: &Path,
+    filter: &Filter<'_>,
+    watcher: Option<&Watcher>,
+) -> Result<Walked, CheckpointError> {
+    walk_under(root, vec![Vec::new()], filter, watcher)
+}
+
+/// Walks the directories `starts` of `root` (relative, bytes; `b""`: the
+/// root) and everything under them: their entries, not themselves.
+pub(crate) fn walk_under(
+    root: &Path,
+    starts: Vec<Vec<u8>>,
+    filter: &Filter<'_>,
+    watcher: Option<&Watcher>,
+) -> Result<Walked, CheckpointError> {
     let shared = Shared {
         queue: Mutex::new(Queue {
-            dirs: vec![Vec::new()],
+            dirs: starts,
             busy: 0,
             failed: None,
         }),
@@ -243,6 +299,9 @@ pub(crate) fn walk(root: &Path, filter: &Filter<'_>) -> Result<Walked, Checkpoin
     let walk_part = || {
         let mut part = Part::default();
         while let Some(rel) = shared.take() {
+            if let Some(w) = watcher {
+                w.add(root, &rel);
+            }
             shared.done(list_dir(root, &rel, filter, &mut part));
         }
         part
@@ -275,29 +334,18 @@ pub(crate) fn walk(root: &Path, filter: &Filter<'_>) -> Result<Walked, Checkpoin
     if let Some(e) = shared.lock().failed.take() {
         return Err(e);
     }
-    let mut out = Walked {
-        entries: Vec::with_capacity(parts.iter().map(|p| p.entries.len()).sum()),
-        bytes: 0,
-        files: 0,
-    };
-    for p in parts {
-        out.entries.extend(p.entries);
-        out.bytes += p.bytes;
-        out.files += p.files;
-    }
-    // (Each path is found once: no two entries are equal.)
-    out.entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
+    Ok(Part::into_walked(parts))
 }
 
 /// Lists the directory `rel` of `root` into `part`; its subdirectories (to list).
-fn list_dir(
+pub(crate) fn list_dir(
     root: &Path,
     rel: &[u8],
     filter: &Filter<'_>,
     part: &mut Part,
 ) -> Result<Vec<Vec<u8>>, CheckpointError> {
     let dir = root.join(OsStr::from_bytes(rel));
+    part.dirs_listed += 1;
     let rd = std::fs::read_dir(&dir).map_err(|e| CheckpointError::io("listing", &dir, e))?;
     let mut subdirs = Vec::new();
     for ent in rd {
@@ -331,6 +379,9 @@ fn list_dir(
             let target = RelPath::from_os(target.as_os_str());
             (Kind::Symlink { target }, None)
         } else if ft.is_file() {
+            if m.nlink() > 1 && part.linked.last().is_none_or(|d| d.as_slice() != rel) {
+                part.linked.push(rel.to_vec());
+            }
             part.bytes += m.size();
             part.files += 1;
             let kind = Kind::File {

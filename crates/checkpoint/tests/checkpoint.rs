@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+#[path = "checkpoint/journal.rs"]
+mod journal;
+
 /// Everything a tree holds, for exact comparison: path → (kind, mode, content).
 fn fingerprint(root: &Path) -> BTreeMap<PathBuf, (String, u32, Vec<u8>)> {
     let mut out = BTreeMap::new();
@@ -104,6 +107,7 @@ fn save(
             label_of,
             extra,
             label_epoch: None,
+            journal: None,
         },
         settings,
     )
@@ -394,6 +398,7 @@ fn labels_of_unchanged_files_are_reused_under_the_same_epoch_only() {
                     label_of: &label,
                     extra: serde_json::Value::Null,
                     label_epoch: epoch,
+                    journal: None,
                 },
                 &s,
             )

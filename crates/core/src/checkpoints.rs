@@ -109,6 +109,7 @@ impl Shell {
             max_bytes: c.max_mb.saturating_mul(1 << 20),
             keep: usize::try_from(c.keep).unwrap_or(usize::MAX),
             max_age_days: c.max_age_days,
+            journal: c.journal,
         };
         // (Asked for every path of the tree: `$HOME` resolved once, here.)
         let checker = safesh_policy::protected::Checker::new(config.home.as_deref(), Some(&state));
@@ -122,6 +123,21 @@ impl Shell {
             exclude: &settings.exclude,
             protected: &protected,
         };
+        // What `filter` depends on (a journal made under another is not
+        // used): the session's temp dir only when a root holds it.
+        let temp_in_roots = temp
+            .as_ref()
+            .filter(|t| roots.iter().any(|r| t.starts_with(r)));
+        let filter_key = format!(
+            "{:?}",
+            (
+                env!("CARGO_PKG_VERSION"),
+                &state,
+                temp_in_roots,
+                &config.home,
+                &settings.exclude
+            )
+        );
         match op {
             CheckpointOp::Save(name) => {
                 // Each directory resolved once, not each file (the walk never
@@ -159,6 +175,7 @@ impl Shell {
                             label_of: &label_of,
                             extra,
                             label_epoch: epoch.as_deref(),
+                            journal: Some(&filter_key),
                         },
                         &settings,
                     )

@@ -44,6 +44,9 @@ pub use error::{Details, ErrorCode, Refusal};
 pub use io::{StreamConsumer, StreamKind};
 pub use known::KnownSource;
 pub use limits::Limits;
+/// Checkpoint change journals for this process (a server): see
+/// [`safesh_checkpoint::keep_journals`].
+pub use safesh_checkpoint::keep_journals as keep_checkpoint_journals;
 /// The reversible byte escape of words (non-UTF-8 bytes as data), for the faces.
 pub use safesh_utils::word_bytes;
 pub use session::{ExecOutcome, InputSource, Interrupter, OutputTarget, Session, SessionOptions};

@@ -184,6 +184,8 @@ impl Drop for Server {
 impl Server {
     /// A server with these settings.
     pub fn new(settings: Settings) -> Arc<Server> {
+        // It saves the same projects again and again: journals pay.
+        safesh_core::keep_checkpoint_journals();
         let settings = Arc::new(settings);
         let jobs = Arc::new(Jobs::new(settings.clone()));
         let j = jobs.clone();

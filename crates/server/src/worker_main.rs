@@ -129,6 +129,8 @@ impl ApprovalChannel for ParentChannel {
 
 /// Serves the parent's requests on fds 0/1; returns the exit status.
 pub fn serve(settings: Settings) -> i32 {
+    // A session's worker saves its project again and again: journals pay.
+    safesh_core::keep_checkpoint_journals();
     let fail = |msg: String| {
         let _ = writeln!(std::io::stderr(), "safesh: worker: {msg}");
         2

@@ -332,6 +332,9 @@ fn merge(cfg: &mut Config, l: Layer) {
     if let Some(n) = l.checkpoint_max_age_days {
         cfg.checkpoints.max_age_days = n;
     }
+    if let Some(b) = l.checkpoint_journal {
+        cfg.checkpoints.journal = b;
+    }
     for task in l.tasks {
         cfg.tasks.insert(task.name.clone(), task);
     }

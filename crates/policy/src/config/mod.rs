@@ -610,6 +610,9 @@ pub struct Checkpoints {
     pub keep: u64,
     /// Checkpoints older than this many days go (0: no age limit).
     pub max_age_days: u64,
+    /// A long-lived process (the server) keeps a change journal (inotify) per
+    /// root, so a save lists again only directories where something changed.
+    pub journal: bool,
 }
 
 impl Default for Checkpoints {
@@ -622,6 +625,7 @@ impl Default for Checkpoints {
             max_mb: 1024,
             keep: 50,
             max_age_days: 30,
+            journal: true,
         }
     }
 }

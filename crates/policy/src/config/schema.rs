@@ -106,7 +106,7 @@ const WHEN_KEYS: &[(&str, &[&str])] = &[
 const WHEN_INTEGRITY: &[&str] = &["untrusted", "network", "sandboxed", "trusted"];
 const WHEN_PC: &[&str] = &["tainted", "secret", "untrusted"];
 const MCP_KEYS: &[&str] = &["http_token_file"];
-const CHECKPOINT_KEYS: &[&str] = &["exclude", "max_mb", "keep", "max_age_days"];
+const CHECKPOINT_KEYS: &[&str] = &["exclude", "max_mb", "keep", "max_age_days", "journal"];
 const CONTEXT_KEYS: &[&str] = &["max_value_bytes", "max_keys"];
 const HISTORY_KEYS: &[&str] = &["max_entries", "persist"];
 const SPEC_KEYS: &[&str] = &["approval_mode"];
@@ -131,6 +131,7 @@ pub(crate) struct Layer {
     pub checkpoint_max_mb: Option<u64>,
     pub checkpoint_keep: Option<u64>,
     pub checkpoint_max_age_days: Option<u64>,
+    pub checkpoint_journal: Option<bool>,
     pub tasks: Vec<safesh_tasks::Task>,
     pub context: ContextLimits,
     pub history: HistorySettings,
@@ -685,6 +686,7 @@ pub(crate) fn parse_file(cx: &Cx) -> Result<Layer, ConfigError> {
                         "max_age_days" => {
                             layer.checkpoint_max_age_days = Some(as_u64(cx, "max_age_days", S, v)?)
                         }
+                        "journal" => layer.checkpoint_journal = Some(as_bool(cx, "journal", S, v)?),
                         _ => return Err(unknown(cx, k, S, CHECKPOINT_KEYS)),
                     }
                 }

@@ -261,7 +261,7 @@ pub fn render(config: &Config) -> String {
     let c = &config.checkpoints;
     let _ = writeln!(
         out,
-        "\n[checkpoints]\nexclude = [{}]\nmax_mb = {}\nkeep = {}\nmax_age_days = {}",
+        "\n[checkpoints]\nexclude = [{}]\nmax_mb = {}\nkeep = {}\nmax_age_days = {}\njournal = {}",
         c.exclude
             .iter()
             .map(|e| q(e))
@@ -269,7 +269,8 @@ pub fn render(config: &Config) -> String {
             .join(", "),
         c.max_mb,
         c.keep,
-        c.max_age_days
+        c.max_age_days,
+        c.journal
     );
     if !config.tasks.is_empty() {
         let _ = writeln!(out, "\n[tasks]");

@@ -424,6 +424,25 @@ fn limits_override_per_key() {
 }
 
 #[test]
+fn checkpoint_journal_is_on_unless_a_layer_turns_it_off() {
+    let w = World::new();
+    assert!(w.load().checkpoints.journal);
+    w.user("[checkpoints]\njournal = false\nkeep = 3\n");
+    let c = w.load();
+    assert!(!c.checkpoints.journal);
+    assert_eq!(c.checkpoints.keep, 3);
+    assert!(
+        config::render(&c).contains("journal = false"),
+        "{}",
+        config::render(&c)
+    );
+    let p = w.project("[checkpoints]\njournal = \"no\"\n");
+    let (path, line, _, msg) = invalid(config::load(&w.opts()));
+    assert_eq!((path, line), (p, 2));
+    assert!(msg.contains("journal"), "{msg}");
+}
+
+#[test]
 fn subcommand_rules_merge() {
     let w = World::new();
     w.user(

@@ -211,3 +211,107 @@ fn a_save_killed_with_sigkill_leaves_the_store_readable() {
     a.run("checkpoint save after > /dev/null").assert_ok();
     a.run("checkpoint diff base after").assert_ok_with("");
 }
+
+/// A server (here `safesh rpc`) keeps a change journal: its second save lists
+/// only the directories where something changed — also when a sandboxed
+/// program wrote them — and what it saved restores exactly.
+#[test]
+fn a_server_saves_again_from_its_journal_and_restores_exactly() {
+    use std::io::Write;
+    let a = Arena::new();
+    let call = |id: i64, method: &str, params: serde_json::Value| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+            .to_string()
+    };
+    let exec = |id: i64, script: &str| call(id, "execute", serde_json::json!({"script": script}));
+    let lines = [
+        exec(
+            1,
+            "mkdir -p deep/a/b wide; echo one > deep/a/b/f.txt; echo w > wide/w.txt",
+        ),
+        call(2, "checkpoint.save", serde_json::json!({"name": "j1"})),
+        // An in-process write and one by a sandboxed program (python3).
+        exec(
+            3,
+            "echo two >> deep/a/b/f.txt; python3 -c \"open('wide/p.txt','w').write('py')\"",
+        ),
+        call(4, "checkpoint.save", serde_json::json!({"name": "j2"})),
+        call(
+            5,
+            "checkpoint.diff",
+            serde_json::json!({"a": "j1", "b": "j2"}),
+        ),
+        exec(
+            6,
+            "echo three > deep/a/b/f.txt; rm wide/p.txt; echo later > later.txt",
+        ),
+        call(7, "checkpoint.restore", serde_json::json!({"name": "j2"})),
+        call(8, "checkpoint.save", serde_json::json!({"name": "j3"})),
+    ];
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
+        .args(["--config"])
+        .arg(&a.config)
+        .arg("rpc")
+        .current_dir(&a.dir)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &a.home)
+        .env("XDG_STATE_HOME", &a.state)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for l in &lines {
+            writeln!(stdin, "{l}").unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let replies: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let by_id = |id: i64| {
+        replies
+            .iter()
+            .find(|r| r["id"] == id)
+            .cloned()
+            .unwrap_or_default()
+    };
+    for id in [1, 3, 6] {
+        assert_eq!(by_id(id)["result"]["exit_code"], 0, "{replies:?}");
+    }
+    let all = by_id(2)["result"]["dirs_listed"].as_u64().unwrap();
+    let second = &by_id(4)["result"];
+    let listed = second["dirs_listed"].as_u64().unwrap();
+    assert!(
+        listed < all && listed >= 2,
+        "the second save lists the two changed directories, not all {all}: {second}"
+    );
+    assert_eq!(second["files_read"], 2, "{second}");
+    let d = &by_id(5)["result"];
+    assert_eq!(
+        d["added"],
+        serde_json::json!([a.dir.join("wide/p.txt")]),
+        "{d}"
+    );
+    assert_eq!(
+        d["modified"],
+        serde_json::json!([a.dir.join("deep/a/b/f.txt")]),
+        "{d}"
+    );
+    assert!(by_id(7)["result"].is_object(), "{replies:?}");
+    assert_eq!(
+        std::fs::read_to_string(a.dir.join("deep/a/b/f.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(a.dir.join("wide/p.txt")).unwrap(),
+        "py"
+    );
+    assert!(!a.exists("later.txt"));
+    // The restore's own writes are changes the journal saw: j3 saves them.
+    let third = &by_id(8)["result"];
+    assert!(third["dirs_listed"].as_u64().unwrap() < all, "{third}");
+}
