@@ -24,13 +24,14 @@
 //! filter; anything else is a full walk, as a process without journals (the
 //! CLI) always does.
 
+use crate::store::Manifest;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Whether this process keeps journals (see [`keep_journals`]).
 static ENABLED: AtomicBool = AtomicBool::new(false);
@@ -38,6 +39,33 @@ static ENABLED: AtomicBool = AtomicBool::new(false);
 /// The journals of this process, by store and root; a save takes its root's
 /// out while it runs (so two saves never share one) and puts it back after.
 static JOURNALS: Mutex<Option<HashMap<(PathBuf, PathBuf), Journal>>> = Mutex::new(None);
+
+/// The manifest this process wrote last, per project dir (journal processes
+/// only): the next save's previous checkpoint, not read back and decoded.
+static WRITTEN: Mutex<Option<HashMap<PathBuf, Arc<Manifest>>>> = Mutex::new(None);
+
+/// Keeps `m`, just written in `project_dir`, for [`recall`].
+pub(crate) fn remember(project_dir: PathBuf, m: Arc<Manifest>) {
+    if ENABLED.load(Ordering::Relaxed) {
+        WRITTEN
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert_with(HashMap::new)
+            .insert(project_dir, m);
+    }
+}
+
+/// The manifest `name` created at `created_unix_ms` in `project_dir`, when it
+/// is the one this process wrote there last.
+pub(crate) fn recall(
+    project_dir: &Path,
+    name: &str,
+    created_unix_ms: u64,
+) -> Option<Arc<Manifest>> {
+    let written = WRITTEN.lock().unwrap_or_else(PoisonError::into_inner);
+    let m = written.as_ref()?.get(project_dir)?;
+    (m.name == name && m.created_unix_ms == created_unix_ms).then(|| m.clone())
+}
 
 /// Turns journals on for this process: call it in a process that saves the
 /// same project more than once (a server); a one-shot CLI save gains nothing

@@ -56,7 +56,54 @@ pub(crate) struct Index {
     /// The packs, by number (their `.pack` paths).
     pub packs: Vec<PathBuf>,
     /// Where each content is (any one copy, when several packs hold it).
-    pub at: HashMap<Hash, Location>,
+    pub at: HashMap<Hash, Location, ContentHash>,
+}
+
+/// Hashes content addresses for a map: a sha256 is uniform already, so a few
+/// multiply rounds over its words suffice (SipHash per lookup was a tenth of
+/// a save of an unchanged tree); a key per process keeps a tree made to
+/// collide in one table from colliding in another.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ContentHash(u64);
+
+impl Default for ContentHash {
+    fn default() -> Self {
+        static KEY: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        ContentHash(*KEY.get_or_init(|| {
+            use std::hash::BuildHasher;
+            std::collections::hash_map::RandomState::new().hash_one(0x5afe_5afe_u64)
+        }))
+    }
+}
+
+impl std::hash::BuildHasher for ContentHash {
+    type Hasher = ContentHasher;
+    fn build_hasher(&self) -> ContentHasher {
+        ContentHasher(self.0)
+    }
+}
+
+/// See [`ContentHash`].
+pub(crate) struct ContentHasher(u64);
+
+impl std::hash::Hasher for ContentHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0 ^ u64::from_le_bytes(w))
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                .rotate_left(29);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write(&n.to_le_bytes());
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl Index {

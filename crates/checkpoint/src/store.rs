@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// One root of a checkpoint.
@@ -459,6 +459,7 @@ impl Store {
         let replaced = self.manifest_path(project, &name).exists();
         self.write_manifest(project, &manifest)?;
         drop(lock);
+        let summary = summary(&manifest);
         if let Some(key) = journal_key {
             for (root, mut j) in journals {
                 j.baseline = Some(Baseline {
@@ -468,10 +469,12 @@ impl Store {
                 });
                 j.keep(&self.dir, root);
             }
+            // The next save's `previous`, without reading it back.
+            crate::journal::remember(self.project_dir(project), Arc::new(manifest));
         }
         let expired = self.expire(project, settings, &name)?;
         Ok(Saved {
-            summary: summary(&manifest),
+            summary,
             files_read,
             dirs_listed,
             replaced,
@@ -481,12 +484,16 @@ impl Store {
 
     /// The newest checkpoint of `project` (found by the summaries; only it is
     /// read whole).
-    fn newest(&self, project: &Path) -> Result<Option<Manifest>, CheckpointError> {
+    fn newest(&self, project: &Path) -> Result<Option<Arc<Manifest>>, CheckpointError> {
         let Some(newest) = self.list(project)?.pop() else {
             return Ok(None);
         };
+        let dir = self.project_dir(project);
+        if let Some(m) = crate::journal::recall(&dir, &newest.name, newest.created_unix_ms) {
+            return Ok(Some(m));
+        }
         match self.load(project, &newest.name) {
-            Ok(m) => Ok(Some(m)),
+            Ok(m) => Ok(Some(Arc::new(m))),
             // Gone since (retention elsewhere): nothing to reuse is still correct.
             Err(CheckpointError::NotFound(_)) => Ok(None),
             Err(e) => Err(e),

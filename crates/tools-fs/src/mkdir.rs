@@ -45,6 +45,9 @@ pub fn mkdir(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let mut out = Vec::new();
     for name in &p.operands {
         let mut todo = Vec::new();
+        if parents && ctx.probe(name, true).is_some_and(|m| m.is_dir()) {
+            continue; // There already: nothing to make, nothing written.
+        }
         if parents {
             // Create missing ancestors first, in order.
             let mut acc = String::new();
@@ -59,6 +62,15 @@ pub fn mkdir(ctx: &mut UtilCtx<'_>) -> UtilResult {
                     continue;
                 }
                 todo.push(acc.clone());
+            }
+            // Only what is missing below the deepest directory there: an
+            // existing ancestor is never written (GNU mkdir -p), so one the
+            // policy hides (outside the read roots) is no error.
+            if let Some(deepest) = todo
+                .iter()
+                .rposition(|a| ctx.probe(a, true).is_some_and(|m| m.is_dir()))
+            {
+                todo.drain(..=deepest);
             }
         }
         let mut failed = false;
@@ -88,7 +100,7 @@ pub fn mkdir(ctx: &mut UtilCtx<'_>) -> UtilResult {
             continue;
         }
         if parents && ctx.probe(name, true).is_some_and(|m| m.is_dir()) {
-            continue;
+            continue; // Made meanwhile.
         }
         let made = ctx.resolve_write(name, false).and_then(|e| {
             e.create_dir(0o777)?;

@@ -201,7 +201,7 @@ fn a_journal_save_finds_what_a_full_walk_finds_after_every_kind_of_change() {
     let before = fingerprint(&f.proj);
     std::fs::write(f.proj.join("README.md"), "changed\n").unwrap();
     journaled
-        .restore(&f.proj, "c19", &[f.proj.clone()], &filter(&s))
+        .restore(&f.proj, "c19", std::slice::from_ref(&f.proj), &filter(&s))
         .unwrap();
     assert_eq!(fingerprint(&f.proj), before);
 }

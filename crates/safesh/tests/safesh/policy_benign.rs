@@ -343,3 +343,15 @@ fn git_init(p: &Project) {
         .is_ok_and(|s| s.success());
     assert!(ok, "git init");
 }
+
+/// `mkdir -p` of an absolute path in the project: its top ancestors (`/tmp`,
+/// …) are outside the read roots but exist, so nothing is written there —
+/// GNU mkdir creates only what is missing, and so does safesh.
+#[test]
+fn mkdir_p_of_an_absolute_path_inside_the_project() {
+    let p = ok(
+        "mkdir -p \"$PWD/gen/a\" && mkdir -p \"$PWD/gen/a/b\" \"$PWD\" && echo made",
+        "made\n",
+    );
+    assert!(p.dir.join("gen/a/b").is_dir());
+}
