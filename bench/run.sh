@@ -24,6 +24,16 @@ runs="${RUNS:-10}"
 startup() {
     hyperfine -N --warmup 20 --runs 300 --export-markdown "$B/startup.md" \
         "$S -c true" "bash -c true"
+    # CPU and page faults, in turn (ROUNDS rounds of 200 starts each): the
+    # goal is about CPU, which the machine's load moves less than wall time.
+    if command -v perf >/dev/null; then
+        for _ in $(seq "${ROUNDS:-5}"); do
+            for c in "$S -c true" "bash -c true"; do
+                perf stat -r 200 -x, -e task-clock,page-faults $c 2>&1 >/dev/null |
+                    awk -F, -v c="${c##*/}" '/task-clock/ {t=$1} /page-faults/ {f=$1} END {printf "%-16s %.3f ms CPU, %d page faults\n", c, t, f}'
+            done
+        done
+    fi
 }
 
 project() {

@@ -84,6 +84,8 @@ pub(super) fn export(sh: &mut Shell, argv: &[Field]) -> Exec {
             continue;
         }
         let (name, _, _) = split_assignment(&f.text);
+        // A name bound for this command only (`z=t export z`) stays (bash).
+        sh.vars.keep_temp(name);
         if sh.vars.get(name).is_none() {
             // `export X` of an unset variable marks it for export once set.
             let _ = sh.vars.set(name, String::new(), Label::agent());
@@ -132,6 +134,8 @@ pub(super) fn readonly(sh: &mut Shell, argv: &[Field]) -> Exec {
             continue;
         }
         let (name, _, _) = split_assignment(&f.text);
+        // As with export: `y=1 readonly y` keeps y.
+        sh.vars.keep_temp(name);
         if sh.vars.get(name).is_none() {
             let _ = sh.vars.set(name, String::new(), Label::agent());
         }
@@ -342,7 +346,17 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                         flags = flags.replace('-', "");
                         flags.insert(0, 'A');
                     }
-                    lines.push((format!("declare -{flags} {n}={body}\n"), shown));
+                    let empty = match &v.value {
+                        Value::Str(s) => s.is_empty(),
+                        Value::Array(a) => a.is_empty(),
+                        Value::Assoc(a) => a.is_empty(),
+                    };
+                    // Declared and never given a value: no `=…` (bash).
+                    if empty && sh.vars.declared_only(&n) {
+                        lines.push((format!("declare -{flags} {n}\n"), shown));
+                    } else {
+                        lines.push((format!("declare -{flags} {n}={body}\n"), shown));
+                    }
                 }
                 None if sh.vars.is_declared_unset(&n) => {
                     lines.push((format!("declare -- {n}\n"), Label::empty()));
@@ -383,6 +397,7 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
             }
             continue;
         }
+        let absent = sh.vars.get(&base).is_none() || sh.vars.declared_only(&base);
         if assoc {
             sh.vars.declare_assoc(&base, f.label.join(&sh.pc));
         }
@@ -399,16 +414,16 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                 status = 1;
                 continue;
             }
-        } else if sh.vars.get(&base).is_none() {
+        } else if absent {
             // `declare x` alone declares x without setting it (`[[ -v x ]]` is
-            // false); an array, export or readonly one exists empty.
-            if array {
+            // false); an array, export or readonly one exists empty, still
+            // shown by `declare -p` without a value.
+            if array && sh.vars.get(&base).is_none() {
                 let _ = sh.vars.set_array(&base, Default::default(), Label::agent());
-            } else if export || readonly {
+            } else if (export || readonly) && sh.vars.get(&base).is_none() {
                 let _ = sh.vars.set(&base, String::new(), Label::agent());
-            } else if !assoc {
-                sh.vars.mark_declared(&base);
             }
+            sh.vars.mark_declared(&base);
         }
         if let Some(v) = sh.vars.get_mut(&base) {
             if export {

@@ -46,6 +46,8 @@ impl Shell {
                         .map(|v| (v.as_str().to_string(), v.label.clone()));
                     let (cur, old_label) = old.unwrap_or_default();
                     if self.vars.get(name).is_some_and(|v| v.attrs.integer) {
+                        // An empty value counts as 0 (`declare -i z; z+=5`).
+                        let cur = if cur.trim().is_empty() { "0" } else { &cur };
                         let sum = self.eval_arith_data(
                             &format!("({cur}) + ({})", f.text),
                             &f.label.join(&old_label),

@@ -166,6 +166,7 @@ impl Vars {
 
     /// Sets a scalar, keeping the export flag.
     pub fn set(&mut self, name: &str, value: String, label: Label) -> Result<(), ReadonlyError> {
+        self.assigned(name);
         match self.map.get_mut(name) {
             Some(v) if v.readonly => Err(ReadonlyError(name.to_string())),
             Some(v) => {
@@ -200,6 +201,7 @@ impl Vars {
         value: String,
         label: Label,
     ) -> Result<(), ReadonlyError> {
+        self.assigned(name);
         let v = self
             .map
             .entry(name.to_string())
@@ -233,6 +235,7 @@ impl Vars {
         value: String,
         label: Label,
     ) -> Result<(), ReadonlyError> {
+        self.assigned(name);
         let v = self
             .map
             .entry(name.to_string())
@@ -265,6 +268,7 @@ impl Vars {
         items: BTreeMap<i64, String>,
         label: Label,
     ) -> Result<(), ReadonlyError> {
+        self.assigned(name);
         match self.map.get_mut(name) {
             Some(v) if v.readonly => Err(ReadonlyError(name.to_string())),
             Some(v) => {
@@ -303,6 +307,19 @@ impl Vars {
         max + 1 + i
     }
 
+    /// A value was given to `name`: no longer only declared.
+    fn assigned(&mut self, name: &str) {
+        if !self.declared.is_empty() {
+            self.declared.remove(name);
+        }
+    }
+
+    /// True when `name` was declared and given no value since (`declare -a
+    /// a`, `declare -i n`, `local x`), even when it exists empty.
+    pub fn declared_only(&self, name: &str) -> bool {
+        self.declared.contains(name)
+    }
+
     /// Marks `name` as declared without a value (see `declared`).
     pub fn mark_declared(&mut self, name: &str) {
         self.declared.insert(name.to_string());
@@ -321,6 +338,19 @@ impl Vars {
             depth: self.frames.len(),
             live: true,
         });
+    }
+
+    /// Makes the innermost `x=v cmd` binding of `name` stay when its command
+    /// ends (bash: `z=t export z` and `readonly` keep `z`).
+    pub fn keep_temp(&mut self, name: &str) {
+        if let Some(t) = self
+            .temps
+            .iter_mut()
+            .rev()
+            .find(|t| t.live && t.name == name)
+        {
+            t.live = false;
+        }
     }
 
     /// Ends the last `n` temporary bindings, restoring what each displaced
