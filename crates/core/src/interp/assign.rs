@@ -257,6 +257,15 @@ impl Shell {
         let name = resolved.as_str();
         self.commit_env(name, &label)?;
         let attrs = self.vars.get(name).map(|v| v.attrs).unwrap_or_default();
+        // A nameref without a target gets one: it must name a variable.
+        if attrs.nameref
+            && self.vars.get(name).is_some_and(|v| v.as_str().is_empty())
+            && !names_a_variable(&value)
+        {
+            self.diag(format!("`{value}': not a valid identifier"));
+            self.set_status(1);
+            return Err(Stop::Abort);
+        }
         let value = if attrs.integer {
             self.eval_arith_data(&value, &label)?.to_string()
         } else if attrs.lower {
@@ -289,4 +298,17 @@ impl Shell {
         }
         stop
     }
+}
+
+/// `name` or `name[subscript]`: what a nameref may refer to.
+fn names_a_variable(s: &str) -> bool {
+    let base = match s.strip_suffix(']').and_then(|r| r.split_once('[')) {
+        Some((base, _)) => base,
+        None => s,
+    };
+    let mut chars = base.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

@@ -526,11 +526,11 @@ impl Shell {
         let agent = self.code_label.clone();
         for (i, p) in pieces.iter().enumerate() {
             match &p.piece {
-                WordPiece::Text(t) if acc.operand && !heredoc && !has_case_toggle(t) => {
+                WordPiece::Text(t) if acc.operand && !heredoc && !has_unparsed_brace(t) => {
                     acc.unquoted(t, &agent);
                 }
-                WordPiece::Text(t) if !heredoc && has_case_toggle(t) => {
-                    self.expand_case_toggles(t, acc, &agent)?;
+                WordPiece::Text(t) if !heredoc && has_unparsed_brace(t) => {
+                    self.expand_unparsed_braces(t, acc, &agent)?;
                 }
                 WordPiece::Text(t) => {
                     if heredoc {
@@ -669,18 +669,32 @@ impl Shell {
     /// letter), which brush-parser leaves as literal text: the text around
     /// them stays literal, each one expands to its toggled value (split and
     /// globbed outside double quotes, as any `${…}`).
-    fn expand_case_toggles(&mut self, t: &str, acc: &mut Acc, agent: &Label) -> Exec {
+    fn expand_unparsed_braces(&mut self, t: &str, acc: &mut Acc, agent: &Label) -> Exec {
         let utf8 = self.utf8_locale();
         let mut rest = t;
-        while let Some((before, name, all, after)) = next_case_toggle(rest) {
-            acc.literal(before, agent);
-            let param = match name.parse::<u32>() {
-                Ok(n) => Parameter::Positional(n),
-                Err(_) => Parameter::Named(name.to_string()),
+        while let Some(k) = rest.find("${") {
+            acc.literal(&rest[..k], agent);
+            let (param, all, after) = match unparsed_at(&rest[k..]) {
+                Unparsed::CaseToggle(name, all, after) => {
+                    let param = match name.parse::<u32>() {
+                        Ok(n) => Parameter::Positional(n),
+                        Err(_) => Parameter::Named(name.to_string()),
+                    };
+                    (param, Some(all), after)
+                }
+                Unparsed::LastJob(after) => (
+                    Parameter::Special(SpecialParameter::LastBackgroundProcessId),
+                    None,
+                    after,
+                ),
+                Unparsed::Bad(form) => {
+                    return Err(self.abort(format!("{form}: bad substitution")));
+                }
             };
             let (pv, label) = self.param_value(&param, false)?;
-            let value = match pv {
-                PV::One(v) => toggle_case(&v, all, utf8),
+            let value = match (pv, all) {
+                (PV::One(v), Some(all)) => toggle_case(&v, all, utf8),
+                (PV::One(v), None) => v,
                 _ => String::new(),
             };
             if acc.in_dquote {
@@ -699,8 +713,8 @@ impl Shell {
         let agent = self.code_label.clone();
         for p in pieces {
             match &p.piece {
-                WordPiece::Text(t) if has_case_toggle(t) => {
-                    self.expand_case_toggles(t, acc, &agent)?;
+                WordPiece::Text(t) if has_unparsed_brace(t) => {
+                    self.expand_unparsed_braces(t, acc, &agent)?;
                 }
                 WordPiece::Text(t) | WordPiece::SingleQuotedText(t) => acc.quoted(t, &agent),
                 WordPiece::AnsiCQuotedText(t) => acc.quoted(t, &agent),
@@ -1159,6 +1173,8 @@ impl Shell {
             // `$a` is `${a[0]}`: unset when the array has no element 0
             // (`local -a a`, `a=([1]=x)`), so `${a-d}` and `set -u` see that.
             Some(v) if !has_element_zero(&v.value) => (PV::Unset, v.label.join(&via)),
+            // A nameref without a target (`declare -n r`) is unset (bash).
+            Some(v) if v.attrs.nameref && v.as_str().is_empty() => (PV::Unset, v.label.join(&via)),
             Some(v) => (PV::One(v.as_str().to_string()), v.label.join(&via)),
             None => (PV::Unset, via),
         }
@@ -1175,10 +1191,15 @@ impl Shell {
         Stop::Exit
     }
 
-    /// `set -u` stops a non-interactive bash with status 127 (1 under `set -e`).
+    /// `set -u` stops a non-interactive bash with status 127 (1 under `set -e`
+    /// or in a subshell).
     fn unbound_exit(&mut self, p: &Parameter) -> Stop {
         let s = self.unbound(p);
-        self.last_status = if self.opts.errexit { 1 } else { 127 };
+        self.last_status = if self.opts.errexit || self.in_subshell {
+            1
+        } else {
+            127
+        };
         s
     }
 
@@ -2127,36 +2148,59 @@ fn only_reads_a_file(program: &safesh_syntax::ast::Program) -> bool {
     first_reads && items.next().is_none()
 }
 
-/// True when `t` holds a `${NAME~}` or `${NAME~~}` brush-parser left as text.
-fn has_case_toggle(t: &str) -> bool {
-    t.contains("${") && next_case_toggle(t).is_some()
+/// True when `t` holds a `${…}` form brush-parser left as text (see
+/// [`join_dollar_brace`]): `${NAME~}`, `${!}`, or a bad substitution.
+fn has_unparsed_brace(t: &str) -> bool {
+    t.contains("${")
 }
 
-/// The first `${NAME~}` / `${NAME~~}` in `t`: (text before, NAME, `~~`,
-/// text after). NAME is a variable name or a positional parameter number.
-fn next_case_toggle(t: &str) -> Option<(&str, &str, bool, &str)> {
-    let mut from = 0;
-    while let Some(k) = t[from..].find("${") {
-        let start = from + k;
-        let body = &t[start + 2..];
-        let name_len = body
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(body.len());
-        let name = &body[..name_len];
-        let valid = !name.is_empty()
-            && (name.bytes().all(|b| b.is_ascii_digit()) || !name.as_bytes()[0].is_ascii_digit());
-        let tail = &body[name_len..];
-        if valid {
-            if let Some(after) = tail.strip_prefix("~~}") {
-                return Some((&t[..start], name, true, after));
-            }
-            if let Some(after) = tail.strip_prefix("~}") {
-                return Some((&t[..start], name, false, after));
-            }
-        }
-        from = start + 2;
+/// What a `${…}` form brush-parser left as text is, at the start of `s`.
+enum Unparsed<'a> {
+    /// `${NAME~}` / `${NAME~~}` (`true`: every letter): NAME, then the rest.
+    CaseToggle(&'a str, bool, &'a str),
+    /// `${!}`: `$!`; then the rest.
+    LastJob(&'a str),
+    /// Anything else (`${#x:1}`, `${a[0][0]}`): bash's "bad substitution";
+    /// the form as written.
+    Bad(&'a str),
+}
+
+/// Reads the unparsed form at the start of `s` (which starts with `${`).
+fn unparsed_at(s: &str) -> Unparsed<'_> {
+    let body = &s[2..];
+    if let Some(after) = body.strip_prefix("!}") {
+        return Unparsed::LastJob(after);
     }
-    None
+    let name_len = body
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(body.len());
+    let name = &body[..name_len];
+    let valid = !name.is_empty()
+        && (name.bytes().all(|b| b.is_ascii_digit()) || !name.as_bytes()[0].is_ascii_digit());
+    let tail = &body[name_len..];
+    if valid {
+        if let Some(after) = tail.strip_prefix("~~}") {
+            return Unparsed::CaseToggle(name, true, after);
+        }
+        if let Some(after) = tail.strip_prefix("~}") {
+            return Unparsed::CaseToggle(name, false, after);
+        }
+    }
+    // Up to the `}` that closes it (nested braces counted).
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Unparsed::Bad(&s[..=i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    Unparsed::Bad(s)
 }
 
 /// Toggles the case of the first letter (or every one, `all`); in the C
@@ -2179,7 +2223,7 @@ fn toggle_case(s: &str, all: bool, utf8: bool) -> String {
 
 /// brush-parser leaves a `${…}` form it does not know (`${x~}`) as the text
 /// `$` followed by the text `{x~}`: joined here so that
-/// [`Shell::expand_case_toggles`] sees the whole form.
+/// [`Shell::expand_unparsed_braces`] sees the whole form.
 fn join_dollar_brace(pieces: Vec<WordPieceWithSource>) -> Vec<WordPieceWithSource> {
     let mut out: Vec<WordPieceWithSource> = Vec::with_capacity(pieces.len());
     for mut p in pieces {
