@@ -71,7 +71,11 @@ impl Shell {
             (name, ast::AssignmentValue::Array(items)) => {
                 let name = match name {
                     ast::AssignmentName::VariableName(n) => n.clone(),
-                    ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
+                    ast::AssignmentName::ArrayElementName(n, idx) => {
+                        self.diag(format!("{n}[{idx}]: cannot assign list to array member"));
+                        self.set_status(1);
+                        return Err(Stop::Abort);
+                    }
                 };
                 if self.vars.get(&name).is_some_and(super::Var::is_assoc) {
                     return self.assign_assoc_literal(&name, items, a.append);
