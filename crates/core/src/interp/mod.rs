@@ -6,6 +6,7 @@ pub(crate) mod arith;
 mod assign;
 pub(crate) mod cond;
 pub(crate) mod expand;
+mod named_fd;
 pub(crate) mod pattern;
 pub(crate) mod redirect;
 pub(crate) mod simple;

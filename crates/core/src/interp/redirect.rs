@@ -16,7 +16,10 @@ impl Shell {
         f: impl FnOnce(&mut Shell) -> Exec,
     ) -> Exec {
         if redirects.is_empty() {
-            return f(self);
+            // (`exec` alone asks to keep redirections: there are none here.)
+            let r = f(self);
+            self.keep_redirects = false;
+            return r;
         }
         let saved = self.fds.clone();
         let temps = self.temp_files.len();

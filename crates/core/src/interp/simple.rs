@@ -41,7 +41,24 @@ impl Shell {
         let mut assigns: Vec<&ast::Assignment> = Vec::new();
         let mut redirects: Vec<ast::IoRedirect> = Vec::new();
         let mut words: Vec<WordItem<'_>> = Vec::new();
-        for item in s.prefix.iter().flat_map(|p| p.0.iter()) {
+        // `{fd}>file`: the word names the redirection after it.
+        let mut named = Vec::new();
+        let mut skip = std::collections::HashSet::new();
+        let lists = [
+            s.prefix.as_ref().map(|p| p.0.as_slice()),
+            s.suffix.as_ref().map(|p| p.0.as_slice()),
+        ];
+        for (list, items) in lists.into_iter().enumerate() {
+            for (i, n) in items.map(super::named_fd::find).unwrap_or_default() {
+                skip.insert((list, i));
+                skip.insert((list, i + 1));
+                named.push(n);
+            }
+        }
+        for (i, item) in s.prefix.iter().flat_map(|p| p.0.iter()).enumerate() {
+            if skip.contains(&(0, i)) {
+                continue;
+            }
             match item {
                 Item::AssignmentWord(a, _) => assigns.push(a),
                 Item::IoRedirect(r) => redirects.push(r.clone()),
@@ -52,7 +69,10 @@ impl Shell {
         if let Some(w) = &s.word_or_name {
             words.push(WordItem::Word(w, false, false));
         }
-        for item in s.suffix.iter().flat_map(|p| p.0.iter()) {
+        for (i, item) in s.suffix.iter().flat_map(|p| p.0.iter()).enumerate() {
+            if skip.contains(&(1, i)) {
+                continue;
+            }
             match item {
                 Item::AssignmentWord(a, w) => words.push(WordItem::Word(
                     w,
@@ -106,6 +126,11 @@ impl Shell {
             self.diag_label.join_assign(&f.label);
         }
         let last_arg = argv.last().cloned();
+        if !named.is_empty() && self.apply_named_redirects(&named)?.is_err() {
+            self.set_status(1);
+            self.remove_temp_files(temps_before);
+            return Ok(());
+        }
         let r = self.run_expanded(argv, assigns, redirects);
         self.remove_temp_files(temps_before);
         // `$_`: the last argument of the command that just ran.
