@@ -77,6 +77,15 @@ impl Shell {
                         return Err(Stop::Abort);
                     }
                 };
+                // Through a nameref to an element (`declare -n r='a[1]'; r=(x)`).
+                let target = self.vars.resolve(&name).to_string();
+                if target.contains('[') {
+                    self.diag(format!("`{target}': not a valid identifier"));
+                    self.set_status(1);
+                    return Err(Stop::Abort);
+                }
+                // The list goes to the variable the references name.
+                let name = if target.is_empty() { name } else { target };
                 if self.vars.get(&name).is_some_and(super::Var::is_assoc) {
                     return self.assign_assoc_literal(&name, items, a.append);
                 }
