@@ -89,6 +89,7 @@ pub(super) fn export(sh: &mut Shell, argv: &[Field]) -> Exec {
         if sh.vars.get(name).is_none() {
             // `export X` of an unset variable marks it for export once set.
             let _ = sh.vars.set(name, String::new(), Label::agent());
+            sh.vars.mark_declared(name);
         }
         if let Some(v) = sh.vars.get_mut(name) {
             v.exported = !unexport;
@@ -138,6 +139,7 @@ pub(super) fn readonly(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.vars.keep_temp(name);
         if sh.vars.get(name).is_none() {
             let _ = sh.vars.set(name, String::new(), Label::agent());
+            sh.vars.mark_declared(name);
         }
         if let Some(v) = sh.vars.get_mut(name) {
             v.readonly = true;
