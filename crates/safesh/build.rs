@@ -5,7 +5,10 @@
 //!   x86_64 Linux since 1.90), with the functions a start runs
 //!   (`startup.order`, written by `bench/startup_order.py`) placed together:
 //!   a start then faults in a few pages of code instead of ~75 scattered over
-//!   27 MB. With another linker the build is the same, those pages cost more.
+//!   27 MB. With another linker the build is the same, those pages cost more;
+//! * with gcc's unwinder linked in statically (`libgcc_eh.a`) where cc has it:
+//!   libgcc_s.so is then not loaded, and its constructor's `cpuid`s (each a
+//!   VM exit on a virtual machine: ~40 µs of every start) do not run.
 
 use std::path::Path;
 
@@ -18,6 +21,12 @@ fn main() {
         return;
     }
     println!("cargo:rustc-link-arg-bins=-no-pie");
+    if target.ends_with("-linux-gnu")
+        && let Some(dir) = libgcc_eh_dir()
+    {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-lib=static=gcc_eh");
+    }
     // The link map (which function is where), for bench/startup_order.py.
     if std::env::var_os("SAFESH_LINK_MAP").is_some()
         && let Ok(out) = std::env::var("OUT_DIR")
@@ -59,4 +68,16 @@ fn links_with_rust_lld(target: &str) -> bool {
         .and_then(|v| v.split('.').nth(1))
         .and_then(|m| m.parse::<u32>().ok());
     text.starts_with("rustc 1.") && minor.is_some_and(|m| m >= 90)
+}
+
+/// The directory of cc's `libgcc_eh.a`, when cc has one.
+fn libgcc_eh_dir() -> Option<std::path::PathBuf> {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = std::process::Command::new(cc)
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+        .ok()?;
+    // (cc prints the bare name back when it has no such file.)
+    let path = std::path::PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+    (path.is_absolute() && path.is_file()).then(|| path.parent().map(Path::to_path_buf))?
 }

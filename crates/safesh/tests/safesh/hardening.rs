@@ -476,3 +476,25 @@ fn a_user_config_commands_could_write_grants_nothing() {
     );
     assert!(outside.join("y.txt").exists());
 }
+
+/// brush-parser panics on a descriptor number past `i32`; the binary catches
+/// the unwind (its unwinder is linked in statically: build.rs) and answers a
+/// parse error, as a server must — never an abort.
+#[test]
+fn a_parser_panic_is_caught_in_the_shipped_binary() {
+    let home = Home::new();
+    let (code, _, err) = run_c(&home, "echo 99999999999999999999999>f");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("PARSE_ERROR"), "{err}");
+    assert!(err.contains("could not handle"), "{err}");
+    // A server answers it as a parse error and goes on.
+    let mut rpc = RpcProc::start(&home);
+    let r = rpc.call(
+        1,
+        "execute",
+        json!({"script": "echo 99999999999999999999999>f"}),
+    );
+    assert!(r.to_string().contains("could not handle"), "{r}");
+    let r = rpc.call(2, "execute", json!({"script": "echo alive"}));
+    assert_eq!(r["result"]["output"], "alive\n", "{r}");
+}
