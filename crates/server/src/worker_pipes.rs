@@ -157,7 +157,7 @@ impl Pipes {
     pub(crate) fn next_frame(&mut self) -> Option<Result<FromWorker, serde_json::Error>> {
         let rest = self.buf.get(self.start..self.end)?;
         let nl = rest.iter().position(|&b| b == b'\n')?;
-        let frame = serde_json::from_slice::<FromWorker>(&rest[..nl]);
+        let frame = parse(&rest[..nl]);
         self.start += nl + 1;
         Some(frame)
     }
@@ -264,6 +264,23 @@ fn read_into(
     Ok(n)
 }
 
+/// How the worker writes a result frame (serde writes the tag first).
+const RESULT_HEAD: &[u8] = br#"{"type":"result","result":"#;
+
+/// One frame. A result (the frame of every request) is parsed straight into
+/// its value: serde's path for a tagged enum buffers the whole value once
+/// more before it is built. Any line this does not take whole (other frames,
+/// another field order) goes the generic way, so both read the same frames.
+fn parse(line: &[u8]) -> Result<FromWorker, serde_json::Error> {
+    let body = line
+        .strip_prefix(RESULT_HEAD)
+        .and_then(|b| b.strip_suffix(b"}"));
+    if let Some(Ok(result)) = body.map(serde_json::from_slice::<serde_json::Value>) {
+        return Ok(FromWorker::Result { result });
+    }
+    serde_json::from_slice(line)
+}
+
 fn lost() -> std::io::Error {
     std::io::Error::other("worker pipe end lost")
 }
@@ -320,6 +337,28 @@ mod tests {
     }
 
     const NS: [usize; 4] = [1, 200_000, 3, 40_000];
+
+    #[test]
+    fn the_result_shortcut_reads_what_serde_reads() {
+        let v = serde_json::json!({"exit_code": 0, "stdout": "a}\"b", "n": [1, {"x": null}]});
+        let line =
+            serde_json::to_vec(&FromWorker::Result { result: v.clone() }).unwrap_or_default();
+        assert!(line.starts_with(RESULT_HEAD));
+        assert!(matches!(parse(&line), Ok(FromWorker::Result { result }) if result == v));
+        // Not a whole result frame: the generic way decides.
+        for other in [
+            &br#"{"type":"result","result":1,"extra":2}"#[..],
+            br#"{"type":"result","result":}"#,
+            br#"{"type":"ready","temp_dir":null}"#,
+            br#"{"type":"result","result":{"a":1}"#,
+        ] {
+            let generic = serde_json::from_slice::<FromWorker>(other);
+            assert_eq!(
+                format!("{:?}", parse(other).ok()),
+                format!("{:?}", generic.ok())
+            );
+        }
+    }
 
     #[test]
     fn frames_come_back_whole_over_blocking_waits() {
