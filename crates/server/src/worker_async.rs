@@ -163,16 +163,14 @@ async fn converse(
             match step(w, frame, cancelled) {
                 Step::Ended(e) => return e,
                 Step::Ask(q) => {
-                    let (buffered, fd) = (w.pipes.pending(), w.pipes.from_fd());
+                    let (buffered, fd) = (w.pipes.pending(), w.pipes.out_fd());
                     let (ch, i, soft) = (approver.clone(), interrupter.clone(), at.soft);
                     let answer = tokio::task::spawn_blocking(move || {
                         ask(ch.as_ref(), q, buffered, fd, &i, soft)
                     })
                     .await;
-                    if let Ok(l) = answer.map(|a| line_of(&a)) {
-                        if let Ok(l) = l {
-                            let _ = w.pipes.send_async(&l).await;
-                        }
+                    if let Ok(Ok(l)) = answer.map(|a| line_of(&a)) {
+                        let _ = w.pipes.send_async(&l).await;
                     }
                 }
                 Step::Next => {}

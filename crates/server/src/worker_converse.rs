@@ -115,7 +115,7 @@ pub(crate) fn converse(
     approver: Option<&Arc<dyn ApprovalChannel>>,
 ) -> Ended {
     let at = Deadlines::after(timeout_ms);
-    let fd = w.pipes.from_fd();
+    let fd = w.pipes.out_fd();
     let mut cancelled = false;
     loop {
         if interrupter.is_interrupted() && !cancelled {

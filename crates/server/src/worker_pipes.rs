@@ -144,7 +144,7 @@ impl Pipes {
     }
 
     /// The descriptor frames come from (for `poll`).
-    pub(crate) fn from_fd(&self) -> RawFd {
+    pub(crate) fn out_fd(&self) -> RawFd {
         self.from.raw()
     }
 
@@ -371,7 +371,7 @@ mod tests {
                 got.push(n_of(f));
                 continue;
             }
-            crate::worker::readable(r.from_fd(), Duration::from_millis(50));
+            crate::worker::readable(r.out_fd(), Duration::from_millis(50));
             match r.fill() {
                 Ok(0) => break,
                 Ok(_) => {}
