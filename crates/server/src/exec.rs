@@ -3,7 +3,7 @@
 
 use crate::error::ServerError;
 use crate::settings::Settings;
-use crate::shape::{Capture, OutputMode, Redaction, ShapeConfig};
+use crate::shape::{Capture, OutputMode, ShapeConfig};
 use safesh_core::session::CANCELLED_RULE;
 use safesh_core::{ErrorCode, InputSource, Interrupter, OutputTarget, Session};
 use serde::{Deserialize, Serialize};
@@ -238,5 +238,5 @@ fn capture_of(p: &ExecParams, settings: &Settings) -> Capture {
         },
     )
     .with_spill_limits(crate::spill::SpillLimits::of(settings))
-    .with_redaction(Redaction::from_config(settings.policy.config()))
+    .with_shared_redaction(settings.redaction())
 }

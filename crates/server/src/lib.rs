@@ -30,8 +30,11 @@ pub mod shape;
 pub mod spill;
 pub mod wire;
 pub mod worker;
+mod worker_async;
+mod worker_converse;
 mod worker_fresh;
 pub mod worker_main;
+mod worker_pipes;
 pub mod worker_remote;
 mod worker_session;
 

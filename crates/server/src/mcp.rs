@@ -229,8 +229,10 @@ impl SafeshMcp {
             .map_or_else(|| self.conn.to_string(), http_conn)
     }
 
-    /// Runs an exec in a blocking thread; interrupts it on cancellation and sends
-    /// progress (once a second) when the client gave a progress token.
+    /// Runs an exec ([`Server::exec_async`]: on the runtime when its
+    /// connection's idle worker can take it, else in a blocking thread);
+    /// interrupts it on cancellation and sends progress (once a second) when
+    /// the client gave a progress token.
     async fn exec(
         &self,
         p: ExecParams,
@@ -242,9 +244,9 @@ impl SafeshMcp {
         // A client that can show its human a form answers approvals as they come up.
         let approver = elicit::ElicitationApprover::for_peer(&ctx.peer)
             .map(|a| Arc::new(a) as Arc<dyn safesh_core::ApprovalChannel>);
-        let mut task = tokio::task::spawn_blocking(move || {
-            server.exec_with(&p, &move |i| *lock(&s2) = Some(i), approver)
-        });
+        let on_start = Arc::new(move |i| *lock(&s2) = Some(i));
+        let task = server.exec_async(p, on_start, approver);
+        let mut task = std::pin::pin!(task);
         let token = ctx.meta.get_progress_token();
         let started = Instant::now();
         let mut tick = tokio::time::interval_at(
@@ -255,9 +257,7 @@ impl SafeshMcp {
         let mut again = tokio::time::interval(Duration::from_millis(20));
         loop {
             tokio::select! {
-                r = &mut task => {
-                    return r.map_err(|e| ServerError::Io(std::io::Error::other(e.to_string())))?;
-                }
+                r = &mut task => return r,
                 _ = ctx.ct.cancelled(), if !cancelled => {
                     cancelled = true;
                     if let Some(i) = lock(&slot).as_ref() { i.interrupt(); }

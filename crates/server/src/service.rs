@@ -284,6 +284,50 @@ impl Server {
         if let Some(id) = &p.session {
             v["session"] = json!(id);
         }
+        self.remember(p, &script, &v);
+        Ok(v)
+    }
+
+    /// [`Server::exec_with`] for a caller on the async runtime (the MCP faces).
+    /// A sessionless request that its connection's idle worker can take now
+    /// runs without a blocking thread (`worker_async.rs`: the round trip awaits
+    /// the worker's pipes); any other in a blocking thread, as before.
+    /// `on_start` gets the interrupter of the request (a second one if it moves
+    /// to the blocking path).
+    pub async fn exec_async(
+        self: &Arc<Self>,
+        p: ExecParams,
+        on_start: Arc<dyn Fn(Interrupter) + Send + Sync>,
+        approver: Option<Arc<dyn ApprovalChannel>>,
+    ) -> Result<Value, ServerError> {
+        let p = Arc::new(p);
+        if p.session.is_none() && self.workers.is_some() {
+            let script = p.script_text()?;
+            crate::verify_face::check(&p)?;
+            if crate::worker::eligible(&script) {
+                let interrupter = Interrupter::detached();
+                on_start(interrupter.clone());
+                let ran = crate::worker_async::exec(self, &p, &interrupter, approver.clone());
+                if let Some(v) = ran.await {
+                    self.remember(&p, &script, &v);
+                    return Ok(v);
+                }
+            }
+        }
+        let p = Arc::try_unwrap(p).unwrap_or_else(|a| (*a).clone());
+        let server = self.clone();
+        tokio::task::spawn_blocking(move || server.exec_with(&p, &*on_start, approver))
+            .await
+            .map_err(|e| ServerError::Io(std::io::Error::other(e.to_string())))?
+    }
+
+    /// The worker processes, when requests run in them.
+    pub(crate) fn workers(&self) -> Option<&crate::worker::Workers> {
+        self.workers.as_ref()
+    }
+
+    /// Records a finished exec in the history of its connection.
+    fn remember(&self, p: &ExecParams, script: &str, v: &Value) {
         let mut h = lock(&self.history);
         h.push_back(json!({
             "conn": p.conn,
@@ -298,7 +342,6 @@ impl Server {
         while h.len() > HISTORY {
             h.pop_front();
         }
-        Ok(v)
     }
 
     /// Ends the idle worker processes kept for connection `conn`'s sessionless

@@ -14,7 +14,7 @@ use safesh_policy::config::Config;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Bytes kept from the start and from the end of an output past the cap.
@@ -257,7 +257,7 @@ pub struct Capture {
     /// interpreter's generic stop message is then left out.
     interrupted: std::sync::atomic::AtomicBool,
     /// Redaction of output the model may not see (`None`: shown as is).
-    redaction: Option<Redaction>,
+    redaction: Option<Arc<Redaction>>,
     /// The session's known secret values: a chunk containing one is hidden
     /// whatever its label says (a key printed from git's history).
     known: Mutex<Option<safesh_core::KnownSource>>,
@@ -357,7 +357,12 @@ impl Capture {
     }
 
     /// Redacts output whose label may not flow to the model (`None`: never).
-    pub fn with_redaction(mut self, redaction: Option<Redaction>) -> Capture {
+    pub fn with_redaction(self, redaction: Option<Redaction>) -> Capture {
+        self.with_shared_redaction(redaction.map(Arc::new))
+    }
+
+    /// [`Capture::with_redaction`] of one made once ([`crate::Settings::redaction`]).
+    pub fn with_shared_redaction(mut self, redaction: Option<Arc<Redaction>>) -> Capture {
         self.redaction = redaction;
         self
     }
@@ -492,7 +497,7 @@ impl Capture {
             Some(f) => outcome.error_label.join(&f),
             None => outcome.error_label.clone(),
         };
-        serde_json::to_value(model_refusal(e.clone(), &label, self.redaction.as_ref()))
+        serde_json::to_value(model_refusal(e.clone(), &label, self.redaction.as_deref()))
             .unwrap_or(Value::Null)
     }
 
@@ -569,11 +574,11 @@ impl Capture {
         let mut streams = lock(&self.streams);
         let dropped = *lock(&self.dropped);
         let mut warnings: Vec<String> = Vec::new();
-        warnings.extend(model_exit_code(outcome, self.redaction.as_ref()).1);
+        warnings.extend(model_exit_code(outcome, self.redaction.as_deref()).1);
         warnings.extend(outcome.warnings.iter().cloned());
         let mut v = json!({
             "schema_version": 1,
-            "exit_code": model_exit_code(outcome, self.redaction.as_ref()).0,
+            "exit_code": model_exit_code(outcome, self.redaction.as_deref()).0,
             "signal": Value::Null,
             "output_mode": self.mode.as_str(),
             "truncated": false,
@@ -581,7 +586,7 @@ impl Capture {
             "total_lines": 0,
             "log_path": Value::Null,
             "duration_ms": outcome.duration_ms,
-            "label": model_label_json(&outcome.label, self.redaction.as_ref()),
+            "label": model_label_json(&outcome.label, self.redaction.as_deref()),
             "warnings": [],
             "error": self.model_error(outcome),
         });

@@ -24,7 +24,10 @@
 //! job. After a result the worker waits for another `exec` frame: the server
 //! keeps it for the same owner (the request's connection) and sends it that
 //! owner's next sessionless request, which runs in a fresh session
-//! (`worker_fresh.rs`); the end of its input ends it. Shell sessions,
+//! (`worker_fresh.rs`); the end of its input ends it. From the async runtime
+//! (the MCP faces), a request its owner's idle worker can take goes there
+//! without a blocking thread (`worker_async.rs`, over `worker_pipes.rs`); the
+//! conversation after the request is `worker_converse.rs`. Shell sessions,
 //! `job.start` jobs and requests that start `cmd &` run in long-lived workers
 //! (first frame `open`, see `worker_remote.rs` and `worker_session.rs`), which
 //! report their jobs to the server's job table.
@@ -32,6 +35,8 @@
 use crate::error::ServerError;
 use crate::exec::ExecParams;
 use crate::settings::Settings;
+use crate::worker_converse::{Ended, converse};
+use crate::worker_pipes::Pipes;
 use safesh_core::{
     ApprovalAnswer, ApprovalChannel, ApprovalQuestion, ErrorCode, ExecOutcome, Interrupter, Refusal,
 };
@@ -40,11 +45,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Write};
-use std::os::fd::AsRawFd;
+use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Sender, SyncSender, channel, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, UNIX_EPOCH};
@@ -61,9 +65,9 @@ pub struct WorkerSpawn {
 
 /// After the request's own deadline, how long the worker has to answer before it
 /// is killed (the core stops at the deadline; this is for work that does not).
-const GRACE: Duration = Duration::from_secs(5);
+pub(crate) const GRACE: Duration = Duration::from_secs(5);
 /// How often the parent looks at cancellation and the deadline while it waits.
-const TICK: Duration = Duration::from_millis(50);
+pub(crate) const TICK: Duration = Duration::from_millis(50);
 
 /// An approval question on the wire.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -369,43 +373,47 @@ const MAX_SERVED: u32 = 10_000;
 /// A worker that answered a request of its owner and waits for the next one
 /// (`worker_fresh.rs`: each runs in a fresh session).
 #[derive(Debug)]
-struct Held {
-    child: Child,
-    stdin: ChildStdin,
-    reader: BufReader<ChildStdout>,
+pub(crate) struct Held {
+    pub(crate) child: Child,
+    /// Its stdin and stdout (non-blocking: driven from a blocking thread or
+    /// from the async runtime, `worker_async.rs`).
+    pub(crate) pipes: Pipes,
     /// The temp dir of its first session (its later ones are its siblings,
     /// named after its pid too): removed if it dies without cleaning up.
-    temp_dir: Option<PathBuf>,
+    pub(crate) temp_dir: Option<PathBuf>,
     served: u32,
     idle_since: Instant,
 }
 
 impl Held {
     fn new(mut child: Child) -> std::io::Result<Held> {
-        match (child.stdin.take(), child.stdout.take()) {
-            (Some(stdin), Some(stdout)) => Ok(Held {
+        let pipes = match (child.stdin.take(), child.stdout.take()) {
+            (Some(stdin), Some(stdout)) => Pipes::new(stdin, stdout),
+            _ => Err(std::io::Error::other("worker pipes")),
+        };
+        match pipes {
+            Ok(pipes) => Ok(Held {
                 child,
-                stdin,
-                reader: BufReader::new(stdout),
+                pipes,
                 temp_dir: None,
                 served: 0,
                 idle_since: Instant::now(),
             }),
-            _ => {
+            Err(e) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                Err(std::io::Error::other("worker pipes"))
+                Err(e)
             }
         }
     }
 
     /// Ends it: the end of its input makes it exit and remove its temp dirs;
     /// reaped off the caller's path.
-    fn retire(self) {
+    pub(crate) fn retire(self) {
         let Held {
-            mut child, stdin, ..
+            mut child, pipes, ..
         } = self;
-        drop(stdin);
+        drop(pipes);
         let _ = std::thread::Builder::new()
             .name("safesh-worker-reap".into())
             .spawn(move || child.wait());
@@ -442,9 +450,7 @@ pub(crate) struct Place<'a>(&'a Workers);
 
 impl Drop for Place<'_> {
     fn drop(&mut self) {
-        let mut busy = self.0.busy.lock().unwrap_or_else(|p| p.into_inner());
-        *busy = busy.saturating_sub(1);
-        self.0.freed.notify_one();
+        self.0.release();
     }
 }
 
@@ -486,6 +492,24 @@ impl Workers {
         rx.recv().map_err(|_| gone())?
     }
 
+    /// Takes a place for one more running request if one is free now (no
+    /// wait); the taker gives it back with [`Workers::release`].
+    pub(crate) fn try_reserve(&self) -> bool {
+        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        if *busy >= self.max {
+            return false;
+        }
+        *busy += 1;
+        true
+    }
+
+    /// Gives back a place taken by [`Workers::try_reserve`] (or a [`Place`]).
+    pub(crate) fn release(&self) {
+        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        *busy = busy.saturating_sub(1);
+        self.freed.notify_one();
+    }
+
     /// A place for one more running request; waits for one, `None` when `stop`
     /// turns true first.
     pub(crate) fn place(&self, stop: &dyn Fn() -> bool) -> Option<Place<'_>> {
@@ -525,25 +549,28 @@ impl Workers {
     /// A worker for a sessionless request of `owner`: one it has used before and
     /// that is alive, else a new one (`reused` says which).
     fn take_for(&self, owner: &str) -> std::io::Result<(Held, bool)> {
+        match self.take_kept(owner) {
+            Some(h) => Ok((h, true)),
+            None => Ok((Held::new(self.take()?)?, false)),
+        }
+    }
+
+    /// A worker `owner` has used before and that is alive, if one is idle.
+    pub(crate) fn take_kept(&self, owner: &str) -> Option<Held> {
         loop {
-            let h = lock(&self.held).get_mut(owner).and_then(Vec::pop);
-            match h {
-                Some(mut h) => {
-                    if matches!(h.child.try_wait(), Ok(None)) {
-                        return Ok((h, true));
-                    }
-                    // It died while idle (killed from outside): clean up after it.
-                    let _ = h.child.wait();
-                    remove_temp_dirs(h.temp_dir.take(), h.child.id());
-                }
-                None => return Ok((Held::new(self.take()?)?, false)),
+            let mut h = lock(&self.held).get_mut(owner).and_then(Vec::pop)?;
+            if matches!(h.child.try_wait(), Ok(None)) {
+                return Some(h);
             }
+            // It died while idle (killed from outside): clean up after it.
+            let _ = h.child.wait();
+            remove_temp_dirs(h.temp_dir.take(), h.child.id());
         }
     }
 
     /// Keeps `h` for `owner`'s next request, within the limit (the worker idle
     /// longest is retired to make room); retires it when it has served enough.
-    fn put_back(&self, owner: &str, mut h: Held) {
+    pub(crate) fn put_back(&self, owner: &str, mut h: Held) {
         h.served += 1;
         if h.served >= MAX_SERVED {
             h.retire();
@@ -589,8 +616,8 @@ impl Workers {
         }
         let held: Vec<Held> = lock(&self.held).drain().flat_map(|(_, v)| v).collect();
         for h in held {
-            let Held { child, stdin, .. } = h;
-            drop(stdin);
+            let Held { child, pipes, .. } = h;
+            drop(pipes);
             children.push(child);
         }
         let until = Instant::now() + Duration::from_secs(2);
@@ -646,7 +673,7 @@ pub(crate) fn remove_temp_dir(dir: Option<PathBuf>, pid: u32) {
 
 /// Removes every temp dir of worker `pid` beside `dir` (a reused worker makes
 /// one per session it could not reuse), as [`remove_temp_dir`] does for one.
-fn remove_temp_dirs(dir: Option<PathBuf>, pid: u32) {
+pub(crate) fn remove_temp_dirs(dir: Option<PathBuf>, pid: u32) {
     let Some(parent) = dir.as_deref().and_then(std::path::Path::parent) else {
         return;
     };
@@ -661,16 +688,6 @@ fn remove_temp_dirs(dir: Option<PathBuf>, pid: u32) {
             }
         }
     }
-}
-
-/// How a request in a worker ended.
-enum Ended {
-    /// The worker's result; `reusable`: the worker may serve the owner again.
-    Result(Value, bool),
-    /// The worker was killed past the request's deadline.
-    Timeout(u64),
-    /// The worker died or broke the protocol.
-    Died,
 }
 
 /// Runs one sessionless request in a worker process (blocking): one its owner
@@ -694,19 +711,11 @@ pub fn exec(
             130,
         ));
     };
-    let first = ToWorker::Exec {
-        params: Box::new(p.clone()),
-        ask: approver.is_some(),
-        conn: p.conn.clone(),
-        piped: p.piped.clone(),
-        pipe_stdout: p.pipe_stdout,
-    };
-    let mut line = serde_json::to_vec(&first).map_err(|e| ServerError::Io(e.into()))?;
-    line.push(b'\n');
+    let line = exec_line(p, approver.is_some()).map_err(ServerError::Io)?;
     // A kept worker may have died since it was checked: then a new one.
     let mut w = loop {
         let (mut w, reused) = workers.take_for(&p.conn).map_err(ServerError::Io)?;
-        match w.stdin.write_all(&line).and_then(|()| w.stdin.flush()) {
+        match w.pipes.send_line(&line) {
             Ok(()) => break w,
             Err(_) if reused => {
                 let _ = w.child.kill();
@@ -720,24 +729,53 @@ pub fn exec(
             }
         }
     };
-    let timeout_ms = p
-        .timeout_ms
+    let timeout_ms = timeout_of(p, settings);
+    let ended = converse(&mut w, timeout_ms, &interrupter, approver.as_ref());
+    Ok(finish(workers, p, settings, w, ended))
+}
+
+/// The request's frame to its worker.
+pub(crate) fn exec_line(p: &ExecParams, ask: bool) -> std::io::Result<Vec<u8>> {
+    crate::worker_pipes::line_of(&ToWorker::Exec {
+        params: Box::new(p.clone()),
+        ask,
+        conn: p.conn.clone(),
+        piped: p.piped.clone(),
+        pipe_stdout: p.pipe_stdout,
+    })
+}
+
+/// The request's deadline, as the settings bound it (0: none).
+pub(crate) fn timeout_of(p: &ExecParams, settings: &Settings) -> u64 {
+    p.timeout_ms
         .map(|t| settings.clamp_timeout(t))
-        .unwrap_or(settings.limits.script_timeout_ms);
-    match converse(&mut w, timeout_ms, &interrupter, approver.as_ref()) {
+        .unwrap_or(settings.limits.script_timeout_ms)
+}
+
+/// The request's result once its worker is done with it: the worker kept for
+/// the owner, retired, or killed and cleaned up after. Blocks on a dead or
+/// killed worker's exit (the async path calls it in a blocking thread then).
+pub(crate) fn finish(
+    workers: &Workers,
+    p: &ExecParams,
+    settings: &Settings,
+    mut w: Held,
+    ended: Ended,
+) -> Value {
+    match ended {
         Ended::Result(v, reusable) => {
             if reusable {
                 workers.put_back(&p.conn, w);
             } else {
                 w.retire();
             }
-            Ok(v)
+            v
         }
         Ended::Timeout(ms) => {
             let _ = w.child.kill();
             let _ = w.child.wait();
             remove_temp_dirs(w.temp_dir.take(), w.child.id());
-            Ok(failed(
+            failed(
                 p,
                 settings,
                 ErrorCode::Timeout,
@@ -745,85 +783,19 @@ pub fn exec(
                     "the request did not stop at its deadline ({ms} ms); its worker process was killed"
                 ),
                 124,
-            ))
+            )
         }
         Ended::Died => {
             let Held {
                 mut child,
-                stdin,
+                pipes,
                 temp_dir,
                 ..
             } = w;
-            drop(stdin);
+            drop(pipes);
             let (msg, exit) = describe(&mut child);
             remove_temp_dirs(temp_dir, child.id());
-            Ok(failed(p, settings, ErrorCode::ExecutionError, msg, exit))
-        }
-    }
-}
-
-/// The request's frames after it was sent: approvals asked and answered, a
-/// cancellation passed on, until the result, the deadline or the worker's end.
-fn converse(
-    w: &mut Held,
-    timeout_ms: u64,
-    interrupter: &Interrupter,
-    approver: Option<&Arc<dyn ApprovalChannel>>,
-) -> Ended {
-    let soft = (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms));
-    let hard = soft.map(|s| s + GRACE);
-    let fd = w.reader.get_ref().as_raw_fd();
-    let mut cancelled = false;
-    loop {
-        if interrupter.is_interrupted() && !cancelled {
-            cancelled = true;
-            let _ = send(&mut w.stdin, &ToWorker::Cancel);
-        }
-        if hard.is_some_and(|h| Instant::now() >= h) {
-            return Ended::Timeout(timeout_ms);
-        }
-        if w.reader.buffer().is_empty() && !readable(fd, TICK) {
-            continue;
-        }
-        let mut line = String::new();
-        match w.reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return Ended::Died,
-            Ok(_) => {}
-        }
-        match serde_json::from_str::<FromWorker>(&line) {
-            // A cancelled request may leave a cancel frame behind: a new
-            // worker for the owner's next request is the simple safe side.
-            Ok(FromWorker::Result { result }) => return Ended::Result(result, !cancelled),
-            Ok(FromWorker::Ready { temp_dir: t }) => w.temp_dir = t,
-            Ok(FromWorker::Ask { question }) => {
-                // Stop asking when the request is cancelled or out of time, or
-                // when the worker has moved on (it stopped waiting itself).
-                let buffered = !w.reader.buffer().is_empty();
-                let stop = || {
-                    buffered
-                        || interrupter.is_interrupted()
-                        || soft.is_some_and(|s| Instant::now() >= s)
-                        || readable(fd, Duration::ZERO)
-                };
-                let a = match approver {
-                    Some(ch) => ch.ask(&question.to_core(), &stop),
-                    None => ApprovalAnswer::Unanswered,
-                };
-                let _ = send(
-                    &mut w.stdin,
-                    &ToWorker::Answer {
-                        id: question.id,
-                        answer: answer_word(a).to_string(),
-                    },
-                );
-            }
-            // Frames of long-lived workers only (worker_remote.rs).
-            Ok(_) => {}
-            // Not a frame of ours: the worker is broken; end it.
-            Err(_) => {
-                let _ = w.child.kill();
-                return Ended::Died;
-            }
+            failed(p, settings, ErrorCode::ExecutionError, msg, exit)
         }
     }
 }

@@ -253,7 +253,27 @@ async fn check_body(State(sessions): State<Arc<Bounded>>, req: Request, next: Ne
         Some(b) => {
             use futures::StreamExt;
             let (parts, body) = response.into_parts();
-            let stream = body.into_data_stream().map(move |chunk| {
+            let mut rest = body.into_data_stream();
+            // The head and the events wait a moment for the stream's end
+            // (most calls answer well within it): the head, rmcp's priming
+            // event, the answer and the end then leave in one write, and the
+            // client reads them at once, instead of three writes. A longer
+            // call's stream goes on as it comes after the moment.
+            let mut ready = Vec::new();
+            let mut ended = false;
+            let moment = tokio::time::sleep(HEAD_WAIT);
+            tokio::pin!(moment);
+            while !ended {
+                tokio::select! {
+                    chunk = rest.next() => match chunk {
+                        Some(c) => ready.push(c),
+                        None => ended = true,
+                    },
+                    () = &mut moment => break,
+                }
+            }
+            let rest = futures::stream::iter((!ended).then_some(rest)).flatten();
+            let stream = futures::stream::iter(ready).chain(rest).map(move |chunk| {
                 b.hold();
                 chunk
             });
@@ -262,6 +282,10 @@ async fn check_body(State(sessions): State<Arc<Bounded>>, req: Request, next: Ne
         None => response,
     }
 }
+
+/// How long a call's response waits to be sent whole (then its head and the
+/// events so far are sent, and the rest follows as it comes).
+const HEAD_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Serves MCP over HTTP on `listener` until the process ends.
 pub async fn serve(
