@@ -12,32 +12,21 @@ the first save, the later ones (min / median), their ratio, and what each
 later save listed and read (from its result), so a save that fell back to a
 full walk shows.
 """
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rpc_client import Rpc  # noqa: E402
 
 safesh, tree, config, state = sys.argv[1:5]
 rounds = int(sys.argv[5]) if len(sys.argv) > 5 else 10
 shutil.rmtree(state, ignore_errors=True)
 env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root"), "XDG_STATE_HOME": state, "LC_ALL": "C"}
-p = subprocess.Popen([os.path.abspath(safesh), "--config", config, "rpc"], cwd=tree, env=env,
-                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-rid = 0
-
-
-def call(method, params):
-    global rid
-    rid += 1
-    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n")
-    p.stdin.flush()
-    r = json.loads(p.stdout.readline())
-    if "error" in r:
-        sys.exit(f"error: {r}")
-    return r["result"]
+rpc = Rpc([os.path.abspath(safesh), "--config", config, "rpc"], cwd=tree, env=env)
+call = rpc.call
 
 
 def timed_save(name):
@@ -56,8 +45,7 @@ for i in range(rounds):
     later.append(secs)
     listed.add(r["dirs_listed"])
     read.add(r["files_read"])
-p.stdin.close()
-p.wait()
+rpc.close()
 med = statistics.median(later)
 print(f"server: first save {first * 1000:.0f} ms ({r0['files']} files, {r0['dirs_listed']} dirs listed)")
 print(f"server: save after one file changed: min {min(later) * 1000:.1f} ms, median {med * 1000:.1f} ms "

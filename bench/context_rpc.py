@@ -12,12 +12,13 @@ second and set+get pairs per second, then the CPU time the server used per
 request (user + system, from wait4) and the client's, with the load average:
 on a shared machine the rate moves with the load, the server's CPU much less.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rpc_client import Rpc  # noqa: E402
 
 safesh = sys.argv[1] if len(sys.argv) > 1 else "target/release/safesh"
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
@@ -26,19 +27,8 @@ with tempfile.TemporaryDirectory() as tmp:
     proj = os.path.join(tmp, "proj")
     os.mkdir(proj)
     env = {"PATH": "/usr/bin:/bin", "HOME": tmp, "XDG_STATE_HOME": os.path.join(tmp, "state"), "LC_ALL": "C"}
-    p = subprocess.Popen([os.path.abspath(safesh), "rpc"], cwd=proj, env=env,
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-    rid = 0
-
-    def call(method, params):
-        global rid
-        rid += 1
-        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n")
-        p.stdin.flush()
-        r = json.loads(p.stdout.readline())
-        if "error" in r:
-            sys.exit(f"error: {r}")
-        return r["result"]
+    rpc = Rpc([os.path.abspath(safesh), "rpc"], cwd=proj, env=env)
+    call = rpc.call
 
     call("context.set", {"scope": "project", "key": "warm", "value": 0})
     start = time.perf_counter()
@@ -48,8 +38,7 @@ with tempfile.TemporaryDirectory() as tmp:
         got = call("context.get", {"scope": "project", "key": key})
         assert got["value"]["i"] == i, got
     secs = time.perf_counter() - start
-    p.stdin.close()
-    _, _, usage = os.wait4(p.pid, 0)
+    usage = rpc.close()
     print(f"{n} set+get pairs in {secs:.3f} s: {2 * n / secs:,.0f} requests/s, {n / secs:,.0f} pairs/s")
     server = (usage.ru_utime + usage.ru_stime) * 1e6 / (2 * n)
     me = os.times()

@@ -83,7 +83,6 @@ fn a_restore_named_by_downloaded_text_needs_approval() {
 
 #[test]
 fn checkpoints_over_json_rpc_save_diff_restore_and_refuse_bad_names() {
-    use std::io::Write;
     let a = Arena::new();
     let lines = [
         r#"{"jsonrpc":"2.0","id":1,"method":"checkpoint.save","params":{"name":"r1"}}"#,
@@ -93,37 +92,7 @@ fn checkpoints_over_json_rpc_save_diff_restore_and_refuse_bad_names() {
         r#"{"jsonrpc":"2.0","id":5,"method":"checkpoint.list"}"#,
         r#"{"jsonrpc":"2.0","id":6,"method":"checkpoint.restore","params":{"name":"../x"}}"#,
     ];
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
-        .args(["--config"])
-        .arg(&a.config)
-        .arg("rpc")
-        .current_dir(&a.dir)
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", &a.home)
-        .env("XDG_STATE_HOME", &a.state)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        let mut stdin = child.stdin.take().unwrap();
-        for l in lines {
-            writeln!(stdin, "{l}").unwrap();
-        }
-    }
-    let out = child.wait_with_output().unwrap();
-    let replies: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let by_id = |id: i64| {
-        replies
-            .iter()
-            .find(|r| r["id"] == id)
-            .cloned()
-            .unwrap_or_default()
-    };
+    let (replies, by_id) = rpc_session(&a, &lines);
     assert_eq!(by_id(1)["result"]["name"], "r1", "{replies:?}");
     let d = &by_id(3)["result"];
     assert_eq!(
@@ -217,7 +186,6 @@ fn a_save_killed_with_sigkill_leaves_the_store_readable() {
 /// program wrote them — and what it saved restores exactly.
 #[test]
 fn a_server_saves_again_from_its_journal_and_restores_exactly() {
-    use std::io::Write;
     let a = Arena::new();
     let call = |id: i64, method: &str, params: serde_json::Value| {
         serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
@@ -248,37 +216,7 @@ fn a_server_saves_again_from_its_journal_and_restores_exactly() {
         call(7, "checkpoint.restore", serde_json::json!({"name": "j2"})),
         call(8, "checkpoint.save", serde_json::json!({"name": "j3"})),
     ];
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
-        .args(["--config"])
-        .arg(&a.config)
-        .arg("rpc")
-        .current_dir(&a.dir)
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", &a.home)
-        .env("XDG_STATE_HOME", &a.state)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        let mut stdin = child.stdin.take().unwrap();
-        for l in &lines {
-            writeln!(stdin, "{l}").unwrap();
-        }
-    }
-    let out = child.wait_with_output().unwrap();
-    let replies: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let by_id = |id: i64| {
-        replies
-            .iter()
-            .find(|r| r["id"] == id)
-            .cloned()
-            .unwrap_or_default()
-    };
+    let (replies, by_id) = rpc_session(&a, &lines);
     for id in [1, 3, 6] {
         assert_eq!(by_id(id)["result"]["exit_code"], 0, "{replies:?}");
     }
@@ -314,4 +252,45 @@ fn a_server_saves_again_from_its_journal_and_restores_exactly() {
     // The restore's own writes are changes the journal saw: j3 saves them.
     let third = &by_id(8)["result"];
     assert!(third["dirs_listed"].as_u64().unwrap() < all, "{third}");
+}
+
+/// Sends `lines` to one `safesh rpc` in the arena and waits for it to end:
+/// every reply, and a lookup of one by id (`null` when missing).
+fn rpc_session(
+    a: &Arena,
+    lines: &[impl AsRef<str>],
+) -> (Vec<serde_json::Value>, impl Fn(i64) -> serde_json::Value) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
+        .args(["--config"])
+        .arg(&a.config)
+        .arg("rpc")
+        .current_dir(&a.dir)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &a.home)
+        .env("XDG_STATE_HOME", &a.state)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for l in lines {
+            writeln!(stdin, "{}", l.as_ref()).unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let replies: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let all = replies.clone();
+    let by_id = move |id: i64| {
+        all.iter()
+            .find(|r| r["id"] == id)
+            .cloned()
+            .unwrap_or_default()
+    };
+    (replies, by_id)
 }
