@@ -1492,6 +1492,13 @@ impl Shell {
                     }
                     (PV::Unset, _) => Ok((PV::One(String::new()), label)),
                     (PV::One(s), _) => {
+                        // (In the C locale the offsets count bytes, as in bash.)
+                        let utf8 = self.utf8_locale();
+                        let s = if utf8 {
+                            s
+                        } else {
+                            super::pattern::bytewise(&s).into_owned()
+                        };
                         let chars: Vec<char> = s.chars().collect();
                         let n = chars.len() as i64;
                         let start = if off < 0 { n + off } else { off };
@@ -1507,10 +1514,13 @@ impl Shell {
                             return Err(self
                                 .abort(format!("{}: substring expression < 0", len.unwrap_or(0))));
                         }
-                        Ok((
-                            PV::One(chars[start as usize..end as usize].iter().collect()),
-                            label,
-                        ))
+                        let part: String = chars[start as usize..end as usize].iter().collect();
+                        let part = if utf8 {
+                            part
+                        } else {
+                            super::pattern::whole(&part)
+                        };
+                        Ok((PV::One(part), label))
                     }
                 }
             }

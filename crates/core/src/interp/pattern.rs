@@ -108,8 +108,51 @@ fn leading_bracket_escaped(pattern: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// In the C locale bash reads strings as bytes: a character of several bytes
+/// is that many characters to `?`, `*`, brackets and `${s:off:len}`. Each
+/// such byte becomes one character here (its escape, as a byte that is not
+/// UTF-8 already is: safesh_utils::word_bytes); [`whole`] joins them again.
+pub(crate) fn bytewise(s: &str) -> std::borrow::Cow<'_, str> {
+    use safesh_utils::word_bytes::{escape_byte, escaped_byte};
+    if s.is_ascii() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() * 2);
+    for c in s.chars() {
+        if c.is_ascii() || escaped_byte(c).is_some() {
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            out.extend(c.encode_utf8(&mut buf).bytes().map(escape_byte));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The word of a [`bytewise`] string: its bytes, characters again where
+/// they are UTF-8.
+pub(crate) fn whole(s: &str) -> String {
+    use safesh_utils::word_bytes::{word_from_vec, word_to_bytes};
+    if s.is_ascii() {
+        return s.to_string();
+    }
+    word_from_vec(word_to_bytes(s).into_owned())
+}
+
+/// Whether a C-locale operation must go [`bytewise`].
+fn needs_bytes(utf8: bool, a: &str, b: &str) -> bool {
+    !utf8 && !(a.is_ascii() && b.is_ascii())
+}
+
 /// True if `text` matches the whole shell `pattern`.
 pub(crate) fn matches(pattern: &str, text: &str, icase: bool, utf8: bool) -> bool {
+    if needs_bytes(utf8, pattern, text) {
+        return matches_chars(&bytewise(pattern), &bytewise(text), icase, utf8);
+    }
+    matches_chars(pattern, text, icase, utf8)
+}
+
+fn matches_chars(pattern: &str, text: &str, icase: bool, utf8: bool) -> bool {
     match compile(pattern, icase, utf8) {
         Some(re) => re.is_match(text),
         None => unescape(pattern) == text,
@@ -167,6 +210,14 @@ pub(crate) fn remove_affix(
     largest: bool,
     utf8: bool,
 ) -> String {
+    if needs_bytes(utf8, pattern, s) {
+        let r = remove_affix_chars(&bytewise(s), &bytewise(pattern), suffix, largest, utf8);
+        return whole(&r);
+    }
+    remove_affix_chars(s, pattern, suffix, largest, utf8)
+}
+
+fn remove_affix_chars(s: &str, pattern: &str, suffix: bool, largest: bool, utf8: bool) -> String {
     let b = boundaries(s);
     let Some(re) = compile(pattern, false, utf8) else {
         let lit = unescape(pattern);
@@ -214,6 +265,27 @@ pub(crate) enum Replace {
 /// `${s/p/r}` and friends: longest match at the earliest position.
 /// `rep` gives the replacement of each matched text.
 pub(crate) fn replace(
+    s: &str,
+    pattern: &str,
+    rep: &dyn Fn(&str) -> String,
+    kind: Replace,
+    utf8: bool,
+) -> String {
+    if needs_bytes(utf8, pattern, s) {
+        // The replacement of a match sees (and gives) whole characters.
+        let rep_bytes = |m: &str| bytewise(&rep(&whole(m))).into_owned();
+        return whole(&replace_chars(
+            &bytewise(s),
+            &bytewise(pattern),
+            &rep_bytes,
+            kind,
+            utf8,
+        ));
+    }
+    replace_chars(s, pattern, rep, kind, utf8)
+}
+
+fn replace_chars(
     s: &str,
     pattern: &str,
     rep: &dyn Fn(&str) -> String,
