@@ -141,7 +141,7 @@ pub(crate) fn whole(s: &str) -> String {
 
 /// Whether a C-locale operation must go [`bytewise`].
 fn needs_bytes(utf8: bool, a: &str, b: &str) -> bool {
-    !utf8 && !(a.is_ascii() && b.is_ascii())
+    !utf8 && (!a.is_ascii() || !b.is_ascii())
 }
 
 /// True if `text` matches the whole shell `pattern`.
