@@ -43,15 +43,16 @@ impl Shell {
         let mut words: Vec<WordItem<'_>> = Vec::new();
         // `{fd}>file`: the word names the redirection after it.
         let mut named = Vec::new();
-        let mut skip = std::collections::HashSet::new();
+        // (Rare: a Vec, and nothing is hashed for a command without them.)
+        let mut skip: Vec<(usize, usize)> = Vec::new();
         let lists = [
             s.prefix.as_ref().map(|p| p.0.as_slice()),
             s.suffix.as_ref().map(|p| p.0.as_slice()),
         ];
         for (list, items) in lists.into_iter().enumerate() {
             for (i, n) in items.map(super::named_fd::find).unwrap_or_default() {
-                skip.insert((list, i));
-                skip.insert((list, i + 1));
+                skip.push((list, i));
+                skip.push((list, i + 1));
                 named.push(n);
             }
         }

@@ -254,37 +254,18 @@ fn a_server_saves_again_from_its_journal_and_restores_exactly() {
     assert!(third["dirs_listed"].as_u64().unwrap() < all, "{third}");
 }
 
-/// Sends `lines` to one `safesh rpc` in the arena and waits for it to end:
-/// every reply, and a lookup of one by id (`null` when missing).
+/// Sends `lines` (requests numbered 1, 2, … in order) to one `safesh rpc` in
+/// the arena ([`crate::context::rpc`]) and waits for it to end: every reply,
+/// and a lookup of one by id (`null` when missing).
 fn rpc_session(
     a: &Arena,
     lines: &[impl AsRef<str>],
 ) -> (Vec<serde_json::Value>, impl Fn(i64) -> serde_json::Value) {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_safesh"))
-        .args(["--config"])
-        .arg(&a.config)
-        .arg("rpc")
-        .current_dir(&a.dir)
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", &a.home)
-        .env("XDG_STATE_HOME", &a.state)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        let mut stdin = child.stdin.take().unwrap();
-        for l in lines {
-            writeln!(stdin, "{}", l.as_ref()).unwrap();
-        }
-    }
-    let out = child.wait_with_output().unwrap();
-    let replies: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+    let requests: Vec<serde_json::Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l.as_ref()).unwrap())
         .collect();
+    let replies = crate::context::rpc(a, &requests);
     let all = replies.clone();
     let by_id = move |id: i64| {
         all.iter()

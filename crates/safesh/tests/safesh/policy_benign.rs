@@ -354,4 +354,14 @@ fn mkdir_p_of_an_absolute_path_inside_the_project() {
         "made\n",
     );
     assert!(p.dir.join("gen/a/b").is_dir());
+    // Only what exists is skipped: a missing directory outside the roots is
+    // still a write there, refused.
+    let outside = p
+        .dir
+        .parent()
+        .map(|d| d.join("not-a-root/x"))
+        .unwrap_or_default();
+    p.run(&format!("mkdir -p {}", outside.display()))
+        .assert_refused("PATH_VIOLATION");
+    assert!(!outside.exists());
 }
