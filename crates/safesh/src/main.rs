@@ -21,6 +21,7 @@
 mod args;
 mod cli;
 mod code_cmd;
+mod lazy_libm;
 mod repl_cmd;
 mod serve;
 mod spec_cmd;

@@ -498,3 +498,47 @@ fn a_parser_panic_is_caught_in_the_shipped_binary() {
     let r = rpc.call(2, "execute", json!({"script": "echo alive"}));
     assert_eq!(r["result"]["output"], "alive\n", "{r}");
 }
+
+/// The binary forwards the math functions to libm.so.6, opened on first use
+/// (`src/lazy_libm.rs`): a start that computes nothing does not load it (the
+/// dynamic loader's own trace says which libraries it opens), and math gives
+/// glibc's results bit for bit, as awk and jq on this machine print them.
+#[test]
+fn the_math_library_is_loaded_only_when_math_is_used() {
+    let home = Home::new();
+    let traced = |script: &str| {
+        let out = home
+            .command(&[])
+            .env("LD_DEBUG", "libs")
+            .args(["-c", script])
+            .output()
+            .expect("safesh runs");
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (_, trace) = traced("true");
+    assert!(
+        trace.contains("libc.so.6"),
+        "LD_DEBUG traced nothing: {trace}"
+    );
+    assert!(!trace.contains("libm.so"), "libm loaded at start: {trace}");
+
+    let awk = "BEGIN { print sin(1), cos(2), exp(3), log(7), atan2(1, 3), 2 ^ 0.5; printf \"%.17g %.17g\\n\", exp(1), sin(1e22) }";
+    let jq = "[1|sin, (2|cos), (0.5|asin), (3|log2), (1e-10|log1p), pow(2; 0.5), (8|cbrt), (3|frexp), (2.5|modf)]";
+    let (out, trace) = traced(&format!("awk '{awk}'; jq -nc '{jq}'"));
+    assert!(
+        trace.contains("libm.so.6"),
+        "math ran without libm: {trace}"
+    );
+    let oracle = |program: &str, args: &[&str]| {
+        let out = std::process::Command::new(program)
+            .args(args)
+            .output()
+            .expect("the oracle runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let want = oracle("awk", &[awk]) + &oracle("jq", &["-nc", jq]);
+    assert_eq!(out, want);
+}
