@@ -43,7 +43,8 @@ pub fn classify(text: &str) -> Shape {
     }
     let code = err.code();
     match err {
-        ParseError::Syntax { position, message } => Shape::Invalid {
+        ParseError::Syntax { position, message }
+        | ParseError::Conditional { position, message } => Shape::Invalid {
             line: position.line,
             column: position.column,
             code,

@@ -22,6 +22,9 @@
 
 use std::borrow::Cow;
 
+mod cond;
+pub(crate) use cond::CondError;
+
 /// One change to the source: replace `start..end` by `text`.
 struct Edit {
     start: usize,
@@ -64,18 +67,23 @@ struct Scan<'a> {
     heredocs: Vec<PendingHeredoc>,
     /// Counter for fresh delimiter names.
     fresh: usize,
+    /// The first `[[ … ]]` bash would not parse.
+    cond_error: Option<CondError>,
 }
 
-/// Rewrites `source` (see the module docs); borrowed when nothing changes.
-pub(crate) fn rewrite(source: &str) -> Cow<'_, str> {
-    // Cheap exit: none of the four constructs can occur without these.
+/// Rewrites `source` (see the module docs); borrowed when nothing changes. The
+/// error is the first `[[ … ]]` that bash would not parse (see [`cond`]).
+pub(crate) fn rewrite(source: &str) -> (Cow<'_, str>, Option<CondError>) {
+    // Cheap exit: none of the constructs can occur without these.
     let maybe = source.contains("((")
         || source.contains("$[")
         || source.contains("<<")
         || source.contains("case")
-        || source.contains("for");
+        || source.contains("for")
+        || source.contains("[[")
+        || source.contains("${");
     if !maybe {
-        return Cow::Borrowed(source);
+        return (Cow::Borrowed(source), None);
     }
     let mut scan = Scan {
         src: source,
@@ -84,10 +92,12 @@ pub(crate) fn rewrite(source: &str) -> Cow<'_, str> {
         edits: Vec::new(),
         heredocs: Vec::new(),
         fresh: 0,
+        cond_error: None,
     };
     scan.commands(Until::Eof, false);
+    let cond_error = scan.cond_error.take();
     if scan.edits.is_empty() {
-        return Cow::Borrowed(source);
+        return (Cow::Borrowed(source), cond_error);
     }
     let mut edits = scan.edits;
     edits.sort_by_key(|e| e.start);
@@ -103,7 +113,7 @@ pub(crate) fn rewrite(source: &str) -> Cow<'_, str> {
         at = e.end;
     }
     out.push_str(&source[at..]);
-    Cow::Owned(out)
+    (Cow::Owned(out), cond_error)
 }
 
 /// A quoted or expanded word after `case` is its subject.
@@ -118,6 +128,52 @@ fn is_word_end(b: u8) -> bool {
     matches!(
         b,
         b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')'
+    )
+}
+
+/// True when `word` starts an assignment (`NAME=`, `NAME+=`, `NAME[…]=`).
+fn is_assignment_start(word: &str) -> bool {
+    let name_len = word
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    if name_len == 0 || word.as_bytes()[0].is_ascii_digit() {
+        return false;
+    }
+    let mut rest = &word[name_len..];
+    if rest.starts_with('[') {
+        match rest.find(']') {
+            Some(i) => rest = &rest[i + 1..],
+            None => return false,
+        }
+    }
+    rest.starts_with('=') || rest.starts_with("+=")
+}
+
+/// Reserved words that are plain command names after an assignment
+/// (`FOO=bar for` runs a command called `for`).
+fn reserved_after_assignment(word: &str) -> bool {
+    matches!(
+        word,
+        "if" | "then"
+            | "else"
+            | "elif"
+            | "fi"
+            | "do"
+            | "done"
+            | "case"
+            | "esac"
+            | "while"
+            | "until"
+            | "for"
+            | "select"
+            | "function"
+            | "{"
+            | "}"
+            | "!"
+            | "[["
+            | "]]"
+            | "in"
     )
 }
 
@@ -290,11 +346,28 @@ impl<'a> Scan<'a> {
                         }
                         _ => {}
                     }
+                    if cmd_start && is_assignment_start(word) {
+                        self.assignment_prefix();
+                        cmd_start = false;
+                        continue;
+                    }
                     // Not only at a command start (a function body's `{ for`):
                     // the word added expands to nothing, so even an argument
                     // `for x in` is unchanged.
                     if word == "for" {
                         self.empty_for_list(len);
+                    }
+                    if cmd_start
+                        && word == "[["
+                        && self.bytes.get(self.pos + 2).is_none_or(|&b| is_word_end(b))
+                    {
+                        if let Some(e) = self.cond_command() {
+                            self.cond_error = Some(e);
+                            // The first error is bash's: stop scanning.
+                            self.pos = self.bytes.len();
+                        }
+                        cmd_start = false;
+                        continue;
                     }
                     if cmd_start && word == "case" {
                         cases.push(CaseState::Subject {
@@ -308,6 +381,47 @@ impl<'a> Scan<'a> {
                     cmd_start = cmd_start && keeps_command_start(word);
                 }
             }
+        }
+    }
+
+    /// At an assignment word in command position: steps over it and any that
+    /// follow; a reserved word after them is a command name for bash, so it gets a
+    /// backslash (brush-parser would take it for the keyword).
+    fn assignment_prefix(&mut self) {
+        loop {
+            while let Some(b) = self.peek(0) {
+                if self.skip_nested(b) {
+                    continue;
+                }
+                if is_word_end(b) {
+                    break;
+                }
+                self.pos += 1;
+            }
+            if !matches!(self.peek(0), Some(b' ' | b'\t')) {
+                // The end of the command, or an array's `(`: the scan goes on.
+                return;
+            }
+            while matches!(self.peek(0), Some(b' ' | b'\t')) {
+                self.pos += 1;
+            }
+            let w = self.word_at_pos();
+            if is_assignment_start(w) {
+                continue;
+            }
+            let ends = self
+                .bytes
+                .get(self.pos + w.len())
+                .is_none_or(|&b| is_word_end(b));
+            if ends && reserved_after_assignment(w) {
+                self.edits.push(Edit {
+                    start: self.pos,
+                    end: self.pos,
+                    text: "\\".into(),
+                });
+                self.pos += w.len();
+            }
+            return;
         }
     }
 
@@ -500,7 +614,9 @@ impl<'a> Scan<'a> {
         true
     }
 
-    /// Inside `${…}` up to and past its `}`.
+    /// Inside `${…}` up to and past its `}`. A run of blanks other than one space
+    /// is held as placeholders (brush-parser's tokenizer makes it one space):
+    /// [`crate::restore_blanks`] gives it back where the word is parsed.
     fn braced(&mut self) {
         let mut depth: usize = 0;
         while let Some(b) = self.peek(0) {
@@ -508,6 +624,29 @@ impl<'a> Scan<'a> {
                 continue;
             }
             match b {
+                b' ' | b'\t' => {
+                    let start = self.pos;
+                    while matches!(self.peek(0), Some(b' ' | b'\t')) {
+                        self.pos += 1;
+                    }
+                    let run = &self.src[start..self.pos];
+                    if run != " " {
+                        self.edits.push(Edit {
+                            start,
+                            end: self.pos,
+                            text: run
+                                .chars()
+                                .map(|c| {
+                                    if c == '\t' {
+                                        crate::HELD_TAB
+                                    } else {
+                                        crate::HELD_SPACE
+                                    }
+                                })
+                                .collect(),
+                        });
+                    }
+                }
                 b'{' => {
                     depth += 1;
                     self.pos += 1;
@@ -742,7 +881,9 @@ fn unquote(raw: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::rewrite;
+    fn rewrite(s: &str) -> std::borrow::Cow<'_, str> {
+        super::rewrite(s).0
+    }
 
     #[test]
     fn escapes_a_hash_inside_arithmetic() {

@@ -225,7 +225,7 @@ fn declare_functions(sh: &mut Shell, argv: &[Field], names: &[Field], bodies: bo
         }
         match sh.funcs.get(&name) {
             Some(def) if bodies => {
-                text.push_str(&def.to_string());
+                text.push_str(&safesh_syntax::restore_blanks(&def.to_string()));
                 if !text.ends_with('\n') {
                     text.push('\n');
                 }

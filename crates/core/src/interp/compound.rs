@@ -242,12 +242,8 @@ impl Shell {
             [Command::Compound(c, _)]
                 if !matches!(c, CompoundCommand::Subshell(_) | CompoundCommand::Arithmetic(_))
         ) && !self.compound_redirect_failed;
-        if self.last_status != 0
-            && !p.bang
-            && self.errexit_suppressed == 0
-            && may_exit
-            && !judged_inside
-        {
+        let failed = self.last_status != 0 && !p.bang && may_exit && !judged_inside;
+        if failed && self.errexit_suppressed == 0 {
             if !self.in_trap
                 && let Some((handler, label)) = self.traps.get("ERR").cloned()
             {
@@ -258,9 +254,9 @@ impl Shell {
                 r?;
                 self.last_status = status;
             }
-            if self.opts.errexit {
-                return Err(Stop::Exit);
-            }
+        }
+        if failed && self.errexit_suppressed == self.bang_lenient && self.opts.errexit {
+            return Err(Stop::Exit);
         }
         Ok(())
     }
@@ -269,8 +265,12 @@ impl Shell {
     /// each in a subshell, joined by labeled pipes.
     pub(crate) fn run_pipeline(&mut self, p: &ast::Pipeline) -> Exec {
         let started = std::time::Instant::now();
+        let lenient = p.bang && !self.opts.errexit;
         if p.bang {
             self.errexit_suppressed += 1;
+        }
+        if lenient {
+            self.bang_lenient += 1;
         }
         let r = if p.seq.is_empty() {
             // A lone `!` is an empty pipeline: status 0, negated below.
@@ -287,6 +287,9 @@ impl Shell {
         };
         if p.bang {
             self.errexit_suppressed -= 1;
+        }
+        if lenient {
+            self.bang_lenient -= 1;
         }
         r?;
         if p.bang {

@@ -489,6 +489,11 @@ impl Shell {
         false
     }
 
+    /// True when IFS is set and empty (no field splitting).
+    fn ifs_is_empty(&self) -> bool {
+        self.vars.get("IFS").is_some_and(|v| v.as_str().is_empty())
+    }
+
     pub(crate) fn ifs(&self) -> String {
         match self.vars.get("IFS") {
             Some(v) => v.as_str().to_string(),
@@ -1652,6 +1657,11 @@ impl Shell {
                     }
                 }
                 names.sort();
+                // bash: unquoted `${!p*}` with an empty IFS is one word, the
+                // names run together.
+                if *concatenate && !quoted && self.ifs_is_empty() {
+                    return Ok((PV::One(names.concat()), label));
+                }
                 Ok((PV::Many(names, *concatenate), label))
             }
             P::MemberKeys {
@@ -1670,6 +1680,11 @@ impl Shell {
                         v.label.join(&Label::agent()),
                     ),
                 };
+                // bash: unquoted `${!a[*]}` with an empty IFS is one word, the
+                // keys joined by spaces.
+                if *concatenate && !quoted && self.ifs_is_empty() {
+                    return Ok((PV::One(keys.join(" ")), label));
+                }
                 Ok((PV::Many(keys, *concatenate), label))
             }
         }

@@ -300,6 +300,10 @@ pub(crate) struct Shell {
     pub loop_depth: u32,
     /// >0 while running a condition (`if`, `while`, `&&` left side, `!`): `set -e` is off.
     pub errexit_suppressed: u32,
+    /// How many of those are a `!` that began while `set -e` was off: bash keeps
+    /// `set -e` on for them when it is turned on inside (`f() { set -e; false; }; ! f`
+    /// exits), though the ERR trap stays quiet.
+    pub bang_lenient: u32,
     pub jobs: Arc<Mutex<Vec<Job>>>,
     pub last_bg: Option<u64>,
     pub in_trap: bool,
@@ -413,6 +417,7 @@ impl Shell {
             subst_depth: 0,
             loop_depth: 0,
             errexit_suppressed: 0,
+            bang_lenient: 0,
             jobs: Arc::new(Mutex::new(Vec::new())),
             last_bg: None,
             in_trap: false,
@@ -474,6 +479,7 @@ impl Shell {
         self.subst_depth = 0;
         self.loop_depth = 0;
         self.errexit_suppressed = 0;
+        self.bang_lenient = 0;
     }
 
     /// A copy of this shell for a background job that outlives the request: its own
