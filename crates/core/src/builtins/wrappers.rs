@@ -24,7 +24,9 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
             let mut long = format!("{name} is a function");
             if let Some(def) = sh.funcs.get(name) {
                 long.push('\n');
-                long.push_str(safesh_syntax::restore_blanks(&def.to_string()).trim_end_matches('\n'));
+                long.push_str(
+                    safesh_syntax::restore_blanks(&def.to_string()).trim_end_matches('\n'),
+                );
             }
             Some((name.to_string(), long))
         }

@@ -190,7 +190,16 @@ impl Shell {
                 };
                 sh.vars.push_temp(&name, sh.vars.get(&name).cloned());
                 pushed += 1;
-                r = sh.assign(a);
+                r = match &a.value {
+                    // `B=(b c) cmd`: a binding for a command is a string; bash
+                    // gives it the list's text, each element expanded.
+                    ast::AssignmentValue::Array(items) => {
+                        sh.list_as_text(items).and_then(|(text, label)| {
+                            sh.assign_scalar(&name, text, label.join(&sh.pc))
+                        })
+                    }
+                    ast::AssignmentValue::Scalar(_) => sh.assign(a),
+                };
                 if r.is_err() {
                     break;
                 }
@@ -204,6 +213,25 @@ impl Shell {
             sh.vars.pop_temps(pushed);
             r
         })
+    }
+
+    /// The text bash gives an array list bound for one command (`B=(a "$x")
+    /// cmd`): `(a 1)`, each element expanded, joined by spaces.
+    fn list_as_text(
+        &mut self,
+        items: &[(Option<ast::Word>, ast::Word)],
+    ) -> Result<(String, Label), Stop> {
+        let mut parts = Vec::with_capacity(items.len());
+        let mut label = Label::empty();
+        for (key, value) in items {
+            let v = self.expand_word_single(value)?;
+            label.join_assign(&v.label);
+            parts.push(match key {
+                Some(k) => format!("[{}]={}", k.value, v.text),
+                None => v.text,
+            });
+        }
+        Ok((format!("({})", parts.join(" ")), label))
     }
 
     /// `<(cmd)`: runs `cmd` in a subshell, keeps its output in a temporary file

@@ -90,8 +90,21 @@ fn unary_op(w: &str) -> bool {
 fn binary_op(w: &str) -> bool {
     matches!(
         w,
-        "=" | "==" | "!=" | "=~" | "!~" | "<" | ">"
-            | "-nt" | "-ot" | "-ef" | "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"
+        "=" | "=="
+            | "!="
+            | "=~"
+            | "!~"
+            | "<"
+            | ">"
+            | "-nt"
+            | "-ot"
+            | "-ef"
+            | "-eq"
+            | "-ne"
+            | "-lt"
+            | "-le"
+            | "-gt"
+            | "-ge"
     )
 }
 
@@ -284,9 +297,7 @@ impl Cond<'_, '_> {
             b'<' | b'>' if b1 == Some(b'(') => return Err(Stop::NoOpinion),
             b'(' if mode == Mode::Plain => Tok::Open(at),
             b')' => Tok::Close(at),
-            b'<' | b'>' if !matches!(b1, Some(b'<' | b'>' | b'&' | b'|')) => {
-                Tok::Less(at)
-            }
+            b'<' | b'>' if !matches!(b1, Some(b'<' | b'>' | b'&' | b'|')) => Tok::Less(at),
             b';' | b'&' | b'|' | b'<' | b'>' => {
                 // An operator bash rejects here; its length does not matter.
                 sc.pos += 1;
