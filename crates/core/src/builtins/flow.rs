@@ -249,13 +249,40 @@ pub(super) fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label),
     Ok((text, label))
 }
 
+/// bash's `sourcepath`: a name without a slash is looked for in `$PATH` first
+/// (any regular file; an empty entry is the cwd), then in the cwd. Only
+/// directories inside the read roots are looked in: one outside them is
+/// quietly skipped, never probed.
+fn source_path_search(sh: &Shell, name: &str) -> Option<String> {
+    if name.is_empty() || name.contains('/') {
+        return None;
+    }
+    let path = sh.var_str("PATH");
+    for dir in path.split(':') {
+        let dir = if dir.is_empty() { "." } else { dir };
+        let cand = format!("{dir}/{name}");
+        let p = std::path::Path::new(&cand);
+        if sh.check_read_path(&sh.absolute(p)).is_err() {
+            continue;
+        }
+        if let Ok(crate::probe::Probe::Entry(m)) = sh.probe(p, true)
+            && m.is_file()
+        {
+            return Some(cand);
+        }
+    }
+    None
+}
+
 pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     let Some(file) = argv.get(1) else {
         sh.diag(format!("{}: filename argument required", argv[0].text));
         sh.set_status(2);
         return Ok(());
     };
-    let (text, label) = match read_source(sh, &file.text) {
+    let found = source_path_search(sh, &file.text);
+    let path = found.as_deref().unwrap_or(&file.text);
+    let (text, label) = match read_source(sh, path) {
         Ok(read) => read,
         Err(SourceError::Refused(r)) => return Err(r.into()),
         Err(SourceError::Io(e)) => {
