@@ -316,6 +316,11 @@ pub(crate) struct Shell {
     pub dir_stack: Vec<String>,
     /// Set by `exec` without a command: keep the redirections it was given.
     pub keep_redirects: bool,
+    /// `N>&M-` moves made by the redirections being applied: (N, M).
+    pub fd_moves: Vec<(i32, i32)>,
+    /// The command under the redirections runs outside the shell (a utility or
+    /// program): bash restores every descriptor after it.
+    pub redirect_outside: bool,
     /// The last compound command's own redirections failed (`{ …; } < missing`):
     /// then `set -e` applies to it, unlike a status from inside it.
     pub(crate) compound_redirect_failed: bool,
@@ -429,6 +434,8 @@ impl Shell {
             dir_stack: Vec::new(),
             cwd_label: Label::empty(),
             keep_redirects: false,
+            fd_moves: Vec::new(),
+            redirect_outside: false,
             compound_redirect_failed: false,
             in_subshell: false,
             shopt: Shopt::default(),

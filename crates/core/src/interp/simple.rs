@@ -175,6 +175,14 @@ impl Shell {
             let line: Vec<&str> = argv.iter().map(|f| f.text.as_str()).collect();
             self.diag(format!("+ {}", line.join(" ")));
         }
+        if !redirects.is_empty() {
+            self.redirect_outside = argv.first().is_some_and(|a| {
+                !matches!(
+                    self.resolve(&a.text, false),
+                    Resolved::Builtin | Resolved::Function(_)
+                )
+            });
+        }
         self.with_redirects(&redirects, |sh| {
             if assigns.is_empty() {
                 return sh.dispatch(argv, false);
