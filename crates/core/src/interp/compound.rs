@@ -243,17 +243,17 @@ impl Shell {
                 if !matches!(c, CompoundCommand::Subshell(_) | CompoundCommand::Arithmetic(_))
         ) && !self.compound_redirect_failed;
         let failed = self.last_status != 0 && !p.bang && may_exit && !judged_inside;
-        if failed && self.errexit_suppressed == 0 {
-            if !self.in_trap
-                && let Some((handler, label)) = self.traps.get("ERR").cloned()
-            {
-                let status = self.last_status;
-                self.in_trap = true;
-                let r = self.run_text_labeled(&handler, &label);
-                self.in_trap = false;
-                r?;
-                self.last_status = status;
-            }
+        if failed
+            && self.errexit_suppressed == 0
+            && !self.in_trap
+            && let Some((handler, label)) = self.traps.get("ERR").cloned()
+        {
+            let status = self.last_status;
+            self.in_trap = true;
+            let r = self.run_text_labeled(&handler, &label);
+            self.in_trap = false;
+            r?;
+            self.last_status = status;
         }
         if failed && self.errexit_suppressed == self.bang_lenient && self.opts.errexit {
             return Err(Stop::Exit);
