@@ -5,6 +5,7 @@
 //! To add a builtin: implement `fn(&mut Shell, &[Field]) -> Exec` in the module for its
 //! kind and add it to [`BUILTINS`].
 
+mod alias;
 mod checkpoint;
 mod context;
 mod dirs;
@@ -37,6 +38,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     (".", flow::source),
     (":", flow::colon),
     ("[", flow::test),
+    ("alias", alias::alias),
     ("break", flow::break_),
     ("builtin", wrappers::builtin),
     ("cd", dirs::cd),
@@ -89,10 +91,13 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("type", wrappers::type_),
     ("typeset", vars::declare),
     ("umask", flow::umask),
+    ("unalias", alias::unalias),
     ("unset", vars::unset),
     ("verify", verify::verify),
     ("wait", flow::wait),
 ];
+
+pub(crate) use alias::run_expanded as run_alias;
 
 /// True if `name` is a shell builtin.
 pub(crate) fn is_builtin(name: &str) -> bool {

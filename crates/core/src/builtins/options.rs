@@ -422,6 +422,7 @@ fn shopt_get(sh: &Shell, name: &str) -> Option<bool> {
         "nocaseglob" => sh.shopt.nocaseglob,
         "globstar" => sh.shopt.globstar,
         "inherit_errexit" => sh.shopt.inherit_errexit,
+        "expand_aliases" => sh.shopt.expand_aliases,
         _ => SHOPT_OPTIONS.iter().find(|(n, _)| *n == name)?.1,
     })
 }
@@ -435,6 +436,7 @@ fn shopt_set(sh: &mut Shell, name: &str, on: bool) {
         "nocaseglob" => sh.shopt.nocaseglob = on,
         "globstar" => sh.shopt.globstar = on,
         "inherit_errexit" => sh.shopt.inherit_errexit = on,
+        "expand_aliases" => sh.shopt.expand_aliases = on,
         _ => {}
     }
 }

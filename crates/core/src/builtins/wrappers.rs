@@ -12,6 +12,12 @@ use std::time::{Duration, Instant};
 
 /// Describes how `name` resolves, for `type` and `command -v`.
 fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
+    if let Some((value, _)) = sh.aliases.get(name) {
+        return Some((
+            format!("alias {name}='{}'", value.replace('\'', r"'\''")),
+            format!("{name} is aliased to `{value}'"),
+        ));
+    }
     if is_keyword(name) {
         return Some((name.to_string(), format!("{name} is a shell keyword")));
     }
@@ -101,7 +107,9 @@ fn find_in_path(path: &str, name: &str) -> Option<String> {
 /// What `describe` found, by its first line.
 fn kind_of(long: &str) -> &'static str {
     let first = long.lines().next().unwrap_or_default();
-    if first.ends_with("keyword") {
+    if first.contains(" is aliased to `") {
+        "alias"
+    } else if first.ends_with("keyword") {
         "keyword"
     } else if first.ends_with("function") {
         "function"

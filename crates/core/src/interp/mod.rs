@@ -316,6 +316,10 @@ pub(crate) struct Shell {
     pub dir_stack: Vec<String>,
     /// Set by `exec` without a command: keep the redirections it was given.
     pub keep_redirects: bool,
+    /// Aliases: name → (text, label of the words that defined it).
+    pub aliases: std::collections::BTreeMap<String, (String, Label)>,
+    /// Aliases being expanded now (an alias is not expanded inside itself).
+    pub alias_active: Vec<String>,
     /// `N>&M-` moves made by the redirections being applied: (N, M).
     pub fd_moves: Vec<(i32, i32)>,
     /// The command under the redirections runs outside the shell (a utility or
@@ -354,6 +358,8 @@ pub(crate) struct Shopt {
     pub globstar: bool,
     /// `$(…)` keeps `set -e`.
     pub inherit_errexit: bool,
+    /// Aliases are expanded.
+    pub expand_aliases: bool,
 }
 
 impl Shell {
@@ -434,6 +440,8 @@ impl Shell {
             dir_stack: Vec::new(),
             cwd_label: Label::empty(),
             keep_redirects: false,
+            aliases: std::collections::BTreeMap::new(),
+            alias_active: Vec::new(),
             fd_moves: Vec::new(),
             redirect_outside: false,
             compound_redirect_failed: false,

@@ -38,6 +38,12 @@ impl Shell {
         if let Some(line) = simple_line(s) {
             self.line = line;
         }
+        if self.shopt.expand_aliases
+            && !self.aliases.is_empty()
+            && let Some(text) = self.alias_text(s)
+        {
+            return text;
+        }
         let mut assigns: Vec<&ast::Assignment> = Vec::new();
         let mut redirects: Vec<ast::IoRedirect> = Vec::new();
         let mut words: Vec<WordItem<'_>> = Vec::new();
@@ -221,6 +227,53 @@ impl Shell {
             sh.vars.pop_temps(pushed);
             r
         })
+    }
+
+    /// `ll -a` where `ll` is an alias: runs the alias's text and the rest of the
+    /// command as written (an alias ending in a blank expands the next word
+    /// too). `None` when the command's first word is no alias (or one being
+    /// expanded, or the command holds a here-document, whose text is not kept).
+    fn alias_text(&mut self, s: &ast::SimpleCommand) -> Option<Exec> {
+        if s.prefix.is_some() {
+            return None;
+        }
+        let first = &s.word_or_name.as_ref()?.value;
+        if self.alias_active.contains(first) {
+            return None;
+        }
+        let (mut text, mut label) = self.aliases.get(first)?.clone();
+        let items: &[ast::CommandPrefixOrSuffixItem] =
+            s.suffix.as_ref().map(|x| x.0.as_slice()).unwrap_or(&[]);
+        if items.iter().any(|i| {
+            matches!(
+                i,
+                ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(..))
+            )
+        }) {
+            return None;
+        }
+        let mut names = vec![first.clone()];
+        let mut rest = items.iter().map(ToString::to_string).peekable();
+        while text.ends_with([' ', '\t'])
+            && let Some(next) = rest.peek()
+            && !names.contains(next)
+            && let Some((more, l)) = self.aliases.get(next).cloned()
+        {
+            names.push(next.clone());
+            text.push_str(&more);
+            label.join_assign(&l);
+            rest.next();
+        }
+        for r in rest {
+            text.push(' ');
+            text.push_str(&r);
+        }
+        let depth = self.alias_active.len();
+        self.alias_active.extend(names);
+        let label = label.join(&self.code_label);
+        let r = crate::builtins::run_alias(self, text, label);
+        self.alias_active.truncate(depth);
+        Some(r)
     }
 
     /// The text bash gives an array list bound for one command (`B=(a "$x")
