@@ -310,6 +310,11 @@ impl<'a> Scan<'a> {
                     self.heredoc_operator();
                     cmd_start = false;
                 }
+                // A here-string: its `<<` is no here-document.
+                b'<' if self.starts_with("<<<") => {
+                    self.pos += 3;
+                    cmd_start = false;
+                }
                 b'<' | b'>' => {
                     self.pos += 1;
                     cmd_start = false;
@@ -845,6 +850,17 @@ impl<'a> Scan<'a> {
                 return;
             }
         }
+        // No end line: bash takes the rest of the text as the body (with a
+        // warning); brush-parser wants the end line, so it is added.
+        if !misread && !delim.is_empty() && !delim.contains('\n') {
+            let end = self.bytes.len();
+            let newline = if self.src.ends_with('\n') { "" } else { "\n" };
+            self.edits.push(Edit {
+                start: end,
+                end,
+                text: format!("{newline}{delim}\n"),
+            });
+        }
     }
 
     /// A delimiter name that occurs nowhere in the script.
@@ -958,6 +974,14 @@ mod tests {
             rewrite("cat <<\"${x}\"\nbody $x\n${x}\n"),
             "cat <<'SAFESH_HEREDOC_END_1'\nbody $x\nSAFESH_HEREDOC_END_1\n"
         );
+    }
+
+    #[test]
+    fn ends_a_heredoc_left_open_and_leaves_here_strings_alone() {
+        assert_eq!(rewrite("cat <<E\nabc\n"), "cat <<E\nabc\nE\n");
+        assert_eq!(rewrite("cat <<'E' x\n$a\n"), "cat <<'E' x\n$a\nE\n");
+        let s = "cat <<<\"here\"\necho x\n";
+        assert_eq!(rewrite(s), s);
     }
 
     #[test]
