@@ -180,7 +180,10 @@ pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
     sh.code_label.join_assign(&label);
     sh.call_depth += 1;
     sh.set_status(0);
+    // bash numbers the text's lines from the line where the eval command ends.
+    let saved_offset = std::mem::replace(&mut sh.line_offset, sh.cmd_end_line.saturating_sub(1));
     let r = sh.run_program_top(&script.program);
+    sh.line_offset = saved_offset;
     sh.call_depth -= 1;
     sh.pc = saved_pc;
     sh.code_label = saved_code;
@@ -326,7 +329,10 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     sh.call_depth += 1;
     sh.source_depth += 1;
     sh.set_status(0);
+    // A sourced file's lines are its own.
+    let saved_offset = std::mem::replace(&mut sh.line_offset, 0);
     let r = sh.run_program_top(&script.program);
+    sh.line_offset = saved_offset;
     sh.source_depth -= 1;
     sh.call_depth -= 1;
     sh.pc = saved_pc;

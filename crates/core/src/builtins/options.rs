@@ -111,6 +111,7 @@ pub(crate) fn long_option(sh: &Shell, name: &str) -> Option<bool> {
         "noclobber" => sh.opts.noclobber,
         "xtrace" => sh.opts.xtrace,
         "noexec" => sh.opts.noexec,
+        "errtrace" => sh.opts.errtrace,
         _ => SET_OPTIONS.iter().find(|(n, _)| *n == name)?.1,
     })
 }
@@ -134,6 +135,7 @@ fn set_long(sh: &mut Shell, opt: &str, on: bool) -> bool {
         "noclobber" => sh.opts.noclobber = on,
         "xtrace" => sh.opts.xtrace = on,
         "noexec" => sh.opts.noexec = on,
+        "errtrace" => sh.opts.errtrace = on,
         _ => return SET_OPTIONS.iter().any(|(n, _)| *n == opt),
     }
     true
@@ -206,7 +208,8 @@ pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
                     'C' => sh.opts.noclobber = on,
                     'x' => sh.opts.xtrace = on,
                     'n' => sh.opts.noexec = on,
-                    'v' | 'h' | 'B' | 'H' | 'm' | 'b' | 'a' | 'P' | 'T' | 'E' | 'k' | 't' => {}
+                    'E' => sh.opts.errtrace = on,
+                    'v' | 'h' | 'B' | 'H' | 'm' | 'b' | 'a' | 'P' | 'T' | 'k' | 't' => {}
                     _ => {
                         sh.diag(format!("set: -{c}: invalid option"));
                         sh.set_status(2);

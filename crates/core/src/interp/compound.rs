@@ -246,11 +246,17 @@ impl Shell {
         if failed
             && self.errexit_suppressed == 0
             && !self.in_trap
+            && !self.err_trap_off
             && let Some((handler, label)) = self.traps.get("ERR").cloned()
         {
             let status = self.last_status;
             self.in_trap = true;
+            // The handler's lines count from the line of the failed command.
+            let (line, end) = (self.line, self.cmd_end_line);
+            let saved_offset = std::mem::replace(&mut self.line_offset, line.saturating_sub(1));
             let r = self.run_text_labeled(&handler, &label);
+            self.line_offset = saved_offset;
+            (self.line, self.cmd_end_line) = (line, end);
             self.in_trap = false;
             r?;
             self.last_status = status;

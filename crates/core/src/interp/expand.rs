@@ -1117,6 +1117,9 @@ impl Shell {
                         f.push('x');
                     }
                     f.push('B');
+                    if self.opts.errtrace {
+                        f.push('E');
+                    }
                     f.push('c');
                     (PV::One(f), Label::agent())
                 }

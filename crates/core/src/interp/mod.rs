@@ -246,6 +246,8 @@ pub(crate) struct Options {
     pub xtrace: bool,
     /// `set -n`: read commands without running them.
     pub noexec: bool,
+    /// `set -E`: functions, subshells and `$(…)` inherit the ERR trap.
+    pub errtrace: bool,
 }
 
 /// The file descriptors of the running code.
@@ -308,6 +310,13 @@ pub(crate) struct Shell {
     pub last_bg: Option<u64>,
     pub in_trap: bool,
     pub line: usize,
+    /// Added to the lines of the text running (`eval`'s text starts at the line
+    /// where the eval command ends, a trap's at the line that triggered it).
+    pub line_offset: usize,
+    /// The ERR trap does not run here (a function or subshell without `set -E`).
+    pub err_trap_off: bool,
+    /// The last line of the simple command running (with the offset).
+    pub cmd_end_line: usize,
     pub last_subst_status: Option<i32>,
     pub source_depth: u32,
     /// The server session the context store's `session` scope belongs to.
@@ -439,6 +448,9 @@ impl Shell {
             getopts_pos: 0,
             dir_stack: Vec::new(),
             cwd_label: Label::empty(),
+            err_trap_off: false,
+            line_offset: 0,
+            cmd_end_line: 0,
             keep_redirects: false,
             aliases: std::collections::BTreeMap::new(),
             alias_active: Vec::new(),
@@ -516,6 +528,8 @@ impl Shell {
         s.jobs = Arc::new(Mutex::new(Vec::new()));
         s.parent_traps = Some(self.traps.clone());
         s.traps.remove("EXIT");
+        // Without `set -E` the ERR trap is not run in a subshell.
+        s.err_trap_off |= !self.opts.errtrace;
         s
     }
 

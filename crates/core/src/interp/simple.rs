@@ -35,8 +35,9 @@ impl Shell {
     pub(crate) fn run_simple(&mut self, s: &ast::SimpleCommand) -> Exec {
         self.count_command()?;
         self.diag_label = Label::empty();
-        if let Some(line) = simple_line(s) {
-            self.line = line;
+        if let Some((line, end)) = simple_lines(s) {
+            self.line = line + self.line_offset;
+            self.cmd_end_line = end + self.line_offset;
         }
         if self.shopt.expand_aliases
             && !self.aliases.is_empty()
@@ -561,6 +562,12 @@ impl Shell {
             .into());
         }
         self.call_depth += 1;
+        // A function's lines are its own (where it was defined).
+        let saved_offset = std::mem::replace(&mut self.line_offset, 0);
+        let saved_lines = (self.line, self.cmd_end_line);
+        // Without `set -E` a function does not run the ERR trap.
+        let saved_err_off = self.err_trap_off;
+        self.err_trap_off |= !self.opts.errtrace;
         let saved_pos = std::mem::replace(
             &mut self.positional,
             argv.iter().skip(1).map(|f| f.text.clone()).collect(),
@@ -611,6 +618,10 @@ impl Shell {
         self.pc = saved_pc;
         self.positional = saved_pos;
         self.positional_label = saved_label;
+        self.line_offset = saved_offset;
+        // `$LINENO` after the call is the caller's line again.
+        (self.line, self.cmd_end_line) = saved_lines;
+        self.err_trap_off = saved_err_off;
         self.call_depth -= 1;
         match r {
             Err(Stop::Return) => Ok(()),
@@ -723,7 +734,7 @@ impl Shell {
     }
 }
 
-fn simple_line(s: &ast::SimpleCommand) -> Option<usize> {
+fn simple_lines(s: &ast::SimpleCommand) -> Option<(usize, usize)> {
     use safesh_syntax::ast::SourceLocation;
-    s.location().map(|l| l.start.line)
+    s.location().map(|l| (l.start.line, l.end.line))
 }
