@@ -112,6 +112,7 @@ pub(crate) fn long_option(sh: &Shell, name: &str) -> Option<bool> {
         "xtrace" => sh.opts.xtrace,
         "noexec" => sh.opts.noexec,
         "errtrace" => sh.opts.errtrace,
+        "functrace" => sh.opts.functrace,
         _ => SET_OPTIONS.iter().find(|(n, _)| *n == name)?.1,
     })
 }
@@ -136,6 +137,7 @@ fn set_long(sh: &mut Shell, opt: &str, on: bool) -> bool {
         "xtrace" => sh.opts.xtrace = on,
         "noexec" => sh.opts.noexec = on,
         "errtrace" => sh.opts.errtrace = on,
+        "functrace" => sh.opts.functrace = on,
         _ => return SET_OPTIONS.iter().any(|(n, _)| *n == opt),
     }
     true
@@ -209,7 +211,8 @@ pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
                     'x' => sh.opts.xtrace = on,
                     'n' => sh.opts.noexec = on,
                     'E' => sh.opts.errtrace = on,
-                    'v' | 'h' | 'B' | 'H' | 'm' | 'b' | 'a' | 'P' | 'T' | 'k' | 't' => {}
+                    'T' => sh.opts.functrace = on,
+                    'v' | 'h' | 'B' | 'H' | 'm' | 'b' | 'a' | 'P' | 'k' | 't' => {}
                     _ => {
                         sh.diag(format!("set: -{c}: invalid option"));
                         sh.set_status(2);

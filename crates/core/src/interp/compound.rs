@@ -314,6 +314,11 @@ impl Shell {
         let mut next_input = None;
         let mut last_shell = None;
         for (i, cmd) in seq.iter().enumerate() {
+            // bash runs the DEBUG trap in the shell before each stage that is a
+            // simple command (a stage's own shell does not inherit it).
+            if let Command::Simple(s) = cmd {
+                self.debug_trap(super::simple::simple_lines(s).map(|l| l.0))?;
+            }
             let mut sub = self.subshell();
             if let Some(input) = next_input.take() {
                 sub.fds.insert(0, Fd::In(input));
@@ -454,12 +459,15 @@ impl Shell {
 
     /// `for ((init; cond; update))`: the condition's label joins the PC of the body.
     fn arith_for(&mut self, f: &ast::ArithmeticForClauseCommand) -> Exec {
+        let line = Some(f.loc.start.line);
         if let Some(init) = &f.initializer {
+            self.debug_trap(line)?;
             self.eval_arith_labeled(&init.value)?;
         }
         self.set_status(0);
         loop {
             if let Some(cond) = &f.condition {
+                self.debug_trap(line)?;
                 let (v, label) = self.eval_arith_labeled(&cond.value)?;
                 self.pc.join_assign(&label);
                 if v == 0 {
@@ -470,6 +478,7 @@ impl Shell {
                 break;
             }
             if let Some(upd) = &f.updater {
+                self.debug_trap(line)?;
                 self.eval_arith_labeled(&upd.value)?;
             }
         }
@@ -511,6 +520,7 @@ impl Shell {
                 Ok(())
             }
             Command::ExtendedTest(t, redirects) => {
+                self.debug_trap(Some(t.loc.start.line))?;
                 let r = redirects.as_ref();
                 self.with_redirects(r.map(|r| r.0.as_slice()).unwrap_or(&[]), |sh| {
                     sh.count_command()?;
@@ -652,6 +662,7 @@ impl Shell {
                     self.pc.join_assign(label);
                 }
                 for (item, label) in items {
+                    self.debug_trap(Some(f.loc.start.line))?;
                     self.assign_scalar(&f.variable_name, item, label)?;
                     if let LoopCtl::Break = self.loop_body(&f.body.list)? {
                         break;
@@ -699,6 +710,7 @@ impl Shell {
             }
             CompoundCommand::CaseClause(cc) => self.run_case(cc),
             CompoundCommand::Arithmetic(a) => {
+                self.debug_trap(Some(a.loc.start.line))?;
                 self.count_command()?;
                 if let Some(script) = self.arith_as_subshells(&a.expr.value) {
                     let mut sub = self.subshell();
@@ -729,6 +741,7 @@ impl Shell {
     }
 
     fn run_case(&mut self, cc: &ast::CaseClauseCommand) -> Exec {
+        self.debug_trap(Some(cc.loc.start.line))?;
         let value = self.expand_word_single(&cc.value)?;
         self.pc.join_assign(&value.label);
         self.set_status(0);

@@ -1120,6 +1120,9 @@ impl Shell {
                     if self.opts.errtrace {
                         f.push('E');
                     }
+                    if self.opts.functrace {
+                        f.push('T');
+                    }
                     f.push('c');
                     (PV::One(f), Label::agent())
                 }

@@ -248,6 +248,8 @@ pub(crate) struct Options {
     pub noexec: bool,
     /// `set -E`: functions, subshells and `$(…)` inherit the ERR trap.
     pub errtrace: bool,
+    /// `set -T`: functions, subshells and `$(…)` inherit the DEBUG trap.
+    pub functrace: bool,
 }
 
 /// The file descriptors of the running code.
@@ -315,6 +317,8 @@ pub(crate) struct Shell {
     pub line_offset: usize,
     /// The ERR trap does not run here (a function or subshell without `set -E`).
     pub err_trap_off: bool,
+    /// The DEBUG trap does not run here (a function or subshell without `set -T`).
+    pub debug_trap_off: bool,
     /// The last line of the simple command running (with the offset).
     pub cmd_end_line: usize,
     pub last_subst_status: Option<i32>,
@@ -448,6 +452,7 @@ impl Shell {
             getopts_pos: 0,
             dir_stack: Vec::new(),
             cwd_label: Label::empty(),
+            debug_trap_off: false,
             err_trap_off: false,
             line_offset: 0,
             cmd_end_line: 0,
@@ -528,8 +533,10 @@ impl Shell {
         s.jobs = Arc::new(Mutex::new(Vec::new()));
         s.parent_traps = Some(self.traps.clone());
         s.traps.remove("EXIT");
-        // Without `set -E` the ERR trap is not run in a subshell.
+        // Without `set -E` the ERR trap is not run in a subshell; without
+        // `set -T` neither is the DEBUG trap.
         s.err_trap_off |= !self.opts.errtrace;
+        s.debug_trap_off |= !self.opts.functrace;
         s
     }
 
@@ -778,6 +785,36 @@ impl Shell {
         self.pc = saved_pc;
         self.code_label = saved_code;
         r
+    }
+
+    /// Runs the DEBUG trap before a command (`line`: where the command starts,
+    /// for `$LINENO`; the current line when `None`). `$?` is left as it was
+    /// unless the handler ends the script (`exit`, `set -e`).
+    pub(crate) fn debug_trap(&mut self, line: Option<usize>) -> Exec {
+        if self.in_trap || self.debug_trap_off || self.traps.is_empty() {
+            return Ok(());
+        }
+        let Some((handler, label)) = self.traps.get("DEBUG").cloned() else {
+            return Ok(());
+        };
+        if let Some(l) = line {
+            self.line = l + self.line_offset;
+        }
+        let status = self.last_status;
+        let (line, end) = (self.line, self.cmd_end_line);
+        self.in_trap = true;
+        let saved_offset = std::mem::replace(&mut self.line_offset, line.saturating_sub(1));
+        let r = self.run_text_labeled(&handler, &label);
+        self.line_offset = saved_offset;
+        (self.line, self.cmd_end_line) = (line, end);
+        self.in_trap = false;
+        match r {
+            Ok(()) | Err(Stop::Return) => {
+                self.last_status = status;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Parses and runs `text` in this shell (eval, traps).

@@ -45,6 +45,7 @@ impl Shell {
         {
             return text;
         }
+        self.debug_trap(None)?;
         let mut assigns: Vec<&ast::Assignment> = Vec::new();
         let mut redirects: Vec<ast::IoRedirect> = Vec::new();
         let mut words: Vec<WordItem<'_>> = Vec::new();
@@ -568,6 +569,8 @@ impl Shell {
         // Without `set -E` a function does not run the ERR trap.
         let saved_err_off = self.err_trap_off;
         self.err_trap_off |= !self.opts.errtrace;
+        let saved_debug_off = self.debug_trap_off;
+        self.debug_trap_off |= !self.opts.functrace;
         let saved_pos = std::mem::replace(
             &mut self.positional,
             argv.iter().skip(1).map(|f| f.text.clone()).collect(),
@@ -622,6 +625,7 @@ impl Shell {
         // `$LINENO` after the call is the caller's line again.
         (self.line, self.cmd_end_line) = saved_lines;
         self.err_trap_off = saved_err_off;
+        self.debug_trap_off = saved_debug_off;
         self.call_depth -= 1;
         match r {
             Err(Stop::Return) => Ok(()),
@@ -734,7 +738,7 @@ impl Shell {
     }
 }
 
-fn simple_lines(s: &ast::SimpleCommand) -> Option<(usize, usize)> {
+pub(crate) fn simple_lines(s: &ast::SimpleCommand) -> Option<(usize, usize)> {
     use safesh_syntax::ast::SourceLocation;
     s.location().map(|l| (l.start.line, l.end.line))
 }
