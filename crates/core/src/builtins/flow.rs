@@ -333,6 +333,11 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     let saved_offset = std::mem::replace(&mut sh.line_offset, 0);
     let r = sh.run_program_top(&script.program);
     sh.line_offset = saved_offset;
+    // The RETURN trap runs as the sourced file returns.
+    let r = match r {
+        Ok(()) | Err(Stop::Return) => sh.return_trap().and(r),
+        other => other,
+    };
     sh.source_depth -= 1;
     sh.call_depth -= 1;
     sh.pc = saved_pc;

@@ -817,6 +817,28 @@ impl Shell {
         }
     }
 
+    /// Runs the RETURN trap (a sourced file or a traced function returns);
+    /// `$?` is left as it was unless the handler ends the script.
+    pub(crate) fn return_trap(&mut self) -> Exec {
+        if self.in_trap || self.traps.is_empty() {
+            return Ok(());
+        }
+        let Some((handler, label)) = self.traps.get("RETURN").cloned() else {
+            return Ok(());
+        };
+        let status = self.last_status;
+        self.in_trap = true;
+        let r = self.run_text_labeled(&handler, &label);
+        self.in_trap = false;
+        match r {
+            Ok(()) | Err(Stop::Return) => {
+                self.last_status = status;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Parses and runs `text` in this shell (eval, traps).
     pub fn run_text(&mut self, text: &str) -> Exec {
         let script = self.parse_cached(text)?;

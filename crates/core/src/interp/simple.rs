@@ -615,6 +615,14 @@ impl Shell {
         // A function body sees no loop of its caller: `break` there only warns.
         let saved_loops = std::mem::replace(&mut self.loop_depth, 0);
         let r = self.with_redirects(&redirects, |sh| sh.run_compound_pub(&f.body.0));
+        // The RETURN trap runs as a traced function returns (`set -T`).
+        let r = match r {
+            Ok(()) | Err(Stop::Return) if self.opts.functrace => {
+                let status = self.last_status;
+                self.return_trap().map(|()| self.last_status = status)
+            }
+            other => other,
+        };
         self.loop_depth = saved_loops;
         self.code_label = saved_code;
         self.vars.pop_frame();
