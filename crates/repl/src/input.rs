@@ -31,7 +31,7 @@ pub fn classify(text: &str) -> Shape {
     if text.trim().is_empty() {
         return Shape::Complete;
     }
-    if ends_with_continuation(text) {
+    if ends_with_continuation(text) || safesh_syntax::heredoc_open(text) {
         return Shape::Incomplete;
     }
     let err = match safesh_syntax::parse(text) {

@@ -75,6 +75,18 @@ pub fn restore_blanks(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// True when `text` ends inside a here-document whose end line has not come
+/// (the interactive shell asks for more lines; a script takes the rest as its
+/// body, as bash does).
+pub fn heredoc_open(text: &str) -> bool {
+    let text = if text.ends_with('\n') {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(format!("{text}\n"))
+    };
+    prepass::heredoc_open(&text)
+}
+
 /// A parsed and checked script.
 #[derive(Debug, Clone)]
 pub struct Script {

@@ -69,6 +69,8 @@ struct Scan<'a> {
     fresh: usize,
     /// The first `[[ … ]]` bash would not parse.
     cond_error: Option<CondError>,
+    /// A here-document's end line is missing (the text ends in its body).
+    heredoc_open: bool,
 }
 
 /// Rewrites `source` (see the module docs); borrowed when nothing changes. The
@@ -93,6 +95,7 @@ pub(crate) fn rewrite(source: &str) -> (Cow<'_, str>, Option<CondError>) {
         heredocs: Vec::new(),
         fresh: 0,
         cond_error: None,
+        heredoc_open: false,
     };
     scan.commands(Until::Eof, false);
     let cond_error = scan.cond_error.take();
@@ -114,6 +117,27 @@ pub(crate) fn rewrite(source: &str) -> (Cow<'_, str>, Option<CondError>) {
     }
     out.push_str(&source[at..]);
     (Cow::Owned(out), cond_error)
+}
+
+/// True when `source` ends inside a here-document's body (its end line never
+/// comes): a script takes the rest as the body, a line typed at a prompt goes
+/// on.
+pub(crate) fn heredoc_open(source: &str) -> bool {
+    if !source.contains("<<") {
+        return false;
+    }
+    let mut scan = Scan {
+        src: source,
+        bytes: source.as_bytes(),
+        pos: 0,
+        edits: Vec::new(),
+        heredocs: Vec::new(),
+        fresh: 0,
+        cond_error: None,
+        heredoc_open: false,
+    };
+    scan.commands(Until::Eof, false);
+    scan.heredoc_open
 }
 
 /// A quoted or expanded word after `case` is its subject.
@@ -852,6 +876,7 @@ impl<'a> Scan<'a> {
         }
         // No end line: bash takes the rest of the text as the body (with a
         // warning); brush-parser wants the end line, so it is added.
+        self.heredoc_open = true;
         if !misread && !delim.is_empty() && !delim.contains('\n') {
             let end = self.bytes.len();
             let newline = if self.src.ends_with('\n') { "" } else { "\n" };

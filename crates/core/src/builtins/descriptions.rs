@@ -73,6 +73,11 @@ pub static BUILTINS: &[Description] = &[
         "set variables and their attributes, or print them",
     ),
     d(
+        "dirs",
+        "[-clpv] [+N|-N]",
+        "show or clear the directory stack",
+    ),
+    d(
         "env",
         "[-i] [-u NAME] [NAME=VALUE...] [CMD [ARG...]]",
         "run CMD with a changed environment, or print the environment",

@@ -25,7 +25,7 @@ mod verify;
 
 pub use descriptions::Description;
 pub use help::{HelpList, HelpSection, add_help_section, describe, help_sections};
-pub(crate) use options::shellopts;
+pub(crate) use options::{long_option, shellopts};
 
 use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell};
@@ -48,6 +48,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("context", context::context),
     ("continue", flow::continue_),
     ("declare", vars::declare),
+    ("dirs", dirs::dirs),
     ("env", wrappers::env),
     ("eval", flow::eval),
     ("exec", wrappers::exec),

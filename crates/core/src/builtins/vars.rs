@@ -158,6 +158,13 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut names = Vec::with_capacity(argv.len());
     let mut status = 0;
     for f in &argv[1..] {
+        // `local -`: the shell options are restored when the function returns.
+        if f.text == "-" {
+            if sh.local_opts.is_none() {
+                sh.local_opts = Some(sh.opts);
+            }
+            continue;
+        }
         if f.text.starts_with('-') {
             names.push(f.clone());
             continue;

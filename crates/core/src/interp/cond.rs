@@ -87,17 +87,12 @@ impl Shell {
                     }
                 })
             }
-            UP::ShellOptionEnabled => match s {
-                "errexit" => self.opts.errexit,
-                "nounset" => self.opts.nounset,
-                "pipefail" => self.opts.pipefail,
-                "noglob" => self.opts.noglob,
-                "noclobber" => self.opts.noclobber,
-                "xtrace" => self.opts.xtrace,
-                _ => false,
-            },
+            UP::ShellOptionEnabled => crate::builtins::long_option(self, s).unwrap_or(false),
             UP::ShellVariableIsSetAndAssigned => self.var_is_set(s),
-            UP::ShellVariableIsSetAndNameRef => false,
+            UP::ShellVariableIsSetAndNameRef => self
+                .vars
+                .get(s)
+                .is_some_and(|v| v.attrs.nameref && !v.as_str().is_empty()),
             _ => false,
         }
     }

@@ -319,6 +319,10 @@ pub(crate) struct Shell {
     pub err_trap_off: bool,
     /// The DEBUG trap does not run here (a function or subshell without `set -T`).
     pub debug_trap_off: bool,
+    /// `umask`'s value (shown and set; not applied to the process).
+    pub umask: u32,
+    /// The options to restore when the running function returns (`local -`).
+    pub local_opts: Option<Options>,
     /// The last line of the simple command running (with the offset).
     pub cmd_end_line: usize,
     pub last_subst_status: Option<i32>,
@@ -452,6 +456,8 @@ impl Shell {
             getopts_pos: 0,
             dir_stack: Vec::new(),
             cwd_label: Label::empty(),
+            local_opts: None,
+            umask: 0o022,
             debug_trap_off: false,
             err_trap_off: false,
             line_offset: 0,

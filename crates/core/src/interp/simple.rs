@@ -569,6 +569,7 @@ impl Shell {
         // Without `set -E` a function does not run the ERR trap.
         let saved_err_off = self.err_trap_off;
         self.err_trap_off |= !self.opts.errtrace;
+        let saved_local_opts = self.local_opts.take();
         let saved_debug_off = self.debug_trap_off;
         self.debug_trap_off |= !self.opts.functrace;
         let saved_pos = std::mem::replace(
@@ -587,6 +588,22 @@ impl Shell {
             self.pc.join_assign(l);
         }
         self.vars.push_frame();
+        // BASH_LINENO: the lines the active functions were called from.
+        self.vars.make_local("BASH_LINENO");
+        let mut lines = match self.vars.get("BASH_LINENO").map(|v| v.value.clone()) {
+            Some(super::Value::Array(a)) => a.into_values().collect::<Vec<_>>(),
+            _ => Vec::new(),
+        };
+        lines.insert(0, saved_lines.0.to_string());
+        let _ = self.vars.set_array(
+            "BASH_LINENO",
+            lines
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| (i as i64, s))
+                .collect(),
+            Label::agent(),
+        );
         // FUNCNAME lists the active functions, innermost first.
         let name = f.fname.value.clone();
         self.vars.make_local("FUNCNAME");
@@ -634,6 +651,9 @@ impl Shell {
         (self.line, self.cmd_end_line) = saved_lines;
         self.err_trap_off = saved_err_off;
         self.debug_trap_off = saved_debug_off;
+        if let Some(o) = std::mem::replace(&mut self.local_opts, saved_local_opts) {
+            self.opts = o;
+        }
         self.call_depth -= 1;
         match r {
             Err(Stop::Return) => Ok(()),
