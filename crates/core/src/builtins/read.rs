@@ -186,11 +186,18 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
             split_escaped(&chars, &ifs, names.len())
         };
         for (k, name) in names.iter().enumerate() {
+            let v = parts.get(k).cloned().unwrap_or_default();
+            // `read 'a[1]'`: an element of an array.
+            if let Some((base, idx)) = name.strip_suffix(']').and_then(|n| n.split_once('['))
+                && super::vars::valid_name(base)
+            {
+                sh.assign_element(base, idx, v, label.clone())?;
+                continue;
+            }
             if !super::vars::valid_name(name) {
                 invalid(sh, name);
                 return Ok(());
             }
-            let v = parts.get(k).cloned().unwrap_or_default();
             sh.assign_scalar(name, v, label.clone())?;
         }
     }

@@ -125,6 +125,35 @@ fn escape_dq(s: &str) -> String {
 }
 
 pub(super) fn readonly(sh: &mut Shell, argv: &[Field]) -> Exec {
+    // `readonly` / `readonly -p`: the readonly variables, as `declare -p` shows them.
+    if argv[1..].iter().all(|f| f.text == "-p" || f.text == "--") {
+        let mut names: Vec<String> = sh
+            .vars
+            .iter()
+            .filter(|(_, v)| v.readonly)
+            .map(|(k, _)| k.clone())
+            .collect();
+        if names.is_empty() {
+            sh.set_status(0);
+            return Ok(());
+        }
+        names.sort();
+        let mut args = vec![
+            Field {
+                text: "declare".into(),
+                label: argv[0].label.clone(),
+            },
+            Field {
+                text: "-p".into(),
+                label: argv[0].label.clone(),
+            },
+        ];
+        args.extend(names.into_iter().map(|text| Field {
+            text,
+            label: argv[0].label.clone(),
+        }));
+        return declare(sh, &args);
+    }
     let mut status = 0;
     for f in &argv[1..] {
         if f.text.starts_with('-') {

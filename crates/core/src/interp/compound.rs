@@ -753,7 +753,8 @@ impl Shell {
             if !matched {
                 for p in &item.patterns {
                     let pat = self.expand_pattern(p)?;
-                    if super::pattern::matches(&pat, &value.text, false, self.utf8_locale()) {
+                    let icase = self.shopt.nocasematch;
+                    if super::pattern::matches(&pat, &value.text, icase, self.utf8_locale()) {
                         matched = true;
                         break;
                     }

@@ -1692,7 +1692,11 @@ impl Shell {
                     SubstringMatchKind::Anywhere => super::pattern::Replace::All,
                 };
                 let utf8 = self.utf8_locale();
-                let f = |s: &str| super::pattern::replace(s, &pat, &|m| rep.render(m), kind, utf8);
+                // `shopt -s nocasematch` holds for `${x/p/r}` too (bash 5.2).
+                let icase = self.shopt.nocasematch;
+                let f = |s: &str| {
+                    super::pattern::replace(s, &pat, &|m| rep.render(m), kind, (icase, utf8))
+                };
                 Ok((map_pv(pv, f), label.join(&rep_label)))
             }
             P::VariableNames {

@@ -372,6 +372,8 @@ pub(crate) struct Shopt {
     pub failglob: bool,
     pub lastpipe: bool,
     pub nocaseglob: bool,
+    /// `case`, `[[ == != =~ ]]` and `${x/p/r}` ignore case.
+    pub nocasematch: bool,
     pub globstar: bool,
     /// `$(…)` keeps `set -e`.
     pub inherit_errexit: bool,
