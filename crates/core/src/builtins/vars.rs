@@ -96,25 +96,46 @@ pub(super) fn export(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
     }
     if !any {
+        let utf8 = sh.utf8_locale();
         let label = args_label(sh, argv).join(sh.vars.listing_label());
         // Each line carries the labels of what it shows: the value and the name.
         let mut names: Vec<(String, String, Label)> = sh
             .vars
             .iter()
-            .filter(|(_, v)| v.exported)
+            // (`$_` goes to programs but is not listed, as in bash.)
+            .filter(|(k, v)| v.exported && k.as_str() != "_")
             .map(|(k, v)| (k.clone(), v.as_str().to_string(), v.shown_label()))
             .collect();
         names.sort_by(|a, b| a.0.cmp(&b.0));
         for (k, v, l) in names {
             out(
                 sh,
-                &format!("declare -x {k}=\"{}\"\n", escape_dq(&v)),
+                &format!("declare -x {k}={}\n", declare_quoted(&v, utf8)),
                 &label.join(&l),
             );
         }
     }
     sh.set_status(status);
     Ok(())
+}
+
+/// A value as `declare -p` shows it: `"…"`, or `$'…'` when it holds control
+/// characters or, outside a UTF-8 locale, non-ASCII text (bash's `ansic_quote`:
+/// `\n`, `\t`, `\E`, `\001`, …).
+fn declare_quoted(s: &str, utf8: bool) -> String {
+    let special = |c: char| c.is_control() || (!c.is_ascii() && !utf8);
+    if !s.chars().any(special) {
+        return format!("\"{}\"", escape_dq(s));
+    }
+    crate::interp::expand::dollar_quote(s, |c, out| {
+        if special(c) {
+            for b in safesh_utils::word_bytes::word_to_bytes(&c.to_string()).iter() {
+                out.push_str(&format!("\\{b:03o}"));
+            }
+        } else {
+            out.push(c);
+        }
+    })
 }
 
 fn escape_dq(s: &str) -> String {
@@ -346,6 +367,7 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                 Some(v) => {
                     let shown = v.shown_label();
                     // bash's order: a/A, i, l, n, r, u, x.
+                    let utf8 = sh.utf8_locale();
                     let mut flags = String::new();
                     for (on, c) in [
                         (matches!(v.value, Value::Array(_)), 'a'),
@@ -364,18 +386,18 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                         flags.push('-');
                     }
                     let body = match &v.value {
-                        Value::Str(s) => format!("\"{}\"", escape_dq(s)),
+                        Value::Str(s) => declare_quoted(s, utf8),
                         Value::Array(a) => {
                             let items: Vec<String> = a
                                 .iter()
-                                .map(|(k, v)| format!("[{k}]=\"{}\"", escape_dq(v)))
+                                .map(|(k, v)| format!("[{k}]={}", declare_quoted(v, utf8)))
                                 .collect();
                             format!("({})", items.join(" "))
                         }
                         Value::Assoc(a) => {
                             let items: Vec<String> = a
                                 .iter()
-                                .map(|(k, v)| format!("[{k}]=\"{}\" ", escape_dq(v)))
+                                .map(|(k, v)| format!("[{k}]={} ", declare_quoted(v, utf8)))
                                 .collect();
                             format!("({})", items.concat())
                         }
