@@ -146,6 +146,41 @@ fn escape_dq(s: &str) -> String {
 }
 
 pub(super) fn readonly(sh: &mut Shell, argv: &[Field]) -> Exec {
+    // `readonly -f NAME…`: functions that cannot be redefined or unset.
+    let is_f =
+        |t: &str| t.starts_with('-') && t.len() > 1 && t[1..].chars().all(|c| "fp".contains(c));
+    if argv[1..]
+        .iter()
+        .any(|a| is_f(&a.text) && a.text.contains('f'))
+    {
+        let names: Vec<&Field> = argv[1..].iter().filter(|a| !is_f(&a.text)).collect();
+        let mut status = 0;
+        if names.is_empty() {
+            let label = args_label(sh, argv);
+            let mut listed: Vec<String> = sh.readonly_funcs.iter().cloned().collect();
+            listed.sort();
+            let mut text = String::new();
+            for name in listed {
+                if let Some(def) = sh.funcs.get(&name) {
+                    text.push_str(
+                        safesh_syntax::restore_blanks(&def.to_string()).trim_end_matches('\n'),
+                    );
+                    text.push_str(&format!("\ndeclare -fr {name}\n"));
+                }
+            }
+            out(sh, &text, &label);
+        }
+        for f in names {
+            if sh.funcs.contains_key(&f.text) {
+                sh.readonly_funcs.insert(f.text.clone());
+            } else {
+                sh.diag(format!("readonly: {}: not a function", f.text));
+                status = 1;
+            }
+        }
+        sh.set_status(status);
+        return Ok(());
+    }
     // `readonly` / `readonly -p`: the readonly variables, as `declare -p` shows them.
     if argv[1..].iter().all(|f| f.text == "-p" || f.text == "--") {
         let mut names: Vec<String> = sh
@@ -564,6 +599,14 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             _ => {}
         }
         if functions {
+            if sh.readonly_funcs.contains(&f.text) {
+                sh.diag(format!(
+                    "unset: {}: cannot unset: readonly function",
+                    f.text
+                ));
+                status = 1;
+                continue;
+            }
             sh.funcs.remove(&f.text);
             sh.func_labels.remove(&f.text);
             continue;

@@ -513,6 +513,11 @@ impl Shell {
             }
             Command::Function(f) => {
                 let name = f.fname.value.clone();
+                if self.readonly_funcs.contains(&name) {
+                    self.diag(format!("{name}: readonly function"));
+                    self.set_status(1);
+                    return Ok(());
+                }
                 self.func_labels
                     .insert(name.clone(), self.code_label.join(&self.pc));
                 self.funcs.insert(name, Arc::new(f.clone()));

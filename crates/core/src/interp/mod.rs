@@ -323,6 +323,8 @@ pub(crate) struct Shell {
     pub umask: u32,
     /// The options to restore when the running function returns (`local -`).
     pub local_opts: Option<Options>,
+    /// Functions made readonly (`readonly -f`).
+    pub readonly_funcs: std::collections::BTreeSet<String>,
     /// The last line of the simple command running (with the offset).
     pub cmd_end_line: usize,
     pub last_subst_status: Option<i32>,
@@ -458,6 +460,7 @@ impl Shell {
             getopts_pos: 0,
             dir_stack: Vec::new(),
             cwd_label: Label::empty(),
+            readonly_funcs: std::collections::BTreeSet::new(),
             local_opts: None,
             umask: 0o022,
             debug_trap_off: false,
