@@ -304,6 +304,8 @@ impl<'a> Scan<'a> {
                     cmd_start = true;
                 }
                 b')' => {
+                    // `name()`: the function's body (a compound command) follows.
+                    let empty_parens = self.pos > 0 && self.bytes[self.pos - 1] == b'(';
                     self.pos += 1;
                     if parens == 0 {
                         if until == Until::CloseParen {
@@ -312,7 +314,7 @@ impl<'a> Scan<'a> {
                     } else {
                         parens -= 1;
                     }
-                    cmd_start = false;
+                    cmd_start = empty_parens;
                 }
                 b';' => {
                     let clause_end = self.starts_with(";;") || self.starts_with(";&");
