@@ -1,4 +1,4 @@
-//! A lexical pre-pass that rewrites four constructs brush-parser gets wrong into
+//! A lexical pre-pass that rewrites constructs brush-parser gets wrong into
 //! equivalent text it gets right, before the script is parsed:
 //!
 //! * `#` inside `$(( … ))` (and `(( … ))`, `$[ … ]`): brush-parser's tokenizer takes it as the start of a
@@ -17,7 +17,17 @@
 //! * `for NAME in ;` (an empty list): brush-parser reads it as `for NAME;`, a loop
 //!   over `"$@"`. The pass adds a word that expands to nothing.
 //!
-//! Rewrites never add or remove a newline, so line numbers stay true. Here-document
+//! * A reserved word after an assignment (`FOO=1 for`): a command name for bash;
+//!   it gets a backslash.
+//! * A run of blanks inside `${…}`: brush-parser's tokenizer makes it one space;
+//!   it is held as placeholder characters that [`crate::parse_word`] gives back.
+//! * A here-document without its end line: bash takes the rest of the text as
+//!   its body; the end line is added at the end.
+//! * `[[ … ]]` is read with bash's grammar ([`cond`]): its syntax errors are
+//!   reported, and operands spelled like operators are escaped.
+//!
+//! Rewrites never add or remove a newline before the end of the text, so line
+//! numbers stay true. Here-document
 //! bodies, quotes and comments are skipped: nothing in them is rewritten.
 
 use std::borrow::Cow;
