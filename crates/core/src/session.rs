@@ -659,12 +659,16 @@ impl Session {
             Ok(s) => s,
             Err(r) => {
                 let text = format!("safesh: {}: {}\n", r.code, r.message);
-                return refused_up_front(&out, &err, merged, r, &text, started);
+                // bash stops at a `[[ … ]]` it cannot parse with `$?` as it was.
+                let status = (r.details.rule.as_deref()
+                    == Some(safesh_policy::verdict::CONDITIONAL_SYNTAX))
+                .then_some(self.shell.last_status);
+                return refused_up_front(&out, &err, merged, r, &text, started, status);
             }
         };
         if let Err(r) = self.shell.precheck(&script.program) {
             let text = refusal_text(&r);
-            return refused_up_front(&out, &err, merged, r, &text, started);
+            return refused_up_front(&out, &err, merged, r, &text, started, None);
         }
         self.shell.fds.insert(1, Fd::Out(out.clone()));
         self.shell.fds.insert(2, Fd::Out(err.clone()));
@@ -806,13 +810,14 @@ fn refused_up_front(
     r: Refusal,
     text: &str,
     started: Instant,
+    status: Option<i32>,
 ) -> ExecOutcome {
     let _ = err.write_chunk(text.as_bytes(), &Label::agent());
     finish(
         out,
         err,
         merged,
-        (r.status(), Label::empty()),
+        (status.unwrap_or(r.status()), Label::empty()),
         Some(r),
         started,
     )

@@ -168,11 +168,21 @@ impl Refusal {
     }
 }
 
+/// The rule of a `[[ … ]]` syntax error: bash stops there but keeps `$?`.
+pub const CONDITIONAL_SYNTAX: &str = "syntax.conditional";
+
 impl From<safesh_syntax::ParseError> for Refusal {
     fn from(e: safesh_syntax::ParseError) -> Self {
         match &e {
             safesh_syntax::ParseError::Syntax { position, message } => {
                 let mut r = Refusal::new(ErrorCode::ParseError, format!("{message} ({position})"))
+                    .suggest("fix the syntax; nothing was run");
+                r.details.location = Some(position.to_string());
+                r
+            }
+            safesh_syntax::ParseError::Conditional { position, message } => {
+                let mut r = Refusal::new(ErrorCode::ParseError, format!("{message} ({position})"))
+                    .rule(CONDITIONAL_SYNTAX)
                     .suggest("fix the syntax; nothing was run");
                 r.details.location = Some(position.to_string());
                 r

@@ -31,7 +31,7 @@ pub fn classify(text: &str) -> Shape {
     if text.trim().is_empty() {
         return Shape::Complete;
     }
-    if ends_with_continuation(text) {
+    if ends_with_continuation(text) || safesh_syntax::heredoc_open(text) {
         return Shape::Incomplete;
     }
     let err = match safesh_syntax::parse(text) {
@@ -43,7 +43,8 @@ pub fn classify(text: &str) -> Shape {
     }
     let code = err.code();
     match err {
-        ParseError::Syntax { position, message } => Shape::Invalid {
+        ParseError::Syntax { position, message }
+        | ParseError::Conditional { position, message } => Shape::Invalid {
             line: position.line,
             column: position.column,
             code,

@@ -28,6 +28,15 @@ pub enum ParseError {
         /// What went wrong and what was expected.
         message: String,
     },
+    /// A `[[ … ]]` that bash does not parse. bash stops the script there without
+    /// changing `$?` (the status is the last command's, not 2).
+    #[error("syntax error at {position}: {message}")]
+    Conditional {
+        /// Where bash's parser stopped.
+        position: Position,
+        /// bash's message.
+        message: String,
+    },
     /// Nesting deeper than safesh parses (a recursion bound, not a syntax error).
     #[error("the script nests deeper than {limit} levels (at {position})")]
     TooDeep {
@@ -61,7 +70,7 @@ impl ParseError {
     /// The stable refusal code for this error.
     pub fn code(&self) -> &'static str {
         match self {
-            ParseError::Syntax { .. } => "PARSE_ERROR",
+            ParseError::Syntax { .. } | ParseError::Conditional { .. } => "PARSE_ERROR",
             ParseError::NotSupported { .. } => "NOT_SUPPORTED",
             ParseError::TooDeep { .. } | ParseError::TooLarge { .. } => "LIMIT_EXCEEDED",
             ParseError::Cancelled => "TIMEOUT",
@@ -80,6 +89,7 @@ impl ParseError {
     pub fn at(mut self, base: Position) -> Self {
         let pos = match &mut self {
             ParseError::Syntax { position, .. }
+            | ParseError::Conditional { position, .. }
             | ParseError::NotSupported { position, .. }
             | ParseError::TooDeep { position, .. } => position,
             ParseError::TooLarge { .. } | ParseError::Cancelled => return self,

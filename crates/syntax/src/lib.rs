@@ -52,6 +52,41 @@ pub fn catch_quietly<R>(f: impl FnOnce() -> R) -> Result<R, Panicked> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Panicked;
 
+/// A space inside `${…}` that the pre-pass holds for brush-parser (whose
+/// tokenizer turns a run of blanks there into one space); see [`restore_blanks`].
+pub const HELD_SPACE: char = '\u{10FF7E}';
+/// A tab held the same way.
+pub const HELD_TAB: char = '\u{10FF7D}';
+
+/// Gives back the blanks the pre-pass held inside `${…}` (every word is parsed
+/// through [`parse_word`], which does this; printed function bodies too).
+pub fn restore_blanks(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains([HELD_SPACE, HELD_TAB]) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| match c {
+                HELD_SPACE => ' ',
+                HELD_TAB => '\t',
+                c => c,
+            })
+            .collect(),
+    )
+}
+
+/// True when `text` ends inside a here-document whose end line has not come
+/// (the interactive shell asks for more lines; a script takes the rest as its
+/// body, as bash does).
+pub fn heredoc_open(text: &str) -> bool {
+    let text = if text.ends_with('\n') {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(format!("{text}\n"))
+    };
+    prepass::heredoc_open(&text)
+}
+
 /// A parsed and checked script.
 #[derive(Debug, Clone)]
 pub struct Script {
@@ -96,13 +131,46 @@ pub fn parse_with(source: &str, budget: &Budget<'_>) -> Result<Script, ParseErro
     };
     nesting::check(source, budget)?;
     let patched = patch_empty_for_condition(source);
-    let patched = prepass::rewrite(&patched);
+    let (rewritten, cond) = prepass::rewrite(&patched);
+    if let Some(e) = cond {
+        return Err(cond_error(&patched, &rewritten, &e, budget));
+    }
+    let patched = rewritten;
     let program = parse_top(&patched, budget)?;
     check::Checker::new(budget).program(&program)?;
     Ok(Script {
         program: Arc::new(program),
         source: Arc::from(source),
     })
+}
+
+/// The error for a `[[ … ]]` bash does not parse: a syntax error brush-parser
+/// finds before that command is reported instead (bash stops at the first).
+fn cond_error(
+    source: &str,
+    rewritten: &str,
+    e: &prepass::CondError,
+    budget: &Budget<'_>,
+) -> ParseError {
+    let position_of = |at: usize| {
+        let before = source.get(..at).unwrap_or(source);
+        let line = before.matches('\n').count() + 1;
+        let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        Position { line, column }
+    };
+    let cmd = position_of(e.cmd);
+    match parse_top(rewritten, budget) {
+        Err(ParseError::Syntax { position, message })
+            if (position.line, position.column) < (cmd.line, cmd.column) =>
+        {
+            ParseError::Syntax { position, message }
+        }
+        Err(ParseError::Cancelled) => ParseError::Cancelled,
+        _ => ParseError::Conditional {
+            position: position_of(e.at),
+            message: e.message.clone(),
+        },
+    }
 }
 
 /// brush-parser rejects an empty condition in `for ((init; ; step))`; bash treats it
@@ -200,6 +268,7 @@ pub(crate) fn parse_program(source: &str) -> Result<ast::Program, ParseError> {
 
 /// Parses one word into its expansion pieces.
 pub fn parse_word(raw: &str) -> Result<Vec<WordPieceWithSource>, ParseError> {
+    let raw = &*restore_blanks(raw);
     match catch_quietly(|| word::parse(raw, &options())) {
         Ok(r) => r.map_err(|e| ParseError::word(raw, &e)),
         Err(_) => Err(ParseError::Syntax {

@@ -1,4 +1,4 @@
-//! A lexical pre-pass that rewrites four constructs brush-parser gets wrong into
+//! A lexical pre-pass that rewrites constructs brush-parser gets wrong into
 //! equivalent text it gets right, before the script is parsed:
 //!
 //! * `#` inside `$(( … ))` (and `(( … ))`, `$[ … ]`): brush-parser's tokenizer takes it as the start of a
@@ -17,10 +17,23 @@
 //! * `for NAME in ;` (an empty list): brush-parser reads it as `for NAME;`, a loop
 //!   over `"$@"`. The pass adds a word that expands to nothing.
 //!
-//! Rewrites never add or remove a newline, so line numbers stay true. Here-document
+//! * A reserved word after an assignment (`FOO=1 for`): a command name for bash;
+//!   it gets a backslash.
+//! * A run of blanks inside `${…}`: brush-parser's tokenizer makes it one space;
+//!   it is held as placeholder characters that [`crate::parse_word`] gives back.
+//! * A here-document without its end line: bash takes the rest of the text as
+//!   its body; the end line is added at the end.
+//! * `[[ … ]]` is read with bash's grammar ([`cond`]): its syntax errors are
+//!   reported, and operands spelled like operators are escaped.
+//!
+//! Rewrites never add or remove a newline before the end of the text, so line
+//! numbers stay true. Here-document
 //! bodies, quotes and comments are skipped: nothing in them is rewritten.
 
 use std::borrow::Cow;
+
+mod cond;
+pub(crate) use cond::CondError;
 
 /// One change to the source: replace `start..end` by `text`.
 struct Edit {
@@ -64,18 +77,25 @@ struct Scan<'a> {
     heredocs: Vec<PendingHeredoc>,
     /// Counter for fresh delimiter names.
     fresh: usize,
+    /// The first `[[ … ]]` bash would not parse.
+    cond_error: Option<CondError>,
+    /// A here-document's end line is missing (the text ends in its body).
+    heredoc_open: bool,
 }
 
-/// Rewrites `source` (see the module docs); borrowed when nothing changes.
-pub(crate) fn rewrite(source: &str) -> Cow<'_, str> {
-    // Cheap exit: none of the four constructs can occur without these.
+/// Rewrites `source` (see the module docs); borrowed when nothing changes. The
+/// error is the first `[[ … ]]` that bash would not parse (see [`cond`]).
+pub(crate) fn rewrite(source: &str) -> (Cow<'_, str>, Option<CondError>) {
+    // Cheap exit: none of the constructs can occur without these.
     let maybe = source.contains("((")
         || source.contains("$[")
         || source.contains("<<")
         || source.contains("case")
-        || source.contains("for");
+        || source.contains("for")
+        || source.contains("[[")
+        || source.contains("${");
     if !maybe {
-        return Cow::Borrowed(source);
+        return (Cow::Borrowed(source), None);
     }
     let mut scan = Scan {
         src: source,
@@ -84,10 +104,13 @@ pub(crate) fn rewrite(source: &str) -> Cow<'_, str> {
         edits: Vec::new(),
         heredocs: Vec::new(),
         fresh: 0,
+        cond_error: None,
+        heredoc_open: false,
     };
     scan.commands(Until::Eof, false);
+    let cond_error = scan.cond_error.take();
     if scan.edits.is_empty() {
-        return Cow::Borrowed(source);
+        return (Cow::Borrowed(source), cond_error);
     }
     let mut edits = scan.edits;
     edits.sort_by_key(|e| e.start);
@@ -103,7 +126,28 @@ pub(crate) fn rewrite(source: &str) -> Cow<'_, str> {
         at = e.end;
     }
     out.push_str(&source[at..]);
-    Cow::Owned(out)
+    (Cow::Owned(out), cond_error)
+}
+
+/// True when `source` ends inside a here-document's body (its end line never
+/// comes): a script takes the rest as the body, a line typed at a prompt goes
+/// on.
+pub(crate) fn heredoc_open(source: &str) -> bool {
+    if !source.contains("<<") {
+        return false;
+    }
+    let mut scan = Scan {
+        src: source,
+        bytes: source.as_bytes(),
+        pos: 0,
+        edits: Vec::new(),
+        heredocs: Vec::new(),
+        fresh: 0,
+        cond_error: None,
+        heredoc_open: false,
+    };
+    scan.commands(Until::Eof, false);
+    scan.heredoc_open
 }
 
 /// A quoted or expanded word after `case` is its subject.
@@ -118,6 +162,52 @@ fn is_word_end(b: u8) -> bool {
     matches!(
         b,
         b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')'
+    )
+}
+
+/// True when `word` starts an assignment (`NAME=`, `NAME+=`, `NAME[…]=`).
+fn is_assignment_start(word: &str) -> bool {
+    let name_len = word
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    if name_len == 0 || word.as_bytes()[0].is_ascii_digit() {
+        return false;
+    }
+    let mut rest = &word[name_len..];
+    if rest.starts_with('[') {
+        match rest.find(']') {
+            Some(i) => rest = &rest[i + 1..],
+            None => return false,
+        }
+    }
+    rest.starts_with('=') || rest.starts_with("+=")
+}
+
+/// Reserved words that are plain command names after an assignment
+/// (`FOO=bar for` runs a command called `for`).
+fn reserved_after_assignment(word: &str) -> bool {
+    matches!(
+        word,
+        "if" | "then"
+            | "else"
+            | "elif"
+            | "fi"
+            | "do"
+            | "done"
+            | "case"
+            | "esac"
+            | "while"
+            | "until"
+            | "for"
+            | "select"
+            | "function"
+            | "{"
+            | "}"
+            | "!"
+            | "[["
+            | "]]"
+            | "in"
     )
 }
 
@@ -224,6 +314,8 @@ impl<'a> Scan<'a> {
                     cmd_start = true;
                 }
                 b')' => {
+                    // `name()`: the function's body (a compound command) follows.
+                    let empty_parens = self.pos > 0 && self.bytes[self.pos - 1] == b'(';
                     self.pos += 1;
                     if parens == 0 {
                         if until == Until::CloseParen {
@@ -232,7 +324,7 @@ impl<'a> Scan<'a> {
                     } else {
                         parens -= 1;
                     }
-                    cmd_start = false;
+                    cmd_start = empty_parens;
                 }
                 b';' => {
                     let clause_end = self.starts_with(";;") || self.starts_with(";&");
@@ -252,6 +344,11 @@ impl<'a> Scan<'a> {
                 }
                 b'<' if self.starts_with("<<") && !self.starts_with("<<<") => {
                     self.heredoc_operator();
+                    cmd_start = false;
+                }
+                // A here-string: its `<<` is no here-document.
+                b'<' if self.starts_with("<<<") => {
+                    self.pos += 3;
                     cmd_start = false;
                 }
                 b'<' | b'>' => {
@@ -290,11 +387,28 @@ impl<'a> Scan<'a> {
                         }
                         _ => {}
                     }
+                    if cmd_start && is_assignment_start(word) {
+                        self.assignment_prefix();
+                        cmd_start = false;
+                        continue;
+                    }
                     // Not only at a command start (a function body's `{ for`):
                     // the word added expands to nothing, so even an argument
                     // `for x in` is unchanged.
                     if word == "for" {
                         self.empty_for_list(len);
+                    }
+                    if cmd_start
+                        && word == "[["
+                        && self.bytes.get(self.pos + 2).is_none_or(|&b| is_word_end(b))
+                    {
+                        if let Some(e) = self.cond_command() {
+                            self.cond_error = Some(e);
+                            // The first error is bash's: stop scanning.
+                            self.pos = self.bytes.len();
+                        }
+                        cmd_start = false;
+                        continue;
                     }
                     if cmd_start && word == "case" {
                         cases.push(CaseState::Subject {
@@ -308,6 +422,47 @@ impl<'a> Scan<'a> {
                     cmd_start = cmd_start && keeps_command_start(word);
                 }
             }
+        }
+    }
+
+    /// At an assignment word in command position: steps over it and any that
+    /// follow; a reserved word after them is a command name for bash, so it gets a
+    /// backslash (brush-parser would take it for the keyword).
+    fn assignment_prefix(&mut self) {
+        loop {
+            while let Some(b) = self.peek(0) {
+                if self.skip_nested(b) {
+                    continue;
+                }
+                if is_word_end(b) {
+                    break;
+                }
+                self.pos += 1;
+            }
+            if !matches!(self.peek(0), Some(b' ' | b'\t')) {
+                // The end of the command, or an array's `(`: the scan goes on.
+                return;
+            }
+            while matches!(self.peek(0), Some(b' ' | b'\t')) {
+                self.pos += 1;
+            }
+            let w = self.word_at_pos();
+            if is_assignment_start(w) {
+                continue;
+            }
+            let ends = self
+                .bytes
+                .get(self.pos + w.len())
+                .is_none_or(|&b| is_word_end(b));
+            if ends && reserved_after_assignment(w) {
+                self.edits.push(Edit {
+                    start: self.pos,
+                    end: self.pos,
+                    text: "\\".into(),
+                });
+                self.pos += w.len();
+            }
+            return;
         }
     }
 
@@ -500,7 +655,9 @@ impl<'a> Scan<'a> {
         true
     }
 
-    /// Inside `${…}` up to and past its `}`.
+    /// Inside `${…}` up to and past its `}`. A run of blanks other than one space
+    /// is held as placeholders (brush-parser's tokenizer makes it one space):
+    /// [`crate::restore_blanks`] gives it back where the word is parsed.
     fn braced(&mut self) {
         let mut depth: usize = 0;
         while let Some(b) = self.peek(0) {
@@ -508,6 +665,29 @@ impl<'a> Scan<'a> {
                 continue;
             }
             match b {
+                b' ' | b'\t' => {
+                    let start = self.pos;
+                    while matches!(self.peek(0), Some(b' ' | b'\t')) {
+                        self.pos += 1;
+                    }
+                    let run = &self.src[start..self.pos];
+                    if run != " " {
+                        self.edits.push(Edit {
+                            start,
+                            end: self.pos,
+                            text: run
+                                .chars()
+                                .map(|c| {
+                                    if c == '\t' {
+                                        crate::HELD_TAB
+                                    } else {
+                                        crate::HELD_SPACE
+                                    }
+                                })
+                                .collect(),
+                        });
+                    }
+                }
                 b'{' => {
                     depth += 1;
                     self.pos += 1;
@@ -706,6 +886,18 @@ impl<'a> Scan<'a> {
                 return;
             }
         }
+        // No end line: bash takes the rest of the text as the body (with a
+        // warning); brush-parser wants the end line, so it is added.
+        self.heredoc_open = true;
+        if !misread && !delim.is_empty() && !delim.contains('\n') {
+            let end = self.bytes.len();
+            let newline = if self.src.ends_with('\n') { "" } else { "\n" };
+            self.edits.push(Edit {
+                start: end,
+                end,
+                text: format!("{newline}{delim}\n"),
+            });
+        }
     }
 
     /// A delimiter name that occurs nowhere in the script.
@@ -742,7 +934,9 @@ fn unquote(raw: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::rewrite;
+    fn rewrite(s: &str) -> std::borrow::Cow<'_, str> {
+        super::rewrite(s).0
+    }
 
     #[test]
     fn escapes_a_hash_inside_arithmetic() {
@@ -817,6 +1011,14 @@ mod tests {
             rewrite("cat <<\"${x}\"\nbody $x\n${x}\n"),
             "cat <<'SAFESH_HEREDOC_END_1'\nbody $x\nSAFESH_HEREDOC_END_1\n"
         );
+    }
+
+    #[test]
+    fn ends_a_heredoc_left_open_and_leaves_here_strings_alone() {
+        assert_eq!(rewrite("cat <<E\nabc\n"), "cat <<E\nabc\nE\n");
+        assert_eq!(rewrite("cat <<'E' x\n$a\n"), "cat <<'E' x\n$a\nE\n");
+        let s = "cat <<<\"here\"\necho x\n";
+        assert_eq!(rewrite(s), s);
     }
 
     #[test]

@@ -26,6 +26,11 @@ pub static BUILTINS: &[Description] = &[
     ),
     d(":", "[ARG...]", "do nothing, successfully"),
     d("[", "EXPR ]", "evaluate a test expression (same as `test`)"),
+    d(
+        "alias",
+        "[-p] [NAME[=VALUE]...]",
+        "define or show aliases (expanded with `shopt -s expand_aliases`)",
+    ),
     d("break", "[N]", "leave the innermost N loops"),
     d(
         "builtin",
@@ -66,6 +71,11 @@ pub static BUILTINS: &[Description] = &[
         "declare",
         "[-aAfFgilprux] [NAME[=VALUE]...]",
         "set variables and their attributes, or print them",
+    ),
+    d(
+        "dirs",
+        "[-clpv] [+N|-N]",
+        "show or clear the directory stack",
     ),
     d(
         "env",
@@ -226,6 +236,7 @@ pub static BUILTINS: &[Description] = &[
         "same as `declare`",
     ),
     d("umask", "[MODE]", "show or set the file creation mask"),
+    d("unalias", "[-a] NAME...", "remove aliases"),
     d("unset", "[-fv] NAME...", "remove variables or functions"),
     d(
         "verify",

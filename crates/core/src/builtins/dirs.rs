@@ -148,23 +148,107 @@ pub(super) fn pwd(sh: &mut Shell, argv: &[Field]) -> Exec {
 }
 
 fn print_stack(sh: &Shell, label: &Label) {
+    let (parts, label) = stack_entries(sh, label, false);
+    out(sh, &format!("{}\n", parts.join(" ")), &label);
+}
+
+/// The directory stack, the working directory first (`~` for `$HOME` unless
+/// `long`), with the label of what it shows.
+fn stack_entries(sh: &Shell, label: &Label, long: bool) -> (Vec<String>, Label) {
     let mut parts = vec![safesh_utils::word_bytes::word_from_path(&sh.cwd).into_owned()];
     parts.extend(sh.dir_stack.iter().rev().cloned());
     // (The stack's entries were working directories: `cwd_label` kept theirs.)
-    let label = &parts.iter().fold(label.join(&cwd_shown_label(sh)), |l, p| {
+    let label = parts.iter().fold(label.join(&cwd_shown_label(sh)), |l, p| {
         l.join(&sh.path_names_label(std::path::Path::new(p)))
     });
     let home = sh.var_str("HOME");
     let parts: Vec<String> = parts
         .into_iter()
         .map(|p| match p.strip_prefix(&home) {
-            Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+            Some(rest)
+                if !long && !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) =>
+            {
                 format!("~{rest}")
             }
             _ => p,
         })
         .collect();
-    out(sh, &format!("{}\n", parts.join(" ")), label);
+    (parts, label)
+}
+
+/// `dirs [-clpv] [+N|-N]`: shows (or clears) the directory stack.
+pub(super) fn dirs(sh: &mut Shell, argv: &[Field]) -> Exec {
+    let label = args_label(sh, argv);
+    let (mut long, mut per_line, mut numbered) = (false, false, false);
+    let mut index: Option<&str> = None;
+    for a in &argv[1..] {
+        let t = a.text.as_str();
+        if (t.starts_with('+') || t.starts_with('-'))
+            && t[1..].chars().all(|c| c.is_ascii_digit())
+            && t.len() > 1
+        {
+            index = Some(t);
+            continue;
+        }
+        match t.strip_prefix('-') {
+            Some(flags) if !flags.is_empty() && flags.chars().all(|c| "clpv".contains(c)) => {
+                for c in flags.chars() {
+                    match c {
+                        'c' => sh.dir_stack.clear(),
+                        'l' => long = true,
+                        'p' => per_line = true,
+                        _ => numbered = true,
+                    }
+                }
+                if flags.contains('c') {
+                    sh.set_status(0);
+                    return Ok(());
+                }
+            }
+            _ => {
+                sh.diag(format!("dirs: {t}: invalid option"));
+                sh.set_status(2);
+                return Ok(());
+            }
+        }
+    }
+    let (parts, label) = stack_entries(sh, &label, long);
+    if let Some(ix) = index {
+        let n: usize = ix[1..].parse().unwrap_or(usize::MAX);
+        let at = if ix.starts_with('+') {
+            Some(n)
+        } else {
+            parts.len().checked_sub(n + 1)
+        };
+        match at.and_then(|i| parts.get(i)) {
+            Some(p) => {
+                out(sh, &format!("{p}\n"), &label);
+                sh.set_status(0);
+            }
+            None => {
+                sh.diag(format!(
+                    "dirs: {}: directory stack index out of range",
+                    &ix[1..]
+                ));
+                sh.set_status(1);
+            }
+        }
+        return Ok(());
+    }
+    let text = if numbered {
+        parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("{i:2}  {p}\n"))
+            .collect::<String>()
+    } else if per_line {
+        parts.iter().map(|p| format!("{p}\n")).collect()
+    } else {
+        format!("{}\n", parts.join(" "))
+    };
+    out(sh, &text, &label);
+    sh.set_status(0);
+    Ok(())
 }
 
 pub(super) fn pushd(sh: &mut Shell, argv: &[Field]) -> Exec {

@@ -22,12 +22,114 @@ pub(super) fn false_(sh: &mut Shell, _: &[Field]) -> Exec {
     Ok(())
 }
 
+/// `umask [-p] [-S] [MODE]`: the shell's file creation mask, shown and set as
+/// bash does (octal or `u=rwx,g+w`). Files safesh creates keep their usual
+/// modes: the mask is not applied to the process, which other requests share.
 pub(super) fn umask(sh: &mut Shell, argv: &[Field]) -> Exec {
-    if argv.len() == 1 {
-        out(sh, "0022\n", &args_label(sh, argv));
+    let label = args_label(sh, argv);
+    let (mut symbolic, mut reusable) = (false, false);
+    let mut args = &argv[1..];
+    while let Some(a) = args.first() {
+        match a.text.as_str() {
+            "-S" => symbolic = true,
+            "-p" => reusable = true,
+            "-pS" | "-Sp" => (symbolic, reusable) = (true, true),
+            _ => break,
+        }
+        args = &args[1..];
     }
-    sh.set_status(0);
+    let Some(mode) = args.first() else {
+        let m = sh.umask;
+        let shown = if symbolic {
+            let perms = |shift: u32| {
+                let allowed = !(m >> shift) & 7;
+                ["r", "w", "x"]
+                    .iter()
+                    .zip([4, 2, 1])
+                    .filter(|(_, b)| allowed & b != 0)
+                    .map(|(c, _)| *c)
+                    .collect::<String>()
+            };
+            format!("u={},g={},o={}", perms(6), perms(3), perms(0))
+        } else {
+            format!("{m:04o}")
+        };
+        let prefix = match (reusable, symbolic) {
+            (true, true) => "umask -S ",
+            (true, false) => "umask ",
+            _ => "",
+        };
+        out(sh, &format!("{prefix}{shown}\n"), &label);
+        sh.set_status(0);
+        return Ok(());
+    };
+    let text = mode.text.as_str();
+    let parsed = if text.starts_with(|c: char| c.is_ascii_digit()) {
+        u32::from_str_radix(text, 8)
+            .ok()
+            .filter(|m| *m <= 0o777)
+            .ok_or_else(|| format!("{text}: octal number out of range"))
+    } else {
+        symbolic_umask(sh.umask, text)
+    };
+    match parsed {
+        Ok(m) => {
+            sh.umask = m;
+            sh.set_status(0);
+        }
+        Err(e) => {
+            sh.diag(format!("umask: {e}"));
+            sh.set_status(1);
+        }
+    }
     Ok(())
+}
+
+/// A symbolic mode (`u=rwx,g+w,o-x`) applied to the permissions `mask` allows.
+fn symbolic_umask(mask: u32, text: &str) -> Result<u32, String> {
+    let mut allowed = !mask & 0o777;
+    for clause in text.split(',') {
+        let who_len = clause
+            .chars()
+            .take_while(|c| matches!(c, 'u' | 'g' | 'o' | 'a'))
+            .count();
+        let (who, rest) = clause.split_at(who_len);
+        let mut chars = rest.chars();
+        let op = chars.next();
+        let Some(op @ ('+' | '-' | '=')) = op else {
+            let bad = op.map(String::from).unwrap_or_default();
+            return Err(format!("`{bad}': invalid symbolic mode operator"));
+        };
+        let mut perms = 0;
+        for c in chars {
+            perms |= match c {
+                'r' => 4,
+                'w' => 2,
+                'x' => 1,
+                _ => return Err(format!("`{c}': invalid symbolic mode character")),
+            };
+        }
+        let shifts: Vec<u32> = if who.is_empty() || who.contains('a') {
+            vec![6, 3, 0]
+        } else {
+            who.chars()
+                .map(|c| match c {
+                    'u' => 6,
+                    'g' => 3,
+                    _ => 0,
+                })
+                .collect()
+        };
+        for sh in shifts {
+            let bits = perms << sh;
+            match op {
+                '+' => allowed |= bits,
+                '-' => allowed &= !bits,
+                _ => allowed = (allowed & !(7 << sh)) | bits,
+            }
+        }
+    }
+    Ok(!allowed & 0o777)
 }
 
 pub(super) fn test(sh: &mut Shell, argv: &[Field]) -> Exec {
@@ -180,7 +282,10 @@ pub(super) fn eval(sh: &mut Shell, argv: &[Field]) -> Exec {
     sh.code_label.join_assign(&label);
     sh.call_depth += 1;
     sh.set_status(0);
+    // bash numbers the text's lines from the line where the eval command ends.
+    let saved_offset = std::mem::replace(&mut sh.line_offset, sh.cmd_end_line.saturating_sub(1));
     let r = sh.run_program_top(&script.program);
+    sh.line_offset = saved_offset;
     sh.call_depth -= 1;
     sh.pc = saved_pc;
     sh.code_label = saved_code;
@@ -249,13 +354,40 @@ pub(super) fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label),
     Ok((text, label))
 }
 
+/// bash's `sourcepath`: a name without a slash is looked for in `$PATH` first
+/// (any regular file; an empty entry is the cwd), then in the cwd. Only
+/// directories inside the read roots are looked in: one outside them is
+/// quietly skipped, never probed.
+fn source_path_search(sh: &Shell, name: &str) -> Option<String> {
+    if name.is_empty() || name.contains('/') {
+        return None;
+    }
+    let path = sh.var_str("PATH");
+    for dir in path.split(':') {
+        let dir = if dir.is_empty() { "." } else { dir };
+        let cand = format!("{dir}/{name}");
+        let p = std::path::Path::new(&cand);
+        if sh.check_read_path(&sh.absolute(p)).is_err() {
+            continue;
+        }
+        if let Ok(crate::probe::Probe::Entry(m)) = sh.probe(p, true)
+            && m.is_file()
+        {
+            return Some(cand);
+        }
+    }
+    None
+}
+
 pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     let Some(file) = argv.get(1) else {
         sh.diag(format!("{}: filename argument required", argv[0].text));
         sh.set_status(2);
         return Ok(());
     };
-    let (text, label) = match read_source(sh, &file.text) {
+    let found = source_path_search(sh, &file.text);
+    let path = found.as_deref().unwrap_or(&file.text);
+    let (text, label) = match read_source(sh, path) {
         Ok(read) => read,
         Err(SourceError::Refused(r)) => return Err(r.into()),
         Err(SourceError::Io(e)) => {
@@ -299,7 +431,15 @@ pub(super) fn source(sh: &mut Shell, argv: &[Field]) -> Exec {
     sh.call_depth += 1;
     sh.source_depth += 1;
     sh.set_status(0);
+    // A sourced file's lines are its own.
+    let saved_offset = std::mem::replace(&mut sh.line_offset, 0);
     let r = sh.run_program_top(&script.program);
+    sh.line_offset = saved_offset;
+    // The RETURN trap runs as the sourced file returns.
+    let r = match r {
+        Ok(()) | Err(Stop::Return) => sh.return_trap().and(r),
+        other => other,
+    };
     sh.source_depth -= 1;
     sh.call_depth -= 1;
     sh.pc = saved_pc;
@@ -456,6 +596,44 @@ pub(super) fn trap(sh: &mut Shell, argv: &[Field]) -> Exec {
     Ok(())
 }
 
+/// `wait -n`: waits for the next job to end and gives its status (127 when
+/// there is none).
+fn wait_next(sh: &mut Shell) -> Exec {
+    loop {
+        sh.check_cancel()?;
+        let done = {
+            let mut jobs = crate::io::lock(&sh.jobs);
+            let running = jobs.iter().any(|j| !j.orphan && j.handle.is_some());
+            if !running {
+                None
+            } else {
+                let at = jobs
+                    .iter()
+                    .position(|j| !j.orphan && j.handle.as_ref().is_some_and(|h| h.is_finished()));
+                match at {
+                    Some(i) => Some(jobs.remove(i).handle),
+                    None => Some(None),
+                }
+            }
+        };
+        match done {
+            None => {
+                sh.set_status(127);
+                return Ok(());
+            }
+            Some(Some(h)) => {
+                let status = h.join().unwrap_or(1);
+                if let Some(r) = crate::io::lock(&sh.shared.refusal).take() {
+                    return Err(r.into());
+                }
+                sh.set_status(status);
+                return Ok(());
+            }
+            Some(None) => std::thread::sleep(std::time::Duration::from_millis(2)),
+        }
+    }
+}
+
 pub(super) fn wait(sh: &mut Shell, argv: &[Field]) -> Exec {
     if argv.len() == 1 {
         sh.wait_own();
@@ -465,6 +643,9 @@ pub(super) fn wait(sh: &mut Shell, argv: &[Field]) -> Exec {
             return Err(r.into());
         }
         return Ok(());
+    }
+    if argv[1].text == "-n" {
+        return wait_next(sh);
     }
     let mut status = 0;
     for a in &argv[1..] {

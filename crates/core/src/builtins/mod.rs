@@ -5,6 +5,7 @@
 //! To add a builtin: implement `fn(&mut Shell, &[Field]) -> Exec` in the module for its
 //! kind and add it to [`BUILTINS`].
 
+mod alias;
 mod checkpoint;
 mod context;
 mod dirs;
@@ -24,7 +25,7 @@ mod verify;
 
 pub use descriptions::Description;
 pub use help::{HelpList, HelpSection, add_help_section, describe, help_sections};
-pub(crate) use options::shellopts;
+pub(crate) use options::{long_option, shellopts};
 
 use crate::interp::expand::Field;
 use crate::interp::{Exec, Shell};
@@ -37,6 +38,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     (".", flow::source),
     (":", flow::colon),
     ("[", flow::test),
+    ("alias", alias::alias),
     ("break", flow::break_),
     ("builtin", wrappers::builtin),
     ("cd", dirs::cd),
@@ -46,6 +48,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("context", context::context),
     ("continue", flow::continue_),
     ("declare", vars::declare),
+    ("dirs", dirs::dirs),
     ("env", wrappers::env),
     ("eval", flow::eval),
     ("exec", wrappers::exec),
@@ -89,10 +92,13 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
     ("type", wrappers::type_),
     ("typeset", vars::declare),
     ("umask", flow::umask),
+    ("unalias", alias::unalias),
     ("unset", vars::unset),
     ("verify", verify::verify),
     ("wait", flow::wait),
 ];
+
+pub(crate) use alias::run_expanded as run_alias;
 
 /// True if `name` is a shell builtin.
 pub(crate) fn is_builtin(name: &str) -> bool {

@@ -111,6 +111,8 @@ pub(crate) fn long_option(sh: &Shell, name: &str) -> Option<bool> {
         "noclobber" => sh.opts.noclobber,
         "xtrace" => sh.opts.xtrace,
         "noexec" => sh.opts.noexec,
+        "errtrace" => sh.opts.errtrace,
+        "functrace" => sh.opts.functrace,
         _ => SET_OPTIONS.iter().find(|(n, _)| *n == name)?.1,
     })
 }
@@ -134,6 +136,8 @@ fn set_long(sh: &mut Shell, opt: &str, on: bool) -> bool {
         "noclobber" => sh.opts.noclobber = on,
         "xtrace" => sh.opts.xtrace = on,
         "noexec" => sh.opts.noexec = on,
+        "errtrace" => sh.opts.errtrace = on,
+        "functrace" => sh.opts.functrace = on,
         _ => return SET_OPTIONS.iter().any(|(n, _)| *n == opt),
     }
     true
@@ -206,7 +210,9 @@ pub(super) fn set(sh: &mut Shell, argv: &[Field]) -> Exec {
                     'C' => sh.opts.noclobber = on,
                     'x' => sh.opts.xtrace = on,
                     'n' => sh.opts.noexec = on,
-                    'v' | 'h' | 'B' | 'H' | 'm' | 'b' | 'a' | 'P' | 'T' | 'E' | 'k' | 't' => {}
+                    'E' => sh.opts.errtrace = on,
+                    'T' => sh.opts.functrace = on,
+                    'v' | 'h' | 'B' | 'H' | 'm' | 'b' | 'a' | 'P' | 'k' | 't' => {}
                     _ => {
                         sh.diag(format!("set: -{c}: invalid option"));
                         sh.set_status(2);
@@ -420,8 +426,10 @@ fn shopt_get(sh: &Shell, name: &str) -> Option<bool> {
         "failglob" => sh.shopt.failglob,
         "lastpipe" => sh.shopt.lastpipe,
         "nocaseglob" => sh.shopt.nocaseglob,
+        "nocasematch" => sh.shopt.nocasematch,
         "globstar" => sh.shopt.globstar,
         "inherit_errexit" => sh.shopt.inherit_errexit,
+        "expand_aliases" => sh.shopt.expand_aliases,
         _ => SHOPT_OPTIONS.iter().find(|(n, _)| *n == name)?.1,
     })
 }
@@ -433,8 +441,10 @@ fn shopt_set(sh: &mut Shell, name: &str, on: bool) {
         "failglob" => sh.shopt.failglob = on,
         "lastpipe" => sh.shopt.lastpipe = on,
         "nocaseglob" => sh.shopt.nocaseglob = on,
+        "nocasematch" => sh.shopt.nocasematch = on,
         "globstar" => sh.shopt.globstar = on,
         "inherit_errexit" => sh.shopt.inherit_errexit = on,
+        "expand_aliases" => sh.shopt.expand_aliases = on,
         _ => {}
     }
 }

@@ -152,10 +152,34 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
     };
     // Each character with whether a backslash escaped it: an escaped one is
     // never a field separator nor trimmed.
-    let chars = escaped_chars(&data, raw || exact);
-    let line: String = chars.iter().map(|(c, _)| *c).collect();
-    let label = label.join(&sh.pc).join(&args_label(sh, argv));
+    // The C locale with a multibyte IFS: every byte is a character (bash), so
+    // each byte of IFS delimits; the fields are made whole text again after.
     let ifs = sh.ifs();
+    let bytewise = !ifs.is_ascii() && !sh.utf8_locale();
+    let chars = if bytewise {
+        escaped_chars_bytewise(&data, raw || exact)
+    } else {
+        escaped_chars(&data, raw || exact)
+    };
+    let whole = |s: String| -> String {
+        if bytewise {
+            safesh_utils::word_bytes::word_from_vec(
+                safesh_utils::word_bytes::word_to_bytes(&s).into_owned(),
+            )
+        } else {
+            s
+        }
+    };
+    let line: String = whole(chars.iter().map(|(c, _)| *c).collect());
+    let label = label.join(&sh.pc).join(&args_label(sh, argv));
+    let ifs = if bytewise {
+        safesh_utils::word_bytes::word_to_bytes(&ifs)
+            .iter()
+            .map(|&b| byte_char(b))
+            .collect()
+    } else {
+        ifs
+    };
     // As bash does: the line is read and names are assigned in order; an
     // invalid one stops there with status 1.
     let invalid = |sh: &mut Shell, name: &str| {
@@ -170,6 +194,7 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
         let items: std::collections::BTreeMap<i64, String> =
             split_escaped(&chars, &ifs, usize::MAX)
                 .into_iter()
+                .map(whole)
                 .enumerate()
                 .map(|(i, s)| (i as i64, s))
                 .collect();
@@ -184,13 +209,23 @@ pub(super) fn read(sh: &mut Shell, argv: &[Field]) -> Exec {
             vec![line]
         } else {
             split_escaped(&chars, &ifs, names.len())
+                .into_iter()
+                .map(whole)
+                .collect()
         };
         for (k, name) in names.iter().enumerate() {
+            let v = parts.get(k).cloned().unwrap_or_default();
+            // `read 'a[1]'`: an element of an array.
+            if let Some((base, idx)) = name.strip_suffix(']').and_then(|n| n.split_once('['))
+                && super::vars::valid_name(base)
+            {
+                sh.assign_element(base, idx, v, label.clone())?;
+                continue;
+            }
             if !super::vars::valid_name(name) {
                 invalid(sh, name);
                 return Ok(());
             }
-            let v = parts.get(k).cloned().unwrap_or_default();
             sh.assign_scalar(name, v, label.clone())?;
         }
     }
@@ -214,6 +249,33 @@ fn escaped_chars(data: &[u8], raw: bool) -> Vec<(char, bool)> {
     let mut out = Vec::with_capacity(text.len());
     let mut esc = false;
     for c in text.chars() {
+        if esc {
+            out.push((c, true));
+            esc = false;
+        } else if c == '\\' && !raw {
+            esc = true;
+        } else {
+            out.push((c, false));
+        }
+    }
+    out
+}
+
+/// A byte as one character: ASCII as itself, any other as its escape code point.
+fn byte_char(b: u8) -> char {
+    if b.is_ascii() {
+        char::from(b)
+    } else {
+        safesh_utils::word_bytes::escape_byte(b)
+    }
+}
+
+/// [`escaped_chars`] with every byte a character of its own.
+fn escaped_chars_bytewise(data: &[u8], raw: bool) -> Vec<(char, bool)> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut esc = false;
+    for &b in data {
+        let c = byte_char(b);
         if esc {
             out.push((c, true));
             esc = false;

@@ -96,25 +96,46 @@ pub(super) fn export(sh: &mut Shell, argv: &[Field]) -> Exec {
         }
     }
     if !any {
+        let utf8 = sh.utf8_locale();
         let label = args_label(sh, argv).join(sh.vars.listing_label());
         // Each line carries the labels of what it shows: the value and the name.
         let mut names: Vec<(String, String, Label)> = sh
             .vars
             .iter()
-            .filter(|(_, v)| v.exported)
+            // (`$_` goes to programs but is not listed, as in bash.)
+            .filter(|(k, v)| v.exported && k.as_str() != "_")
             .map(|(k, v)| (k.clone(), v.as_str().to_string(), v.shown_label()))
             .collect();
         names.sort_by(|a, b| a.0.cmp(&b.0));
         for (k, v, l) in names {
             out(
                 sh,
-                &format!("declare -x {k}=\"{}\"\n", escape_dq(&v)),
+                &format!("declare -x {k}={}\n", declare_quoted(&v, utf8)),
                 &label.join(&l),
             );
         }
     }
     sh.set_status(status);
     Ok(())
+}
+
+/// A value as `declare -p` shows it: `"…"`, or `$'…'` when it holds control
+/// characters or, outside a UTF-8 locale, non-ASCII text (bash's `ansic_quote`:
+/// `\n`, `\t`, `\E`, `\001`, …).
+fn declare_quoted(s: &str, utf8: bool) -> String {
+    let special = |c: char| c.is_control() || (!c.is_ascii() && !utf8);
+    if !s.chars().any(special) {
+        return format!("\"{}\"", escape_dq(s));
+    }
+    crate::interp::expand::dollar_quote(s, |c, out| {
+        if special(c) {
+            for b in safesh_utils::word_bytes::word_to_bytes(&c.to_string()).iter() {
+                out.push_str(&format!("\\{b:03o}"));
+            }
+        } else {
+            out.push(c);
+        }
+    })
 }
 
 fn escape_dq(s: &str) -> String {
@@ -125,6 +146,70 @@ fn escape_dq(s: &str) -> String {
 }
 
 pub(super) fn readonly(sh: &mut Shell, argv: &[Field]) -> Exec {
+    // `readonly -f NAME…`: functions that cannot be redefined or unset.
+    let is_f =
+        |t: &str| t.starts_with('-') && t.len() > 1 && t[1..].chars().all(|c| "fp".contains(c));
+    if argv[1..]
+        .iter()
+        .any(|a| is_f(&a.text) && a.text.contains('f'))
+    {
+        let names: Vec<&Field> = argv[1..].iter().filter(|a| !is_f(&a.text)).collect();
+        let mut status = 0;
+        if names.is_empty() {
+            let label = args_label(sh, argv);
+            let mut listed: Vec<String> = sh.readonly_funcs.iter().cloned().collect();
+            listed.sort();
+            let mut text = String::new();
+            for name in listed {
+                if let Some(def) = sh.funcs.get(&name) {
+                    text.push_str(
+                        safesh_syntax::restore_blanks(&def.to_string()).trim_end_matches('\n'),
+                    );
+                    text.push_str(&format!("\ndeclare -fr {name}\n"));
+                }
+            }
+            out(sh, &text, &label);
+        }
+        for f in names {
+            if sh.funcs.contains_key(&f.text) {
+                sh.readonly_funcs.insert(f.text.clone());
+            } else {
+                sh.diag(format!("readonly: {}: not a function", f.text));
+                status = 1;
+            }
+        }
+        sh.set_status(status);
+        return Ok(());
+    }
+    // `readonly` / `readonly -p`: the readonly variables, as `declare -p` shows them.
+    if argv[1..].iter().all(|f| f.text == "-p" || f.text == "--") {
+        let mut names: Vec<String> = sh
+            .vars
+            .iter()
+            .filter(|(_, v)| v.readonly)
+            .map(|(k, _)| k.clone())
+            .collect();
+        if names.is_empty() {
+            sh.set_status(0);
+            return Ok(());
+        }
+        names.sort();
+        let mut args = vec![
+            Field {
+                text: "declare".into(),
+                label: argv[0].label.clone(),
+            },
+            Field {
+                text: "-p".into(),
+                label: argv[0].label.clone(),
+            },
+        ];
+        args.extend(names.into_iter().map(|text| Field {
+            text,
+            label: argv[0].label.clone(),
+        }));
+        return declare(sh, &args);
+    }
     let mut status = 0;
     for f in &argv[1..] {
         if f.text.starts_with('-') {
@@ -158,6 +243,13 @@ pub(super) fn local(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut names = Vec::with_capacity(argv.len());
     let mut status = 0;
     for f in &argv[1..] {
+        // `local -`: the shell options are restored when the function returns.
+        if f.text == "-" {
+            if sh.local_opts.is_none() {
+                sh.local_opts = Some(sh.opts);
+            }
+            continue;
+        }
         if f.text.starts_with('-') {
             names.push(f.clone());
             continue;
@@ -225,7 +317,7 @@ fn declare_functions(sh: &mut Shell, argv: &[Field], names: &[Field], bodies: bo
         }
         match sh.funcs.get(&name) {
             Some(def) if bodies => {
-                text.push_str(&def.to_string());
+                text.push_str(&safesh_syntax::restore_blanks(&def.to_string()));
                 if !text.ends_with('\n') {
                     text.push('\n');
                 }
@@ -310,6 +402,7 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                 Some(v) => {
                     let shown = v.shown_label();
                     // bash's order: a/A, i, l, n, r, u, x.
+                    let utf8 = sh.utf8_locale();
                     let mut flags = String::new();
                     for (on, c) in [
                         (matches!(v.value, Value::Array(_)), 'a'),
@@ -328,18 +421,18 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                         flags.push('-');
                     }
                     let body = match &v.value {
-                        Value::Str(s) => format!("\"{}\"", escape_dq(s)),
+                        Value::Str(s) => declare_quoted(s, utf8),
                         Value::Array(a) => {
                             let items: Vec<String> = a
                                 .iter()
-                                .map(|(k, v)| format!("[{k}]=\"{}\"", escape_dq(v)))
+                                .map(|(k, v)| format!("[{k}]={}", declare_quoted(v, utf8)))
                                 .collect();
                             format!("({})", items.join(" "))
                         }
                         Value::Assoc(a) => {
                             let items: Vec<String> = a
                                 .iter()
-                                .map(|(k, v)| format!("[{k}]=\"{}\" ", escape_dq(v)))
+                                .map(|(k, v)| format!("[{k}]={} ", declare_quoted(v, utf8)))
                                 .collect();
                             format!("({})", items.concat())
                         }
@@ -506,6 +599,14 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             _ => {}
         }
         if functions {
+            if sh.readonly_funcs.contains(&f.text) {
+                sh.diag(format!(
+                    "unset: {}: cannot unset: readonly function",
+                    f.text
+                ));
+                status = 1;
+                continue;
+            }
             sh.funcs.remove(&f.text);
             sh.func_labels.remove(&f.text);
             continue;

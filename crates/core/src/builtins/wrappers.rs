@@ -12,6 +12,20 @@ use std::time::{Duration, Instant};
 
 /// Describes how `name` resolves, for `type` and `command -v`.
 fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
+    describe_in(sh, name, &sh.var_str("PATH"))
+}
+
+/// bash's default path for `command -p` (`getconf PATH`).
+const STANDARD_PATH: &str = "/bin:/usr/bin";
+
+/// [`describe`], with `path` for where a utility's program would be.
+fn describe_in(sh: &Shell, name: &str, path_var: &str) -> Option<(String, String)> {
+    if let Some((value, _)) = sh.aliases.get(name) {
+        return Some((
+            format!("alias {name}='{}'", value.replace('\'', r"'\''")),
+            format!("{name} is aliased to `{value}'"),
+        ));
+    }
     if is_keyword(name) {
         return Some((name.to_string(), format!("{name} is a shell keyword")));
     }
@@ -24,7 +38,9 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
             let mut long = format!("{name} is a function");
             if let Some(def) = sh.funcs.get(name) {
                 long.push('\n');
-                long.push_str(def.to_string().trim_end_matches('\n'));
+                long.push_str(
+                    safesh_syntax::restore_blanks(&def.to_string()).trim_end_matches('\n'),
+                );
             }
             Some((name.to_string(), long))
         }
@@ -33,7 +49,7 @@ fn describe(sh: &Shell, name: &str) -> Option<(String, String)> {
             // It runs in-process, whatever PATH holds: say so. `command -v`
             // (and `type -t`: `file`) stay as bash has them for scripts that
             // test for a program; the path is where bash would find it.
-            let path = find_in_path(&sh.var_str("PATH"), name);
+            let path = find_in_path(path_var, name);
             let long = match &path {
                 Some(p) => format!("{name} is a safesh utility (runs in-process instead of {p})"),
                 None => format!("{name} is a safesh utility (runs in-process)"),
@@ -99,7 +115,9 @@ fn find_in_path(path: &str, name: &str) -> Option<String> {
 /// What `describe` found, by its first line.
 fn kind_of(long: &str) -> &'static str {
     let first = long.lines().next().unwrap_or_default();
-    if first.ends_with("keyword") {
+    if first.contains(" is aliased to `") {
+        "alias"
+    } else if first.ends_with("keyword") {
         "keyword"
     } else if first.ends_with("function") {
         "function"
@@ -174,6 +192,7 @@ pub(super) fn type_(sh: &mut Shell, argv: &[Field]) -> Exec {
 pub(super) fn command(sh: &mut Shell, argv: &[Field]) -> Exec {
     let mut i = 1;
     let mut verbose = None;
+    let mut standard = false;
     while let Some(f) = argv.get(i) {
         let t = f.text.as_str();
         if t == "--" {
@@ -191,7 +210,7 @@ pub(super) fn command(sh: &mut Shell, argv: &[Field]) -> Exec {
             match c {
                 'v' => verbose = Some(false),
                 'V' => verbose = Some(true),
-                _ => {}
+                _ => standard = true,
             }
         }
         i += 1;
@@ -200,8 +219,13 @@ pub(super) fn command(sh: &mut Shell, argv: &[Field]) -> Exec {
         let label = args_label(sh, argv);
         // bash: success when any name was found (`type` wants all of them).
         let mut found = false;
+        let path_var = if standard {
+            STANDARD_PATH.to_string()
+        } else {
+            sh.var_str("PATH")
+        };
         for f in &argv[i..] {
-            match describe(sh, &f.text) {
+            match describe_in(sh, &f.text, &path_var) {
                 Some((short, long_text)) => {
                     found = true;
                     let text = if long { long_text } else { short };

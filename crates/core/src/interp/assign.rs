@@ -86,6 +86,14 @@ impl Shell {
                 }
                 // The list goes to the variable the references name.
                 let name = if target.is_empty() { name } else { target };
+                // A nameref with no target yet becomes an array (bash warns).
+                if let Some(v) = self.vars.get_mut(&name)
+                    && v.attrs.nameref
+                    && !v.readonly
+                {
+                    v.attrs.nameref = false;
+                    self.diag(format!("warning: {name}: removing nameref attribute"));
+                }
                 if self.vars.get(&name).is_some_and(super::Var::is_assoc) {
                     return self.assign_assoc_literal(&name, items, a.append);
                 }
@@ -143,6 +151,13 @@ impl Shell {
     ) -> Exec {
         let (resolved, via) = self.vars.resolve_labeled(name);
         let (resolved, label) = (resolved.to_string(), label.join(&via));
+        // Through a nameref to an element (`declare -n r='a[0]'; r[0]=x`): not a
+        // variable name to index (bash: an error that ends the complete command).
+        if resolved != name && resolved.contains('[') {
+            self.diag(format!("`{resolved}': not a valid identifier"));
+            self.set_status(1);
+            return Err(Stop::Abort);
+        }
         if !via.is_empty() {
             self.vars.name_from(&resolved, &via);
         }

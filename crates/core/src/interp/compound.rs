@@ -242,25 +242,27 @@ impl Shell {
             [Command::Compound(c, _)]
                 if !matches!(c, CompoundCommand::Subshell(_) | CompoundCommand::Arithmetic(_))
         ) && !self.compound_redirect_failed;
-        if self.last_status != 0
-            && !p.bang
+        let failed = self.last_status != 0 && !p.bang && may_exit && !judged_inside;
+        if failed
             && self.errexit_suppressed == 0
-            && may_exit
-            && !judged_inside
+            && !self.in_trap
+            && !self.err_trap_off
+            && let Some((handler, label)) = self.traps.get("ERR").cloned()
         {
-            if !self.in_trap
-                && let Some((handler, label)) = self.traps.get("ERR").cloned()
-            {
-                let status = self.last_status;
-                self.in_trap = true;
-                let r = self.run_text_labeled(&handler, &label);
-                self.in_trap = false;
-                r?;
-                self.last_status = status;
-            }
-            if self.opts.errexit {
-                return Err(Stop::Exit);
-            }
+            let status = self.last_status;
+            self.in_trap = true;
+            // The handler's lines count from the line of the failed command.
+            let (line, end) = (self.line, self.cmd_end_line);
+            let saved_offset = std::mem::replace(&mut self.line_offset, line.saturating_sub(1));
+            let r = self.run_text_labeled(&handler, &label);
+            self.line_offset = saved_offset;
+            (self.line, self.cmd_end_line) = (line, end);
+            self.in_trap = false;
+            r?;
+            self.last_status = status;
+        }
+        if failed && self.errexit_suppressed == self.bang_lenient && self.opts.errexit {
+            return Err(Stop::Exit);
         }
         Ok(())
     }
@@ -269,8 +271,12 @@ impl Shell {
     /// each in a subshell, joined by labeled pipes.
     pub(crate) fn run_pipeline(&mut self, p: &ast::Pipeline) -> Exec {
         let started = std::time::Instant::now();
+        let lenient = p.bang && !self.opts.errexit;
         if p.bang {
             self.errexit_suppressed += 1;
+        }
+        if lenient {
+            self.bang_lenient += 1;
         }
         let r = if p.seq.is_empty() {
             // A lone `!` is an empty pipeline: status 0, negated below.
@@ -287,6 +293,9 @@ impl Shell {
         };
         if p.bang {
             self.errexit_suppressed -= 1;
+        }
+        if lenient {
+            self.bang_lenient -= 1;
         }
         r?;
         if p.bang {
@@ -305,6 +314,11 @@ impl Shell {
         let mut next_input = None;
         let mut last_shell = None;
         for (i, cmd) in seq.iter().enumerate() {
+            // bash runs the DEBUG trap in the shell before each stage that is a
+            // simple command (a stage's own shell does not inherit it).
+            if let Command::Simple(s) = cmd {
+                self.debug_trap(super::simple::simple_lines(s).map(|l| l.0))?;
+            }
             let mut sub = self.subshell();
             if let Some(input) = next_input.take() {
                 sub.fds.insert(0, Fd::In(input));
@@ -445,12 +459,15 @@ impl Shell {
 
     /// `for ((init; cond; update))`: the condition's label joins the PC of the body.
     fn arith_for(&mut self, f: &ast::ArithmeticForClauseCommand) -> Exec {
+        let line = Some(f.loc.start.line);
         if let Some(init) = &f.initializer {
+            self.debug_trap(line)?;
             self.eval_arith_labeled(&init.value)?;
         }
         self.set_status(0);
         loop {
             if let Some(cond) = &f.condition {
+                self.debug_trap(line)?;
                 let (v, label) = self.eval_arith_labeled(&cond.value)?;
                 self.pc.join_assign(&label);
                 if v == 0 {
@@ -461,6 +478,7 @@ impl Shell {
                 break;
             }
             if let Some(upd) = &f.updater {
+                self.debug_trap(line)?;
                 self.eval_arith_labeled(&upd.value)?;
             }
         }
@@ -495,6 +513,11 @@ impl Shell {
             }
             Command::Function(f) => {
                 let name = f.fname.value.clone();
+                if self.readonly_funcs.contains(&name) {
+                    self.diag(format!("{name}: readonly function"));
+                    self.set_status(1);
+                    return Ok(());
+                }
                 self.func_labels
                     .insert(name.clone(), self.code_label.join(&self.pc));
                 self.funcs.insert(name, Arc::new(f.clone()));
@@ -502,6 +525,7 @@ impl Shell {
                 Ok(())
             }
             Command::ExtendedTest(t, redirects) => {
+                self.debug_trap(Some(t.loc.start.line))?;
                 let r = redirects.as_ref();
                 self.with_redirects(r.map(|r| r.0.as_slice()).unwrap_or(&[]), |sh| {
                     sh.count_command()?;
@@ -643,6 +667,7 @@ impl Shell {
                     self.pc.join_assign(label);
                 }
                 for (item, label) in items {
+                    self.debug_trap(Some(f.loc.start.line))?;
                     self.assign_scalar(&f.variable_name, item, label)?;
                     if let LoopCtl::Break = self.loop_body(&f.body.list)? {
                         break;
@@ -690,6 +715,7 @@ impl Shell {
             }
             CompoundCommand::CaseClause(cc) => self.run_case(cc),
             CompoundCommand::Arithmetic(a) => {
+                self.debug_trap(Some(a.loc.start.line))?;
                 self.count_command()?;
                 if let Some(script) = self.arith_as_subshells(&a.expr.value) {
                     let mut sub = self.subshell();
@@ -720,6 +746,7 @@ impl Shell {
     }
 
     fn run_case(&mut self, cc: &ast::CaseClauseCommand) -> Exec {
+        self.debug_trap(Some(cc.loc.start.line))?;
         let value = self.expand_word_single(&cc.value)?;
         self.pc.join_assign(&value.label);
         self.set_status(0);
@@ -731,7 +758,8 @@ impl Shell {
             if !matched {
                 for p in &item.patterns {
                     let pat = self.expand_pattern(p)?;
-                    if super::pattern::matches(&pat, &value.text, false, self.utf8_locale()) {
+                    let icase = self.shopt.nocasematch;
+                    if super::pattern::matches(&pat, &value.text, icase, self.utf8_locale()) {
                         matched = true;
                         break;
                     }

@@ -87,17 +87,12 @@ impl Shell {
                     }
                 })
             }
-            UP::ShellOptionEnabled => match s {
-                "errexit" => self.opts.errexit,
-                "nounset" => self.opts.nounset,
-                "pipefail" => self.opts.pipefail,
-                "noglob" => self.opts.noglob,
-                "noclobber" => self.opts.noclobber,
-                "xtrace" => self.opts.xtrace,
-                _ => false,
-            },
+            UP::ShellOptionEnabled => crate::builtins::long_option(self, s).unwrap_or(false),
             UP::ShellVariableIsSetAndAssigned => self.var_is_set(s),
-            UP::ShellVariableIsSetAndNameRef => false,
+            UP::ShellVariableIsSetAndNameRef => self
+                .vars
+                .get(s)
+                .is_some_and(|v| v.attrs.nameref && !v.as_str().is_empty()),
             _ => false,
         }
     }
@@ -172,8 +167,9 @@ impl Shell {
                 match pred {
                     BP::StringExactlyMatchesPattern | BP::StringDoesNotExactlyMatchPattern => {
                         let pat = self.expand_pattern(r)?;
+                        let icase = self.shopt.nocasematch;
                         let m =
-                            super::pattern::matches(&pat, &left.text, false, self.utf8_locale());
+                            super::pattern::matches(&pat, &left.text, icase, self.utf8_locale());
                         Some(m == matches!(pred, BP::StringExactlyMatchesPattern))
                     }
                     BP::StringMatchesRegex => {
@@ -234,7 +230,10 @@ impl Shell {
         if ere_rejected(re) {
             return Ok(None);
         }
-        let Ok(rx) = regex::Regex::new(&translated) else {
+        let Ok(rx) = regex::RegexBuilder::new(&translated)
+            .case_insensitive(self.shopt.nocasematch)
+            .build()
+        else {
             // bash: an invalid regular expression is an error, status 2.
             return Ok(None);
         };

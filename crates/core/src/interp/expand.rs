@@ -114,6 +114,9 @@ struct Acc {
     cur: FieldBuf,
     pending_break: bool,
     ifs: String,
+    /// IFS as bytes, when each byte is a delimiter of its own (the C locale and
+    /// an IFS with a multibyte character, as in bash).
+    ifs_bytes: Option<Vec<u8>>,
     split: bool,
     /// Where a `~` after an unquoted `:` (or the first `=`) also expands, as in
     /// assignments.
@@ -145,6 +148,7 @@ impl Acc {
             cur: FieldBuf::default(),
             pending_break: false,
             ifs,
+            ifs_bytes: None,
             split,
             tildes: TildeMode::Leading,
             in_dquote: false,
@@ -193,6 +197,11 @@ impl Acc {
             self.cur.label.join_assign(label);
             return;
         }
+        if let Some(ifs) = self.ifs_bytes.take() {
+            self.unquoted_bytes(s, label, &ifs);
+            self.ifs_bytes = Some(ifs);
+            return;
+        }
         for c in s.chars() {
             if self.ifs.contains(c) {
                 if matches!(c, ' ' | '\t' | '\n') {
@@ -211,6 +220,41 @@ impl Acc {
                 self.cur.label.join_assign(label);
             }
         }
+    }
+
+    /// [`Acc::unquoted`] in the C locale with a multibyte IFS: every byte of IFS
+    /// delimits (bash), and the bytes between delimiters are the fields' text.
+    fn unquoted_bytes(&mut self, s: &str, label: &Label, ifs: &[u8]) {
+        let bytes = safesh_utils::word_bytes::word_to_bytes(s);
+        let mut run: Vec<u8> = Vec::new();
+        let flush = |acc: &mut Acc, run: &mut Vec<u8>| {
+            if run.is_empty() {
+                return;
+            }
+            acc.apply_pending();
+            for c in safesh_utils::word_bytes::word_from_bytes(run).chars() {
+                acc.cur.push_unquoted_char(c);
+            }
+            acc.cur.label.join_assign(label);
+            run.clear();
+        };
+        for &b in bytes.iter() {
+            if !ifs.contains(&b) {
+                run.push(b);
+                continue;
+            }
+            flush(self, &mut run);
+            if matches!(b, b' ' | b'\t' | b'\n') {
+                if !self.cur.text.is_empty() || self.cur.keep {
+                    self.pending_break = true;
+                }
+            } else {
+                self.cur.label.join_assign(label);
+                self.cur.keep = true;
+                self.finish();
+            }
+        }
+        flush(self, &mut run);
     }
 
     /// Ends the current field unconditionally (between "$@" elements).
@@ -269,7 +313,10 @@ impl Shell {
         for raw in self.brace_expand(&w.value)? {
             let pieces = self.words_cached(&raw)?;
             let ifs = self.ifs();
+            let ifs_bytes = (!ifs.is_ascii() && !self.utf8_locale())
+                .then(|| safesh_utils::word_bytes::word_to_bytes(&ifs).into_owned());
             let mut acc = Acc::new(ifs, true);
+            acc.ifs_bytes = ifs_bytes;
             if assignment_like {
                 acc.tildes = TildeMode::AssignmentWord;
             }
@@ -487,6 +534,11 @@ impl Shell {
             }
         }
         false
+    }
+
+    /// True when IFS is set and empty (no field splitting).
+    fn ifs_is_empty(&self) -> bool {
+        self.vars.get("IFS").is_some_and(|v| v.as_str().is_empty())
     }
 
     pub(crate) fn ifs(&self) -> String {
@@ -1065,6 +1117,12 @@ impl Shell {
                         f.push('x');
                     }
                     f.push('B');
+                    if self.opts.errtrace {
+                        f.push('E');
+                    }
+                    if self.opts.functrace {
+                        f.push('T');
+                    }
                     f.push('c');
                     (PV::One(f), Label::agent())
                 }
@@ -1634,7 +1692,11 @@ impl Shell {
                     SubstringMatchKind::Anywhere => super::pattern::Replace::All,
                 };
                 let utf8 = self.utf8_locale();
-                let f = |s: &str| super::pattern::replace(s, &pat, &|m| rep.render(m), kind, utf8);
+                // `shopt -s nocasematch` holds for `${x/p/r}` too (bash 5.2).
+                let icase = self.shopt.nocasematch;
+                let f = |s: &str| {
+                    super::pattern::replace(s, &pat, &|m| rep.render(m), kind, (icase, utf8))
+                };
                 Ok((map_pv(pv, f), label.join(&rep_label)))
             }
             P::VariableNames {
@@ -1652,6 +1714,11 @@ impl Shell {
                     }
                 }
                 names.sort();
+                // bash: unquoted `${!p*}` with an empty IFS is one word, the
+                // names run together.
+                if *concatenate && !quoted && self.ifs_is_empty() {
+                    return Ok((PV::One(names.concat()), label));
+                }
                 Ok((PV::Many(names, *concatenate), label))
             }
             P::MemberKeys {
@@ -1670,6 +1737,11 @@ impl Shell {
                         v.label.join(&Label::agent()),
                     ),
                 };
+                // bash: unquoted `${!a[*]}` with an empty IFS is one word, the
+                // keys joined by spaces.
+                if *concatenate && !quoted && self.ifs_is_empty() {
+                    return Ok((PV::One(keys.join(" ")), label));
+                }
                 Ok((PV::Many(keys, *concatenate), label))
             }
         }

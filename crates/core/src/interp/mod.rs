@@ -246,6 +246,10 @@ pub(crate) struct Options {
     pub xtrace: bool,
     /// `set -n`: read commands without running them.
     pub noexec: bool,
+    /// `set -E`: functions, subshells and `$(…)` inherit the ERR trap.
+    pub errtrace: bool,
+    /// `set -T`: functions, subshells and `$(…)` inherit the DEBUG trap.
+    pub functrace: bool,
 }
 
 /// The file descriptors of the running code.
@@ -300,10 +304,29 @@ pub(crate) struct Shell {
     pub loop_depth: u32,
     /// >0 while running a condition (`if`, `while`, `&&` left side, `!`): `set -e` is off.
     pub errexit_suppressed: u32,
+    /// How many of those are a `!` that began while `set -e` was off: bash keeps
+    /// `set -e` on for them when it is turned on inside (`f() { set -e; false; }; ! f`
+    /// exits), though the ERR trap stays quiet.
+    pub bang_lenient: u32,
     pub jobs: Arc<Mutex<Vec<Job>>>,
     pub last_bg: Option<u64>,
     pub in_trap: bool,
     pub line: usize,
+    /// Added to the lines of the text running (`eval`'s text starts at the line
+    /// where the eval command ends, a trap's at the line that triggered it).
+    pub line_offset: usize,
+    /// The ERR trap does not run here (a function or subshell without `set -E`).
+    pub err_trap_off: bool,
+    /// The DEBUG trap does not run here (a function or subshell without `set -T`).
+    pub debug_trap_off: bool,
+    /// `umask`'s value (shown and set; not applied to the process).
+    pub umask: u32,
+    /// The options to restore when the running function returns (`local -`).
+    pub local_opts: Option<Options>,
+    /// Functions made readonly (`readonly -f`).
+    pub readonly_funcs: std::collections::BTreeSet<String>,
+    /// The last line of the simple command running (with the offset).
+    pub cmd_end_line: usize,
     pub last_subst_status: Option<i32>,
     pub source_depth: u32,
     /// The server session the context store's `session` scope belongs to.
@@ -312,6 +335,15 @@ pub(crate) struct Shell {
     pub dir_stack: Vec<String>,
     /// Set by `exec` without a command: keep the redirections it was given.
     pub keep_redirects: bool,
+    /// Aliases: name → (text, label of the words that defined it).
+    pub aliases: std::collections::BTreeMap<String, (String, Label)>,
+    /// Aliases being expanded now (an alias is not expanded inside itself).
+    pub alias_active: Vec<String>,
+    /// `N>&M-` moves made by the redirections being applied: (N, M).
+    pub fd_moves: Vec<(i32, i32)>,
+    /// The command under the redirections runs outside the shell (a utility or
+    /// program): bash restores every descriptor after it.
+    pub redirect_outside: bool,
     /// The last compound command's own redirections failed (`{ …; } < missing`):
     /// then `set -e` applies to it, unlike a status from inside it.
     pub(crate) compound_redirect_failed: bool,
@@ -342,9 +374,13 @@ pub(crate) struct Shopt {
     pub failglob: bool,
     pub lastpipe: bool,
     pub nocaseglob: bool,
+    /// `case`, `[[ == != =~ ]]` and `${x/p/r}` ignore case.
+    pub nocasematch: bool,
     pub globstar: bool,
     /// `$(…)` keeps `set -e`.
     pub inherit_errexit: bool,
+    /// Aliases are expanded.
+    pub expand_aliases: bool,
 }
 
 impl Shell {
@@ -413,6 +449,7 @@ impl Shell {
             subst_depth: 0,
             loop_depth: 0,
             errexit_suppressed: 0,
+            bang_lenient: 0,
             jobs: Arc::new(Mutex::new(Vec::new())),
             last_bg: None,
             in_trap: false,
@@ -423,7 +460,18 @@ impl Shell {
             getopts_pos: 0,
             dir_stack: Vec::new(),
             cwd_label: Label::empty(),
+            readonly_funcs: std::collections::BTreeSet::new(),
+            local_opts: None,
+            umask: 0o022,
+            debug_trap_off: false,
+            err_trap_off: false,
+            line_offset: 0,
+            cmd_end_line: 0,
             keep_redirects: false,
+            aliases: std::collections::BTreeMap::new(),
+            alias_active: Vec::new(),
+            fd_moves: Vec::new(),
+            redirect_outside: false,
             compound_redirect_failed: false,
             in_subshell: false,
             shopt: Shopt::default(),
@@ -474,6 +522,7 @@ impl Shell {
         self.subst_depth = 0;
         self.loop_depth = 0;
         self.errexit_suppressed = 0;
+        self.bang_lenient = 0;
     }
 
     /// A copy of this shell for a background job that outlives the request: its own
@@ -495,6 +544,10 @@ impl Shell {
         s.jobs = Arc::new(Mutex::new(Vec::new()));
         s.parent_traps = Some(self.traps.clone());
         s.traps.remove("EXIT");
+        // Without `set -E` the ERR trap is not run in a subshell; without
+        // `set -T` neither is the DEBUG trap.
+        s.err_trap_off |= !self.opts.errtrace;
+        s.debug_trap_off |= !self.opts.functrace;
         s
     }
 
@@ -743,6 +796,58 @@ impl Shell {
         self.pc = saved_pc;
         self.code_label = saved_code;
         r
+    }
+
+    /// Runs the DEBUG trap before a command (`line`: where the command starts,
+    /// for `$LINENO`; the current line when `None`). `$?` is left as it was
+    /// unless the handler ends the script (`exit`, `set -e`).
+    pub(crate) fn debug_trap(&mut self, line: Option<usize>) -> Exec {
+        if self.in_trap || self.debug_trap_off || self.traps.is_empty() {
+            return Ok(());
+        }
+        let Some((handler, label)) = self.traps.get("DEBUG").cloned() else {
+            return Ok(());
+        };
+        if let Some(l) = line {
+            self.line = l + self.line_offset;
+        }
+        let status = self.last_status;
+        let (line, end) = (self.line, self.cmd_end_line);
+        self.in_trap = true;
+        let saved_offset = std::mem::replace(&mut self.line_offset, line.saturating_sub(1));
+        let r = self.run_text_labeled(&handler, &label);
+        self.line_offset = saved_offset;
+        (self.line, self.cmd_end_line) = (line, end);
+        self.in_trap = false;
+        match r {
+            Ok(()) | Err(Stop::Return) => {
+                self.last_status = status;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Runs the RETURN trap (a sourced file or a traced function returns);
+    /// `$?` is left as it was unless the handler ends the script.
+    pub(crate) fn return_trap(&mut self) -> Exec {
+        if self.in_trap || self.traps.is_empty() {
+            return Ok(());
+        }
+        let Some((handler, label)) = self.traps.get("RETURN").cloned() else {
+            return Ok(());
+        };
+        let status = self.last_status;
+        self.in_trap = true;
+        let r = self.run_text_labeled(&handler, &label);
+        self.in_trap = false;
+        match r {
+            Ok(()) | Err(Stop::Return) => {
+                self.last_status = status;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Parses and runs `text` in this shell (eval, traps).

@@ -269,7 +269,7 @@ pub(crate) fn replace(
     pattern: &str,
     rep: &dyn Fn(&str) -> String,
     kind: Replace,
-    utf8: bool,
+    (icase, utf8): (bool, bool),
 ) -> String {
     if needs_bytes(utf8, pattern, s) {
         // The replacement of a match sees (and gives) whole characters.
@@ -279,10 +279,10 @@ pub(crate) fn replace(
             &bytewise(pattern),
             &rep_bytes,
             kind,
-            utf8,
+            (icase, utf8),
         ));
     }
-    replace_chars(s, pattern, rep, kind, utf8)
+    replace_chars(s, pattern, rep, kind, (icase, utf8))
 }
 
 fn replace_chars(
@@ -290,10 +290,10 @@ fn replace_chars(
     pattern: &str,
     rep: &dyn Fn(&str) -> String,
     kind: Replace,
-    utf8: bool,
+    (icase, utf8): (bool, bool),
 ) -> String {
     let b = boundaries(s);
-    let Some(re) = compile(pattern, false, utf8) else {
+    let Some(re) = compile(pattern, icase, utf8) else {
         return s.to_string();
     };
     match kind {

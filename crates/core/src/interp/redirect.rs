@@ -34,6 +34,7 @@ impl Shell {
         saved: std::collections::HashMap<i32, Fd>,
         f: impl FnOnce(&mut Shell) -> Exec,
     ) -> Exec {
+        self.fd_moves.clear();
         match self.apply_redirects(redirects) {
             Ok(Ok(())) => {}
             Ok(Err(RedirectFailed)) => {
@@ -46,11 +47,23 @@ impl Shell {
                 return Err(e);
             }
         }
+        let moves = std::mem::take(&mut self.fd_moves);
+        let outside = std::mem::replace(&mut self.redirect_outside, false);
         let r = f(self);
         if self.keep_redirects {
             self.keep_redirects = false;
         } else {
+            // bash's undo list after a builtin, function or compound command
+            // with `N>&M-` where N was closed: N is closed again, M stays closed.
+            let lost: Vec<i32> = moves
+                .iter()
+                .filter(|(to, _)| !outside && !saved.contains_key(to))
+                .map(|&(_, from)| from)
+                .collect();
             self.fds = saved;
+            for fd in lost {
+                self.fds.remove(&fd);
+            }
         }
         // A redirected file whose label the store could not keep: the bytes were
         // not written, and the script stops here with the store's refusal.
@@ -102,6 +115,26 @@ impl Shell {
         Ok(Ok(f))
     }
 
+    /// True when `path` (with no `..`) is `/` or a directory that holds a read
+    /// root: a directory, by the config alone.
+    pub(crate) fn above_a_root(&self, path: &std::path::Path) -> bool {
+        if path
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            return false;
+        }
+        let dir = safesh_utils::beneath::lexical(path);
+        if dir.as_os_str() == "/" {
+            return true;
+        }
+        self.shared.policy.as_ref().is_some_and(|p| {
+            p.read_roots()
+                .iter()
+                .any(|root| root != &dir && root.starts_with(&dir))
+        })
+    }
+
     fn open_output(
         &mut self,
         name: &str,
@@ -117,6 +150,12 @@ impl Shell {
             return Ok(r);
         }
         if let Err(r) = self.check_write_path(&path) {
+            // `/` or another directory on the way to a root (`2> /`): known to be
+            // a directory whatever is on disk, so bash's answer tells nothing.
+            if self.above_a_root(&path) {
+                self.diag(format!("{name}: Is a directory"));
+                return Ok(Err(RedirectFailed));
+            }
             return Err(r.into());
         }
         // (Is there a file? Decided on the entry reached, as the open below:
@@ -295,6 +334,7 @@ impl Shell {
                     self.fds.insert(to, fd);
                     if close {
                         self.fds.remove(&n);
+                        self.fd_moves.push((to, n));
                     }
                     Ok(Ok(()))
                 }

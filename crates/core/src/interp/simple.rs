@@ -35,9 +35,17 @@ impl Shell {
     pub(crate) fn run_simple(&mut self, s: &ast::SimpleCommand) -> Exec {
         self.count_command()?;
         self.diag_label = Label::empty();
-        if let Some(line) = simple_line(s) {
-            self.line = line;
+        if let Some((line, end)) = simple_lines(s) {
+            self.line = line + self.line_offset;
+            self.cmd_end_line = end + self.line_offset;
         }
+        if self.shopt.expand_aliases
+            && !self.aliases.is_empty()
+            && let Some(text) = self.alias_text(s)
+        {
+            return text;
+        }
+        self.debug_trap(None)?;
         let mut assigns: Vec<&ast::Assignment> = Vec::new();
         let mut redirects: Vec<ast::IoRedirect> = Vec::new();
         let mut words: Vec<WordItem<'_>> = Vec::new();
@@ -175,6 +183,14 @@ impl Shell {
             let line: Vec<&str> = argv.iter().map(|f| f.text.as_str()).collect();
             self.diag(format!("+ {}", line.join(" ")));
         }
+        if !redirects.is_empty() {
+            self.redirect_outside = argv.first().is_some_and(|a| {
+                !matches!(
+                    self.resolve(&a.text, false),
+                    Resolved::Builtin | Resolved::Function(_)
+                )
+            });
+        }
         self.with_redirects(&redirects, |sh| {
             if assigns.is_empty() {
                 return sh.dispatch(argv, false);
@@ -190,7 +206,16 @@ impl Shell {
                 };
                 sh.vars.push_temp(&name, sh.vars.get(&name).cloned());
                 pushed += 1;
-                r = sh.assign(a);
+                r = match &a.value {
+                    // `B=(b c) cmd`: a binding for a command is a string; bash
+                    // gives it the list's text, each element expanded.
+                    ast::AssignmentValue::Array(items) => {
+                        sh.list_as_text(items).and_then(|(text, label)| {
+                            sh.assign_scalar(&name, text, label.join(&sh.pc))
+                        })
+                    }
+                    ast::AssignmentValue::Scalar(_) => sh.assign(a),
+                };
                 if r.is_err() {
                     break;
                 }
@@ -204,6 +229,72 @@ impl Shell {
             sh.vars.pop_temps(pushed);
             r
         })
+    }
+
+    /// `ll -a` where `ll` is an alias: runs the alias's text and the rest of the
+    /// command as written (an alias ending in a blank expands the next word
+    /// too). `None` when the command's first word is no alias (or one being
+    /// expanded, or the command holds a here-document, whose text is not kept).
+    fn alias_text(&mut self, s: &ast::SimpleCommand) -> Option<Exec> {
+        if s.prefix.is_some() {
+            return None;
+        }
+        let first = &s.word_or_name.as_ref()?.value;
+        if self.alias_active.contains(first) {
+            return None;
+        }
+        let (mut text, mut label) = self.aliases.get(first)?.clone();
+        let items: &[ast::CommandPrefixOrSuffixItem] =
+            s.suffix.as_ref().map(|x| x.0.as_slice()).unwrap_or(&[]);
+        if items.iter().any(|i| {
+            matches!(
+                i,
+                ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(..))
+            )
+        }) {
+            return None;
+        }
+        let mut names = vec![first.clone()];
+        let mut rest = items.iter().map(ToString::to_string).peekable();
+        while text.ends_with([' ', '\t'])
+            && let Some(next) = rest.peek()
+            && !names.contains(next)
+            && let Some((more, l)) = self.aliases.get(next).cloned()
+        {
+            names.push(next.clone());
+            text.push_str(&more);
+            label.join_assign(&l);
+            rest.next();
+        }
+        for r in rest {
+            text.push(' ');
+            text.push_str(&r);
+        }
+        let depth = self.alias_active.len();
+        self.alias_active.extend(names);
+        let label = label.join(&self.code_label);
+        let r = crate::builtins::run_alias(self, text, label);
+        self.alias_active.truncate(depth);
+        Some(r)
+    }
+
+    /// The text bash gives an array list bound for one command (`B=(a "$x")
+    /// cmd`): `(a 1)`, each element expanded, joined by spaces.
+    fn list_as_text(
+        &mut self,
+        items: &[(Option<ast::Word>, ast::Word)],
+    ) -> Result<(String, Label), Stop> {
+        let mut parts = Vec::with_capacity(items.len());
+        let mut label = Label::empty();
+        for (key, value) in items {
+            let v = self.expand_word_single(value)?;
+            label.join_assign(&v.label);
+            parts.push(match key {
+                Some(k) => format!("[{}]={}", k.value, v.text),
+                None => v.text,
+            });
+        }
+        Ok((format!("({})", parts.join(" ")), label))
     }
 
     /// `<(cmd)`: runs `cmd` in a subshell, keeps its output in a temporary file
@@ -472,6 +563,15 @@ impl Shell {
             .into());
         }
         self.call_depth += 1;
+        // A function's lines are its own (where it was defined).
+        let saved_offset = std::mem::replace(&mut self.line_offset, 0);
+        let saved_lines = (self.line, self.cmd_end_line);
+        // Without `set -E` a function does not run the ERR trap.
+        let saved_err_off = self.err_trap_off;
+        self.err_trap_off |= !self.opts.errtrace;
+        let saved_local_opts = self.local_opts.take();
+        let saved_debug_off = self.debug_trap_off;
+        self.debug_trap_off |= !self.opts.functrace;
         let saved_pos = std::mem::replace(
             &mut self.positional,
             argv.iter().skip(1).map(|f| f.text.clone()).collect(),
@@ -488,6 +588,22 @@ impl Shell {
             self.pc.join_assign(l);
         }
         self.vars.push_frame();
+        // BASH_LINENO: the lines the active functions were called from.
+        self.vars.make_local("BASH_LINENO");
+        let mut lines = match self.vars.get("BASH_LINENO").map(|v| v.value.clone()) {
+            Some(super::Value::Array(a)) => a.into_values().collect::<Vec<_>>(),
+            _ => Vec::new(),
+        };
+        lines.insert(0, saved_lines.0.to_string());
+        let _ = self.vars.set_array(
+            "BASH_LINENO",
+            lines
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| (i as i64, s))
+                .collect(),
+            Label::agent(),
+        );
         // FUNCNAME lists the active functions, innermost first.
         let name = f.fname.value.clone();
         self.vars.make_local("FUNCNAME");
@@ -516,12 +632,28 @@ impl Shell {
         // A function body sees no loop of its caller: `break` there only warns.
         let saved_loops = std::mem::replace(&mut self.loop_depth, 0);
         let r = self.with_redirects(&redirects, |sh| sh.run_compound_pub(&f.body.0));
+        // The RETURN trap runs as a traced function returns (`set -T`).
+        let r = match r {
+            Ok(()) | Err(Stop::Return) if self.opts.functrace => {
+                let status = self.last_status;
+                self.return_trap().map(|()| self.last_status = status)
+            }
+            other => other,
+        };
         self.loop_depth = saved_loops;
         self.code_label = saved_code;
         self.vars.pop_frame();
         self.pc = saved_pc;
         self.positional = saved_pos;
         self.positional_label = saved_label;
+        self.line_offset = saved_offset;
+        // `$LINENO` after the call is the caller's line again.
+        (self.line, self.cmd_end_line) = saved_lines;
+        self.err_trap_off = saved_err_off;
+        self.debug_trap_off = saved_debug_off;
+        if let Some(o) = std::mem::replace(&mut self.local_opts, saved_local_opts) {
+            self.opts = o;
+        }
         self.call_depth -= 1;
         match r {
             Err(Stop::Return) => Ok(()),
@@ -634,7 +766,7 @@ impl Shell {
     }
 }
 
-fn simple_line(s: &ast::SimpleCommand) -> Option<usize> {
+pub(crate) fn simple_lines(s: &ast::SimpleCommand) -> Option<(usize, usize)> {
     use safesh_syntax::ast::SourceLocation;
-    s.location().map(|l| l.start.line)
+    s.location().map(|l| (l.start.line, l.end.line))
 }
