@@ -1,6 +1,6 @@
 //! Exceptions and errors.
 
-use crate::{compile::TermId, filter::Vars, RcList};
+use crate::{compile::TermId, filter::Vars, path::Tracked};
 use alloc::{boxed::Box, string::String, string::ToString, vec::Vec};
 use core::fmt::{self, Display};
 
@@ -28,7 +28,7 @@ pub(crate) enum Inner<'a, V> {
 #[derive(Clone, Debug)]
 pub(crate) enum CallInput<V> {
     Run(V),
-    Paths((V, RcList<V>)),
+    Paths((V, Tracked<V>)),
 }
 
 impl<V> CallInput<V> {
@@ -39,7 +39,7 @@ impl<V> CallInput<V> {
         }
     }
 
-    pub fn unwrap_paths(self) -> (V, RcList<V>) {
+    pub fn unwrap_paths(self) -> (V, Tracked<V>) {
         match self {
             Self::Paths(vp) => vp,
             _ => panic!(),
@@ -84,6 +84,9 @@ enum Part<V, S = &'static str> {
     Str(S),
 }
 
+// PATCH(safesh): named, so that `Error::is_path_expr` can recognise it.
+const PATH_EXPR: &str = "invalid path expression with input ";
+
 /// Error that occurred during filter execution.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error<V>(Part<V, Vec<Part<V>>>);
@@ -97,9 +100,16 @@ impl<V> Error<V> {
     /// Create a path expression error.
     pub fn path_expr(v: V) -> Self {
         Self(Part::Str(Vec::from([
-            Part::Str("invalid path expression with input "),
+            Part::Str(PATH_EXPR),
             Part::Val(v),
         ])))
+    }
+
+    // PATCH(safesh): jq 1.6 path expressions, see PATCHES.md.
+    /// Is this the error of [`Self::path_expr`]?
+    pub(crate) fn is_path_expr(&self) -> bool {
+        matches!(&self.0, Part::Str(parts)
+            if matches!(parts.first(), Some(Part::Str(s)) if *s == PATH_EXPR))
     }
 
     /// Create a type error.

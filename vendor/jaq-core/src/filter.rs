@@ -5,15 +5,17 @@ use crate::compile::{Bind, CallType, Fold, Pattern, Term as Ast, TermId as Id};
 use crate::data::{DataT, HasLut};
 use crate::fold::fold;
 use crate::val::{ValR, ValT, ValX, ValXs};
+use crate::path::{Opt, Part, Path, Tracked};
 use crate::{exn, rc_lazy_list, Bind as Arg, Error, Exn, RcList};
-use alloc::boxed::Box;
+use alloc::{boxed::Box, vec::Vec};
 use dyn_clone::DynClone;
 
 /// Combination of context and input value.
 pub type Cv<'a, D, T = <D as DataT>::V<'a>> = (Ctx<'a, D>, T);
 /// Combination of context and input value with a path.
-type Cvp<'a, D> = Cv<'a, D, (<D as DataT>::V<'a>, RcList<<D as DataT>::V<'a>>)>;
-type ValPathXs<'a, V> = ValXs<'a, (V, RcList<V>), V>;
+// PATCH(safesh): the path is a `Tracked` (it can be broken), not an `RcList`.
+type Cvp<'a, D> = Cv<'a, D, (<D as DataT>::V<'a>, Tracked<<D as DataT>::V<'a>>)>;
+type ValPathXs<'a, V> = ValXs<'a, (V, Tracked<V>), V>;
 
 type Lut<D> = crate::compile::Lut<Native<D>>;
 
@@ -374,6 +376,65 @@ fn def_run<'a, D: DataT, T: 'a>(
     }
 }
 
+// PATCH(safesh): jq 1.6 path expressions, see PATCHES.md.
+/// Outputs `ys` of a term that is not a path expression, run on the value `v`
+/// at path `p` inside `path(...)`: as in jq 1.6, each output keeps the path,
+/// which stays intact only if the output is identical to the value at the path.
+fn broken_paths<'a, V: ValT + 'a>(ys: ValXs<'a, V>, (v, p): (V, Tracked<V>)) -> ValPathXs<'a, V> {
+    Box::new(ys.map(move |y| {
+        let y = y?;
+        let p = p.clone().after(&v, &y);
+        Ok((y, p))
+    }))
+}
+
+// PATCH(safesh): jq 1.6 path expressions, see PATCHES.md.
+/// `v | path |= f` (also `=`, `+=`, `//=`, ...) as jaq does it, by value, unless that
+/// fails on a term that jaq cannot update (a term that is not a path expression,
+/// `first(g)`, `limit(n; g)`, `try`, `label`): then as jq 1.6 does it,
+/// `reduce path(path) as $p (v; setpath($p; getpath($p) | f))`, which gives
+/// jq's result, or jq's error for the term that is not a path expression.
+fn update_paths<'a, D: DataT>(
+    path: &'a Id,
+    cv: Cv<'a, D>,
+    f: BoxUpdate<'a, D::V<'a>>,
+) -> ValXs<'a, D::V<'a>> {
+    let ys = path.update(cv.clone(), f.clone());
+    Box::new(ys.flat_map(move |y| match y {
+        Err(Exn(exn::Inner::Err(e))) if e.is_path_expr() => update_by_paths(path, cv.clone(), &f),
+        y => box_once(y),
+    }))
+}
+
+// PATCH(safesh): see `update_paths`.
+fn update_by_paths<'a, D: DataT>(
+    path: &'a Id,
+    (ctx, v): Cv<'a, D>,
+    f: &BoxUpdate<'a, D::V<'a>>,
+) -> ValXs<'a, D::V<'a>> {
+    let mut acc = v.clone();
+    for vp in path.paths((ctx, (v, Tracked::default()))) {
+        let parts = match vp.and_then(|(y, p)| Ok(p.end(&y)?)) {
+            Ok(parts) => parts,
+            Err(e) => return box_once(Err(e)),
+        };
+        let mut parts: Vec<_> = parts.iter().cloned().collect();
+        parts.reverse();
+        let y = if parts.is_empty() {
+            f(acc).next()
+        } else {
+            let parts = parts.into_iter().map(|k| (Part::Index(k), Opt::Essential));
+            Some(Path(parts.collect()).update(acc, f))
+        };
+        acc = match y {
+            Some(Ok(y)) => y,
+            Some(Err(e)) => return box_once(Err(e)),
+            None => return Box::new(core::iter::empty()),
+        };
+    }
+    box_once(Ok(acc))
+}
+
 fn reduce<'a, T: Clone + 'a, V: Clone + 'a, F>(xs: ValXs<'a, T, V>, init: V, f: F) -> ValXs<'a, V>
 where
     F: Fn(T, V) -> ValXs<'a, V> + 'a,
@@ -419,7 +480,8 @@ fn recurse_update<'a, V: ValT + 'a>(v: V, f: &dyn Update<'a, V>) -> ValXs<'a, V>
 /// A filter which is implemented using function pointers.
 pub struct Native<D: DataT + ?Sized> {
     run: RunPtr<D>,
-    paths: PathsPtr<D>,
+    // PATCH(safesh): `None` (no paths function): run, as a non-path term in jq 1.6
+    paths: Option<PathsPtr<D>>,
     update: UpdatePtr<D>,
 }
 
@@ -441,14 +503,17 @@ impl<D: DataT> Native<D> {
     pub const fn new(run: RunPtr<D>) -> Self {
         Self {
             run,
-            paths: |cv| box_once(Err(Exn::from(Error::path_expr(cv.1 .0)))),
+            paths: None,
             update: |cv, _| box_once(Err(Exn::from(Error::path_expr(cv.1)))),
         }
     }
 
     /// Specify a paths function (used for `path(...)`).
     pub const fn with_paths(self, paths: PathsPtr<D>) -> Self {
-        Self { paths, ..self }
+        Self {
+            paths: Some(paths),
+            ..self
+        }
     }
 
     /// Specify an update function (used for `filter |= ...`).
@@ -515,20 +580,22 @@ impl Id {
                 })
             }
 
-            Ast::Update(path, f) => path.update(
+            // PATCH(safesh): `update_paths` instead of `path.update`
+            Ast::Update(path, f) => update_paths(
+                path,
                 (cv.0.clone(), cv.1),
                 Box::new(move |v| f.run((cv.0.clone(), v))),
             ),
             Ast::UpdateMath(path, op, f) => pipe(f, cv, move |cv, y| {
                 let u = move |x: D::V<'a>| box_once(op.run(x, y.clone()).map_err(Exn::from));
-                path.update(cv, Box::new(u))
+                update_paths(path, cv, Box::new(u))
             }),
             Ast::UpdateAlt(path, f) => pipe(f, cv, move |cv, y| {
                 let u = move |x: D::V<'a>| box_once(Ok(if x.as_bool() { x } else { y.clone() }));
-                path.update(cv, Box::new(u))
+                update_paths(path, cv, Box::new(u))
             }),
             Ast::Assign(path, f) => pipe(f, cv, move |cv, y| {
-                path.update(cv, Box::new(move |_| box_once(Ok(y.clone()))))
+                update_paths(path, cv, Box::new(move |_| box_once(Ok(y.clone()))))
             }),
             Ast::Logic(l, stop, r) => pipe(l, cv, move |cv, l| {
                 if l.as_bool() == *stop {
@@ -576,17 +643,25 @@ impl Id {
     /// In particular, `v | path(f)` in context `c` yields the same paths as
     /// `f.paths((c, (v, Default::default())))`.
     pub fn paths<'a, D: DataT>(&self, cv: Cvp<'a, D>) -> ValPathXs<'a, D::V<'a>> {
-        let err = |v| box_once(Err(Exn::from(Error::path_expr(v))));
+        // PATCH(safesh): a term that is not a path expression runs, as in jq 1.6,
+        // and its outputs break the path (`broken_paths`); jaq failed here
+        let broken = |cv: Cvp<'a, D>| broken_paths(self.run((cv.0, cv.1 .0.clone())), cv.1);
         let proj_cv = |cv: &Cvp<'a, D>| (cv.0.clone(), cv.1 .0.clone());
         let proj_val = |(val, _path): &(D::V<'a>, _)| val.clone();
         match &cv.0.lut().terms[self.0] {
-            Ast::ToString => err(cv.1 .0),
-            Ast::Int(_) | Ast::Num(_) | Ast::Str(_) => err(cv.1 .0),
-            Ast::Arr(_) | Ast::ObjEmpty | Ast::ObjSingle(..) => err(cv.1 .0),
-            Ast::Neg(_) | Ast::Logic(..) | Ast::Math(..) | Ast::Cmp(..) => err(cv.1 .0),
-            Ast::Update(..) | Ast::Assign(..) => err(cv.1 .0),
-            Ast::UpdateMath(..) | Ast::UpdateAlt(..) => err(cv.1 .0),
+            Ast::ToString => broken(cv),
+            Ast::Int(_) | Ast::Num(_) | Ast::Str(_) => broken(cv),
+            Ast::Arr(_) | Ast::ObjEmpty | Ast::ObjSingle(..) => broken(cv),
+            Ast::Neg(_) | Ast::Logic(..) | Ast::Math(..) | Ast::Cmp(..) => broken(cv),
+            Ast::Update(..) | Ast::Assign(..) => broken(cv),
+            Ast::UpdateMath(..) | Ast::UpdateAlt(..) => broken(cv),
             Ast::Id => box_once(Ok(cv.1)),
+            // PATCH(safesh): on a broken path, `..` yields `.` and then fails at `.[]?`
+            Ast::Recurse if cv.1 .1.step_error(&Part::Range(None, None), &cv.1 .0).is_err() => {
+                let e = cv.1 .1.step_error(&Part::Range(None, None), &cv.1 .0);
+                let e = e.err().map(|e| Err(Exn::from(e)));
+                Box::new(core::iter::once(Ok(cv.1)).chain(e))
+            }
             Ast::Recurse => recurse_run(cv.1, &|(v, p)| {
                 v.key_values()
                     .map(move |r| r.map(|(k, v_)| (v_, p.clone().cons(k))))
@@ -613,9 +688,9 @@ impl Id {
                     if v.as_bool() { then_ } else { else_ }.paths(cv)
                 })
             }
-            Ast::TryCatch(f, c) => try_catch_run(f.paths((cv.0.clone(), cv.1)), move |e| {
-                c.run((cv.0.clone(), e.into_val()))
-                    .map(|e| Err(Exn::from(Error::path_expr(e?))))
+            // PATCH(safesh): the handler's outputs break the path (jaq failed)
+            Ast::TryCatch(f, c) => try_catch_run(f.paths((cv.0.clone(), cv.1.clone())), move |e| {
+                broken_paths(c.run((cv.0.clone(), e.into_val())), cv.1.clone())
             }),
             Ast::Path(f, path) => {
                 let path = path.map_ref(|i| {
@@ -629,7 +704,8 @@ impl Id {
                 })
             }
             Ast::Var(v) => match cv.0.vars.get(*v).unwrap() {
-                Bind::Var(_) => err(cv.1 .0),
+                // PATCH(safesh): a variable breaks the path unless it holds the value there
+                Bind::Var(x) => broken_paths(box_once(Ok(x.clone())), cv.1),
                 Bind::Fun(l) => l.0.paths((cv.0.with_vars(l.1.clone()), cv.1)),
                 Bind::Label(l) => box_once(Err(Exn(exn::Inner::Break(*l)))),
             },
@@ -649,9 +725,14 @@ impl Id {
                 def_run(id, call_typ, cvs, Id::paths, with_vars, into, from)
             }
             Ast::Label(id) => label_run(cv, |cv| id.paths(cv)),
+            // PATCH(safesh): a native filter without paths breaks the path (jaq failed)
+            Ast::Native(id, _) if cv.0.lut().funs[*id].paths.is_none() => broken(cv),
             Ast::Native(id, args) => {
                 let cvs = bind_vars(args, cv.0.with_vars(Vars::new([])), cv, proj_val);
-                flat_map_then(cvs, |cv| (cv.0.lut().funs[*id].paths)(cv))
+                flat_map_then(cvs, |cv| match cv.0.lut().funs[*id].paths {
+                    Some(paths) => paths(cv),
+                    None => unreachable!(),
+                })
             }
         }
     }

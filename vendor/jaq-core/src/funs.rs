@@ -14,7 +14,9 @@ where
             let (f, fc) = cv.0.pop_fun();
             let cvp = (fc, (cv.1, Default::default()));
             Box::new(f.paths(cvp).map(|vp| {
-                let (_v, path) = vp?;
+                let (v, path) = vp?;
+                // PATCH(safesh): jq 1.6's error if a non-path term broke the path
+                let path = path.end(&v)?;
                 let path: Vec<_> = path.iter().cloned().collect();
                 Ok(path.into_iter().rev().collect())
             }))
@@ -24,6 +26,8 @@ where
             let cvp = (fc, (cv.1, Default::default()));
             Box::new(f.paths(cvp).map(|vp| {
                 let (v, path) = vp?;
+                // PATCH(safesh): jq 1.6's error if a non-path term broke the path
+                let path = path.end(&v)?;
                 let path: Vec<_> = path.iter().cloned().collect();
                 Ok([path.into_iter().rev().collect(), v].into_iter().collect())
             }))

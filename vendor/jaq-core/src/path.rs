@@ -3,7 +3,98 @@
 use crate::box_iter::{box_once, flat_map_with, map_with, then, BoxIter};
 use crate::val::{ValRs, ValT, ValX, ValXs};
 use crate::RcList;
-use alloc::{boxed::Box, vec::Vec};
+use crate::Error;
+use alloc::{boxed::Box, format, string::String, string::ToString, vec::Vec};
+
+// PATCH(safesh): jq 1.6 path expressions, see PATCHES.md.
+/// Path of a value inside `path(...)`, as jq 1.6 tracks it.
+///
+/// It holds the parts of the path (most recent first) and, once a term that is not
+/// a path expression (such as `reverse` or `[.[]]`) has produced the current value,
+/// the value at the end of the path (jq's `value_at_path`).
+/// The path is then broken: the next path step and the end of `path(...)` fail with
+/// jq 1.6's messages, unless a later term yields a value identical
+/// ([`ValT::identical`]) to the value at the path again.
+#[derive(Clone, Debug)]
+pub struct Tracked<V> {
+    parts: RcList<V>,
+    broken: Option<V>,
+}
+
+impl<V> Default for Tracked<V> {
+    fn default() -> Self {
+        Self {
+            parts: RcList::new(),
+            broken: None,
+        }
+    }
+}
+
+impl<V: ValT> Tracked<V> {
+    /// Append a part to an intact path.
+    pub(crate) fn cons(self, part: V) -> Self {
+        Self {
+            parts: self.parts.cons(part),
+            broken: self.broken,
+        }
+    }
+
+    /// The path after a term that is not a path expression mapped `input`
+    /// (the current value at this path) to `output`.
+    pub(crate) fn after(self, input: &V, output: &V) -> Self {
+        let at = self.broken.unwrap_or_else(|| input.clone());
+        let broken = (!output.identical(&at)).then_some(at);
+        Self { broken, ..self }
+    }
+
+    /// The error of jq 1.6 at a step `part` on `v` after the path broke.
+    pub(crate) fn step_error(&self, part: &Part<V>, v: &V) -> Result<(), Error<V>> {
+        if self.broken.is_none() {
+            return Ok(());
+        }
+        let v = dump_trunc(v, 30);
+        let msg = match part {
+            Part::Range(None, None) => {
+                format!("Invalid path expression near attempt to iterate through {v}")
+            }
+            Part::Index(k) => Self::access(dump_trunc(k, 15), v),
+            Part::Range(from, upto) => {
+                Self::access(dump_trunc(&V::from(from.clone()..upto.clone()), 15), v)
+            }
+        };
+        Err(Error::str(msg))
+    }
+
+    fn access(k: String, v: String) -> String {
+        format!("Invalid path expression near attempt to access element {k} of {v}")
+    }
+
+    /// The path at the end of `path(...)` that yielded `v`, or jq 1.6's error
+    /// if the path is broken.
+    pub(crate) fn end(self, v: &V) -> Result<RcList<V>, Error<V>> {
+        match self.broken {
+            None => Ok(self.parts),
+            Some(_) => Err(Error::str(format!(
+                "Invalid path expression with result {}",
+                dump_trunc(v, 30)
+            ))),
+        }
+    }
+}
+
+/// jq 1.6's `jv_dump_string_trunc` with a buffer of `size` bytes: the value as
+/// JSON, cut to `size - 1` bytes ending in `...` if longer.
+fn dump_trunc<V: ValT>(v: &V, size: usize) -> String {
+    let s = v.to_string();
+    if s.len() < size {
+        return s;
+    }
+    let mut cut = size - 4;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}...", &s[..cut])
+}
 
 /// Path such as `.[].a?[1:]`.
 #[derive(Clone, Debug)]
@@ -76,11 +167,13 @@ impl<'a, U: Clone + 'a> Path<U> {
 
 impl<'a, V: ValT + 'a> Path<V> {
     pub(crate) fn run(self, v: V) -> ValRs<'a, V> {
-        run(self.0.into_iter(), v, |part, v| part.run(v))
+        run(self.0.into_iter(), v, |part, v| part.run(v), |_, _| Ok(()))
     }
 
-    pub(crate) fn paths(self, vp: (V, RcList<V>)) -> ValRs<'a, (V, RcList<V>), V> {
-        run(self.0.into_iter(), vp, |part, vp| part.paths(vp))
+    pub(crate) fn paths(self, vp: (V, Tracked<V>)) -> ValRs<'a, (V, Tracked<V>), V> {
+        // PATCH(safesh): a step after a broken path fails, even an optional one (`.a?`).
+        let check = |part: &Part<V>, (v, p): &(V, Tracked<V>)| p.step_error(part, v);
+        run(self.0.into_iter(), vp, |part, vp| part.paths(vp), check)
     }
 
     pub(crate) fn update<F>(mut self, v: V, f: F) -> ValX<'a, V>
@@ -100,11 +193,16 @@ fn run<'a, V: 'a, T: 'a>(
     mut iter: impl Iterator<Item = (Part<V>, Opt)> + Clone + 'a,
     val: T,
     f: fn(Part<V>, T) -> ValRs<'a, T, V>,
+    // PATCH(safesh): called before each step; its error is never suppressed
+    check: fn(&Part<V>, &T) -> Result<(), Error<V>>,
 ) -> ValRs<'a, T, V> {
     if let Some((part, opt)) = iter.next() {
+        if let Err(e) = check(&part, &val) {
+            return box_once(Err(e));
+        }
         let essential = matches!(opt, Opt::Essential);
         let ys = f(part, val).filter(move |v| essential || v.is_ok());
-        flat_map_with(ys, iter, move |v, iter| then(v, |v| run(iter, v, f)))
+        flat_map_with(ys, iter, move |v, iter| then(v, |v| run(iter, v, f, check)))
     } else {
         box_once(Ok(val))
     }
@@ -132,7 +230,7 @@ impl<'a, V: ValT + 'a> Part<V> {
         }
     }
 
-    fn paths(&self, (v, p): (V, RcList<V>)) -> ValRs<'a, (V, RcList<V>), V> {
+    fn paths(&self, (v, p): (V, Tracked<V>)) -> ValRs<'a, (V, Tracked<V>), V> {
         match self {
             Self::Index(idx) => box_once(v.index(idx).map(|v| (v, p.cons(idx.clone())))),
             Self::Range(None, None) => Box::new(

@@ -152,4 +152,17 @@ pub trait ValT:
     ///
     /// This is used by `"\(v)"`.
     fn into_string(self) -> Self;
+
+    // PATCH(safesh): jq 1.6 path expressions, see PATCHES.md.
+    /// Return true if the two values are the same value (jq 1.6's `jv_identical`:
+    /// the same string, array or object in memory, the same number bits, or
+    /// the same `null`/`true`/`false`), not merely equal.
+    ///
+    /// Inside `path(...)`, a term that is not a path expression keeps the path
+    /// intact only when its output is identical to the value at the path.
+    /// The default, `false`, never keeps it intact.
+    fn identical(&self, other: &Self) -> bool {
+        let _ = other;
+        false
+    }
 }
