@@ -25,7 +25,8 @@ def until(cond; update): def rec: if cond then . else update | rec end; rec;
 # Paths
 def paths:    skip(1; path      (..));
 def paths(p): skip(1; path_value(..)) | if .[1] | p then .[0] else empty end;
-def getpath($path): reduce $path[] as $p (.; .[$p]);
+# PATCH(safesh): `_path_or_run` (funs.rs), as jq 1.6's `getpath` in `path(...)`
+def getpath($path): _path_or_run(reduce $path[] as $p (.; .[$p]));
 def setpath($path; $x): getpath($path) = $x;
 def delpaths($paths): reduce $paths[] as $path (.; getpath($path) |= empty);
 

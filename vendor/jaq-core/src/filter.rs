@@ -215,10 +215,19 @@ fn run_and_bind<'a, D: DataT>(
     pat: &'a Pattern<Id>,
 ) -> ValXs<'a, Ctx<'a, D>, D::V<'a>> {
     let xs = xs.run((cv.0.clone(), cv.1));
+    bind_outputs(xs, cv.0, pat)
+}
+
+// PATCH(safesh): the second half of `run_and_bind`, for outputs run otherwise.
+fn bind_outputs<'a, D: DataT>(
+    xs: ValXs<'a, D::V<'a>>,
+    ctx: Ctx<'a, D>,
+    pat: &'a Pattern<Id>,
+) -> ValXs<'a, Ctx<'a, D>, D::V<'a>> {
     match pat {
-        Pattern::Var => map_with(xs, cv.0, move |y, ctx| Ok(ctx.cons_var(y?))),
+        Pattern::Var => map_with(xs, ctx, move |y, ctx| Ok(ctx.cons_var(y?))),
         Pattern::Idx(pats) => {
-            flat_map_then_with(xs, cv.0, |y, ctx| bind_pats(pats, ctx.clone(), (ctx, y)))
+            flat_map_then_with(xs, ctx, |y, ctx| bind_pats(pats, ctx.clone(), (ctx, y)))
         }
     }
 }
@@ -380,12 +389,26 @@ fn def_run<'a, D: DataT, T: 'a>(
 /// Outputs `ys` of a term that is not a path expression, run on the value `v`
 /// at path `p` inside `path(...)`: as in jq 1.6, each output keeps the path,
 /// which stays intact only if the output is identical to the value at the path.
-fn broken_paths<'a, V: ValT + 'a>(ys: ValXs<'a, V>, (v, p): (V, Tracked<V>)) -> ValPathXs<'a, V> {
+pub(crate) fn broken_paths<'a, V: ValT + 'a>(ys: ValXs<'a, V>, (v, p): (V, Tracked<V>)) -> ValPathXs<'a, V> {
     Box::new(ys.map(move |y| {
         let y = y?;
         let p = p.clone().after(&v, &y);
         Ok((y, p))
     }))
+}
+
+// PATCH(safesh): jq 1.6 path expressions, see PATCHES.md.
+/// Is `id` a call of `!empty` (`{}[]`), the handler jaq gives `f?` and the
+/// content of `[]`? It yields nothing, but inside `path(...)`, `{}` would
+/// break the path and `[]` fail.
+fn is_empty<F>(lut: &crate::compile::Lut<F>, id: &Id) -> bool {
+    let id = match &lut.terms[id.0] {
+        Ast::CallDef(body, args, ..) if args.is_empty() => body,
+        _ => id,
+    };
+    matches!(&lut.terms[id.0], Ast::Path(o, path)
+        if matches!(lut.terms[o.0], Ast::ObjEmpty)
+            && matches!(path.0[..], [(Part::Range(None, None), _)]))
 }
 
 // PATCH(safesh): jq 1.6 path expressions, see PATCHES.md.
@@ -651,7 +674,18 @@ impl Id {
         match &cv.0.lut().terms[self.0] {
             Ast::ToString => broken(cv),
             Ast::Int(_) | Ast::Num(_) | Ast::Str(_) => broken(cv),
-            Ast::Arr(_) | Ast::ObjEmpty | Ast::ObjSingle(..) => broken(cv),
+            // PATCH(safesh): jq 1.6 collects `[f]` with `f` as a path expression,
+            // so a step of `f` on a broken path fails (`[]` is `[!empty]`)
+            Ast::Arr(f) => {
+                let ys: ValPathXs<'a, D::V<'a>> = if is_empty(cv.0.lut(), f) {
+                    Box::new(core::iter::empty())
+                } else {
+                    f.paths(cv.clone())
+                };
+                let ys = ys.map(|y| y.map(|(v, _)| v));
+                broken_paths(box_once(ys.collect()), cv.1)
+            }
+            Ast::ObjEmpty | Ast::ObjSingle(..) => broken(cv),
             Ast::Neg(_) | Ast::Logic(..) | Ast::Math(..) | Ast::Cmp(..) => broken(cv),
             Ast::Update(..) | Ast::Assign(..) => broken(cv),
             Ast::UpdateMath(..) | Ast::UpdateAlt(..) => broken(cv),
@@ -688,9 +722,16 @@ impl Id {
                     if v.as_bool() { then_ } else { else_ }.paths(cv)
                 })
             }
-            // PATCH(safesh): the handler's outputs break the path (jaq failed)
+            // PATCH(safesh): the handler runs on the error as a path expression
+            // whose path is broken (jaq failed); that of `f?` (`{}[]`) yields nothing
+            Ast::TryCatch(f, c) if is_empty(cv.0.lut(), c) => {
+                try_catch_run(f.paths(cv), |_| core::iter::empty())
+            }
             Ast::TryCatch(f, c) => try_catch_run(f.paths((cv.0.clone(), cv.1.clone())), move |e| {
-                broken_paths(c.run((cv.0.clone(), e.into_val())), cv.1.clone())
+                let (v, p) = cv.1.clone();
+                let e = e.into_val();
+                let p = p.after(&v, &e);
+                c.paths((cv.0.clone(), (e, p)))
             }),
             Ast::Path(f, path) => {
                 let path = path.map_ref(|i| {
@@ -710,7 +751,15 @@ impl Id {
                 Bind::Label(l) => box_once(Err(Exn(exn::Inner::Break(*l)))),
             },
             Ast::Fold(xs, pat, init, update, fold_type) => {
-                let xs = rc_lazy_list::List::from_iter(run_and_bind(xs, proj_cv(&cv), pat));
+                // PATCH(safesh): on a broken path, jq 1.6 fails at a path step of the
+                // source (`add` after `reverse`: `… iterate through …`)
+                let xs = if cv.1 .1.is_broken() {
+                    let ys = xs.paths(cv.clone()).map(|y| y.map(|(v, _)| v));
+                    bind_outputs(Box::new(ys), cv.0.clone(), pat)
+                } else {
+                    run_and_bind(xs, proj_cv(&cv), pat)
+                };
+                let xs = rc_lazy_list::List::from_iter(xs);
                 fold_run(xs, cv, init, update, fold_type, |f, cv| f.paths(cv))
             }
             Ast::CallDef(id, args, skip, call_typ) => {

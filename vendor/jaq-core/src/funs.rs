@@ -154,6 +154,26 @@ macro_rules! skip {
     };
 }
 
+// PATCH(safesh): see `_path_or_run` below.
+macro_rules! path_or_run {
+    ( run ) => {
+        |mut cv| {
+            let (f, fc) = cv.0.pop_fun();
+            f.run((fc, cv.1))
+        }
+    };
+    ( paths ) => {
+        |mut cv| {
+            let (f, fc) = cv.0.pop_fun();
+            if cv.1 .1.is_broken() {
+                crate::filter::broken_paths(f.run((fc, cv.1 .0.clone())), cv.1)
+            } else {
+                f.paths((fc, cv.1))
+            }
+        }
+    };
+}
+
 pub fn paths<D: DataT>() -> Box<[Filter<RunPathsPtr<D>>]>
 where
     for<'a> D::V<'a>: ValT,
@@ -165,5 +185,9 @@ where
         ("last", f(), (last!(run), last!(paths))),
         ("limit", vf(), (limit!(run), limit!(paths))),
         ("skip", vf(), (skip!(run), skip!(paths))),
+        // PATCH(safesh): `_path_or_run(f)` is `f`, except inside `path(...)` on a
+        // path that a non-path term broke: there `f` runs as a plain value, and the
+        // path stays broken. This is what jq 1.6's `getpath` does (see defs.jq).
+        ("_path_or_run", f(), (path_or_run!(run), path_or_run!(paths))),
     ])
 }

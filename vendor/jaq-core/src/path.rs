@@ -39,6 +39,11 @@ impl<V: ValT> Tracked<V> {
         }
     }
 
+    /// Has a term that is not a path expression broken the path?
+    pub(crate) fn is_broken(&self) -> bool {
+        self.broken.is_some()
+    }
+
     /// The path after a term that is not a path expression mapped `input`
     /// (the current value at this path) to `output`.
     pub(crate) fn after(self, input: &V, output: &V) -> Self {
@@ -83,17 +88,20 @@ impl<V: ValT> Tracked<V> {
 }
 
 /// jq 1.6's `jv_dump_string_trunc` with a buffer of `size` bytes: the value as
-/// JSON, cut to `size - 1` bytes ending in `...` if longer.
+/// JSON, cut to `size - 1` bytes ending in `...` if longer (a character cut in
+/// two becomes U+FFFD, as jq's UTF-8 check makes it).
 fn dump_trunc<V: ValT>(v: &V, size: usize) -> String {
     let s = v.to_string();
     if s.len() < size {
         return s;
     }
     let mut cut = size - 4;
+    let split = !s.is_char_boundary(cut);
     while !s.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!("{}...", &s[..cut])
+    let replaced = if split { "\u{FFFD}" } else { "" };
+    format!("{}{replaced}...", &s[..cut])
 }
 
 /// Path such as `.[].a?[1:]`.
