@@ -99,10 +99,7 @@ impl<V> Error<V> {
 
     /// Create a path expression error.
     pub fn path_expr(v: V) -> Self {
-        Self(Part::Str(Vec::from([
-            Part::Str(PATH_EXPR),
-            Part::Val(v),
-        ])))
+        Self(Part::Str(Vec::from([Part::Str(PATH_EXPR), Part::Val(v)])))
     }
 
     // PATCH(safesh): jq 1.6 path expressions, see PATCHES.md.

@@ -4,8 +4,8 @@ use crate::box_iter::{self, box_once, flat_map_then, flat_map_then_with, flat_ma
 use crate::compile::{Bind, CallType, Fold, Pattern, Term as Ast, TermId as Id};
 use crate::data::{DataT, HasLut};
 use crate::fold::fold;
-use crate::val::{ValR, ValT, ValX, ValXs};
 use crate::path::{Opt, Part, Path, Tracked};
+use crate::val::{ValR, ValT, ValX, ValXs};
 use crate::{exn, rc_lazy_list, Bind as Arg, Error, Exn, RcList};
 use alloc::{boxed::Box, vec::Vec};
 use dyn_clone::DynClone;
@@ -389,7 +389,10 @@ fn def_run<'a, D: DataT, T: 'a>(
 /// Outputs `ys` of a term that is not a path expression, run on the value `v`
 /// at path `p` inside `path(...)`: as in jq 1.6, each output keeps the path,
 /// which stays intact only if the output is identical to the value at the path.
-pub(crate) fn broken_paths<'a, V: ValT + 'a>(ys: ValXs<'a, V>, (v, p): (V, Tracked<V>)) -> ValPathXs<'a, V> {
+pub(crate) fn broken_paths<'a, V: ValT + 'a>(
+    ys: ValXs<'a, V>,
+    (v, p): (V, Tracked<V>),
+) -> ValPathXs<'a, V> {
     Box::new(ys.map(move |y| {
         let y = y?;
         let p = p.clone().after(&v, &y);
@@ -691,7 +694,13 @@ impl Id {
             Ast::UpdateMath(..) | Ast::UpdateAlt(..) => broken(cv),
             Ast::Id => box_once(Ok(cv.1)),
             // PATCH(safesh): on a broken path, `..` yields `.` and then fails at `.[]?`
-            Ast::Recurse if cv.1 .1.step_error(&Part::Range(None, None), &cv.1 .0).is_err() => {
+            Ast::Recurse
+                if cv
+                    .1
+                     .1
+                    .step_error(&Part::Range(None, None), &cv.1 .0)
+                    .is_err() =>
+            {
                 let e = cv.1 .1.step_error(&Part::Range(None, None), &cv.1 .0);
                 let e = e.err().map(|e| Err(Exn::from(e)));
                 Box::new(core::iter::once(Ok(cv.1)).chain(e))

@@ -188,6 +188,10 @@ where
         // PATCH(safesh): `_path_or_run(f)` is `f`, except inside `path(...)` on a
         // path that a non-path term broke: there `f` runs as a plain value, and the
         // path stays broken. This is what jq 1.6's `getpath` does (see defs.jq).
-        ("_path_or_run", f(), (path_or_run!(run), path_or_run!(paths))),
+        (
+            "_path_or_run",
+            f(),
+            (path_or_run!(run), path_or_run!(paths)),
+        ),
     ])
 }

@@ -2,8 +2,8 @@
 
 use crate::box_iter::{box_once, flat_map_with, map_with, then, BoxIter};
 use crate::val::{ValRs, ValT, ValX, ValXs};
-use crate::RcList;
 use crate::Error;
+use crate::RcList;
 use alloc::{boxed::Box, format, string::String, string::ToString, vec::Vec};
 
 // PATCH(safesh): jq 1.6 path expressions, see PATCHES.md.
