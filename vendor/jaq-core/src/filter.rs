@@ -425,11 +425,35 @@ fn update_paths<'a, D: DataT>(
     cv: Cv<'a, D>,
     f: BoxUpdate<'a, D::V<'a>>,
 ) -> ValXs<'a, D::V<'a>> {
+    // Keeping the input for `update_by_paths` would make the update copy it
+    // (one more reference), so keep it only when it may be needed.
+    if !may_fail_update(cv.0.lut(), path, 0) {
+        return path.update(cv, f);
+    }
     let ys = path.update(cv.clone(), f.clone());
     Box::new(ys.flat_map(move |y| match y {
         Err(Exn(exn::Inner::Err(e))) if e.is_path_expr() => update_by_paths(path, cv.clone(), &f),
         y => box_once(y),
     }))
+}
+
+// PATCH(safesh): see `update_paths`. May `path.update` fail with
+// `Error::path_expr`? False only for terms that never do (conservative: any
+// call, variable or native may).
+fn may_fail_update<D: DataT>(lut: &Lut<D>, id: &Id, depth: usize) -> bool {
+    let rec = |id: &Id| depth > 32 || may_fail_update(lut, id, depth + 1);
+    match &lut.terms[id.0] {
+        Ast::Id | Ast::Recurse => false,
+        Ast::Path(f, _) => rec(f),
+        Ast::Pipe(l, None, r) | Ast::Comma(l, r) | Ast::Alt(l, r) => rec(l) || rec(r),
+        Ast::Pipe(_, Some(_), r) => rec(r),
+        Ast::Ite(_, then_, else_) => rec(then_) || rec(else_),
+        Ast::Fold(_, _, init, update, Fold::Foreach(Some(proj))) => {
+            rec(init) || rec(update) || rec(proj)
+        }
+        Ast::Fold(_, _, init, update, _) => rec(init) || rec(update),
+        _ => true,
+    }
 }
 
 // PATCH(safesh): see `update_paths`.
@@ -694,13 +718,7 @@ impl Id {
             Ast::UpdateMath(..) | Ast::UpdateAlt(..) => broken(cv),
             Ast::Id => box_once(Ok(cv.1)),
             // PATCH(safesh): on a broken path, `..` yields `.` and then fails at `.[]?`
-            Ast::Recurse
-                if cv
-                    .1
-                     .1
-                    .step_error(&Part::Range(None, None), &cv.1 .0)
-                    .is_err() =>
-            {
+            Ast::Recurse if cv.1 .1.is_broken() => {
                 let e = cv.1 .1.step_error(&Part::Range(None, None), &cv.1 .0);
                 let e = e.err().map(|e| Err(Exn::from(e)));
                 Box::new(core::iter::once(Ok(cv.1)).chain(e))
