@@ -219,8 +219,17 @@ pub fn compile(
 ) -> Result<Compiled, (String, usize)> {
     use jaq_core::load::Import;
     use std::path::PathBuf;
+    // jq 1.6's `null` is a constant: inside `path(…)` it leaves the path broken
+    // with result null (intact on a null input). jaq's `def null: [][0];` would
+    // fail at its `.[0]` step instead, also inside `add`, `min`, `max`.
+    let null = jaq_core::load::parse("def null: [][0] as $x | $x;", |p| p.defs());
+    let null = null.unwrap_or_default();
+    let std_defs = jaq_std::defs().flat_map(move |d| match d.name {
+        "null" => null.clone(),
+        _ => vec![d],
+    });
     let defs = jaq_core::defs()
-        .chain(jaq_std::defs())
+        .chain(std_defs)
         .chain(jaq_json::defs())
         .chain(crate::natives::defs());
     let replaced = ["env", "input", "inputs"];

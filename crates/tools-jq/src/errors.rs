@@ -20,9 +20,9 @@ fn str_of(v: &Val) -> Option<String> {
 
 /// Translates a jaq message into jq 1.6's wording when it has a known shape.
 pub fn translate(msg: &str) -> String {
-    // jaq names the value the non-path expression got; jq 1.6 the one it made.
-    // They are the same for the usual culprits (`map(select(…))`, `tostring`
-    // of a string, `first`-style filters), so only the wording is jq's.
+    // The patched jaq-core (vendor/jaq-core) gives jq 1.6's own messages for
+    // non-path expressions; its internal error, which names the input, should
+    // never get out (updates catch it). Should it, word it as jq would.
     if let Some(rest) = msg.strip_prefix("invalid path expression with input ")
         && let Some((v, _)) = value_prefix(rest)
     {

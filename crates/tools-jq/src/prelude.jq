@@ -79,6 +79,9 @@ def INDEX(idx_expr): INDEX(.[]; idx_expr);
 def JOIN($idx; idx_expr): [.[] | [., $idx[idx_expr]]];
 def JOIN($idx; stream; idx_expr): stream | [., $idx[idx_expr]];
 def JOIN($idx; stream; idx_expr; join_expr): stream | [., $idx[idx_expr]] | join_expr;
+# jq 1.6: `last(empty)` is null, and `last(f)` is not a path expression
+# (`path(last(.[]))` and `last(.[]) |= x` fail as in jq).
+def last(f): reduce f as $x (null; $x);
 def nth($n): .[$n];
 def nth($n; f): if $n < 0 then error("nth doesn't support negative indices") else last(limit($n + 1; f)) end;
 def IN(s): any(s == .; .);

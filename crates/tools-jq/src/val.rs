@@ -677,6 +677,21 @@ impl jaq_core::ValT for Val {
             v => Val::from(v.to_string()),
         }
     }
+
+    /// jq 1.6's `jv_identical` (which decides whether a non-path expression
+    /// inside `path(…)` left the path intact): the same string, array or object
+    /// in memory, a number with the same bits, the same `null`/`true`/`false`.
+    fn identical(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Val::Null, Val::Null) => true,
+            (Val::Bool(a), Val::Bool(b)) => a == b,
+            (Val::Num(a), Val::Num(b)) => a.to_bits() == b.to_bits(),
+            (Val::Str(a), Val::Str(b)) => Rc::ptr_eq(a, b),
+            (Val::Arr(a), Val::Arr(b)) => Rc::ptr_eq(a, b),
+            (Val::Obj(a), Val::Obj(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
 }
 
 /// Positions where array `b` occurs in array `a` (jq's `.[[...]]`).

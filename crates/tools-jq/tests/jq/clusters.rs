@@ -341,19 +341,293 @@ fn destructuring_alternatives() {
     ]);
 }
 
+/// `try P catch .` on `input`, so that the message is compared too.
+fn caught(input: &'static str, p: &str) -> (&'static str, String) {
+    (input, format!("try ({p}) catch ."))
+}
+
+/// Like [`table`], reporting every case that differs at once.
+fn table_owned(cases: &[(&str, String)]) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut bad = Vec::new();
+    for (input, prog) in cases {
+        let (ours, real) = both(&["-c", prog], input, dir.path());
+        if (ours.out(), ours.status) != (real.out(), real.status) {
+            bad.push(format!(
+                "jq -c {prog:?} <<< {input:?}\n  ours {}: {:?} {:?}\n  real {}: {:?} {:?}",
+                ours.status,
+                ours.out(),
+                String::from_utf8_lossy(&ours.stderr),
+                real.status,
+                real.out(),
+                String::from_utf8_lossy(&real.stderr),
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// A term that is not a path expression inside `path(…)` (or on the left of
+/// `=`, `|=`, …): jq 1.6 evaluates it, and fails at the next path step
+/// (`… near attempt to access element K of V`, `… iterate through V`) or at
+/// the end of `path(…)` (`… with result V`), V being the term's result, unless
+/// that result is the very value at the path (`jv_identical`).
 #[test]
 fn path_of_non_path_expressions() {
-    table(&[
-        // (Uncaught: the message is jq's; a caught one keeps jaq's words.)
+    let ab = "{\"a\":[{\"b\":0}]}";
+    let ar = "[1,2]";
+    let mut cases: Vec<(&str, String)> = Vec::new();
+    // Each kind of path step after the non-path term, and the end of path().
+    for p in [
+        "path(reverse)",
+        "path(reverse | .[0])",
+        "path(reverse | .[0]?)",
+        "path(reverse | .a)",
+        "path(reverse | .a?)",
+        "path(reverse | .[])",
+        "path(reverse | .[]?)",
+        "path(reverse | .[1:])",
+        "path(reverse | .[:1])",
+        "path(reverse | .[-1:])",
+        "path(reverse | .[1.5])",
+        "path(reverse | .[\"abcdefghijklmnopqrstuvwxyz\"])",
+        "path(reverse | .[0] | .a)",
+        "path(reverse | ..)",
+        "path(reverse | .. | select(false))",
+        "path(reverse | first(.[]))",
+        "path(reverse | getpath([0]))",
+        "path(reverse | getpath([0]) | .a)",
+        "path(reverse | select(true))",
+        "path(reverse | if true then . else 1 end)",
+        "path(reverse | . // 1)",
+        "[path(reverse | empty)]",
+        "[path(reverse | select(false))]",
+        // Truncated results and keys (jq's 30- and 15-byte buffers).
+        "path([range(20)] | .[0])",
+        "path([range(20)])",
+        // Other non-path terms: literals, constructions, operators, natives,
+        // variables, std definitions, a try's handler, nested path().
+        "path([.[]])",
+        "path({a: 1} | .a)",
+        "path(\"x\")",
+        "path(1, .[0])",
+        "path(.[0], 5)",
+        "path(-.[0])",
+        "path(.[0] + 1 | .a)",
+        "path(. == .)",
+        "path(not)",
+        "path(length)",
+        "path(keys | .[0])",
+        "path(sort | .[])",
+        "path(tojson)",
+        "path(\"\\(.)\")",
+        "path(map(.) | .[])",
+        "path(to_entries | .[0])",
+        "path(add)",
+        "path(min)",
+        "path(null)",
+        "path(true | .a)",
+        "path(path(.[0]))",
+        "path(.[0] = 5)",
+        "path(.[0] |= 5 | .[1])",
+        "path(try error(\"x\") catch .)",
+        "path(try error(\"x\") catch .a)",
+        "path(try (reverse | .[0]) catch .)",
+        "path(. as $x | [$x] | .[0])",
+        "path(def f: reverse; f | .[0])",
+        "path(def f(g): g | .[0]; f(reverse))",
+        "path(last(.[]))",
+        "path(nth(1; .[]))",
+        "path(reduce .[] as $x (0; . + $x))",
+        "path(.[0] | tostring | .[0])",
+    ] {
+        cases.push(caught(ar, p));
+    }
+    // jq 1.6's own suite: `map(select(…))` is not a path expression.
+    for p in [
+        "path(.a | map(select(.b == 0)))",
+        "path(.a | map(select(.b == 0)) | .[0])",
+        "path(.a | map(select(.b == 0)) | .c)",
+        "path(.a | map(select(.b == 0)) | .[])",
+        "path(.a | map(select(.b == 0)) | .[0].b)",
+    ] {
+        cases.push(caught(ab, p));
+    }
+    // Identical results keep the path intact: the same number, null, boolean,
+    // the input itself (a variable, `. + null`, `tostring` of a string).
+    cases.extend([
+        ("1", "path(1)".to_string()),
+        ("1", "path(. + 0)".to_string()),
+        ("2", "try path(1) catch .".to_string()),
+        ("null", "path(null)".to_string()),
+        ("true", "path(true)".to_string()),
+        ("true", "try path(false) catch .".to_string()),
+        ("{\"a\":1}", "path(.a | 1)".to_string()),
+        ("{\"a\":2}", "try path(.a | 1) catch .".to_string()),
+        (ar, ". as $x | path($x)".to_string()),
+        (ar, "path(. as $x | reverse | $x | .[0])".to_string()),
+        (ar, "path(. + null | .[1])".to_string()),
+        ("{\"a\":\"x\"}", "path(.a | tostring)".to_string()),
+        ("{\"a\":\"x\"}", "path(.a | ltrimstr(\"y\"))".to_string()),
+        ("[]", "try path([]) catch .".to_string()),
+        ("{}", "try path({}) catch .".to_string()),
+        ("\"x\"", "try path(\"x\") catch .".to_string()),
+        // A cut multi-byte character becomes U+FFFD, as in jq.
         (
-            "{\"a\":[{\"b\":0}]}",
-            &["-c", "path(.a | map(select(.b == 0)))"],
+            "{\"a\":\"ééééééééééééééé\"}",
+            "try path(.a | [.]) catch .".to_string(),
         ),
-        ("{\"a\":\"x\"}", &["-c", "path(.a | tostring)"]),
-        ("{\"a\":[1,2]}", &["-c", "[paths]"]),
-        ("{\"a\":[1,2]}", &["-c", "path(.a[0], .a[1:])"]),
-        ("{\"a\":[1,{\"b\":2}]}", &["-c", "[path(..)]"]),
-        ("[1,[2]]", &["-c", "try path(first(.[])) catch ."]),
+    ]);
+    // Uncaught: status 5 like jq (the message is on stderr).
+    cases.extend([
+        (ab, "path(.a | map(select(.b == 0)))".to_string()),
+        (ar, "path(reverse | .[0])".to_string()),
+        (ar, "[.[] | path(reverse)]".to_string()),
+    ]);
+    // Benign neighbours: valid paths through select, if, //, reduce,
+    // first/limit, getpath, .., paths, del, to_entries, try.
+    let doc = "{\"a\":[1,{\"b\":2}],\"c\":null}";
+    for p in [
+        "[paths]",
+        "[leaf_paths]",
+        "[paths(type == \"number\")]",
+        "[path(..)]",
+        "[path(.a[] | select(type == \"object\") | .b)]",
+        "path(if .c then .c else .a[0] end)",
+        "[path(.c // .a)]",
+        "[path(.x // .c // .a[1].b)]",
+        "[path(first(.a[]), limit(2; .a[]))]",
+        "path(getpath([\"a\", 1, \"b\"]))",
+        "path(getpath([\"x\", \"y\"]))",
+        "try path(.a | getpath([0, \"b\"])) catch .",
+        "getpath([\"a\", 1])",
+        "[path(.a[1:] | .[0])]",
+        "[path(.a[1:][0].b)]",
+        "path(.a | . as $x | .[1])",
+        "[path((.a | reverse | .[0])?)]",
+        "[path(try (.a | reverse | .[0]) catch empty)]",
+        "path(label $f | .a[] | ., break $f)",
+        "path(def f: .a; f | .[0])",
+        "del(.a[0])",
+        "del(.a[] | select(. == 1))",
+        "del(.. | select(. == null))",
+        "to_entries",
+        "with_entries(.value |= tojson)",
+        "[tostream]",
+        "fromstream(tostream)",
+        "tostream | select(length == 2) | .[1]",
+    ] {
+        cases.push((doc, p.to_string()));
+    }
+    table_owned(&cases);
+}
+
+/// The same on the left of `=`, `|=`, `+=`, `//=`: jq 1.6 runs them as
+/// `reduce path(LHS) as $p (.; setpath($p; …))`, so the messages are those of
+/// `path(…)`, and terms jaq cannot update by value (`first(f)`, `limit`,
+/// `try`, `label`) work.
+#[test]
+fn update_of_non_path_expressions() {
+    let ao = "[{\"a\":0},{\"a\":1}]";
+    let ar = "[0,1,2]";
+    let mut cases: Vec<(&str, String)> = Vec::new();
+    for p in [
+        "(map(select(.a == 1))[].b) = 10",
+        "(map(select(.a == 1))[].a) |= .+1",
+        "(map(select(.a == 1)) | .[0]) += 1",
+        "(map(select(.a == 1)) | .[0].a) //= 1",
+        "map(select(.a == 1)) = 10",
+        "map(select(.a == 1)) |= 10",
+        "(.[] | select(.a == 1) | .a) |= . + 1",
+        "(.[] | select(.a == 1)) = 10",
+    ] {
+        cases.push(caught(ao, p));
+    }
+    for p in [
+        "def x: reverse; x = 10",
+        "reverse |= 10",
+        "reverse += 10",
+        "reverse -= 10",
+        "reverse *= 10",
+        "reverse //= 10",
+        "(reverse | .[0]) = 10",
+        "(reverse | .[]) |= 10",
+        "(reverse | .[1:]) |= 10",
+        "(reverse | .a) |= 10",
+        "(reverse | getpath([0])) |= 10",
+        "(. as $x | reverse | $x | .[0]) |= 10",
+        "(1, .[0]) |= 10",
+        "(.[0], 1) |= 10",
+        "[.[] | . += 1] |= 10",
+        "last(.[]) |= 10",
+        "(first(.[]), last(.[])) |= . * 10",
+        "to_entries |= .",
+        "(.[] | tostring) |= 10",
+        // Empty or identical: no error, as in jq.
+        "(reverse | select(false)) |= 10",
+        "(reverse | empty) = 10",
+        "(.[0] | . + 0) |= 10",
+        // Terms jq updates through their paths and jaq could not.
+        "first(.[]) |= 10",
+        "first(.[] | select(. > 0)) = 10",
+        "limit(2; .[]) |= 10",
+        "(try .[1] catch .) |= 10",
+        "(.[1]?) |= 10",
+        "(label $f | .[2]) |= 10",
+        "getpath([1]) += 10",
+        "del(first(.[]))",
+        "del(limit(2; .[]))",
+        "del(reverse)",
+        "del(reverse | .[0])",
+    ] {
+        cases.push(caught(ar, p));
+    }
+    cases.extend([
+        ("[[1,2],[3]]", "(.[] | first(.[])) |= 9".to_string()),
+        ("{\"a\":1}", "(.a | 1) = 5".to_string()),
+        ("{\"a\":2}", "try ((.a | 1) = 5) catch .".to_string()),
+        ("null", "getpath([\"a\", 0, \"b\"]) |= 5".to_string()),
+        (
+            "{\"a\":1}",
+            "try (getpath([\"a\", \"b\"]) |= 5) catch .".to_string(),
+        ),
+        (ar, "reverse = 10".to_string()),
+    ]);
+    // Benign neighbours.
+    let doc = "{\"a\":[1,2],\"b\":null,\"c\":{\"d\":1}}";
+    for p in [
+        ".a |= map(. + 1)",
+        ".a[] |= . + 1",
+        ".a += [3]",
+        ".b //= 3",
+        ".c.d = 5",
+        ".x.y = 1",
+        "(.a[] | select(. > 1)) |= 0",
+        "(.a, .c.d) |= . * 10",
+        "(if .b then .b else .c end) |= 1",
+        "(.b // .c) |= 1",
+        ".. |= (if type == \"number\" then . + 1 else . end)",
+        ".a |= empty",
+        ".a[] |= empty",
+        "to_entries",
+        "with_entries(.value |= tostring)",
+        "del(.a[0], .c)",
+        "delpaths([[\"a\", 0]])",
+        "setpath([\"c\", \"e\"]; 2)",
+    ] {
+        cases.push((doc, p.to_string()));
+    }
+    table_owned(&cases);
+}
+
+/// jq 1.6's `last(f)` is `reduce f as $x (null; $x)`: `last(empty)` is null.
+#[test]
+fn last_of_a_generator_as_in_jq_1_6() {
+    table(&[
+        ("null", &["-c", "[last(empty)]"]),
+        ("null", &["-c", "[nth(0; empty)]"]),
+        ("null", &["-c", "[last(range(5)), nth(2; range(5))]"]),
+        ("[1,2,3]", &["-c", "[last(.[]), last]"]),
     ]);
 }
 

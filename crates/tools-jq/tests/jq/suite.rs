@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// Cases of jq 1.6's suite that pass here, out of [`TOTAL`]. The test fails
 /// when fewer pass, so a regression shows; raise it when more do.
-const MIN_PASSING: usize = 314;
+const MIN_PASSING: usize = 321;
 
 /// The number of cases jq 1.6 counts in its suite.
 const TOTAL: usize = 321;
