@@ -155,7 +155,11 @@ impl Flow {
 #[derive(Clone)]
 pub struct KnownSource {
     flow: Arc<Flow>,
-    roots: Vec<PathBuf>,
+    /// The working directory and the write roots, resolved on the first
+    /// [`KnownSource::get`]: most requests write nothing that needs the set.
+    roots: Arc<std::sync::OnceLock<Vec<PathBuf>>>,
+    cwd: PathBuf,
+    write_roots: Vec<PathBuf>,
     env: Vec<(String, String)>,
     last: Arc<Mutex<Option<Checked>>>,
 }
@@ -172,7 +176,10 @@ impl KnownSource {
         {
             return v.clone();
         }
-        let v = self.flow.known_values(&self.roots, &self.env);
+        let roots = self
+            .roots
+            .get_or_init(|| resolve_roots(&self.cwd, &self.write_roots));
+        let v = self.flow.known_values(roots, &self.env);
         *last = Some((Instant::now(), v.clone()));
         v
     }
@@ -191,21 +198,12 @@ impl Shell {
     /// Where secret files are looked for: the working directory and the write
     /// roots (as for the files hidden from externals).
     fn known_roots(&self) -> Vec<PathBuf> {
-        let resolve = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
-        let mut roots = vec![resolve(self.cwd.clone())];
-        if let Some(policy) = &self.shared.policy {
-            roots.extend(
-                policy
-                    .write_roots()
-                    .iter()
-                    .filter(|w| w.is_dir())
-                    .cloned()
-                    .map(resolve),
-            );
-        }
-        roots.sort();
-        roots.dedup();
-        roots
+        resolve_roots(&self.cwd, self.write_roots())
+    }
+
+    /// The policy's write roots (none without a policy).
+    fn write_roots(&self) -> &[PathBuf] {
+        self.shared.policy.as_ref().map_or(&[], |p| p.write_roots())
     }
 
     /// The exported variables (the secret ones among them are known values).
@@ -230,9 +228,28 @@ impl Shell {
         }
         Some(KnownSource {
             flow: self.shared.flow.clone()?,
-            roots: self.known_roots(),
+            roots: Arc::default(),
+            cwd: self.cwd.clone(),
+            write_roots: self.write_roots().to_vec(),
             env: self.known_env(),
             last: Arc::default(),
         })
     }
+}
+
+/// Where secret files are looked for, resolved: `cwd` and the write roots
+/// that are directories, symlinks followed, each once.
+fn resolve_roots(cwd: &std::path::Path, write_roots: &[PathBuf]) -> Vec<PathBuf> {
+    let resolve =
+        |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut roots = vec![resolve(cwd)];
+    roots.extend(
+        write_roots
+            .iter()
+            .filter(|w| w.is_dir())
+            .map(|w| resolve(w)),
+    );
+    roots.sort();
+    roots.dedup();
+    roots
 }

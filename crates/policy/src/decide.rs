@@ -94,7 +94,17 @@ const MAX_WRAPPER_DEPTH: usize = 16;
 impl Policy {
     /// Builds the policy from a merged config.
     pub fn new(config: Config) -> Self {
-        let canon = |p: &Path| paths::canonicalize(p).unwrap_or_else(|_| paths::normalize(p));
+        // Each distinct path is resolved once (the project is usually both a
+        // read and a write root): a resolution is a few system calls per start.
+        let mut resolved: Vec<(PathBuf, PathBuf)> = Vec::new();
+        let mut canon = |p: &Path| {
+            if let Some((_, real)) = resolved.iter().find(|(q, _)| *q == p) {
+                return real.clone();
+            }
+            let real = paths::canonicalize(p).unwrap_or_else(|_| paths::normalize(p));
+            resolved.push((p.to_path_buf(), real.clone()));
+            real
+        };
         let write_roots: Vec<PathBuf> = config
             .sandbox
             .write
@@ -108,9 +118,11 @@ impl Policy {
                 read_roots.push(w.clone());
             }
         }
+        // Linux names the running executable by its resolved path already
+        // (`/proc/self/exe`); one that was deleted is not ours to resolve.
         let self_exe = std::env::current_exe()
             .ok()
-            .and_then(|p| paths::canonicalize(&p).ok());
+            .filter(|p| p.is_absolute() && !p.to_string_lossy().ends_with(" (deleted)"));
         let state_real = config
             .state_dir
             .as_deref()

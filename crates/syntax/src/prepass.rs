@@ -97,16 +97,7 @@ pub(crate) fn rewrite(source: &str) -> (Cow<'_, str>, Option<CondError>) {
     if !maybe {
         return (Cow::Borrowed(source), None);
     }
-    let mut scan = Scan {
-        src: source,
-        bytes: source.as_bytes(),
-        pos: 0,
-        edits: Vec::new(),
-        heredocs: Vec::new(),
-        fresh: 0,
-        cond_error: None,
-        heredoc_open: false,
-    };
+    let mut scan = Scan::new(source);
     scan.commands(Until::Eof, false);
     let cond_error = scan.cond_error.take();
     if scan.edits.is_empty() {
@@ -136,16 +127,7 @@ pub(crate) fn heredoc_open(source: &str) -> bool {
     if !source.contains("<<") {
         return false;
     }
-    let mut scan = Scan {
-        src: source,
-        bytes: source.as_bytes(),
-        pos: 0,
-        edits: Vec::new(),
-        heredocs: Vec::new(),
-        fresh: 0,
-        cond_error: None,
-        heredoc_open: false,
-    };
+    let mut scan = Scan::new(source);
     scan.commands(Until::Eof, false);
     scan.heredoc_open
 }
@@ -220,6 +202,20 @@ fn keeps_command_start(word: &str) -> bool {
 }
 
 impl<'a> Scan<'a> {
+    /// A scan of `source` from its start.
+    fn new(source: &'a str) -> Self {
+        Scan {
+            src: source,
+            bytes: source.as_bytes(),
+            pos: 0,
+            edits: Vec::new(),
+            heredocs: Vec::new(),
+            fresh: 0,
+            cond_error: None,
+            heredoc_open: false,
+        }
+    }
+
     fn peek(&self, off: usize) -> Option<u8> {
         self.bytes.get(self.pos + off).copied()
     }

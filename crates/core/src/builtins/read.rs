@@ -245,10 +245,15 @@ fn count_trailing_backslashes(b: &[u8]) -> usize {
 /// The characters of what `read` got, each with whether a backslash escaped
 /// it (without `-r` the backslashes go; with it, nothing is escaped).
 fn escaped_chars(data: &[u8], raw: bool) -> Vec<(char, bool)> {
-    let text = safesh_utils::word_bytes::word_from_bytes(data);
-    let mut out = Vec::with_capacity(text.len());
+    unescape(safesh_utils::word_bytes::word_from_bytes(data).chars(), raw)
+}
+
+/// Each character with whether a backslash escaped it (the backslash dropped;
+/// with `raw`, backslashes are plain characters).
+fn unescape(chars: impl Iterator<Item = char>, raw: bool) -> Vec<(char, bool)> {
+    let mut out = Vec::with_capacity(chars.size_hint().0);
     let mut esc = false;
-    for c in text.chars() {
+    for c in chars {
         if esc {
             out.push((c, true));
             esc = false;
@@ -272,20 +277,7 @@ fn byte_char(b: u8) -> char {
 
 /// [`escaped_chars`] with every byte a character of its own.
 fn escaped_chars_bytewise(data: &[u8], raw: bool) -> Vec<(char, bool)> {
-    let mut out = Vec::with_capacity(data.len());
-    let mut esc = false;
-    for &b in data {
-        let c = byte_char(b);
-        if esc {
-            out.push((c, true));
-            esc = false;
-        } else if c == '\\' && !raw {
-            esc = true;
-        } else {
-            out.push((c, false));
-        }
-    }
-    out
+    unescape(data.iter().map(|&b| byte_char(b)), raw)
 }
 
 /// Splits a line the way `read` does into at most `n` fields: the last field gets
