@@ -516,31 +516,57 @@ fn big_file_with_moves() {
     pair(a.as_bytes(), b.as_bytes(), &["-u"]);
 }
 
-/// Feeds `data` to the fifo at `path` once a reader opens it: the writer
-/// polls with O_NONBLOCK (ENXIO while nobody reads), so a diff that never
-/// opens the fifo leaves no thread blocked; it gives up after ~10 s.
-/// Writes `data` into the fifo at `path` once a reader opens it, retrying until
-/// `done` is set (never giving up first: a reader that opened after a feeder
-/// gave up would block forever, as a loaded machine once showed).
+/// Writes `data` into the fifo at `path` for its reader, retrying until
+/// `done` is set. The writer polls with O_NONBLOCK (ENXIO while nobody reads),
+/// so a diff that never opens the fifo leaves no thread blocked. A reader can
+/// also be a stranger: a child another test forked copies every descriptor
+/// until its exec closes them, and one copied while a diff had the fifo open
+/// made the feeder write into a fifo nobody would read (the real diff then
+/// waited for a writer forever). So the feeder keeps its end open until the
+/// data is read (`FIONREAD` 0) and starts over when the readers vanish first.
 fn feed_fifo(
     path: std::path::PathBuf,
     data: &'static [u8],
     done: std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) -> std::thread::JoinHandle<()> {
     use std::io::Write;
+    use std::os::fd::AsRawFd;
     use std::os::unix::fs::OpenOptionsExt;
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(2));
     std::thread::spawn(move || {
         while !done.load(std::sync::atomic::Ordering::SeqCst) {
-            match std::fs::OpenOptions::new()
+            let Ok(mut f) = std::fs::OpenOptions::new()
                 .write(true)
                 .custom_flags(libc::O_NONBLOCK)
                 .open(&path)
-            {
-                Ok(mut f) => {
-                    let _ = f.write_all(data);
+            else {
+                pause();
+                continue;
+            };
+            if f.write_all(data).is_err() {
+                continue;
+            }
+            loop {
+                let mut unread: libc::c_int = 0;
+                // SAFETY: FIONREAD writes one int; the descriptor is ours.
+                let r = unsafe { libc::ioctl(f.as_raw_fd(), libc::FIONREAD, &mut unread) };
+                if r == 0 && unread == 0 {
+                    // Read: closing `f` gives the reader its end of file.
                     return;
                 }
-                Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+                let mut p = libc::pollfd {
+                    fd: f.as_raw_fd(),
+                    events: 0,
+                    revents: 0,
+                };
+                // SAFETY: one pollfd of ours, no wait.
+                unsafe { libc::poll(&mut p, 1, 0) };
+                if p.revents & libc::POLLERR != 0 || done.load(std::sync::atomic::Ordering::SeqCst)
+                {
+                    // Every reader left without reading: serve the next one.
+                    break;
+                }
+                pause();
             }
         }
     })
