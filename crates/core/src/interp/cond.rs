@@ -230,22 +230,50 @@ impl Shell {
         if ere_rejected(re) {
             return Ok(None);
         }
-        let Ok(rx) = regex::RegexBuilder::new(&translated)
-            .case_insensitive(self.shopt.nocasematch)
-            .build()
-        else {
-            // bash: an invalid regular expression is an error, status 2.
-            return Ok(None);
+        // In the C locale a character is a byte (`.` matches one byte of `é`),
+        // when the expression can be matched bytewise at all.
+        let bytewise = (!text.is_ascii() || !re.is_ascii()) && !self.utf8_locale();
+        let groups = match bytewise.then(|| {
+            use safesh_utils::posix_regex::{Dialect, Options, Target, translate_with};
+            let opts = Options {
+                icase: self.shopt.nocasematch,
+                target: Target::Bytes,
+                ..Options::new(Dialect::Extended)
+            };
+            let t = translate_with(re, &opts).map_err(drop)?;
+            regex::bytes::Regex::new(&t.pattern).map_err(drop)
+        }) {
+            Some(Ok(rx)) => {
+                let bytes = safesh_utils::word_bytes::word_to_bytes(text);
+                rx.captures(&bytes).map(|caps| {
+                    caps.iter()
+                        .map(|c| {
+                            c.map(|m| {
+                                safesh_utils::word_bytes::word_from_bytes(m.as_bytes()).into_owned()
+                            })
+                            .unwrap_or_default()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            }
+            _ => {
+                let Ok(rx) = regex::RegexBuilder::new(&translated)
+                    .case_insensitive(self.shopt.nocasematch)
+                    .build()
+                else {
+                    // bash: an invalid regular expression is an error, status 2.
+                    return Ok(None);
+                };
+                rx.captures(text).map(|caps| {
+                    caps.iter()
+                        .map(|c| c.map(|m| m.as_str().to_string()).unwrap_or_default())
+                        .collect::<Vec<_>>()
+                })
+            }
         };
-        match rx.captures(text) {
-            Some(caps) => {
-                let mut items = std::collections::BTreeMap::new();
-                for (i, c) in caps.iter().enumerate() {
-                    items.insert(
-                        i as i64,
-                        c.map(|m| m.as_str().to_string()).unwrap_or_default(),
-                    );
-                }
+        match groups {
+            Some(groups) => {
+                let items = (0_i64..).zip(groups).collect();
                 let _ = self.vars.set_array("BASH_REMATCH", items, label.clone());
                 Ok(Some(true))
             }

@@ -541,6 +541,23 @@ impl Shell {
         self.vars.get("IFS").is_some_and(|v| v.as_str().is_empty())
     }
 
+    /// What `"$*"` and `"${a[*]}"` put between items: IFS's first character,
+    /// or in the C locale its first byte (bash's `ü` in IFS joins with `\xc3`).
+    fn ifs_join_separator(&self) -> String {
+        let ifs = self.ifs();
+        let Some(first) = ifs.chars().next() else {
+            return String::new();
+        };
+        if first.is_ascii() || self.utf8_locale() {
+            return first.to_string();
+        }
+        let mut bytes = [0u8; 4];
+        match first.encode_utf8(&mut bytes).as_bytes().first() {
+            Some(&b) => safesh_utils::word_bytes::escape_byte(b).to_string(),
+            None => String::new(),
+        }
+    }
+
     pub(crate) fn ifs(&self) -> String {
         match self.vars.get("IFS") {
             Some(v) => v.as_str().to_string(),
@@ -659,12 +676,7 @@ impl Shell {
                         }
                         PV::Many(items, concat) => {
                             if heredoc || (concat && !acc.split) {
-                                let sep = self
-                                    .ifs()
-                                    .chars()
-                                    .next()
-                                    .map(String::from)
-                                    .unwrap_or_default();
+                                let sep = self.ifs_join_separator();
                                 let sep = if heredoc && !concat {
                                     " ".to_string()
                                 } else {
@@ -799,12 +811,7 @@ impl Shell {
                         PV::One(s) => acc.quoted(&s, &label),
                         PV::Many(items, concat) => {
                             if concat {
-                                let sep = self
-                                    .ifs()
-                                    .chars()
-                                    .next()
-                                    .map(String::from)
-                                    .unwrap_or_default();
+                                let sep = self.ifs_join_separator();
                                 acc.quoted(&items.join(&sep), &label);
                             } else {
                                 for (i, it) in items.iter().enumerate() {
