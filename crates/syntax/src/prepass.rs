@@ -216,6 +216,44 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// True when the text before `at` is a function's header (`name()` or
+    /// `function name`), blanks and newlines between: what starts at `at` is
+    /// the body.
+    fn after_function_header(&self, at: usize) -> bool {
+        let before = &self.bytes[..at];
+        let end = before
+            .iter()
+            .rposition(|b| !b" \t\n".contains(b))
+            .map_or(0, |i| i + 1);
+        let head = &before[..end];
+        let is_name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':');
+        if let Some(rest) = head.strip_suffix(b")") {
+            let rest = rest.trim_ascii_end();
+            return rest
+                .strip_suffix(b"(")
+                .and_then(|r| r.trim_ascii_end().last())
+                .is_some_and(is_name);
+        }
+        // `function name`: the name, blanks, then the keyword at a word start.
+        let name_start = head.iter().rposition(|b| !is_name(b)).map_or(0, |i| i + 1);
+        if name_start == head.len() {
+            return false;
+        }
+        let keyword = head[..name_start].trim_ascii_end();
+        // The keyword itself at a command start, not an argument `function`.
+        keyword.strip_suffix(b"function").is_some_and(|k| {
+            let k = &k[..k
+                .iter()
+                .rposition(|b| !matches!(b, b' ' | b'\t'))
+                .map_or(0, |i| i + 1)];
+            k.last().is_none_or(|b| b"\n;&|(){}".contains(b))
+                || [&b"then"[..], b"do", b"else"].iter().any(|w| {
+                    k.strip_suffix(*w)
+                        .is_some_and(|r| r.last().is_none_or(u8::is_ascii_whitespace))
+                })
+        })
+    }
+
     fn peek(&self, off: usize) -> Option<u8> {
         self.bytes.get(self.pos + off).copied()
     }
@@ -394,14 +432,29 @@ impl<'a> Scan<'a> {
                     if word == "for" {
                         self.empty_for_list(len);
                     }
-                    if cmd_start
-                        && word == "[["
+                    if word == "[["
                         && self.bytes.get(self.pos + 2).is_none_or(|&b| is_word_end(b))
+                        && (cmd_start || self.after_function_header(self.pos))
                     {
+                        let start = self.pos;
+                        let body = self.after_function_header(start);
                         if let Some(e) = self.cond_command() {
                             self.cond_error = Some(e);
                             // The first error is bash's: stop scanning.
                             self.pos = self.bytes.len();
+                        } else if body {
+                            // `f() [[ … ]]`: brush-parser takes only a group as
+                            // the body there; the braces change nothing.
+                            self.edits.push(Edit {
+                                start,
+                                end: start,
+                                text: "{ ".into(),
+                            });
+                            self.edits.push(Edit {
+                                start: self.pos,
+                                end: self.pos,
+                                text: "; }".into(),
+                            });
                         }
                         cmd_start = false;
                         continue;
