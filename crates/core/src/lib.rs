@@ -51,3 +51,6 @@ pub use safesh_checkpoint::keep_journals as keep_checkpoint_journals;
 pub use safesh_utils::word_bytes;
 pub use session::{ExecOutcome, InputSource, Interrupter, OutputTarget, Session, SessionOptions};
 pub use tempdir::sweep_dead as sweep_dead_temp_dirs;
+pub use tempdir::{
+    remove_process_dir as remove_process_temp_dir, use_process_dir as use_process_temp_dir,
+};

@@ -261,23 +261,9 @@ impl Interrupter {
 
 /// Creates a fresh directory only this user can enter, under the system temp dir.
 fn make_private_temp_dir() -> Option<std::path::PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     // Canonical already (resolved once per process), and `mkdir` never follows
     // a symlink in the last component: the new dir's path is canonical too.
-    let base = crate::tempdir::canonical_base();
-    for _ in 0..16 {
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let dir = base.join(format!("safesh-{}-{n}-{nanos:x}", std::process::id()));
-        if std::fs::DirBuilder::new().mode(0o700).create(&dir).is_ok() {
-            return Some(dir);
-        }
-    }
-    None
+    crate::tempdir::make_unique_dir(&crate::tempdir::session_parent())
 }
 
 /// Secrets in the environment (`GITHUB_TOKEN`, `*_KEY`…) are labeled by the config's

@@ -31,6 +31,68 @@ pub(crate) fn canonical_base() -> PathBuf {
     .clone()
 }
 
+/// Set by a long-lived server process: its sessions' dirs go in a directory
+/// of its own (see [`use_process_dir`]).
+static PROCESS_DIR_WANTED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// This process's own directory under [`canonical_base`], once made.
+static PROCESS_DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+
+/// Makes the sessions of this process create their temp dirs inside one
+/// directory of the process's own (named like a session dir, so
+/// [`sweep_dead`] removes it with everything inside when the process was
+/// killed). A server's sessions are made and removed at every request:
+/// `mkdir`/`rmdir` lock the parent directory, and 100 worker processes
+/// sharing `/dev/shm` spun on that lock. Call [`remove_process_dir`] at the
+/// end. A process that makes one session (the CLI) does not: one more
+/// `mkdir` would be all it got.
+pub fn use_process_dir() {
+    PROCESS_DIR_WANTED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Removes the directory [`use_process_dir`] made (what sessions left in it
+/// too); nothing when there is none.
+pub fn remove_process_dir() {
+    if let Some(Some(dir)) = PROCESS_DIR.get()
+        && std::fs::remove_dir(dir).is_err()
+    {
+        remove_tree(dir);
+    }
+}
+
+/// Where a session's temp dir is made: the process's own directory when
+/// [`use_process_dir`] asked for one (and it could be made), else
+/// [`canonical_base`]. Canonical either way.
+pub(crate) fn session_parent() -> PathBuf {
+    if PROCESS_DIR_WANTED.load(std::sync::atomic::Ordering::Relaxed)
+        && let Some(dir) = PROCESS_DIR.get_or_init(|| make_unique_dir(&canonical_base()))
+    {
+        return dir.clone();
+    }
+    canonical_base()
+}
+
+/// Makes a new directory `safesh-<pid>-<n>-<hex>` (mode 0700) under `base`:
+/// the name [`sweep_dead`] knows. `mkdir` never follows a symlink in the last
+/// component, so the path is canonical when `base` is.
+pub(crate) fn make_unique_dir(base: &std::path::Path) -> Option<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    for _ in 0..16 {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let dir = base.join(format!("safesh-{}-{n}-{nanos:x}", std::process::id()));
+        if std::fs::DirBuilder::new().mode(0o700).create(&dir).is_ok() {
+            return Some(dir);
+        }
+    }
+    None
+}
+
 fn is_writable_tmpfs(dir: &std::path::Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     const TMPFS_MAGIC: i64 = 0x0102_1994;

@@ -15,15 +15,38 @@ pub fn mcp(args: McpArgs, config: Option<&str>) -> i32 {
         .token_file
         .map(std::path::PathBuf::from)
         .or(config_token);
-    safesh_server::mcp::run(server, args.http.as_deref(), token_path.as_deref())
+    let code = safesh_server::mcp::run(server, args.http.as_deref(), token_path.as_deref());
+    end_of_server();
+    code
+}
+
+/// A server's last step: its workers were told to end (their input closed);
+/// give them a moment to exit and remove their temp dirs (they die with this
+/// process otherwise, and the next server start sweeps what they left), then
+/// remove this process's own.
+fn end_of_server() {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while std::time::Instant::now() < until {
+        // SAFETY: reaps any exited child without blocking; no memory is passed.
+        let r = unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) };
+        if r < 0 {
+            break; // no children left
+        }
+        if r == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+    safesh_core::remove_process_temp_dir();
 }
 
 /// `safesh rpc`: JSON-RPC 2.0 on stdin/stdout; returns the exit status.
 pub fn rpc(args: RpcArgs, config: Option<&str>) -> i32 {
-    match server(config, args.max_sessions, None) {
+    let code = match server(config, args.max_sessions, None) {
         Some((server, _)) => safesh_server::rpc::serve_stdio(server),
         None => 2,
-    }
+    };
+    end_of_server();
+    code
 }
 
 /// The server both faces run on, and the config's `[mcp] http_token_file` (None:
@@ -47,6 +70,7 @@ pub(crate) fn server(
     // Temp dirs of servers killed before they could clean up (kill -9) hold
     // RAM on /dev/shm: a server starting sweeps those whose owner is dead.
     safesh_core::sweep_dead_temp_dirs();
+    safesh_core::use_process_temp_dir();
     // Sessionless requests run in worker processes (the isolation model);
     // `SAFESH_IN_PROCESS=1` keeps them here (to measure the model's cost).
     if std::env::var_os("SAFESH_IN_PROCESS").is_none_or(|v| v != "1") {
@@ -67,7 +91,10 @@ pub fn worker(config: Option<&str>) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    safesh_server::worker_main::serve(Settings::from_policy(policy))
+    safesh_core::use_process_temp_dir();
+    let code = safesh_server::worker_main::serve(Settings::from_policy(policy));
+    safesh_core::remove_process_temp_dir();
+    code
 }
 
 /// How this server starts its workers: this binary, with the same config file.

@@ -673,11 +673,21 @@ pub(crate) fn remove_temp_dir(dir: Option<PathBuf>, pid: u32) {
 
 /// Removes every temp dir of worker `pid` beside `dir` (a reused worker makes
 /// one per session it could not reuse), as [`remove_temp_dir`] does for one.
+/// A worker makes them in a directory of its own (`use_process_temp_dir`):
+/// then that directory goes, with everything in it.
 pub(crate) fn remove_temp_dirs(dir: Option<PathBuf>, pid: u32) {
     let Some(parent) = dir.as_deref().and_then(std::path::Path::parent) else {
         return;
     };
     let prefix = format!("safesh-{pid}-");
+    if parent
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(&prefix))
+    {
+        remove_temp_dir(Some(parent.to_path_buf()), pid);
+        return;
+    }
     if let Ok(entries) = std::fs::read_dir(parent) {
         for e in entries.flatten() {
             if e.file_name()

@@ -614,7 +614,7 @@ fn read(inner: &Arc<Inner>, stdout: ChildStdout, tx: &Sender<FromWorker>, me: &W
         "the session's worker process",
     );
     *lock(&inner.lost) = Some(why.clone());
-    crate::worker::remove_temp_dir(temp_dir, inner.pid);
+    crate::worker::remove_temp_dirs(temp_dir, inner.pid);
     // Its jobs end with it.
     let hooks: Vec<BackgroundHooks> = lock(&inner.hooks).drain().map(|(_, h)| h).collect();
     for h in hooks {

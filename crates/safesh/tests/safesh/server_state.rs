@@ -19,7 +19,8 @@ const NO_REPLY: Duration = Duration::from_secs(120);
 /// A server face on pipes, driven with raw bytes; replies are read on a thread.
 struct Pipes {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once closed ([`Pipes::end_input`]).
+    stdin: Option<ChildStdin>,
     replies: std::sync::mpsc::Receiver<String>,
 }
 
@@ -50,15 +51,22 @@ impl Pipes {
         });
         Pipes {
             child,
-            stdin,
+            stdin: Some(stdin),
             replies,
         }
     }
 
     fn raw(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("input is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Closes the server's input (its end) and waits for it to exit.
+    fn end_input(&mut self) -> std::process::ExitStatus {
+        self.stdin = None;
+        self.child.wait().unwrap()
     }
 
     fn recv(&mut self) -> Value {
@@ -609,6 +617,70 @@ fn a_server_start_sweeps_temp_dirs_of_dead_servers_only() {
     assert!(live.is_dir(), "a live owner's dir stays");
     assert!(other.is_dir(), "another name stays");
     assert!(target.join("file").exists(), "a symlink is not followed");
+}
+
+/// A server's sessions (in its workers and in itself) make their temp dirs
+/// inside a directory of their process's own, not side by side in `$TMPDIR`
+/// (where 100 workers' `mkdir`/`rmdir` spun on one directory lock); that
+/// directory is named like a session dir, so a start after a `kill -9` sweeps
+/// it, and it is gone when the server ends normally.
+#[test]
+fn a_servers_sessions_make_their_temp_dirs_in_a_directory_of_its_own() {
+    let home = Home::new();
+    let tmp = home.proj().parent().unwrap().join("tmp");
+    let ours = |tmp: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(tmp)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("safesh-"))
+            .collect()
+    };
+    let mut p = Pipes::start(&home, &["rpc"]);
+    // A sessionless request (a worker process) and a session in the server.
+    let r = p.request(1, "execute", json!({"script": "echo $TMPDIR"}));
+    let worker_dir = std::path::PathBuf::from(r["result"]["output"].as_str().unwrap().trim());
+    let id = p.request(2, "session.start", json!({}))["result"]["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = p.request(
+        3,
+        "execute",
+        json!({"script": "echo $TMPDIR", "session": id}),
+    );
+    let session_dir = std::path::PathBuf::from(r["result"]["output"].as_str().unwrap().trim());
+    for dir in [&worker_dir, &session_dir] {
+        assert!(dir.is_dir(), "{}", dir.display());
+        let parent = dir.parent().unwrap();
+        assert_eq!(parent.parent().unwrap(), tmp, "{}", dir.display());
+        let name = parent.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("safesh-"), "{name}");
+    }
+    assert_ne!(
+        worker_dir.parent(),
+        session_dir.parent(),
+        "one directory per process"
+    );
+    // The session's dir is still its own: writable there, refused beside it.
+    let r = p.request(
+        4,
+        "execute",
+        json!({"script": "echo x > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"; echo y > \"$TMPDIR/../g\"", "session": id}),
+    );
+    assert!(
+        r["result"]["output"].as_str().unwrap().starts_with("x\n"),
+        "{r}"
+    );
+    assert_eq!(r["result"]["error"]["code"], "PATH_VIOLATION", "{r}");
+    let status = p.end_input();
+    assert!(status.success(), "{status:?}");
+    // The workers end with the server's input; give them a moment to clean up.
+    let gone = (0..200).any(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        ours(&tmp).is_empty()
+    });
+    assert!(gone, "left behind: {:?}", ours(&tmp));
 }
 
 #[test]
