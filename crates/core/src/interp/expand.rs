@@ -204,21 +204,26 @@ impl Acc {
         }
         for c in s.chars() {
             if self.ifs.contains(c) {
-                if matches!(c, ' ' | '\t' | '\n') {
-                    if !self.cur.text.is_empty() || self.cur.keep {
-                        self.pending_break = true;
-                    }
-                } else {
-                    // A non-whitespace delimiter ends a field, even an empty one.
-                    self.cur.label.join_assign(label);
-                    self.cur.keep = true;
-                    self.finish();
-                }
+                self.delimiter(matches!(c, ' ' | '\t' | '\n'), label);
             } else {
                 self.apply_pending();
                 self.cur.push_unquoted_char(c);
                 self.cur.label.join_assign(label);
             }
+        }
+    }
+
+    /// An IFS delimiter: a blank ends the field at the next text; any other
+    /// ends it now, even an empty one.
+    fn delimiter(&mut self, blank: bool, label: &Label) {
+        if blank {
+            if !self.cur.text.is_empty() || self.cur.keep {
+                self.pending_break = true;
+            }
+        } else {
+            self.cur.label.join_assign(label);
+            self.cur.keep = true;
+            self.finish();
         }
     }
 
@@ -244,15 +249,7 @@ impl Acc {
                 continue;
             }
             flush(self, &mut run);
-            if matches!(b, b' ' | b'\t' | b'\n') {
-                if !self.cur.text.is_empty() || self.cur.keep {
-                    self.pending_break = true;
-                }
-            } else {
-                self.cur.label.join_assign(label);
-                self.cur.keep = true;
-                self.finish();
-            }
+            self.delimiter(matches!(b, b' ' | b'\t' | b'\n'), label);
         }
         flush(self, &mut run);
     }

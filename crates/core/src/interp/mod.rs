@@ -819,6 +819,12 @@ impl Shell {
         self.line_offset = saved_offset;
         (self.line, self.cmd_end_line) = (line, end);
         self.in_trap = false;
+        self.after_trap(r, status)
+    }
+
+    /// A trap handler's end: `$?` is put back to `status` unless the handler
+    /// ends the script (a `return` in it only ends the handler).
+    fn after_trap(&mut self, r: Exec, status: i32) -> Exec {
         match r {
             Ok(()) | Err(Stop::Return) => {
                 self.last_status = status;
@@ -841,13 +847,7 @@ impl Shell {
         self.in_trap = true;
         let r = self.run_text_labeled(&handler, &label);
         self.in_trap = false;
-        match r {
-            Ok(()) | Err(Stop::Return) => {
-                self.last_status = status;
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
+        self.after_trap(r, status)
     }
 
     /// Parses and runs `text` in this shell (eval, traps).
