@@ -66,15 +66,10 @@ pub fn resolve_known(cwd: &Path, path: &Path) -> (PathBuf, bool) {
 /// The absolute path an existing `p` resolves to, every symlink followed (as
 /// `std::fs::canonicalize`, whose glibc `realpath` calls `readlink` on every
 /// component): opened with `O_PATH`, the kernel resolves it once and
-/// `/proc/self/fd/N` names the result. A short path is resolved by `realpath`:
-/// up to four `readlink`s cost less than the open, the `/proc` lookup and the
-/// close.
+/// `/proc/self/fd/N` names the result.
 pub fn canonicalize(p: &Path) -> std::io::Result<PathBuf> {
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::OpenOptionsExt;
-    if p.components().count() <= SHORT_PATH {
-        return std::fs::canonicalize(p);
-    }
     let f = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_PATH)
@@ -85,9 +80,6 @@ pub fn canonicalize(p: &Path) -> std::io::Result<PathBuf> {
         _ => std::fs::canonicalize(p),
     }
 }
-
-/// Components (the root counts) up to which [`canonicalize`] asks `realpath`.
-const SHORT_PATH: usize = 5;
 
 /// [`normalize`], borrowing `p` when it is absolute and normalized already (the
 /// common case: a path a utility resolved against its cwd).

@@ -1414,3 +1414,36 @@ fn jq_module_inside_the_project_is_imported() {
     let r = p.run("jq -nc -L lib 'import \"ok\" as o; import \"data\" as $d; [o::x, $d]'");
     assert_eq!(r.stdout, "[42,[[1]]]\n", "{}", r.dump());
 }
+
+/// A redirection to `/` or to a directory on the way to a root fails as bash's
+/// does ("Is a directory", status 1, the script goes on): those are
+/// directories by the config alone, and nothing is opened. Every other road
+/// to a place outside the roots is still refused: another directory, a file
+/// beside the project, `..` back out of one, a symlink to one.
+#[test]
+fn writing_to_a_directory_above_the_project_fails_without_opening_it() {
+    let p = Project::new();
+    let above = p.root.display().to_string();
+    let r = p.run(&format!(
+        "echo x > {above}; echo \"st=$?\"\n: 2> /; echo \"st=$?\"\necho done"
+    ));
+    assert_eq!(r.stdout, "st=1\nst=1\ndone\n", "{}", r.dump());
+    assert!(r.stderr.contains("Is a directory"), "{}", r.dump());
+    p.assert_outside_untouched(&r);
+
+    let outside = p.outside.display().to_string();
+    for attack in [
+        format!("echo x > {outside}"),
+        format!("echo x > {above}/{PWNED}"),
+        format!("echo x > {outside}/../{PWNED}"),
+        format!("echo x > /{PWNED}"),
+    ] {
+        let r = p.run(&attack);
+        r.assert_refused(PATH);
+        p.assert_outside_untouched(&r);
+        assert!(!p.root.join(PWNED).exists(), "{}", r.dump());
+    }
+    let r = p.run(&format!("ln -s {outside} out; echo x > out/{PWNED}"));
+    r.assert_refused(PATH);
+    p.assert_outside_untouched(&r);
+}
