@@ -461,7 +461,7 @@ impl Host for ShellHost<'_> {
                 },
             })
             .collect();
-        let r = sub.dispatch(fields, false);
+        let r = sub.dispatch_program(fields);
         let status = sub.last_status;
         drop(sub);
         let o = out.take_captured();
@@ -544,12 +544,12 @@ impl Host for ShellHost<'_> {
     }
 
     fn command_kind(&self, name: &str) -> Option<&'static str> {
-        match self.shell.resolve(name, false) {
+        match self.shell.resolve_program(name) {
             Resolved::Function(_) => Some("function"),
             Resolved::Builtin => Some("builtin"),
             Resolved::Utility(_) => Some("utility"),
             Resolved::Platform(_) => Some("platform"),
-            Resolved::NotFound => None,
+            Resolved::NotFound => self.shell.program_exists(name).then_some("program"),
         }
     }
 }

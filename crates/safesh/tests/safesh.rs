@@ -418,6 +418,7 @@ case_files! {
     bytes_names => "bytes_names.cases",
     od_sed_awk => "od_sed_awk.cases",
     fidelity_more => "fidelity_more.cases",
+    programs => "programs.cases",
 }
 
 #[test]

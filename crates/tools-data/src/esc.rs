@@ -142,3 +142,100 @@ pub fn expand(s: &[u8], mode: Mode, utf8: bool, out: &mut Vec<u8>) -> Expanded {
     }
     res
 }
+
+/// What expanding a string as coreutils `printf` does found.
+#[derive(Debug, Default)]
+pub struct CoreutilsExpanded {
+    /// `\c`: print nothing more.
+    pub stop: bool,
+    /// A malformed escape (`\x` without digits, `\u` short of four): the
+    /// message; printing stops there with status 1.
+    pub fatal: Option<String>,
+}
+
+/// Expands escapes as coreutils `printf` reads them: in the format
+/// (`percent` false: `\NNN`) or in a `%b` argument (`\0NNN` and `\NNN`).
+/// Unlike bash, `\c` ends all output in the format too, `\'` and `\?` stay
+/// as written, and a malformed `\x`, `\u` or `\U` is an error.
+pub fn expand_coreutils(
+    s: &[u8],
+    percent: bool,
+    utf8: bool,
+    out: &mut Vec<u8>,
+) -> CoreutilsExpanded {
+    let mut res = CoreutilsExpanded::default();
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        if b != b'\\' || i + 1 >= s.len() {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let c = s[i + 1];
+        i += 2;
+        let simple = match c {
+            b'a' => Some(7),
+            b'b' => Some(8),
+            b'e' => Some(27),
+            b'f' => Some(12),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'v' => Some(11),
+            b'\\' | b'"' => Some(c),
+            _ => None,
+        };
+        if let Some(v) = simple {
+            out.push(v);
+            continue;
+        }
+        match c {
+            b'c' => {
+                res.stop = true;
+                return res;
+            }
+            b'0'..=b'7' => {
+                // `%b` reads `\0NNN`: the zero introduces up to three digits.
+                let from = if percent && c == b'0' { i } else { i - 1 };
+                let (v, n) = digits(s, from, 3, 8);
+                out.push(v as u8);
+                i = from + n;
+            }
+            b'x' => {
+                let (v, n) = digits(s, i, 2, 16);
+                if n == 0 {
+                    res.fatal = Some("missing hexadecimal number in escape".into());
+                    return res;
+                }
+                out.push(v as u8);
+                i += n;
+            }
+            b'u' | b'U' => {
+                let want = if c == b'u' { 4 } else { 8 };
+                let (v, n) = digits(s, i, want, 16);
+                if n < want {
+                    res.fatal = Some("missing hexadecimal number in escape".into());
+                    return res;
+                }
+                i += n;
+                // C99's rule for universal character names: no controls or
+                // basic characters (but `$ @ \``), no surrogates.
+                let basic = v < 0xa0 && !matches!(v, 0x24 | 0x40 | 0x60);
+                if basic || (0xd800..=0xdfff).contains(&v) || v > 0x10ffff {
+                    res.fatal = Some(format!(
+                        "invalid universal character name \\{}{v:0want$x}",
+                        c as char
+                    ));
+                    return res;
+                }
+                push_unicode(out, v, utf8);
+            }
+            _ => {
+                out.push(b'\\');
+                out.push(c);
+            }
+        }
+    }
+    res
+}

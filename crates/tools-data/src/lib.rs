@@ -25,6 +25,8 @@ mod sum;
 mod tz;
 mod yes;
 
+pub use printf::printf_builtin;
+
 /// The utilities of this crate, by name (sorted).
 pub static UTILS: &[(&str, UtilFn)] = &[
     ("base64", b64::base64),

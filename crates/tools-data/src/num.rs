@@ -6,8 +6,11 @@ use crate::ld::Ld;
 /// A problem with a numeric argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NumErr {
-    /// Trailing garbage or no digits (`x: invalid number`).
+    /// No digits at all (`x: invalid number`; coreutils: `expected a numeric value`).
     Invalid,
+    /// Digits, then something else (`1a: invalid number`; coreutils: `value not
+    /// completely converted`).
+    Trailing,
     /// A `0x` without hex digits (`0x: invalid hex number`).
     InvalidHex,
     /// Out of range (a warning only; the value is clamped).
@@ -72,8 +75,10 @@ fn parse_mag(s: &[u8]) -> (bool, u128, Option<NumErr>) {
         }
         n += 1;
     }
-    let err = if n == 0 || n < t.len() {
+    let err = if n == 0 {
         Some(NumErr::Invalid)
+    } else if n < t.len() {
+        Some(NumErr::Trailing)
     } else if over {
         Some(NumErr::Range)
     } else {
@@ -252,7 +257,7 @@ pub fn parse_float(s: &str) -> (Ld, Option<NumErr>) {
     let t = skip_space(b);
     match Ld::parse_prefix(t) {
         Some((n, v)) if n == t.len() => (v, None),
-        Some((_, v)) => (v, Some(NumErr::Invalid)),
+        Some((_, v)) => (v, Some(NumErr::Trailing)),
         None => (zero, Some(NumErr::Invalid)),
     }
 }

@@ -1,9 +1,12 @@
-//! `printf`, with bash builtin semantics: the format is reused until the arguments
-//! are consumed, missing arguments read as empty or zero, bad numbers are reported
-//! but printing goes on.
+//! `printf` in two flavors: bash's builtin (what a script's `printf` runs)
+//! and coreutils' program (what `env printf`, `xargs printf` and
+//! `/usr/bin/printf` run). Both reuse the format until the arguments are
+//! consumed, read missing arguments as empty or zero, and report bad numbers
+//! but go on printing; they differ in escapes (`\c`, a bare `\x`), in `%q`,
+//! `%(…)T`, options and every message.
 
 use crate::cfmt::{self, Conv};
-use crate::esc::{Mode, expand, has_unicode_escape};
+use crate::esc::{Mode, expand, expand_coreutils, has_unicode_escape};
 use crate::num::{NumErr, parse_float, parse_signed, parse_unsigned};
 use crate::out::Out;
 use safesh_utils::word_bytes::word_to_bytes;
@@ -11,8 +14,21 @@ use safesh_utils::{UtilCtx, UtilResult};
 
 const USAGE: &str = "usage: printf [-v var] format [arguments]";
 
+/// Whose `printf` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flavor {
+    /// bash's builtin.
+    Bash,
+    /// GNU coreutils' `printf` program.
+    Coreutils,
+}
+
 /// The state of one `printf` run.
 struct Run<'x> {
+    flavor: Flavor,
+    /// Coreutils: the locale is UTF-8 (quotes in messages are `‘…’`, `%q`
+    /// keeps multibyte characters).
+    locale_utf8: bool,
     args: &'x [String],
     next: usize,
     status: i32,
@@ -49,8 +65,11 @@ impl Run<'_> {
     }
 
     fn note(&mut self, arg: &str, err: Option<NumErr>) {
+        if self.flavor == Flavor::Coreutils {
+            return self.note_coreutils(arg, err);
+        }
         match err {
-            Some(NumErr::Invalid) => {
+            Some(NumErr::Invalid | NumErr::Trailing) => {
                 self.warnings
                     .push((self.pos, format!("{arg}: invalid number")));
                 self.status = 1;
@@ -68,16 +87,135 @@ impl Run<'_> {
         }
     }
 
+    /// coreutils' words for a bad number: each one sets status 1.
+    fn note_coreutils(&mut self, arg: &str, err: Option<NumErr>) {
+        let q = quote_arg(arg, self.locale_utf8);
+        let what = match err {
+            Some(NumErr::Invalid) => "expected a numeric value",
+            Some(NumErr::Trailing | NumErr::InvalidHex) => "value not completely converted",
+            Some(NumErr::Range) => "Numerical result out of range",
+            None => {
+                // `'ab`: the character's code, and a warning for the rest.
+                let bytes = word_to_bytes(arg);
+                if let Some(body) = bytes
+                    .strip_prefix(b"'")
+                    .or_else(|| bytes.strip_prefix(b"\""))
+                {
+                    let n = if self.locale_utf8 { utf8_len(body) } else { 1 };
+                    if let Some(rest) = body.get(n..).filter(|r| !r.is_empty()) {
+                        let rest = safesh_utils::word_bytes::word_from_bytes(rest);
+                        self.warnings.push((
+                            self.pos,
+                            format!("warning: {rest}: character(s) following character constant have been ignored"),
+                        ));
+                    }
+                }
+                return;
+            }
+        };
+        self.warnings.push((self.pos, format!("{q}: {what}")));
+        self.status = 1;
+    }
+
     fn int_arg(&mut self) -> i64 {
         let a = self.take().unwrap_or("").to_string();
+        if let Some(code) = self.char_code(&a) {
+            self.note(&a, None);
+            return i64::from(code);
+        }
         let (v, e) = parse_signed(&a);
         self.note(&a, e);
         v
     }
+
+    /// `'é` in a UTF-8 locale: the character's code point (bash and coreutils
+    /// both), not its first byte.
+    fn char_code(&self, a: &str) -> Option<u32> {
+        if !self.utf8 || !multibyte_char_const(a) {
+            return None;
+        }
+        let c = a.get(1..)?.chars().next()?;
+        Some(u32::from(c))
+    }
 }
 
-/// Runs `printf`.
+/// True when `a` is a character constant (`'c`, `"c`) of a non-ASCII
+/// character, whose code depends on the locale.
+fn multibyte_char_const(a: &str) -> bool {
+    let b = a.as_bytes();
+    matches!(b.first(), Some(b'\'' | b'"')) && b.get(1).is_some_and(|c| *c >= 0x80)
+}
+
+/// The length of the UTF-8 character `b` starts with (1 for a stray byte).
+fn utf8_len(b: &[u8]) -> usize {
+    (1..=b.len().min(4))
+        .find(|&n| std::str::from_utf8(&b[..n]).is_ok())
+        .unwrap_or(1)
+}
+
+/// `arg` in a message, quoted as coreutils quotes it: `‘x’` in a UTF-8
+/// locale, `'x'` in the C locale.
+fn quote_arg(arg: &str, utf8: bool) -> String {
+    if utf8 {
+        format!("\u{2018}{arg}\u{2019}")
+    } else {
+        format!("'{arg}'")
+    }
+}
+
+/// Runs coreutils' `printf` program (`env printf`, `/usr/bin/printf`).
 pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    let owned: Vec<String> = ctx.args().to_vec();
+    let mut args: &[String] = &owned;
+    // Only a lone `--help` or `--version` is an option; `-v` is a format.
+    if let [only] = args {
+        match only.as_str() {
+            "--help" => {
+                let name = ctx.name().to_string();
+                let _ = write!(ctx.stdout, "{}", COREUTILS_HELP.replace("NAME", &name));
+                return Ok(0);
+            }
+            "--version" => {
+                let _ = writeln!(ctx.stdout, "printf (safesh {})", env!("CARGO_PKG_VERSION"));
+                return Ok(0);
+            }
+            _ => {}
+        }
+    }
+    if args.first().is_some_and(|a| a == "--") {
+        args = &args[1..];
+    }
+    let Some((fmt, rest)) = args.split_first() else {
+        let name = ctx.name().to_string();
+        ctx.warn("missing operand");
+        let _ = writeln!(ctx.stderr, "Try '{name} --help' for more information.");
+        return Ok(1);
+    };
+    let utf8 = ctx.env.utf8_locale();
+    format_all(ctx, fmt, rest, Flavor::Coreutils, utf8)
+}
+
+/// coreutils `printf --help`, in safesh's words (`NAME` is the program's name).
+const COREUTILS_HELP: &str = r#"Usage: NAME FORMAT [ARGUMENT]...
+  or:  NAME OPTION
+Print the ARGUMENTs as FORMAT says, reusing FORMAT until they are used up.
+
+      --help     show this help and exit
+      --version  show the version and exit
+
+FORMAT is C printf's: %d %i %o %u %x %X %f %F %e %E %g %G %a %A %c %s, with
+flags, width and precision (`*` takes them from an argument), plus:
+  %b   the argument with backslash escapes expanded (octal as \0NNN)
+  %q   the argument quoted so a shell reads it back unchanged
+  %%   a single %
+Escapes: \\ \" \a \b \c (stop) \e \f \n \r \t \v \NNN \xHH \uHHHH \UHHHHHHHH
+A numeric argument may be 'C: the code of the character C.
+
+A shell's own printf (bash's builtin) differs: it has -v, %(...)T and %Q.
+"#;
+
+/// Runs bash's `printf` builtin (the shell handles `-v VAR`).
+pub fn printf_builtin(ctx: &mut UtilCtx<'_>) -> UtilResult {
     let owned: Vec<String> = ctx.args().to_vec();
     let mut args: &[String] = &owned;
     // `-v VAR` is the interpreter's business; printing to stdout is the fallback.
@@ -98,7 +236,20 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
         ctx.warn(USAGE);
         return Ok(2);
     };
+    format_all(ctx, fmt, rest, Flavor::Bash, false)
+}
+
+/// Formats `rest` with `fmt`, reusing it until they are used up.
+fn format_all(
+    ctx: &mut UtilCtx<'_>,
+    fmt: &String,
+    rest: &[String],
+    flavor: Flavor,
+    locale_utf8: bool,
+) -> UtilResult {
     let mut run = Run {
+        flavor,
+        locale_utf8,
         args: rest,
         next: 0,
         status: 0,
@@ -109,13 +260,14 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
         max_field: ctx.host.max_field_bytes(),
         utf8: std::iter::once(fmt)
             .chain(rest)
-            .any(|a| has_unicode_escape(a.as_bytes()))
-            && ctx.env.utf8_locale(),
+            .any(|a| has_unicode_escape(a.as_bytes()) || multibyte_char_const(a))
+            && (locale_utf8 || ctx.env.utf8_locale()),
     };
     let mut out = Out::new(ctx);
     let mut buf = Vec::new();
     // The format is a word: escaped bytes print as the bytes they stand for.
     let fmt_bytes = word_to_bytes(fmt);
+    let mut stopped = false;
     loop {
         let before = run.next;
         let r = one_pass(&fmt_bytes, &mut run, &mut buf);
@@ -130,7 +282,10 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
         buf.clear();
         match r {
             Pass::Done => {}
-            Pass::Stop => break,
+            Pass::Stop => {
+                stopped = true;
+                break;
+            }
             Pass::Fatal(msg) => {
                 out.warn(msg);
                 return Ok(out.finish_with(1));
@@ -139,6 +294,15 @@ pub fn printf(ctx: &mut UtilCtx<'_>) -> UtilResult {
         if run.next >= run.args.len() || run.next == before {
             break;
         }
+    }
+    if flavor == Flavor::Coreutils
+        && !stopped
+        && let Some(extra) = run.args.get(run.next)
+    {
+        out.warn(format!(
+            "warning: ignoring excess arguments, starting with {}",
+            quote_arg(extra, locale_utf8)
+        ));
     }
     let status = run.status;
     Ok(out.finish_with(status))
@@ -167,8 +331,18 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             // or backslash-run end: simplest is to expand a single escape.
             let end = escape_end(fmt, i);
             let at = out.len();
-            let r = expand(&fmt[i..end], Mode::Format, run.utf8, out);
-            run.warnings.extend(r.warnings.into_iter().map(|w| (at, w)));
+            if run.flavor == Flavor::Coreutils {
+                let r = expand_coreutils(&fmt[i..end], false, run.utf8, out);
+                if let Some(msg) = r.fatal {
+                    return Pass::Fatal(msg);
+                }
+                if r.stop {
+                    return Pass::Stop;
+                }
+            } else {
+                let r = expand(&fmt[i..end], Mode::Format, run.utf8, out);
+                run.warnings.extend(r.warnings.into_iter().map(|w| (at, w)));
+            }
             i = end;
             continue;
         }
@@ -190,6 +364,7 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             continue;
         }
         let mut c = Conv::default();
+        let mut grouping = false;
         while let Some(&f) = fmt.get(i) {
             match f {
                 b'-' => c.minus = true,
@@ -198,7 +373,9 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
                 b'0' => c.zero = true,
                 b'#' => c.alt = true,
                 // Thousands grouping: nothing to group in the C locale.
-                b'\'' => {}
+                b'\'' => grouping = true,
+                // glibc's locale digits: coreutils passes the flag on.
+                b'I' if run.flavor == Flavor::Coreutils => grouping = true,
                 _ => break,
             }
             i += 1;
@@ -247,7 +424,7 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
                 return Pass::Fatal(over_limit("precision", p, run.max_field));
             }
         }
-        if fmt.get(i) == Some(&b'(') {
+        if fmt.get(i) == Some(&b'(') && run.flavor == Flavor::Bash {
             // `%(strftime)T`: the argument is seconds since the epoch (-1: now).
             let body = &fmt[i + 1..];
             let Some(close) = body.windows(2).position(|w| w == b")T") else {
@@ -270,15 +447,26 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             ));
             continue;
         }
-        while fmt.get(i).is_some_and(|m| b"hlLjztZ".contains(m)) {
+        let lengths: &[u8] = match run.flavor {
+            Flavor::Bash => b"hlLjztZ",
+            Flavor::Coreutils => b"hlLjzt",
+        };
+        while fmt.get(i).is_some_and(|m| lengths.contains(m)) {
             i += 1;
         }
         let Some(&conv) = fmt.get(i) else {
             let spec = String::from_utf8_lossy(&fmt[start..]);
+            if run.flavor == Flavor::Coreutils {
+                return Pass::Fatal(format!("{spec}: invalid conversion specification"));
+            }
             return Pass::Fatal(format!("`{spec}': missing format character"));
         };
         i += 1;
         c.conv = conv;
+        if run.flavor == Flavor::Coreutils && !coreutils_accepts(&c, grouping, i - start) {
+            let spec = String::from_utf8_lossy(&fmt[start..i]);
+            return Pass::Fatal(format!("{spec}: invalid conversion specification"));
+        }
         match conv {
             b's' => {
                 let a = run.take().unwrap_or("");
@@ -287,6 +475,17 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             b'b' => {
                 let a = run.take().unwrap_or("").to_string();
                 let mut e = Vec::new();
+                if run.flavor == Flavor::Coreutils {
+                    let r = expand_coreutils(&word_to_bytes(&a), true, run.utf8, &mut e);
+                    out.extend_from_slice(&cfmt::fmt_str(&c, &e));
+                    if let Some(msg) = r.fatal {
+                        return Pass::Fatal(msg);
+                    }
+                    if r.stop {
+                        return Pass::Stop;
+                    }
+                    continue;
+                }
                 let r = expand(&word_to_bytes(&a), Mode::Percent, run.utf8, &mut e);
                 let at = out.len();
                 run.warnings.extend(r.warnings.into_iter().map(|w| (at, w)));
@@ -301,8 +500,12 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
                 let _ = run.take();
             }
             b'q' => {
+                let (flavor, utf8) = (run.flavor, run.locale_utf8);
                 let a = run.take().unwrap_or("");
-                let q = crate::quote::shell_quote(&word_to_bytes(a));
+                let q = match flavor {
+                    Flavor::Bash => crate::quote::shell_quote(&word_to_bytes(a)),
+                    Flavor::Coreutils => crate::quote::coreutils_quote(&word_to_bytes(a), utf8),
+                };
                 out.extend_from_slice(&cfmt::fmt_str(&c, &q));
             }
             b'c' => {
@@ -317,13 +520,19 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
             }
             b'u' | b'o' | b'x' | b'X' => {
                 let a = run.take().unwrap_or("").to_string();
-                let (v, e) = parse_unsigned(&a);
+                let (v, e) = match run.char_code(&a) {
+                    Some(code) => (u64::from(code), None),
+                    None => parse_unsigned(&a),
+                };
                 run.note(&a, e);
                 out.extend_from_slice(&cfmt::fmt_unsigned(&c, v));
             }
             b'e' | b'E' | b'f' | b'F' | b'g' | b'G' | b'a' | b'A' => {
                 let a = run.take().unwrap_or("").to_string();
-                let (v, e) = parse_float(&a);
+                let (v, e) = match run.char_code(&a) {
+                    Some(code) => (crate::ld::Ld::from_f64(f64::from(code)), None),
+                    None => parse_float(&a),
+                };
                 run.note(&a, e);
                 out.extend_from_slice(&cfmt::fmt_ld(&c, v));
             }
@@ -333,6 +542,22 @@ fn one_pass(fmt: &[u8], run: &mut Run<'_>, out: &mut Vec<u8>) -> Pass {
         }
     }
     Pass::Done
+}
+
+/// True when coreutils `printf` takes the directive `c` (of `len` bytes,
+/// `%` included): `%b` and `%q` take nothing between, `'` does not go with
+/// `aAceEosxX`, `#` not with `cdisu`, `0` not with `cs`, a precision not
+/// with `c`.
+fn coreutils_accepts(c: &Conv, grouping: bool, len: usize) -> bool {
+    let conv = c.conv;
+    if matches!(conv, b'b' | b'q') {
+        return len == 2;
+    }
+    b"aAcdeEfFgGiosuxX".contains(&conv)
+        && !(grouping && b"aAceEosxX".contains(&conv))
+        && !(c.alt && b"cdisu".contains(&conv))
+        && !(c.zero && b"cs".contains(&conv))
+        && !(c.prec.is_some() && conv == b'c')
 }
 
 /// Formats `secs` (-1 and -2 mean now) with a C `strftime` format in the local zone.

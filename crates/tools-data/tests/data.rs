@@ -65,14 +65,34 @@ pub fn same(argv: &[&str], stdin: &[u8]) -> Output {
     same_in(d.path(), argv, stdin)
 }
 
-/// Compares with the bash builtin of the same name (`bash -c '"$@"' bash ARGV`).
+/// Compares with the bash builtin of the same name (`bash -c '"$@"' bash ARGV`):
+/// for `printf`, our builtin flavor (the registry's is coreutils').
 pub fn same_bash(argv: &[&str], stdin: &[u8]) -> Output {
     let d = tempfile::tempdir().unwrap();
-    let ours = run_util(util(argv[0]), argv, stdin, d.path(), &[]);
+    let ours_fn = if argv[0] == "printf" {
+        safesh_tools_data::printf_builtin
+    } else {
+        util(argv[0])
+    };
+    let ours = run_util(ours_fn, argv, stdin, d.path(), &[]);
     let mut full = vec!["bash", "-c", "\"$@\"", "bash"];
     full.extend_from_slice(argv);
     let real = run_real(&full, stdin, d.path());
     compare(argv, &ours, &real);
+    ours
+}
+
+/// Compares with the coreutils program of the same name: stdout, status and
+/// every message (both are called by the bare name, in the C locale).
+pub fn same_program(argv: &[&str], stdin: &[u8]) -> Output {
+    let ours = same(argv, stdin);
+    let d = tempfile::tempdir().unwrap();
+    let real = run_real(argv, stdin, d.path());
+    assert_eq!(
+        String::from_utf8_lossy(&ours.stderr),
+        String::from_utf8_lossy(&real.stderr),
+        "argv {argv:?}: messages"
+    );
     ours
 }
 

@@ -437,12 +437,17 @@ fn invoke(
     if verbose {
         let _ = writeln!(ctx.stderr, "{}", argv.join(" "));
     }
+    let name = argv.first().cloned().unwrap_or_default();
+    if ctx.host.command_kind(&name).is_none() {
+        // GNU xargs stops at a command it cannot run.
+        ctx.warn(format_args!("{name}: No such file or directory"));
+        return Ok(Flow::Stop(127));
+    }
     let cwd = ctx.cwd.clone();
     let mut empty = std::io::empty();
     let st = ctx
         .host
         .run(argv, &cwd, &mut empty, &mut *ctx.stdout, &mut *ctx.stderr)?;
-    let name = argv.first().cloned().unwrap_or_default();
     Ok(match st {
         0 => Flow::Continue(0),
         255 => {

@@ -122,8 +122,9 @@ pub trait Host: Send + Sync {
         let _ = (path, write);
         None
     }
-    /// Runs an inner command (from `xargs`, `find -exec`, ...) through the shell's
-    /// dispatch: functions, builtins, utilities, and later the policy and sandbox.
+    /// Runs an inner command (from `xargs`, `find -exec`, ...) as a program
+    /// (see [`Host::command_kind`]) through the shell's dispatch, the policy
+    /// and the sandbox.
     fn run(
         &self,
         argv: &[String],
@@ -136,7 +137,10 @@ pub trait Host: Send + Sync {
     fn cancelled(&self) -> bool;
     /// Sleeps up to `d`, returning early (with an interrupt) when cancelled.
     fn sleep(&self, d: std::time::Duration) -> Result<(), Interrupt>;
-    /// How `name` would resolve in the shell (`function`, `builtin`, `utility`), if at all.
+    /// How `name` resolves when a utility runs it ([`Host::run`] from `xargs`,
+    /// `find -exec`), as `execvp` would find a program: `builtin` (one that is
+    /// a program too), `utility`, `platform` or `program` (on the trusted
+    /// PATH); never a function or a shell-only builtin. `None`: nothing would run.
     fn command_kind(&self, name: &str) -> Option<&'static str>;
     /// Called by network utilities (curl, wget) before each connection, after every
     /// byte that will be sent (files, stdin, arguments) has been read through the

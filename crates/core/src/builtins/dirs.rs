@@ -120,7 +120,16 @@ pub(super) fn cd(sh: &mut Shell, argv: &[Field]) -> Exec {
 }
 
 pub(super) fn pwd(sh: &mut Shell, argv: &[Field]) -> Exec {
-    let physical = argv.iter().any(|f| f.text == "-P");
+    // The last of -L and -P wins (`env pwd -L` is `pwd -P -L`).
+    let mut physical = false;
+    for f in argv.iter().skip(1) {
+        match f.text.strip_prefix('-') {
+            Some(flags) if !flags.is_empty() && flags.bytes().all(|c| matches!(c, b'L' | b'P')) => {
+                physical = flags.ends_with('P');
+            }
+            _ => break,
+        }
+    }
     let p = if physical {
         // The directory reached now, decided on (a flipped symlink on the way
         // that leads out of the roots is refused, never printed).

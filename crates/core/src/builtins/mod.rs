@@ -105,6 +105,39 @@ pub(crate) fn is_builtin(name: &str) -> bool {
     BUILTINS.binary_search_by(|(n, _)| n.cmp(&name)).is_ok()
 }
 
+/// True if builtin `name` is also a program, so another program can run it
+/// (`env printf`, `xargs test`, `find -exec true`): coreutils or util-linux
+/// has one of that name, or it is one of safesh's own commands. bash's
+/// other builtins (`cd`, `read`, `export`, `type`, …) exist only inside a
+/// shell, and `execvp` does not find them.
+pub(crate) fn is_program(name: &str) -> bool {
+    matches!(
+        name,
+        "[" | "test"
+            | "true"
+            | "false"
+            | "printf"
+            | "pwd"
+            | "env"
+            | "nice"
+            | "nohup"
+            | "setsid"
+            | "stdbuf"
+            | "ionice"
+            | "taskset"
+            | "timeout"
+            | "flock"
+            | "time"
+            | "checkpoint"
+            | "config"
+            | "context"
+            | "label"
+            | "plan"
+            | "policy"
+            | "verify"
+    )
+}
+
 /// The names of all builtins.
 pub fn names() -> impl Iterator<Item = &'static str> {
     BUILTINS.iter().map(|(n, _)| *n)

@@ -526,11 +526,8 @@ pub(super) fn getopts(sh: &mut Shell, argv: &[Field]) -> Exec {
 }
 
 pub(super) fn printf(sh: &mut Shell, argv: &[Field]) -> Exec {
-    let Some(util) = crate::registry::lookup("printf") else {
-        sh.diag("printf: not available");
-        sh.set_status(127);
-        return Ok(());
-    };
+    // bash's builtin; the registry's `printf` is coreutils' program.
+    let util: safesh_utils::UtilFn = safesh_tools_data::printf_builtin;
     let label = args_label(sh, argv);
     if argv.get(1).is_some_and(|f| f.text == "-v") {
         let Some(var) = argv.get(2).map(|f| f.text.clone()) else {

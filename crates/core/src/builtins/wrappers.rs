@@ -270,7 +270,15 @@ pub(super) fn exec(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.set_status(0);
         return Ok(());
     }
-    sh.dispatch(argv[1..].to_vec(), false)?;
+    // Like execve: only a program replaces the shell (no function, no
+    // shell-only builtin); a non-interactive shell exits when there is none.
+    let name = &argv[1].text;
+    if !sh.program_exists(name) {
+        sh.diag(format!("exec: {name}: not found"));
+        sh.set_status(127);
+        return Err(Stop::Exit);
+    }
+    sh.dispatch_program(argv[1..].to_vec())?;
     Err(Stop::Exit)
 }
 
@@ -302,6 +310,66 @@ fn run_inner(sh: &mut Shell, argv: &[Field], start: usize) -> Exec {
     sh.dispatch(argv[start..].to_vec(), false)
 }
 
+/// Runs `argv` as the program `wrapper` (`nice`, `nohup`, …) starts: found
+/// as `execvp` finds it ([`Shell::resolve_program`]), in a subshell as in a
+/// process of its own; when there is none, says so in the wrapper's words.
+fn run_program(sh: &mut Shell, wrapper: &str, argv: &[Field]) -> Exec {
+    let Some(first) = argv.first() else {
+        sh.set_status(0);
+        return Ok(());
+    };
+    if !sh.program_exists(&first.text) {
+        return missing_program(sh, wrapper, &first.text);
+    }
+    let mut sub = sh.subshell();
+    let r = sub.dispatch_program(argv.to_vec());
+    sh.set_status(sub.last_status);
+    match r {
+        Err(Stop::Refused(x)) => Err(Stop::Refused(x)),
+        _ => Ok(()),
+    }
+}
+
+/// Reports that `wrapper` found no program `name`, in that program's words
+/// (coreutils, util-linux), with its status.
+fn missing_program(sh: &mut Shell, wrapper: &str, name: &str) -> Exec {
+    let quoted = if sh.utf8_locale() {
+        format!("\u{2018}{name}\u{2019}")
+    } else {
+        format!("'{name}'")
+    };
+    let (msg, status) = match wrapper {
+        "env" | "nice" => (
+            format!("{wrapper}: {quoted}: No such file or directory"),
+            127,
+        ),
+        "nohup" => (
+            format!("nohup: failed to run command '{name}': No such file or directory"),
+            127,
+        ),
+        "stdbuf" | "timeout" => (
+            format!("{wrapper}: failed to run command {quoted}: No such file or directory"),
+            127,
+        ),
+        // util-linux: EX_UNAVAILABLE.
+        "flock" => (
+            format!("flock: failed to execute {name}: No such file or directory"),
+            69,
+        ),
+        _ => (
+            format!("{wrapper}: failed to execute {name}: No such file or directory"),
+            127,
+        ),
+    };
+    let label = sh.message_label();
+    let _ = sh.out_fd(2).write_chunk(
+        &safesh_utils::word_bytes::word_to_bytes(&format!("{msg}\n")),
+        &label,
+    );
+    sh.set_status(status);
+    Ok(())
+}
+
 pub(super) fn nice(sh: &mut Shell, argv: &[Field]) -> Exec {
     let start = skip_options(argv, &["-n", "--adjustment"]);
     if start >= argv.len() {
@@ -309,22 +377,22 @@ pub(super) fn nice(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.set_status(0);
         return Ok(());
     }
-    run_inner(sh, argv, start)
+    run_program(sh, "nice", &argv[start..])
 }
 
 pub(super) fn nohup(sh: &mut Shell, argv: &[Field]) -> Exec {
     let start = skip_options(argv, &[]);
-    run_inner(sh, argv, start)
+    run_program(sh, "nohup", &argv[start.min(argv.len())..])
 }
 
 pub(super) fn setsid(sh: &mut Shell, argv: &[Field]) -> Exec {
     let start = skip_options(argv, &[]);
-    run_inner(sh, argv, start)
+    run_program(sh, "setsid", &argv[start.min(argv.len())..])
 }
 
 pub(super) fn stdbuf(sh: &mut Shell, argv: &[Field]) -> Exec {
     let start = skip_options(argv, &["-i", "-o", "-e"]);
-    run_inner(sh, argv, start)
+    run_program(sh, "stdbuf", &argv[start.min(argv.len())..])
 }
 
 pub(super) fn ionice(sh: &mut Shell, argv: &[Field]) -> Exec {
@@ -332,14 +400,14 @@ pub(super) fn ionice(sh: &mut Shell, argv: &[Field]) -> Exec {
         argv,
         &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"],
     );
-    run_inner(sh, argv, start)
+    run_program(sh, "ionice", &argv[start.min(argv.len())..])
 }
 
 pub(super) fn taskset(sh: &mut Shell, argv: &[Field]) -> Exec {
     // taskset [-c] MASK|LIST cmd …
     let mut i = skip_options(argv, &[]);
     i += 1;
-    run_inner(sh, argv, i)
+    run_program(sh, "taskset", &argv[i.min(argv.len())..])
 }
 
 pub(super) fn time(sh: &mut Shell, argv: &[Field]) -> Exec {
@@ -404,11 +472,14 @@ pub(super) fn timeout(sh: &mut Shell, argv: &[Field]) -> Exec {
     }
     // The inner command runs in a subshell (as it would in its own process) with
     // its own deadline; a duration of 0 means no limit.
+    if !sh.program_exists(&argv[i + 1].text) {
+        return missing_program(sh, "timeout", &argv[i + 1].text);
+    }
     let mut sub = sh.subshell();
     if !d.is_zero() {
         sub.cancel = Cancel::child(&sh.cancel, Instant::now() + d);
     }
-    let r = sub.dispatch(argv[i + 1..].to_vec(), false);
+    let r = sub.dispatch_program(argv[i + 1..].to_vec());
     let expired = sub.cancel.expired_here() && !sub.cancel.parent_cancelled() && !d.is_zero();
     let status = sub.last_status;
     match r {
@@ -502,8 +573,11 @@ pub(super) fn env(sh: &mut Shell, argv: &[Field]) -> Exec {
         sh.set_status(0);
         return Ok(());
     }
-    // The inner command cannot be a function or a builtin that changes the shell.
-    let r = sub.dispatch(argv[i..].to_vec(), true);
+    // The inner command is a program: not a function or a shell-only builtin.
+    if !sub.program_exists(&argv[i].text) {
+        return missing_program(sh, "env", &argv[i].text);
+    }
+    let r = sub.dispatch_program(argv[i..].to_vec());
     sh.set_status(sub.last_status);
     match r {
         Err(Stop::Refused(x)) => Err(Stop::Refused(x)),
@@ -578,7 +652,7 @@ pub(super) fn flock(sh: &mut Shell, argv: &[Field]) -> Exec {
                 _ => Ok(()),
             }
         }
-        Some(_) => sh.dispatch(rest.to_vec(), false),
+        Some(_) => run_program(sh, "flock", rest),
         None => {
             sh.set_status(0);
             Ok(())

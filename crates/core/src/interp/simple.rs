@@ -379,6 +379,68 @@ impl Shell {
         Resolved::NotFound
     }
 
+    /// Resolves `name` as `execvp` would find it for a program that runs
+    /// another (`env NAME`, `nice`, `timeout`, `xargs`, `find -exec`, `exec`):
+    /// never a function, and of the builtins only those that are programs
+    /// too ([`crate::builtins::is_program`]); `printf` is coreutils' program,
+    /// not bash's builtin.
+    pub(crate) fn resolve_program(&self, name: &str) -> Resolved {
+        if name.contains('/') {
+            return self.resolve_path(name);
+        }
+        if crate::builtins::is_builtin(name) {
+            if name == "printf" {
+                return crate::registry::lookup(name).map_or(Resolved::NotFound, Resolved::Utility);
+            }
+            if !crate::builtins::is_program(name) {
+                return Resolved::NotFound;
+            }
+        }
+        self.resolve(name, true)
+    }
+
+    /// True when a program run by another program would find `name`
+    /// ([`Shell::resolve_program`]): in-process, on the trusted PATH, or
+    /// (with a slash) an existing file. Whether it may run is the policy's
+    /// decision when it does.
+    pub(crate) fn program_exists(&self, name: &str) -> bool {
+        if name.contains('/') {
+            return self
+                .cwd
+                .join(safesh_utils::word_bytes::word_to_path(name))
+                .exists();
+        }
+        !matches!(self.resolve_program(name), Resolved::NotFound)
+            || self
+                .shared
+                .policy
+                .as_ref()
+                .is_some_and(|p| p.resolve_program(name, &self.cwd).is_some())
+    }
+
+    /// Runs a command line as a program run by another program
+    /// ([`Shell::resolve_program`]). `pwd` is coreutils' there: physical
+    /// unless `-L` is given.
+    pub(crate) fn dispatch_program(&mut self, mut argv: Vec<Field>) -> Exec {
+        let Some(first) = argv.first() else {
+            self.set_status(0);
+            return Ok(());
+        };
+        let name = first.text.clone();
+        let resolved = self.resolve_program(&name);
+        if name == "pwd" && matches!(resolved, Resolved::Builtin) {
+            let label = first.label.clone();
+            argv.insert(
+                1,
+                Field {
+                    text: "-P".into(),
+                    label,
+                },
+            );
+        }
+        self.dispatch_resolved(argv, name, resolved)
+    }
+
     /// A command named by path: a system program that safesh has in-process
     /// (`/usr/bin/grep`, `/bin/true`) runs in-process; anything else is external.
     fn resolve_path(&self, name: &str) -> Resolved {
@@ -424,6 +486,12 @@ impl Shell {
         };
         let name = first.text.clone();
         let resolved = self.resolve(&name, skip_functions);
+        self.dispatch_resolved(argv, name, resolved)
+    }
+
+    /// Runs `argv`, whose name resolved to `resolved`: the spec gate and the
+    /// policy first, then the function, builtin, utility or program.
+    fn dispatch_resolved(&mut self, argv: Vec<Field>, name: String, resolved: Resolved) -> Exec {
         // A running spec's allowed_commands: checked first (a function's body
         // is checked command by command when it runs).
         if let Some(gate) = &self.gate

@@ -1,9 +1,14 @@
-use crate::same_bash;
+//! Each case runs twice: bash's builtin against our builtin flavor, and
+//! coreutils' `printf` program (what `env printf` and `xargs printf` run)
+//! against the registry's utility, messages included.
+
+use crate::{same_bash, same_program};
 
 fn p(args: &[&str]) {
     let mut argv = vec!["printf"];
     argv.extend_from_slice(args);
     same_bash(&argv, b"");
+    same_program(&argv, b"");
 }
 
 #[test]
@@ -246,7 +251,8 @@ fn random_conversions() {
         }
         argv.push(arg.to_string());
         let refs: Vec<&str> = argv.iter().map(String::as_str).collect();
-        crate::same_bash(&refs, b"");
+        same_bash(&refs, b"");
+        same_program(&refs, b"");
     }
 }
 
@@ -282,7 +288,9 @@ fn random_floats_exact() {
         }
         let prec = rnd(22);
         let fmt = format!("%.{prec}f|%.{prec}e|%.{prec}g|%a|%.{}a|%#g\n", rnd(18));
-        crate::same_bash(&["printf", &fmt, &num, &num, &num, &num, &num, &num], b"");
+        let argv = ["printf", &fmt, &num, &num, &num, &num, &num, &num];
+        same_bash(&argv, b"");
+        same_program(&argv, b"");
     }
 }
 

@@ -538,6 +538,18 @@ fn run_cmd(
 ) -> Result<i32, Interrupt> {
     flush_out(run);
     let ctx = &mut *run.ctx;
+    if let Some(name) = argv.first()
+        && ctx.host.command_kind(name).is_none()
+    {
+        // GNU find says so and goes on: the `-exec` is false (`{} +`: status 1).
+        let quoted = if ctx.env.utf8_locale() {
+            format!("\u{2018}{name}\u{2019}")
+        } else {
+            format!("'{name}'")
+        };
+        ctx.warn(format_args!("{quoted}: No such file or directory"));
+        return Ok(127);
+    }
     ctx.host.run(
         argv,
         cwd,
