@@ -70,15 +70,43 @@ pub fn unquote_subscripts(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// Parses arithmetic text: nested subscripted references are checked on their
-/// own and stand for `0` in the enclosing expression.
+/// Parses arithmetic text, checking its shape only: a subscript stands for `0`
+/// (an associative array's key is any text, `m["a b"]`, `m[ k ]`, and an
+/// indexed one is checked when it is evaluated, as bash does).
 pub fn parse(text: &str) -> Result<brush_parser::ast::ArithmeticExpr, String> {
-    let mut t = unquote_subscripts(text.trim()).into_owned();
-    while let Some(r) = nested_subscript(&t) {
-        parse_one(&t[r.clone()])?;
-        t.replace_range(r, "0");
+    parse_one(&blank_subscripts(&unquote_subscripts(text.trim())))
+}
+
+/// `text` with the inside of every subscript (`name[…]`, nested or not)
+/// replaced by `0`.
+fn blank_subscripts(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    let mut prev_is_name = false;
+    for c in text.chars() {
+        match c {
+            '[' if depth > 0 || prev_is_name => {
+                if depth == 0 {
+                    out.push_str("[0");
+                }
+                depth += 1;
+            }
+            ']' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    out.push(']');
+                }
+            }
+            _ if depth > 0 => {}
+            _ => out.push(c),
+        }
+        prev_is_name = depth == 0 && (c.is_ascii_alphanumeric() || c == '_');
     }
-    parse_one(&t)
+    // An unclosed `[`: the grammar reports it.
+    if depth > 0 {
+        return text.to_string();
+    }
+    out
 }
 
 fn parse_one(t: &str) -> Result<brush_parser::ast::ArithmeticExpr, String> {
@@ -108,6 +136,10 @@ mod tests {
             e = format!("a[{e}]");
         }
         assert!(parse(&e).is_ok());
-        assert!(parse("a[b[1 +]]").is_err());
+        // Only the shape: subscripts are checked when evaluated.
+        assert!(parse("a[b[1 +]]").is_ok());
+        assert!(parse("a[1] +").is_err());
+        assert!(parse("y = m[\"a b\"]").is_ok());
+        assert!(parse("a[1").is_err());
     }
 }

@@ -99,6 +99,7 @@ static BUILTINS: &[(&str, BuiltinFn)] = &[
 ];
 
 pub(crate) use alias::run_expanded as run_alias;
+pub(crate) use vars::shown_key;
 
 /// True if `name` is a shell builtin.
 pub(crate) fn is_builtin(name: &str) -> bool {

@@ -138,6 +138,47 @@ fn declare_quoted(s: &str, utf8: bool) -> String {
     })
 }
 
+/// An associative array's key as `declare -p` shows it: as it is, or in
+/// double quotes when it holds a character special to the shell (`"a b"`,
+/// `"*"`, `"~"`), or as `$'…'` when it holds control characters.
+pub(crate) fn shown_key(k: &str, utf8: bool) -> String {
+    if k.chars()
+        .any(|c| c.is_control() || (!c.is_ascii() && !utf8))
+    {
+        return declare_quoted(k, utf8);
+    }
+    let meta = k.chars().enumerate().any(|(i, c)| {
+        matches!(
+            c,
+            ' ' | '\''
+                | '"'
+                | '\\'
+                | '|'
+                | '&'
+                | ';'
+                | '('
+                | ')'
+                | '<'
+                | '>'
+                | '!'
+                | '{'
+                | '}'
+                | '*'
+                | '['
+                | '?'
+                | ']'
+                | '^'
+                | '$'
+                | '`'
+        ) || (i == 0 && matches!(c, '~' | '#'))
+    });
+    if meta {
+        format!("\"{}\"", escape_dq(k))
+    } else {
+        k.to_string()
+    }
+}
+
 fn escape_dq(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('"', "\\\"")
@@ -432,7 +473,9 @@ pub(super) fn declare(sh: &mut Shell, argv: &[Field]) -> Exec {
                         Value::Assoc(a) => {
                             let items: Vec<String> = a
                                 .iter()
-                                .map(|(k, v)| format!("[{k}]={} ", declare_quoted(v, utf8)))
+                                .map(|(k, v)| {
+                                    format!("[{}]={} ", shown_key(k, utf8), declare_quoted(v, utf8))
+                                })
                                 .collect();
                             format!("({})", items.concat())
                         }

@@ -29,7 +29,8 @@ impl Shell {
                 &format!("syntax error: invalid arithmetic operator (error token is \"{token}\")"),
             ));
         }
-        let t = safesh_syntax::arith::unquote_subscripts(t);
+        let t = self.encode_assoc_keys(t);
+        let t = safesh_syntax::arith::unquote_subscripts(&t);
         let t = self.flatten_subscripts(&t, 0)?;
         let parsed = safesh_syntax::catch_quietly(|| brush_parser::arithmetic::parse(&t));
         match parsed {
@@ -42,6 +43,79 @@ impl Shell {
                 Err(self.arith_fail(&t, &what))
             }
         }
+    }
+
+    /// Writes the subscript of each associative array in `t` as one name the
+    /// grammar reads (see [`ASSOC_KEY`]): bash takes the subscript's text as
+    /// the key, quotes removed and blanks kept (`m["a b"]`, `m[ k ]`, `m[1+2]`).
+    fn encode_assoc_keys<'t>(&self, t: &'t str) -> std::borrow::Cow<'t, str> {
+        if !t.contains('[') {
+            return std::borrow::Cow::Borrowed(t);
+        }
+        let b = t.as_bytes();
+        let mut out = String::with_capacity(t.len());
+        let mut done = 0;
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] != b'[' {
+                i += 1;
+                continue;
+            }
+            let name_len = b[..i]
+                .iter()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count();
+            let name = &t[i - name_len..i];
+            let assoc = name_len > 0
+                && self
+                    .vars
+                    .get(self.vars.resolve(name))
+                    .is_some_and(super::Var::is_assoc);
+            let close = assoc
+                .then(|| {
+                    let mut depth = 0usize;
+                    b[i..].iter().position(|&c| {
+                        match c {
+                            b'[' => depth += 1,
+                            b']' => depth -= 1,
+                            _ => {}
+                        }
+                        depth == 0
+                    })
+                })
+                .flatten();
+            let Some(len) = close else {
+                i += 1;
+                continue;
+            };
+            let key: String = {
+                let raw = &t[i + 1..i + len];
+                let mut k = String::with_capacity(raw.len());
+                let mut chars = raw.chars().peekable();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\'' | '"' => {}
+                        '\\' if matches!(chars.peek(), Some('\'' | '"')) => {}
+                        _ => k.push(c),
+                    }
+                }
+                k
+            };
+            out.push_str(&t[done..=i]);
+            out.push_str(ASSOC_KEY);
+            for byte in key.bytes() {
+                out.push_str(&format!("{byte:02x}"));
+            }
+            out.push(']');
+            i += len + 1;
+            done = i;
+        }
+        if done == 0 {
+            return std::borrow::Cow::Borrowed(t);
+        }
+        out.push_str(&t[done..]);
+        std::borrow::Cow::Owned(out)
     }
 
     /// Evaluates subscripted references nested in other subscripts first,
@@ -120,7 +194,7 @@ impl Shell {
     }
 
     fn arith_fail(&mut self, text: &str, what: &str) -> Stop {
-        self.abort(format!("{text}: {what}"))
+        self.abort(format!("{}: {what}", decode_assoc_keys(text)))
     }
 
     fn var_number(&mut self, name: &str, depth: u32) -> R {
@@ -333,9 +407,51 @@ impl Shell {
 fn assoc_key(idx: &E) -> String {
     match idx {
         E::Literal(n) => n.to_string(),
-        E::Reference(ArithmeticTarget::Variable(name)) => name.clone(),
+        E::Reference(ArithmeticTarget::Variable(name)) => match name.strip_prefix(ASSOC_KEY) {
+            Some(hex) => decode_key(hex),
+            None => name.clone(),
+        },
         other => other.to_string(),
     }
+}
+
+/// How an associative array's key travels through the arithmetic grammar:
+/// this prefix and the key's bytes in hex, one name.
+const ASSOC_KEY: &str = "__safesh_assoc_key_";
+
+/// The key [`Shell::encode_assoc_keys`] wrote as `hex`.
+fn decode_key(hex: &str) -> String {
+    let bytes: Vec<u8> = hex
+        .as_bytes()
+        .chunks(2)
+        .filter_map(|p| {
+            std::str::from_utf8(p)
+                .ok()
+                .and_then(|s| u8::from_str_radix(s, 16).ok())
+        })
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// `text` with every encoded key written back as its text (for messages).
+fn decode_assoc_keys(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(ASSOC_KEY) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(ASSOC_KEY) {
+        out.push_str(&rest[..at]);
+        let hex_start = at + ASSOC_KEY.len();
+        let hex_len = rest[hex_start..]
+            .bytes()
+            .take_while(u8::is_ascii_hexdigit)
+            .count();
+        out.push_str(&decode_key(&rest[hex_start..hex_start + hex_len]));
+        rest = &rest[hex_start + hex_len..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Where a `#` starts a would-be comment in arithmetic text: a `#` not right

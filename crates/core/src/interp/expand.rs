@@ -916,7 +916,10 @@ impl Shell {
             (Value::Assoc(a), true) => {
                 let items: String = a
                     .iter()
-                    .map(|(k, v)| format!("[{k}]={} ", dq_quote(v)))
+                    .map(|(k, v)| {
+                        let k = crate::builtins::shown_key(k, self.utf8_locale());
+                        format!("[{k}]={} ", dq_quote(v))
+                    })
                     .collect();
                 format!("({items})")
             }
