@@ -79,8 +79,31 @@ fn is_assignment(s: &str) -> bool {
     }
 }
 
+/// A compile error's lines as mawk words them for `-f` programs: `FILE: line
+/// N:`, the line counted in that file (`files`: each file and the line of the
+/// whole program text where it starts).
+fn in_files(msg: &str, files: &[(String, usize)]) -> String {
+    if files.is_empty() {
+        return msg.to_string();
+    }
+    let located = |line: &str| -> Option<String> {
+        let rest = line.strip_prefix("line ")?;
+        let (n, text) = rest.split_once(": ")?;
+        let n: usize = n.parse().ok()?;
+        let (name, start) = files.iter().rev().find(|(_, s)| *s <= n)?;
+        Some(format!("{name}: line {}: {text}", n - start + 1))
+    };
+    msg.lines()
+        .map(|l| located(l).unwrap_or_else(|| l.to_string()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Reports `msg` (one or more lines, each its own message) with status 2.
 fn err(ctx: &mut UtilCtx<'_>, msg: &str) -> UtilResult {
-    let _ = writeln!(ctx.stderr, "awk: {msg}");
+    for line in msg.lines() {
+        let _ = writeln!(ctx.stderr, "awk: {line}");
+    }
     Ok(2)
 }
 
@@ -139,6 +162,8 @@ fn awk_main(ctx: &mut UtilCtx<'_>) -> UtilResult {
         }
         i += 1;
     }
+    // Where each `-f` file's text starts in the program (its first line).
+    let mut file_starts: Vec<(String, usize)> = Vec::new();
     let src: Vec<u8> = if progfiles.is_empty() {
         match args.get(i) {
             Some(p) => {
@@ -154,6 +179,7 @@ fn awk_main(ctx: &mut UtilCtx<'_>) -> UtilResult {
     } else {
         let mut s = Vec::new();
         for f in &progfiles {
+            file_starts.push((f.clone(), 1 + s.iter().filter(|&&b| b == b'\n').count()));
             let data = if f == "-" || f == "/dev/stdin" {
                 let mut v = Vec::new();
                 let _ = std::io::Read::read_to_end(ctx.stdin, &mut v);
@@ -175,11 +201,13 @@ fn awk_main(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 }
             }
         }
+        // mawk counts lines in the file as written: no newline after the last.
+        s.pop();
         s
     };
     let prog = match parser::parse(&src) {
         Ok(p) => p,
-        Err(parser::ParseError::Syntax(m)) => return err(ctx, &m),
+        Err(parser::ParseError::Syntax(m)) => return err(ctx, &in_files(&m, &file_starts)),
         Err(parser::ParseError::Refused(m)) => {
             return Err(safesh_utils::Interrupt(Box::new(
                 safesh_utils::ShellString(format!("awk: {m}")),

@@ -34,6 +34,7 @@ pub fn parse(src: &[u8]) -> Result<Program, ParseError> {
         loops: 0,
         depth: 0,
         group_ok: false,
+        calls: Vec::new(),
     };
     for (i, name) in SPECIALS.iter().enumerate() {
         p.globals.insert((*name).to_string(), i);
@@ -51,14 +52,18 @@ pub fn parse(src: &[u8]) -> Result<Program, ParseError> {
                 p.lex.line, f.name
             )));
         }
-        // mawk finds an undefined function at the end of the text (one line
-        // past the last), and a surplus argument at the call.
+        // mawk finds undefined functions at the end of the text (one line
+        // past the last) and names each call, the last first; a surplus
+        // argument is found at the call.
         if !f.defined {
-            return Err(ParseError::Syntax(format!(
-                "line {}: function {} never defined",
-                p.lex.line + 1,
-                f.name
-            )));
+            let lines: Vec<String> = p
+                .calls
+                .iter()
+                .rev()
+                .filter_map(|&c| p.prog.funcs.get(c).filter(|f| !f.defined))
+                .map(|f| format!("line {}: function {} never defined", p.lex.line + 1, f.name))
+                .collect();
+            return Err(ParseError::Syntax(lines.join("\n")));
         }
         if f.max_args > f.nparams {
             return Err(ParseError::Syntax(format!(
@@ -86,6 +91,9 @@ struct Parser<'a> {
     in_rule: bool,
     /// The next primary may be a `(a, b)` print argument list.
     group_ok: bool,
+    /// Every call of a user function, by index, in the order the calls end
+    /// (after their arguments): mawk lists the undefined ones from the last.
+    calls: Vec<usize>,
     /// How many loops enclose the statement being parsed (`break` and
     /// `continue` outside any are compile errors, as in mawk).
     loops: usize,
@@ -113,6 +121,39 @@ fn near(t: &Tok) -> String {
         Tok::Number(n) => format!("{n}"),
         Tok::Str(s) => format!("\"{}\"", String::from_utf8_lossy(s)),
         Tok::Name(n) | Tok::FuncName(n) => n.clone(),
+        Tok::Plus => "+".into(),
+        Tok::Minus => "-".into(),
+        Tok::Star => "*".into(),
+        Tok::Slash => "/".into(),
+        Tok::Percent => "%".into(),
+        Tok::Caret => "^".into(),
+        Tok::Not => "!".into(),
+        Tok::Gt => ">".into(),
+        Tok::Lt => "<".into(),
+        Tok::Pipe => "|".into(),
+        Tok::Question => "?".into(),
+        Tok::Colon => ":".into(),
+        Tok::Tilde => "~".into(),
+        Tok::NoMatch => "!~".into(),
+        Tok::Dollar => "$".into(),
+        Tok::Assign => "=".into(),
+        Tok::AddAssign => "+=".into(),
+        Tok::SubAssign => "-=".into(),
+        Tok::MulAssign => "*=".into(),
+        Tok::DivAssign => "/=".into(),
+        Tok::ModAssign => "%=".into(),
+        Tok::PowAssign => "^=".into(),
+        Tok::Eq => "==".into(),
+        Tok::Ne => "!=".into(),
+        Tok::Le => "<=".into(),
+        Tok::Ge => ">=".into(),
+        Tok::And => "&&".into(),
+        Tok::Or => "||".into(),
+        Tok::Incr => "++".into(),
+        Tok::Decr => "--".into(),
+        Tok::Append => ">>".into(),
+        Tok::Begin => "BEGIN".into(),
+        Tok::End => "END".into(),
         other => format!("{other:?}").to_lowercase(),
     };
     format!("syntax error at or near {s}")
@@ -1031,6 +1072,7 @@ impl Parser<'_> {
                 self.skip_newlines()?;
                 self.expect(Tok::RParen)?;
                 let f = self.func_index(&n);
+                self.calls.push(f);
                 let line = self.lex.line;
                 if let Some(func) = self.prog.funcs.get_mut(f)
                     && args.len() > func.max_args
