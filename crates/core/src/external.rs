@@ -114,6 +114,21 @@ impl Shell {
             label = label.join(&Label::from_network("network"));
         }
         let cell = LabelCell::new(label);
+        // Until its writes are recorded below, a file it may be writing reads
+        // as what it may hold (a background job's output, a FIFO). What it
+        // fetches through the proxy raises it as it happens (`fetched`); with
+        // the whole network, or no observer, it may hold downloaded text from
+        // the start.
+        let observed_fetches = matches!(profile.network, Network::Hosts(_))
+            && self.shared.flow.is_some()
+            && !cfg!(feature = "untracked");
+        let _writing = crate::running_writers::register(
+            &write_roots,
+            given.clone(),
+            cell.clone(),
+            (!network_off && !endorsed_network && !observed_fetches)
+                .then(|| Label::from_network("network")),
+        );
         env.retain(|(k, _)| k != "TMPDIR");
         env.push(("TMPDIR".into(), tmp_dir.display().to_string()));
         let stdin_src = self.in_fd(0);
@@ -138,21 +153,20 @@ impl Shell {
                 g.check(&l)?;
             }
             refused = Some(g.refused.clone());
-            safesh_sandbox::Stdin::Reader(Box::new(crate::flow::GuardedReader::new(
-                stdin_src,
+            safesh_sandbox::Stdin::Reader(Box::new(crate::running_writers::RaisingReader::new(
+                crate::flow::GuardedReader::new(stdin_src, cell.clone(), Some(g), known),
                 cell.clone(),
-                Some(g),
-                known,
             )))
         } else if known.is_some() {
-            safesh_sandbox::Stdin::Reader(Box::new(crate::flow::GuardedReader::new(
-                stdin_src,
+            safesh_sandbox::Stdin::Reader(Box::new(crate::running_writers::RaisingReader::new(
+                crate::flow::GuardedReader::new(stdin_src, cell.clone(), None, known),
                 cell.clone(),
-                None,
-                known,
             )))
         } else {
-            safesh_sandbox::Stdin::Reader(Box::new(StageReader::new(stdin_src, cell.clone())))
+            safesh_sandbox::Stdin::Reader(Box::new(crate::running_writers::RaisingReader::new(
+                StageReader::new(stdin_src, cell.clone()),
+                cell.clone(),
+            )))
         };
         let remaining = self.cancel.remaining();
         let timeout = Duration::from_millis(profile.timeout_ms);
@@ -436,6 +450,13 @@ impl Shell {
                 .chain(&profile.write)
                 .map(|r| self.cwd.join(r)),
         );
+        // A command whose own rule names its hosts fetches from sources the
+        // human chose: not downloaded text (as `endorsed_network` above).
+        let endorsed = self
+            .shared
+            .policy
+            .as_ref()
+            .is_some_and(|p| profile.network != p.config().sandbox.network);
         let gate = crate::external_reads::ExecGate {
             pc: self.pc.clone(),
             command: crate::flow::command_text(argv),
@@ -457,6 +478,7 @@ impl Shell {
             cell.clone(),
             hide,
             gate,
+            (!endorsed).then(|| Label::from_network("network")),
         )))
     }
 
@@ -680,7 +702,7 @@ impl Shell {
 
 /// A label without the sandboxed-run origin and the generic network mark (what the
 /// program was given, not how it ran).
-fn strip_sandboxed(l: &Label) -> Label {
+pub(crate) fn strip_sandboxed(l: &Label) -> Label {
     let origins = l
         .origins
         .iter()

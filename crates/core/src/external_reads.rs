@@ -35,6 +35,12 @@ pub(crate) struct ReadLabels {
     roots: Vec<(PathBuf, PathBuf)>,
     /// The label of the program's output, joined as reads are reported.
     cell: LabelCell,
+    /// Its registration as a reader of the files it opens: a program that
+    /// starts writing one of them later raises `cell` (`running_writers.rs`).
+    reading: crate::running_writers::Reading,
+    /// What a connection through the egress proxy brings (downloaded text);
+    /// `None` when the command's own hosts are endorsed.
+    fetch: Option<Label>,
     state: Mutex<State>,
     /// The conservative taint, computed on the first unknown read.
     conservative: OnceLock<Label>,
@@ -86,6 +92,7 @@ impl ReadLabels {
         cell: LabelCell,
         hidden: &[PathBuf],
         gate: ExecGate,
+        fetch: Option<Label>,
     ) -> ReadLabels {
         let mut pairs: Vec<(PathBuf, PathBuf)> = roots
             .iter()
@@ -106,6 +113,8 @@ impl ReadLabels {
             flow,
             shared,
             roots: pairs,
+            reading: crate::running_writers::reader(cell.clone()),
+            fetch,
             cell,
             state: Mutex::new(State::default()),
             conservative: OnceLock::new(),
@@ -159,6 +168,19 @@ impl ReadLabels {
     /// name the shell used, which may go through a symlinked root. `None` outside
     /// every root: no label can exist there (system files).
     fn lookup(&self, path: &Path) -> Option<Label> {
+        let l = crate::running_writers::as_writer(&self.cell, || self.lookup_in_roots(path))?;
+        // Noted as read: a program that starts writing it later raises the cell.
+        Some(l.join(&self.reading.read(path, Some(path))))
+    }
+
+    /// Joins `l` into the output label; programs reading files this one may
+    /// be writing follow it up before its read proceeds.
+    fn join_cell(&self, l: &Label) {
+        self.cell.join(l);
+        crate::running_writers::raised(&self.cell);
+    }
+
+    fn lookup_in_roots(&self, path: &Path) -> Option<Label> {
         let (canon, named) = self.roots.iter().find(|(c, _)| path.starts_with(c))?;
         let mut l = self.flow.file_label(path, Some(path));
         if let Some(t) = lock(&self.shared.temp_labels).get(path) {
@@ -265,6 +287,14 @@ fn says_something(l: &Label) -> bool {
 }
 
 impl safesh_sandbox::Observer for ReadLabels {
+    fn fetched(&self, _what: &str) {
+        // The files it writes from now on may hold downloaded text: readers of
+        // them follow before the first byte arrives.
+        if let Some(l) = &self.fetch {
+            crate::running_writers::fetched(&self.cell, l);
+        }
+    }
+
     fn access(&self, a: safesh_sandbox::Access<'_>) -> bool {
         let Some(path) = a.path else {
             let taint = self.conservative();
@@ -272,7 +302,7 @@ impl safesh_sandbox::Observer for ReadLabels {
             st.unknown = true;
             st.read.join_assign(&taint);
             drop(st);
-            self.cell.join(&taint);
+            self.join_cell(&taint);
             return true;
         };
         if a.kind == safesh_sandbox::AccessKind::MoveDir {
@@ -281,7 +311,7 @@ impl safesh_sandbox::Observer for ReadLabels {
             st.moved_dirs = true;
             st.read.join_assign(&l);
             drop(st);
-            self.cell.join(&l);
+            self.join_cell(&l);
             return true;
         }
         // The loader as a program runs what the exec allowlist forbids; the
@@ -317,7 +347,7 @@ impl safesh_sandbox::Observer for ReadLabels {
                 st.seen.insert(path.to_path_buf(), l.clone());
                 drop(st);
                 if says_something(&l) {
-                    self.cell.join(&l);
+                    self.join_cell(&l);
                 }
                 l
             }
@@ -367,7 +397,7 @@ impl ReadLabels {
                 let mut st = lock(&self.state);
                 st.read.join_assign(&label);
                 drop(st);
-                self.cell.join(&label);
+                self.join_cell(&label);
                 self.exec_refused(&real, &label)
             }
         })

@@ -410,6 +410,8 @@ impl Flow {
         }
         let mut l = self.classifier.path_label_resolved(path, real);
         l = l.join(&self.recorded(path)?);
+        // A sandboxed program running now may be writing it.
+        l = l.join(&crate::running_writers::label_of(path, real));
         // Through a symlink (`ln -s dl.sh ok.sh`, or one a program made), the bytes
         // are those of the file it points to: its recorded label too.
         let target = match real {

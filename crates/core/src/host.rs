@@ -46,6 +46,9 @@ pub(crate) struct ShellHost<'a> {
     pc: Label,
     /// The utility only removes files (`rm`, `rmdir`, `unlink`, `shred`).
     removes: bool,
+    /// Its registration as a reader of the files it opens (made on the first):
+    /// a sandboxed program that starts writing one raises the cell.
+    reading: std::sync::OnceLock<crate::running_writers::Reading>,
     /// Set when the utility declares its stdout a count ([`Host::output_is_count`]).
     count: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// The cell's label before [`Host::reply_begin`] lowered it for a brokered
@@ -93,6 +96,7 @@ impl<'a> ShellHost<'a> {
             word_labels: Vec::new(),
             pc: Label::empty(),
             removes: false,
+            reading: std::sync::OnceLock::new(),
             count: None,
             pumps: std::sync::Mutex::new(Vec::new()),
             reply_saved: std::sync::Mutex::new(None),
@@ -284,9 +288,15 @@ impl Host for ShellHost<'_> {
             Ok(real) => real,
             Err(r) => return Err(self.refuse(r)),
         };
+        // Noted as read before its label is looked up: a sandboxed program
+        // that starts writing it meanwhile finds this reader.
+        let writers = self
+            .reading
+            .get_or_init(|| crate::running_writers::reader(self.cell.clone()))
+            .read(path, real.as_deref());
         // Fail closed: a file whose recorded label cannot be asked is not read.
         let label = match self.shell.file_label_checked(path, real.as_deref()) {
-            Ok(l) => l,
+            Ok(l) => l.join(&writers),
             Err(r) => return Err(self.refuse(r)),
         };
         // What reads a directory sees its entries' names (`grep -r`, `grep -l`).

@@ -49,6 +49,10 @@ impl LabelCell {
             on_raise: std::sync::OnceLock::new(),
         }))
     }
+    /// True when `other` is this same cell (not merely an equal label).
+    pub(crate) fn same(&self, other: &LabelCell) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
     /// Joins `l` into the cell.
     pub fn join(&self, l: &Label) {
         lock(&self.0.label).join_assign(l);

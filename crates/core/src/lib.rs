@@ -35,6 +35,7 @@ mod probe;
 mod protect_walk;
 mod python_cmdline;
 pub mod risk;
+mod running_writers;
 mod tempdir;
 
 pub use approval::{ApprovalAnswer, ApprovalChannel, ApprovalQuestion};

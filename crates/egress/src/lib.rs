@@ -38,4 +38,4 @@ pub use allow::{Allowlist, Denial, Host};
 pub use error::InvalidEntry;
 pub use forward::{Forwarder, forward_loopback};
 pub use http::MAX_HEAD;
-pub use proxy::{CONNECT_TIMEOUT, HEAD_TIMEOUT, MAX_CONNECTIONS, MAX_LOG_LINES, Proxy};
+pub use proxy::{AllowHook, CONNECT_TIMEOUT, HEAD_TIMEOUT, MAX_CONNECTIONS, MAX_LOG_LINES, Proxy};

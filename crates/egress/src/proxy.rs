@@ -32,6 +32,8 @@ const MAX_LOGGED_TARGET: usize = 300;
 pub(crate) struct Shared {
     pub allow: Allowlist,
     log: Mutex<Log>,
+    /// Told of each `allow …` line before the connection carries a byte.
+    on_allow: std::sync::OnceLock<AllowHook>,
     conns: Mutex<Conns>,
     stopping: AtomicBool,
 }
@@ -69,6 +71,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Shared {
     pub(crate) fn log(&self, line: String) {
+        if line.starts_with("allow ")
+            && let Some(hook) = self.on_allow.get()
+        {
+            hook(&line);
+        }
         let mut log = lock(&self.log);
         if log.lines.len() >= MAX_LOG_LINES {
             log.lines.pop_front();
@@ -121,6 +128,9 @@ impl Shared {
 /// [`Allowlist`] names. Dropping it stops the listener, closes every open connection
 /// and removes the directory.
 ///
+/// A hook told of each connection the proxy lets through ([`Proxy::on_allow`]).
+pub type AllowHook = Box<dyn Fn(&str) + Send + Sync>;
+
 /// Every attempt is logged, one line, in the order decided (see [`Proxy::log`]).
 pub struct Proxy {
     shared: Arc<Shared>,
@@ -161,6 +171,7 @@ impl Proxy {
         let shared = Arc::new(Shared {
             allow,
             log: Mutex::default(),
+            on_allow: std::sync::OnceLock::new(),
             conns: Mutex::default(),
             stopping: AtomicBool::new(false),
         });
@@ -174,6 +185,12 @@ impl Proxy {
             accept: Some(accept),
             _dir: dir,
         })
+    }
+
+    /// Sets the hook told of each connection let through (its `allow …` log
+    /// line), before any byte of it is relayed; once per proxy.
+    pub fn on_allow(&self, hook: AllowHook) {
+        let _ = self.shared.on_allow.set(hook);
     }
 
     /// The unix socket to connect to.

@@ -59,6 +59,8 @@ mod flow;
 mod flow_broker;
 #[path = "safesh/flow_cli.rs"]
 mod flow_cli;
+#[path = "safesh/flow_concurrent.rs"]
+mod flow_concurrent;
 #[path = "safesh/flow_fds.rs"]
 mod flow_fds;
 #[path = "safesh/flow_known.rs"]

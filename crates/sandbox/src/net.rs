@@ -54,6 +54,11 @@ impl Egress {
         })
     }
 
+    /// Sets the hook told of each connection the proxy lets through.
+    pub(crate) fn on_allow(&self, hook: safesh_egress::AllowHook) {
+        self.proxy.on_allow(hook);
+    }
+
     /// Joins `pid`'s network namespace on a dedicated thread, brings `lo` up and serves
     /// the forwarder there until [`Egress::finish`].
     pub(crate) fn attach(&mut self, pid: libc::pid_t) -> std::io::Result<()> {

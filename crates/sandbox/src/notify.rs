@@ -63,6 +63,11 @@ pub struct Access<'a> {
 pub trait Observer: Send + Sync {
     /// An access; `false` refuses it (the call fails with `EACCES`).
     fn access(&self, access: Access<'_>) -> bool;
+    /// The egress proxy let a connection through (`what`: its log line, e.g.
+    /// `allow CONNECT host:443`), before the program gets a byte of it.
+    fn fetched(&self, what: &str) {
+        let _ = what;
+    }
 }
 
 /// How completely a run's reads were observed.

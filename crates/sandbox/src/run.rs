@@ -326,6 +326,10 @@ pub fn run(
         ),
         _ => None,
     };
+    if let (Some(eg), Some(obs)) = (&egress, &spec.observer) {
+        let obs = obs.clone();
+        eg.on_allow(Box::new(move |what| obs.fetched(what)));
+    }
     if !spec.program.is_absolute() {
         return Err(SandboxError::Spawn(format!(
             "program path is not absolute: {}",
