@@ -540,6 +540,9 @@ struct SourceState {
     /// terminal or an idle pipe ends when the request is interrupted or times out
     /// (the kernel restarts `read` after SIGINT, so waiting in it would never end).
     cancel: Option<Arc<crate::interp::Cancel>>,
+    /// A file a sandboxed program may be writing while it is read: the label
+    /// its writers raise (`running_writers.rs`), joined after each read.
+    follow: Option<(LabelCell, crate::running_writers::Reading)>,
 }
 
 /// An input, shared by every fd (and every command) that reads it, so that
@@ -575,6 +578,7 @@ impl Source {
                 buf_label: label,
                 refused: false,
                 cancel: None,
+                follow: None,
             }),
         })
     }
@@ -601,6 +605,26 @@ impl Source {
     /// (`cat: -: Bad file descriptor`, status 1).
     pub fn closed() -> Input {
         Source::new(SourceKind::Reader(Box::new(ClosedReader)), Label::empty())
+    }
+
+    /// A file read while sandboxed programs may write it (a redirection):
+    /// `follow` is its registration as a reader, whose cell starts at `label`.
+    pub(crate) fn following(
+        kind: SourceKind,
+        follow: (LabelCell, crate::running_writers::Reading),
+    ) -> Input {
+        let src = Source::new(kind, follow.0.get());
+        lock(&src.state).follow = Some(follow);
+        src
+    }
+
+    /// Joins what the writers of a followed file raised, after bytes were read
+    /// (they raise before writing, so the bytes are covered).
+    fn follow_writers(st: &mut SourceState) {
+        if let Some((cell, _)) = &st.follow {
+            let l = cell.get();
+            st.label.join_assign(&l);
+        }
     }
 
     fn fill(st: &mut SourceState) -> io::Result<bool> {
@@ -637,6 +661,7 @@ impl Source {
                 let r = Source::read_raw(&mut st.kind, st.cancel.as_deref(), &mut st.buf);
                 let n = r.as_ref().map_or(0, |n| *n);
                 st.buf.truncate(n);
+                Source::follow_writers(st);
                 st.buf_label = st.label.clone();
                 r.map(|n| n > 0)
             }
@@ -693,6 +718,7 @@ impl Source {
         {
             let cancel = st.cancel.clone();
             let n = Source::read_raw(&mut st.kind, cancel.as_deref(), out)?;
+            Source::follow_writers(&mut st);
             let label = if n > 0 {
                 st.label.clone()
             } else {

@@ -9,9 +9,10 @@
 //!   (until its writes are recorded), with its write roots and what it may
 //!   have written so far: what it was given and what it has read (its live
 //!   output label, raised before each read it makes);
-//! - every in-process utility and every sandboxed program registers as a
-//!   **reader** of the files it opens, with the cell its output label lives
-//!   in, for as long as it runs.
+//! - every in-process utility, every sandboxed program, every redirection
+//!   (`< f`, followed after each read: `Source::following`) and `source`
+//!   registers as a **reader** of the files it opens, with the cell its label
+//!   lives in, for as long as it reads.
 //!
 //! A reader opening a file joins the label of each writer whose roots hold it
 //! ([`Reading::read`], and [`label_of`] for any lookup of a file label). A
@@ -22,9 +23,8 @@
 //! the writer can have put in the file by the time the reader gets it. A
 //! program's own reads leave its own writer out: it holds what it wrote.
 //!
-//! The registry is process-wide: sessions of one server process share it.
-//! Not covered: a file read through a shell redirection (`< f`, `source f`)
-//! takes the writers' label when it is opened, not a later one.
+//! The registry is process-wide: sessions of one server process share it;
+//! sessions in other processes on the same project do not see it.
 
 use crate::io::{LabelCell, lock};
 use safesh_label::Label;

@@ -316,6 +316,11 @@ pub(super) fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label),
         return Ok((String::from_utf8_lossy(&bytes).into_owned(), cell.get()));
     }
     sh.check_read_path(&path).map_err(SourceError::Refused)?;
+    // Noted as read before it is labeled: a sandboxed program writing it
+    // meanwhile (a FIFO) raises `writers` until the text is read whole.
+    let writers = crate::io::LabelCell::new(Label::empty());
+    let reading = crate::running_writers::reader(writers.clone());
+    writers.join(&reading.read(&path, None));
     // Fail closed: a file whose recorded label cannot be asked is not read.
     let label = sh
         .file_label_checked(&path, None)
@@ -351,6 +356,8 @@ pub(super) fn read_source(sh: &mut Shell, name: &str) -> Result<(String, Label),
         Some(l) => label.join(&l),
         None => label,
     };
+    let label = label.join(&writers.get());
+    drop(reading);
     Ok((text, label))
 }
 

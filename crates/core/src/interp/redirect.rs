@@ -251,6 +251,11 @@ impl Shell {
             return Ok(r);
         }
         let real = self.check_read_resolved(&path)?;
+        // Noted as read before it is opened and labeled: a sandboxed program
+        // that writes it meanwhile (a FIFO, a background job's file) raises it.
+        let cell = crate::io::LabelCell::new(Label::empty());
+        let reading = crate::running_writers::reader(cell.clone());
+        cell.join(&reading.read(&path, real.as_deref()));
         // Open what was checked: when the file reached is another than the name
         // says (a symlink on the way, maybe flipped since the check), its own
         // canonical path is checked too, and it is what is labeled.
@@ -273,12 +278,14 @@ impl Shell {
                 // Fail closed: a file whose recorded label cannot be asked is not read.
                 let mut label = self.file_label_checked(&path, real.as_deref())?;
                 if real.as_deref() != Some(opened_real.as_path()) {
+                    cell.join(&reading.read(&opened_real, Some(&opened_real)));
                     let other = self.file_label_checked(&opened_real, Some(&opened_real))?;
                     label = label.join(&other);
                 }
-                Ok(Ok(Fd::In(Source::new(
+                cell.join(&label);
+                Ok(Ok(Fd::In(Source::following(
                     SourceKind::Reader(Box::new(f)),
-                    label,
+                    (cell, reading),
                 ))))
             }
             Err(e) => {

