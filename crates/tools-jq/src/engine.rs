@@ -203,10 +203,23 @@ pub struct Compiled {
     pub data: Vec<Val>,
 }
 
-/// A compile error as jq prints it: `jq: error: MSG at <top-level>, line 1:`
-/// and the program.
-fn top_level(msg: &str, code: &str) -> String {
-    format!("jq: error: {msg} at <top-level>, line 1:\n{code}\n")
+/// A compile error as jq 1.6 prints it: `jq: error: MSG at <top-level>, line
+/// N:`, the line of the program where the error is (with its newline), and
+/// as many spaces as the error's column (jq's `locfile_locate`).
+fn top_level(msg: &str, code: &str, at: usize) -> String {
+    let mut at = at.min(code.len());
+    while !code.is_char_boundary(at) {
+        at -= 1;
+    }
+    let start = code[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = code[at..].find('\n').map_or(code.len(), |i| at + i + 1);
+    let line = code[..start].matches('\n').count() + 1;
+    let column = at - start;
+    format!(
+        "jq: error: {msg} at <top-level>, line {line}:\n{}{:column$}\n",
+        &code[start..end],
+        ""
+    )
 }
 
 /// Compiles `code` with the given extra global variable names (`$name` of
@@ -236,7 +249,7 @@ pub fn compile(
     let funs = jaq_core::funs::<Jq>()
         .chain(jaq_std::funs::<Jq>().filter(move |(n, ..)| !replaced.contains(n)))
         .chain(crate::natives::funs());
-    crate::modules::header(code).map_err(|msg| (top_level(&msg, code), 1))?;
+    crate::modules::header(code).map_err(|msg| (top_level(&msg, code, 0), 1))?;
     let search = |import: &Import<&str, PathBuf>| {
         let meta = import
             .meta
@@ -293,14 +306,17 @@ pub fn compile(
                     msg.push_str(&top_level(
                         "syntax error, unexpected INVALID_CHARACTER (Unix shell quoting issues?)",
                         code,
+                        0,
                     ));
                 }
             }
         }
         (msg, n.max(1))
     })?;
-    if let Some(msg) = crate::constkeys::first_bad_key(&src) {
-        return Err((top_level(&msg, code), 1));
+    // Offsets into `src` are offsets into `code` when nothing was rewritten.
+    let at = |offset: usize| if src == code { offset } else { 0 };
+    if let Some((msg, offset)) = crate::constkeys::first_bad_key(&src) {
+        return Err((top_level(&msg, code, at(offset)), 1));
     }
     let mut data = Vec::new();
     jaq_core::load::import(&loaded, |import| {
@@ -338,14 +354,25 @@ pub fn compile(
             for (_file, undefs) in errs {
                 for (name, undef) in undefs {
                     n += 1;
+                    // Where the name is in the main program (jq places a
+                    // `break $label` at `break`).
+                    let base = src.as_ptr() as usize;
+                    let p = name.as_ptr() as usize;
+                    let mut offset = if p >= base && p <= base + src.len() {
+                        p - base
+                    } else {
+                        0
+                    };
                     let what = match undef {
                         jaq_core::compile::Undefined::Filter(arity) => format!("{name}/{arity}"),
                         jaq_core::compile::Undefined::Label => {
+                            offset = src[..offset].rfind("break").unwrap_or(offset);
                             format!("$*label-{}", name.trim_start_matches('$'))
                         }
                         _ => name.to_string(),
                     };
-                    msg.push_str(&top_level(&format!("{what} is not defined"), code));
+                    let m = format!("{what} is not defined");
+                    msg.push_str(&top_level(&m, code, at(offset)));
                 }
             }
             (msg, n.max(1))
