@@ -121,11 +121,35 @@ pub struct Inputs {
     pub error: Option<ParseError>,
     /// Where each input file ends in the data, and its name (`<stdin>` for stdin).
     pub files: Vec<(usize, String)>,
+    /// Whether a read found no more input.
+    pub exhausted: bool,
 }
 
 impl Inputs {
     /// The next input: a value, a parse error message, or `None` at the end.
     pub fn next_input(&mut self) -> Option<Result<Val, String>> {
+        let next = self.read_next();
+        self.exhausted |= next.is_none();
+        next
+    }
+
+    /// Where an error is, as jq 1.6 names it: `file:line`, or `None` once the
+    /// inputs ran out unless the data ended with a newline (jq has closed
+    /// the file then), and before any input was read with `-n`.
+    pub fn location(&self, null_input: bool) -> Option<String> {
+        let (started, newline_end) = match &self.source {
+            Source::Json(r) => (r.pos() > 0, r.ends_with_newline()),
+            Source::Lines(data, pos) => (*pos > 0, data.last().is_none_or(|&b| b == b'\n')),
+            Source::Ready(_) => (true, true),
+        };
+        if (self.exhausted && !newline_end) || (null_input && !started && !self.exhausted) {
+            return None;
+        }
+        let name = self.filename().unwrap_or("<stdin>");
+        Some(format!("{name}:{}", self.line()))
+    }
+
+    fn read_next(&mut self) -> Option<Result<Val, String>> {
         match &mut self.source {
             Source::Json(r) => match r.next_value()? {
                 Ok(v) => Some(Ok(v)),

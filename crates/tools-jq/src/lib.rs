@@ -359,6 +359,7 @@ fn run_all(
     let inputs = RefCell::new(Inputs {
         source,
         error: None,
+        exhausted: false,
         files,
     });
     let stderr_buf = RefCell::new(Vec::new());
@@ -386,13 +387,8 @@ fn run_all(
         let mut status = 14;
         let mut buf = Vec::new();
         let location = || {
-            if o.null_input {
-                "<unknown>".to_string()
-            } else {
-                let i = inputs.borrow();
-                let name = i.filename().unwrap_or("<stdin>");
-                format!("{name}:{}", i.line())
-            }
+            let loc = inputs.borrow().location(o.null_input);
+            loc.unwrap_or_else(|| "<unknown>".to_string())
         };
         // A runaway program unwinds out of jaq (see `engine::Stop`): each
         // step of the evaluation is guarded, and the abandoned iterator is
