@@ -261,17 +261,31 @@ pub fn compile(
     // fail at its `.[0]` step instead, also inside `add`, `min`, `max`.
     let null = jaq_core::load::parse("def null: [][0] as $x | $x;", |p| p.defs());
     let null = null.unwrap_or_default();
+    // Our natives named as builtins (jq 1.6's C functions) replace jaq-std's
+    // natives and definitions of the same name and arity; jaq-std's other
+    // definitions then call ours.
+    let ours: Vec<(&str, usize)> = crate::natives::funs()
+        .map(|(name, args, _)| (name, args.len()))
+        .collect();
+    let replaced = move |name: &str, arity: usize| ours.contains(&(name, arity));
+    let replaced_def = replaced.clone();
     let std_defs = jaq_std::defs().flat_map(move |d| match d.name {
         "null" => null.clone(),
+        name if replaced_def(name, d.args.len()) => Vec::new(),
         _ => vec![d],
     });
+    // jaq-json's definitions that the prelude redefines are left out: they
+    // call jaq-json natives (`indices`) that are not loaded.
+    let prelude: Vec<(&str, usize)> = crate::natives::defs()
+        .map(|d| (d.name, d.args.len()))
+        .collect();
+    let json_defs = jaq_json::defs().filter(move |d| !prelude.contains(&(d.name, d.args.len())));
     let defs = jaq_core::defs()
         .chain(std_defs)
-        .chain(jaq_json::defs())
+        .chain(json_defs)
         .chain(crate::natives::defs());
-    let replaced = ["env", "input", "inputs"];
     let funs = jaq_core::funs::<Jq>()
-        .chain(jaq_std::funs::<Jq>().filter(move |(n, ..)| !replaced.contains(n)))
+        .chain(jaq_std::funs::<Jq>().filter(move |(n, a, _)| !replaced(n, a.len())))
         .chain(crate::natives::funs());
     crate::modules::header(code).map_err(|msg| (top_level(&msg, code, 0), 1))?;
     let search = |import: &Import<&str, PathBuf>| {

@@ -11,9 +11,11 @@ mod constkeys;
 mod engine;
 mod envuse;
 mod errors;
+mod math;
 mod modules;
 mod natives;
 mod read;
+mod time;
 mod val;
 mod write;
 
