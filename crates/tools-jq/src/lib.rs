@@ -26,7 +26,7 @@ use read::Reader;
 use safesh_utils::ctx::MemoryLimit;
 use safesh_utils::{UtilCtx, UtilFn, UtilResult, io_error_text};
 use std::cell::RefCell;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use val::Val;
 use write::Style;
 
@@ -378,7 +378,9 @@ fn run_all(
         sort_keys: o.sort_keys,
         ascii: o.ascii,
     };
-    let mut out = BufWriter::with_capacity(64 * 1024, &mut *ctx.stdout);
+    // Outputs are buffered as jq's stdio buffers them; messages on stderr
+    // are not (and do not flush the outputs first).
+    let mut out = write::BlockWriter::new(&mut *ctx.stdout);
     let mut ret = 0;
     let mut halted = None;
     let mut write_err = None;
@@ -395,10 +397,9 @@ fn run_all(
         // A runaway program unwinds out of jaq (see `engine::Stop`): each
         // step of the evaluation is guarded, and the abandoned iterator is
         // only dropped afterwards.
-        let stopped = |stop, out: &mut dyn Write, err: &mut dyn Write| match stop {
+        let stopped = |stop, err: &mut dyn Write| match stop {
             engine::Stop::Cancelled => Outcome::Halt(130),
             engine::Stop::TooDeep => {
-                let _ = out.flush();
                 let _ = err.write_all(&stderr_buf.borrow_mut().split_off(0));
                 let _ = writeln!(
                     err,
@@ -410,13 +411,13 @@ fn run_all(
         };
         let mut outs = match engine::catch_stop(|| filter.id.run((jctx, input))) {
             Ok(it) => it,
-            Err(stop) => return stopped(stop, out, err),
+            Err(stop) => return stopped(stop, err),
         };
         loop {
             let y = match engine::catch_stop(|| outs.next()) {
                 Ok(Some(y)) => y,
                 Ok(None) => break,
-                Err(stop) => return stopped(stop, out, err),
+                Err(stop) => return stopped(stop, err),
             };
             if host.cancelled() {
                 return Outcome::Halt(130);
@@ -455,7 +456,6 @@ fn run_all(
                                 String::from_utf8_lossy(&write::to_json(other))
                             ),
                         };
-                        let _ = out.flush();
                         let _ = writeln!(err, "jq: error (at {at}){msg}");
                         return Outcome::Status(5);
                     }
@@ -498,7 +498,6 @@ fn run_all(
                     }
                 }
                 Some(Err(msg)) => {
-                    let _ = out.flush();
                     let _ = writeln!(ctx.stderr, "parse error: {msg}");
                     // The real jq 1.6 exits 4 after a parse error.
                     ret = 4;
