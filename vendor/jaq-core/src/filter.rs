@@ -606,9 +606,9 @@ impl Id {
             Ast::Str(s) => box_once(Ok(D::V::from(s.clone()))),
             Ast::Arr(f) => box_once(f.run(cv).collect()),
             Ast::ObjEmpty => box_once(D::V::from_map([]).map_err(Exn::from)),
-            Ast::ObjMerge(l, r) => Box::new(
-                cartesian(l, r, cv).map(|(x, y)| Ok(crate::ops::Math::Add.run(x?, y?)?)),
-            ),
+            Ast::ObjMerge(l, r) => {
+                Box::new(cartesian(l, r, cv).map(|(x, y)| Ok(crate::ops::Math::Add.run(x?, y?)?)))
+            }
             Ast::ObjSingle(k, v) => {
                 Box::new(cartesian(k, v, cv).map(|(k, v)| Ok(D::V::from_map([(k?, v?)])?)))
             }
@@ -680,12 +680,10 @@ impl Id {
                 let (x, y) = xy?;
                 Ok(op.run(x, y)?)
             })),
-            Ast::Cmp(l, op, r) => {
-                Box::new(cartesian_rl(l, r, cv).map(|xy| {
-                    let (x, y) = xy?;
-                    Ok(D::V::from(op.run(&x, &y)))
-                }))
-            }
+            Ast::Cmp(l, op, r) => Box::new(cartesian_rl(l, r, cv).map(|xy| {
+                let (x, y) = xy?;
+                Ok(D::V::from(op.run(&x, &y)))
+            })),
 
             Ast::Fold(xs, pat, init, update, fold_type) => {
                 let xs = rc_lazy_list::List::from_iter(run_and_bind(xs, cv.clone(), pat));
