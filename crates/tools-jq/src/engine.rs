@@ -264,7 +264,7 @@ pub fn compile(
     // Our natives named as builtins (jq 1.6's C functions) replace jaq-std's
     // natives and definitions of the same name and arity; jaq-std's other
     // definitions then call ours.
-    let ours: Vec<(&str, usize)> = crate::natives::funs()
+    let ours: std::collections::HashSet<(&str, usize)> = crate::natives::funs()
         .map(|(name, args, _)| (name, args.len()))
         .collect();
     let replaced = move |name: &str, arity: usize| ours.contains(&(name, arity));
@@ -276,14 +276,16 @@ pub fn compile(
     });
     // jaq-json's definitions that the prelude redefines are left out: they
     // call jaq-json natives (`indices`) that are not loaded.
-    let prelude: Vec<(&str, usize)> = crate::natives::defs()
+    let prelude_defs: Vec<_> = crate::natives::defs().collect();
+    let prelude: std::collections::HashSet<(&str, usize)> = prelude_defs
+        .iter()
         .map(|d| (d.name, d.args.len()))
         .collect();
     let json_defs = jaq_json::defs().filter(move |d| !prelude.contains(&(d.name, d.args.len())));
     let defs = jaq_core::defs()
         .chain(std_defs)
         .chain(json_defs)
-        .chain(crate::natives::defs());
+        .chain(prelude_defs);
     let funs = jaq_core::funs::<Jq>()
         .chain(jaq_std::funs::<Jq>().filter(move |(n, a, _)| !replaced(n, a.len())))
         .chain(crate::natives::funs());
