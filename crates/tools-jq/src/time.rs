@@ -24,6 +24,10 @@ struct Tm {
     tm_zone: *const c_char,
 }
 
+// glibc's layout on 64-bit Linux: nine ints, a long and a pointer.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Tm>() == 56);
+
 impl Tm {
     /// All zero (jq `memset`s it), `tm_zone` null.
     fn zero() -> Self {
