@@ -161,7 +161,11 @@ pub fn parse(args: &[String]) -> Action {
     while i < args.len() {
         let text = args[i].as_str();
         i += 1;
-        if args_done || !text.starts_with('-') || text == "-" {
+        // jq 1.6 takes an argument for an option only when a letter or a
+        // second `-` follows the `-` (`isoptish`): `-.`, `-1`, `-` are operands.
+        let optish = text.starts_with('-')
+            && text[1..].starts_with(|c: char| c == '-' || c.is_ascii_alphabetic());
+        if args_done || !optish {
             operand(&mut o, further, text);
             continue;
         }

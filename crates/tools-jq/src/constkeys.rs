@@ -10,21 +10,48 @@ use jaq_core::load::parse::{BinaryOp, Pattern, Term};
 use jaq_core::path::Part;
 
 /// The first constant non-string object key in `code`, as jq words it
-/// (`Cannot use number (1) as object key`). `None` when there is none or the
-/// program does not parse as one term (modules: jq's own checks apply).
-pub fn first_bad_key(code: &str) -> Option<String> {
+/// (`Cannot use number (1) as object key`), and where in `code` jq places
+/// it. `None` when there is none or the program does not parse as one term
+/// (modules: jq's own checks apply).
+pub fn first_bad_key(code: &str) -> Option<(String, usize)> {
     let term = jaq_core::load::parse(code, |p| p.term())?;
-    let mut found = None;
+    let mut found = Found { code, hit: None };
     walk(&term, &mut found, 0);
-    found
+    found.hit
+}
+
+/// The error found so far, with its byte offset in `code`.
+struct Found<'c> {
+    code: &'c str,
+    hit: Option<(String, usize)>,
+}
+
+impl Found<'_> {
+    /// Offset of `s`, a slice of the code (0 if it is not one).
+    fn offset(&self, s: Option<&str>) -> usize {
+        let base = self.code.as_ptr() as usize;
+        s.map(|s| s.as_ptr() as usize)
+            .filter(|&p| p >= base && p <= base + self.code.len())
+            .map_or(0, |p| p - base)
+    }
+}
+
+/// The leftmost piece of source text of a term, where jq locates it.
+fn start<'a>(t: &Term<&'a str>) -> Option<&'a str> {
+    match t {
+        Term::Num(s) | Term::Call(s, _) | Term::Var(s) | Term::Fold(s, ..) => Some(s),
+        Term::Str(Some(f), _) => Some(f),
+        Term::BinOp(l, ..) | Term::Path(l, _) => start(l),
+        _ => None,
+    }
 }
 
 /// Deep enough for any program a person writes; past it we stop looking
 /// rather than risk the stack (the run-time check still applies).
 const MAX_DEPTH: usize = 512;
 
-fn walk(t: &Term<&str>, found: &mut Option<String>, depth: usize) {
-    if found.is_some() || depth > MAX_DEPTH {
+fn walk(t: &Term<&str>, found: &mut Found, depth: usize) {
+    if found.hit.is_some() || depth > MAX_DEPTH {
         return;
     }
     let d = depth + 1;
@@ -47,7 +74,15 @@ fn walk(t: &Term<&str>, found: &mut Option<String>, depth: usize) {
                 if let Some(c) = constant(k, 0)
                     && !matches!(c, Val::Str(_))
                 {
-                    *found = Some(format!("Cannot use {} as object key", desc(&c)));
+                    // jq places the error at the `(` of `(key)`.
+                    let at = found.offset(start(k));
+                    let before = found.code[..at].trim_end();
+                    let at = if before.ends_with('(') {
+                        before.len() - 1
+                    } else {
+                        at
+                    };
+                    found.hit = Some((format!("Cannot use {} as object key", desc(&c)), at));
                     return;
                 }
                 walk(k, found, d);
@@ -67,7 +102,8 @@ fn walk(t: &Term<&str>, found: &mut Option<String>, depth: usize) {
                 && let Some(Val::Num(q)) = constant(t, d)
                 && q.is_infinite()
             {
-                *found = Some("Division by zero?".to_string());
+                let at = found.offset(start(l));
+                found.hit = Some(("Division by zero?".to_string(), at));
                 return;
             }
             walk(l, found, d);
@@ -122,7 +158,7 @@ fn walk(t: &Term<&str>, found: &mut Option<String>, depth: usize) {
     }
 }
 
-fn pattern(p: &Pattern<&str>, found: &mut Option<String>, depth: usize) {
+fn pattern(p: &Pattern<&str>, found: &mut Found, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }

@@ -121,11 +121,35 @@ pub struct Inputs {
     pub error: Option<ParseError>,
     /// Where each input file ends in the data, and its name (`<stdin>` for stdin).
     pub files: Vec<(usize, String)>,
+    /// Whether a read found no more input.
+    pub exhausted: bool,
 }
 
 impl Inputs {
     /// The next input: a value, a parse error message, or `None` at the end.
     pub fn next_input(&mut self) -> Option<Result<Val, String>> {
+        let next = self.read_next();
+        self.exhausted |= next.is_none();
+        next
+    }
+
+    /// Where an error is, as jq 1.6 names it: `file:line`, or `None` once the
+    /// inputs ran out unless the data ended with a newline (jq has closed
+    /// the file then), and before any input was read with `-n`.
+    pub fn location(&self, null_input: bool) -> Option<String> {
+        let (started, newline_end) = match &self.source {
+            Source::Json(r) => (r.pos() > 0, r.ends_with_newline()),
+            Source::Lines(data, pos) => (*pos > 0, data.last().is_none_or(|&b| b == b'\n')),
+            Source::Ready(_) => (true, true),
+        };
+        if (self.exhausted && !newline_end) || (null_input && !started && !self.exhausted) {
+            return None;
+        }
+        let name = self.filename().unwrap_or("<stdin>");
+        Some(format!("{name}:{}", self.line()))
+    }
+
+    fn read_next(&mut self) -> Option<Result<Val, String>> {
         match &mut self.source {
             Source::Json(r) => match r.next_value()? {
                 Ok(v) => Some(Ok(v)),
@@ -203,10 +227,23 @@ pub struct Compiled {
     pub data: Vec<Val>,
 }
 
-/// A compile error as jq prints it: `jq: error: MSG at <top-level>, line 1:`
-/// and the program.
-fn top_level(msg: &str, code: &str) -> String {
-    format!("jq: error: {msg} at <top-level>, line 1:\n{code}\n")
+/// A compile error as jq 1.6 prints it: `jq: error: MSG at <top-level>, line
+/// N:`, the line of the program where the error is (with its newline), and
+/// as many spaces as the error's column (jq's `locfile_locate`).
+fn top_level(msg: &str, code: &str, at: usize) -> String {
+    let mut at = at.min(code.len());
+    while !code.is_char_boundary(at) {
+        at -= 1;
+    }
+    let start = code[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = code[at..].find('\n').map_or(code.len(), |i| at + i + 1);
+    let line = code[..start].matches('\n').count() + 1;
+    let column = at - start;
+    format!(
+        "jq: error: {msg} at <top-level>, line {line}:\n{}{:column$}\n",
+        &code[start..end],
+        ""
+    )
 }
 
 /// Compiles `code` with the given extra global variable names (`$name` of
@@ -224,19 +261,35 @@ pub fn compile(
     // fail at its `.[0]` step instead, also inside `add`, `min`, `max`.
     let null = jaq_core::load::parse("def null: [][0] as $x | $x;", |p| p.defs());
     let null = null.unwrap_or_default();
+    // Our natives named as builtins (jq 1.6's C functions) replace jaq-std's
+    // natives and definitions of the same name and arity; jaq-std's other
+    // definitions then call ours.
+    let ours: std::collections::HashSet<(&str, usize)> = crate::natives::funs()
+        .map(|(name, args, _)| (name, args.len()))
+        .collect();
+    let replaced = move |name: &str, arity: usize| ours.contains(&(name, arity));
+    let replaced_def = replaced.clone();
     let std_defs = jaq_std::defs().flat_map(move |d| match d.name {
         "null" => null.clone(),
+        name if replaced_def(name, d.args.len()) => Vec::new(),
         _ => vec![d],
     });
+    // jaq-json's definitions that the prelude redefines are left out: they
+    // call jaq-json natives (`indices`) that are not loaded.
+    let prelude_defs: Vec<_> = crate::natives::defs().collect();
+    let prelude: std::collections::HashSet<(&str, usize)> = prelude_defs
+        .iter()
+        .map(|d| (d.name, d.args.len()))
+        .collect();
+    let json_defs = jaq_json::defs().filter(move |d| !prelude.contains(&(d.name, d.args.len())));
     let defs = jaq_core::defs()
         .chain(std_defs)
-        .chain(jaq_json::defs())
-        .chain(crate::natives::defs());
-    let replaced = ["env", "input", "inputs"];
+        .chain(json_defs)
+        .chain(prelude_defs);
     let funs = jaq_core::funs::<Jq>()
-        .chain(jaq_std::funs::<Jq>().filter(move |(n, ..)| !replaced.contains(n)))
+        .chain(jaq_std::funs::<Jq>().filter(move |(n, a, _)| !replaced(n, a.len())))
         .chain(crate::natives::funs());
-    crate::modules::header(code).map_err(|msg| (top_level(&msg, code), 1))?;
+    crate::modules::header(code).map_err(|msg| (top_level(&msg, code, 0), 1))?;
     let search = |import: &Import<&str, PathBuf>| {
         let meta = import
             .meta
@@ -293,14 +346,17 @@ pub fn compile(
                     msg.push_str(&top_level(
                         "syntax error, unexpected INVALID_CHARACTER (Unix shell quoting issues?)",
                         code,
+                        0,
                     ));
                 }
             }
         }
         (msg, n.max(1))
     })?;
-    if let Some(msg) = crate::constkeys::first_bad_key(&src) {
-        return Err((top_level(&msg, code), 1));
+    // Offsets into `src` are offsets into `code` when nothing was rewritten.
+    let at = |offset: usize| if src == code { offset } else { 0 };
+    if let Some((msg, offset)) = crate::constkeys::first_bad_key(&src) {
+        return Err((top_level(&msg, code, at(offset)), 1));
     }
     let mut data = Vec::new();
     jaq_core::load::import(&loaded, |import| {
@@ -338,14 +394,25 @@ pub fn compile(
             for (_file, undefs) in errs {
                 for (name, undef) in undefs {
                     n += 1;
+                    // Where the name is in the main program (jq places a
+                    // `break $label` at `break`).
+                    let base = src.as_ptr() as usize;
+                    let p = name.as_ptr() as usize;
+                    let mut offset = if p >= base && p <= base + src.len() {
+                        p - base
+                    } else {
+                        0
+                    };
                     let what = match undef {
                         jaq_core::compile::Undefined::Filter(arity) => format!("{name}/{arity}"),
                         jaq_core::compile::Undefined::Label => {
+                            offset = src[..offset].rfind("break").unwrap_or(offset);
                             format!("$*label-{}", name.trim_start_matches('$'))
                         }
                         _ => name.to_string(),
                     };
-                    msg.push_str(&top_level(&format!("{what} is not defined"), code));
+                    let m = format!("{what} is not defined");
+                    msg.push_str(&top_level(&m, code, at(offset)));
                 }
             }
             (msg, n.max(1))

@@ -18,8 +18,39 @@ fn str_of(v: &Val) -> Option<String> {
     }
 }
 
+/// jq 1.6 reports a bad regex as `Regex failure: ` and Oniguruma's message;
+/// the engine here is jaq's, whose common messages have an Oniguruma twin.
+fn regex_failure(e: &str) -> String {
+    let onig = match e {
+        "found open group without closing ')'" | "expected closing ')', but got end of pattern" => {
+            "end pattern with unmatched parenthesis"
+        }
+        "found closing ')' without matching '('" => "unmatched close parenthesis",
+        "found unclosed character class"
+        | "non-empty character class has no closing bracket"
+        | "non-empty character class has no closing bracket after dash"
+        | "negated character class has no closing bracket"
+        | "character class begins with literal ']' but has no closing bracket" => {
+            "premature end of char-class"
+        }
+        "found counted repetition with a min bigger than its max" => {
+            "upper is smaller than lower in repeat range"
+        }
+        "uncounted repetition operator must be applied to a sub-expression"
+        | "counted repetition operator must be applied to a sub-expression" => {
+            "target of repeat operator is not specified"
+        }
+        "invalid range in character class" => "empty range in char class",
+        other => other,
+    };
+    format!("Regex failure: {onig}")
+}
+
 /// Translates a jaq message into jq 1.6's wording when it has a known shape.
 pub fn translate(msg: &str) -> String {
+    if let Some(e) = msg.strip_prefix("invalid regex: ") {
+        return regex_failure(e);
+    }
     // The patched jaq-core (vendor/jaq-core) gives jq 1.6's own messages for
     // non-path expressions; its internal error, which names the input, should
     // never get out (updates catch it). Should it, word it as jq would.

@@ -11,9 +11,11 @@ mod constkeys;
 mod engine;
 mod envuse;
 mod errors;
+mod math;
 mod modules;
 mod natives;
 mod read;
+mod time;
 mod val;
 mod write;
 
@@ -24,7 +26,7 @@ use read::Reader;
 use safesh_utils::ctx::MemoryLimit;
 use safesh_utils::{UtilCtx, UtilFn, UtilResult, io_error_text};
 use std::cell::RefCell;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use val::Val;
 use write::Style;
 
@@ -359,6 +361,7 @@ fn run_all(
     let inputs = RefCell::new(Inputs {
         source,
         error: None,
+        exhausted: false,
         files,
     });
     let stderr_buf = RefCell::new(Vec::new());
@@ -375,7 +378,9 @@ fn run_all(
         sort_keys: o.sort_keys,
         ascii: o.ascii,
     };
-    let mut out = BufWriter::with_capacity(64 * 1024, &mut *ctx.stdout);
+    // Outputs are buffered as jq's stdio buffers them; messages on stderr
+    // are not (and do not flush the outputs first).
+    let mut out = write::BlockWriter::new(&mut *ctx.stdout);
     let mut ret = 0;
     let mut halted = None;
     let mut write_err = None;
@@ -386,21 +391,15 @@ fn run_all(
         let mut status = 14;
         let mut buf = Vec::new();
         let location = || {
-            if o.null_input {
-                "<unknown>".to_string()
-            } else {
-                let i = inputs.borrow();
-                let name = i.filename().unwrap_or("<stdin>");
-                format!("{name}:{}", i.line())
-            }
+            let loc = inputs.borrow().location(o.null_input);
+            loc.unwrap_or_else(|| "<unknown>".to_string())
         };
         // A runaway program unwinds out of jaq (see `engine::Stop`): each
         // step of the evaluation is guarded, and the abandoned iterator is
         // only dropped afterwards.
-        let stopped = |stop, out: &mut dyn Write, err: &mut dyn Write| match stop {
+        let stopped = |stop, err: &mut dyn Write| match stop {
             engine::Stop::Cancelled => Outcome::Halt(130),
             engine::Stop::TooDeep => {
-                let _ = out.flush();
                 let _ = err.write_all(&stderr_buf.borrow_mut().split_off(0));
                 let _ = writeln!(
                     err,
@@ -412,13 +411,13 @@ fn run_all(
         };
         let mut outs = match engine::catch_stop(|| filter.id.run((jctx, input))) {
             Ok(it) => it,
-            Err(stop) => return stopped(stop, out, err),
+            Err(stop) => return stopped(stop, err),
         };
         loop {
             let y = match engine::catch_stop(|| outs.next()) {
                 Ok(Some(y)) => y,
                 Ok(None) => break,
-                Err(stop) => return stopped(stop, out, err),
+                Err(stop) => return stopped(stop, err),
             };
             if host.cancelled() {
                 return Outcome::Halt(130);
@@ -457,7 +456,6 @@ fn run_all(
                                 String::from_utf8_lossy(&write::to_json(other))
                             ),
                         };
-                        let _ = out.flush();
                         let _ = writeln!(err, "jq: error (at {at}){msg}");
                         return Outcome::Status(5);
                     }
@@ -500,7 +498,6 @@ fn run_all(
                     }
                 }
                 Some(Err(msg)) => {
-                    let _ = out.flush();
                     let _ = writeln!(ctx.stderr, "parse error: {msg}");
                     // The real jq 1.6 exits 4 after a parse error.
                     ret = 4;

@@ -33,7 +33,7 @@ pub struct Resolver<'h> {
 pub const DEFAULT_LIB_DIRS: &[&str] = &["~/.jq", "$ORIGIN/../lib/jq", "$ORIGIN/lib"];
 
 /// `$ORIGIN`: the directory of the running executable (for jq, jq's own).
-fn origin() -> Option<PathBuf> {
+pub fn origin() -> Option<PathBuf> {
     std::env::current_exe()
         .ok()?
         .parent()

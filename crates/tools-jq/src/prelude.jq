@@ -8,6 +8,16 @@ def _jaq_rtrimstr($x): rtrimstr($x);
 def _jaq_startswith($x): startswith($x);
 def _jaq_endswith($x): endswith($x);
 def _jaq_limit($n; f): limit($n; f);
+def _jaq_getpath($p): getpath($p);
+
+# jq 1.6's C builtins (natives.rs) whose jq names jaq also defines.
+def keys: _jq_keys;
+def keys_unsorted: _jq_keys_unsorted;
+def min: _jq_min;
+def max: _jq_max;
+def getpath($p):
+  if ($p | type) == "array" then _jaq_getpath($p)
+  else error("Path must be specified as an array") end;
 
 # Conversion with jq 1.6 number formatting.
 # (A string is returned as it is, so `path(.a | tostring)` is `["a"]` as in jq 1.6.)
@@ -84,23 +94,11 @@ def JOIN($idx; stream; idx_expr; join_expr): stream | [., $idx[idx_expr]] | join
 def last(f): reduce f as $x (null; $x);
 def nth($n): .[$n];
 def nth($n; f): if $n < 0 then error("nth doesn't support negative indices") else last(limit($n + 1; f)) end;
-def IN(s): any(s == .; .);
-def IN(src; s): any(src == s; .);
-def todate: strftime("%Y-%m-%dT%H:%M:%SZ");
 def debug: _jq_debug;
 def stderr: _jq_stderr;
-def halt_error($code): _jq_halt_msg, halt($code);
+def halt_error($code): _jq_halt_error($code);
 def halt_error: halt_error(5);
 def tostream: path(def r: (.[]?|r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p+$q]);
-def fromstream(f): { x: null, e: false } as $init
-  | foreach f as $i ($init;
-      if .e then $init else . end
-      | if $i | length == 2
-        then setpath(["e"]; $i[0] | length == 0) | setpath(["x"] + $i[0]; $i[1])
-        else setpath(["e"]; $i[0] | length == 1) end;
-      if .e then .x else empty end);
-def truncate_stream(stream): . as $n | null | stream | . as $input
-  | if (.[0]|length) > $n then setpath([0];.[0][$n:]) else empty end;
 # jq 1.6 recurses forever (and crashes) when `f` maps null to null; stop there.
 def recurse(f): def r: . as $x | ., (f | _jq_tick | if . == null and $x == null then empty else r end); r;
 def recurse(f; cond): def r: ., (f | select(cond) | _jq_tick | r); r;
@@ -117,9 +115,177 @@ def pick(pathexps): . as $top
 def have_literal_numbers: false;
 def have_decnum: false;
 # Loops of jq 1.6, each step polling for cancellation (`_jq_tick`).
-def range($from; $upto; $by): _jq_range($from; $upto; $by);
+# range/3 on numbers is native; jq 1.6's definition gives the rest.
+def range($from; $upto; $by):
+  if ($from | type) == "number" and ($upto | type) == "number" and ($by | type) == "number"
+  then _jq_range($from; $upto; $by)
+  else
+    def _range:
+      if ($by > 0 and . < $upto) or ($by < 0 and . > $upto) then ., ((. + $by) | _range) else . end;
+    if $by == 0 then $from else $from | _range end
+    | select(($by > 0 and . < $upto) or ($by < 0 and . > $upto))
+  end;
 def range($from; $upto): _jq_range($from; $upto; 1);
 def range($upto): _jq_range(0; $upto; 1);
 def repeat(f): def _repeat: f, (_jq_tick | _repeat); _repeat;
 def while(cond; update): def _while: if cond then ., (update | _jq_tick | _while) else empty end; _while;
 def until(cond; update): def _until: if cond then . else (update | _jq_tick | _until) end; _until;
+
+# jq 1.6's own definitions (its builtin.jq), so that results and errors are
+# its own; `_jq_*` and `_*_impl` are natives (natives.rs) doing what its C
+# functions do.
+def sort_by(f): _sort_by_impl(map([f]));
+def group_by(f): _group_by_impl(map([f]));
+def unique: group_by(.) | map(.[0]);
+def unique_by(f): group_by(f) | map(.[0]);
+def max_by(f): _max_by_impl(map([f]));
+def min_by(f): _min_by_impl(map([f]));
+def to_entries: [keys_unsorted[] as $k | {key: $k, value: .[$k]}];
+def with_entries(f): to_entries | map(f) | from_entries;
+def indices($i): if type == "array" and ($i|type) == "array" then .[$i]
+  elif type == "array" then .[[$i]]
+  elif type == "string" and ($i|type) == "string" then _strindices($i)
+  else .[$i] end;
+def index($i): indices($i) | .[0];
+def rindex($i): indices($i) | .[-1:][0];
+def arrays: select(type == "array");
+def objects: select(type == "object");
+def iterables: arrays, objects;
+def booleans: select(type == "boolean");
+def numbers: select(type == "number");
+def normals: select(isnormal);
+def finites: select(isfinite);
+def strings: select(type == "string");
+def nulls: select(type == "null");
+def values: select(. != null);
+def scalars: select(. == null or . == true or . == false or type == "number" or type == "string");
+def scalars_or_empty: select(. == null or . == true or . == false or type == "number" or type == "string" or ((type=="array" or type=="object") and length==0));
+def fromdateiso8601: strptime("%Y-%m-%dT%H:%M:%SZ")|mktime;
+def todateiso8601: strftime("%Y-%m-%dT%H:%M:%SZ");
+def fromdate: fromdateiso8601;
+def todate: todateiso8601;
+def pow10: "Error: pow10/0 not found at build time"|error;
+
+# Regular expressions: jq 1.6's definitions over `_match_impl`, which makes
+# jq's checks (`_jq_regex_mode`) and matches with jaq's engine.
+def _match_impl($re; $mode; $test):
+  _jq_regex_mode($re; $mode) as $m
+  | if $test then matches($re; $m) | length > 0
+    else . as $s | matches($re; $m) | _jq_match_objects($s; $m) end;
+def match(re; mode): _match_impl(re; mode; false)|.[];
+def match($val): ($val|type) as $vt | if $vt == "string" then match($val; null)
+   elif $vt == "array" and ($val | length) > 1 then match($val[0]; $val[1])
+   elif $vt == "array" and ($val | length) > 0 then match($val[0]; null)
+   else error( $vt + " not a string or array") end;
+def test(re; mode): _match_impl(re; mode; true);
+def test($val): ($val|type) as $vt | if $vt == "string" then test($val; null)
+   elif $vt == "array" and ($val | length) > 1 then test($val[0]; $val[1])
+   elif $vt == "array" and ($val | length) > 0 then test($val[0]; null)
+   else error( $vt + " not a string or array") end;
+def capture(re; mods): match(re; mods) | reduce ( .captures | .[] | select(.name != null) | { (.name) : .string } ) as $pair ({}; . + $pair);
+def capture($val): ($val|type) as $vt | if $vt == "string" then capture($val; null)
+   elif $vt == "array" and ($val | length) > 1 then capture($val[0]; $val[1])
+   elif $vt == "array" and ($val | length) > 0 then capture($val[0]; null)
+   else error( $vt + " not a string or array") end;
+def scan(re):
+  match(re; "g")
+  |  if (.captures|length > 0)
+      then [ .captures | .[] | .string ]
+      else .string
+      end ;
+def _nwise(a; $n): if a|length <= $n then a else a[0:$n] , _nwise(a[$n:]; $n) end;
+def _nwise($n): _nwise(.; $n);
+def splits($re; flags): . as $s
+  | [ match($re; "g" + flags) | (.offset, .offset + .length) ]
+  | [0] + . +[$s|length]
+  | _nwise(2)
+  | $s[.[0]:.[1] ] ;
+def splits($re): splits($re; null);
+def split($re; flags): [ splits($re; flags) ];
+# jq 1.6's `sub` takes its flags apart as here, then replaces match by match;
+# the matches are found in one global search (jq searches the rest of the
+# text again after each, which loops forever on an empty match).
+def sub($re; s; $flags):
+  ($flags | index("g")) as $gs
+  | ($flags | if $gs then [explode[] | select(. != 103)] | implode else . end) as $fla
+  | [., [match($re; if $gs then $fla + "g" else $fla end)]]
+  | _jq_substitute(s);
+# jq 1.6 defines `sub/2` twice; its first definition is the one in effect.
+def sub($re; s):
+  . as $in
+  | [match($re)]
+  | if length == 0 then $in
+    else .[0]
+    | . as $r
+    | reduce ( $r | .captures | .[] | select(.name != null) | { (.name) : .string } ) as $pair
+        ({}; . + $pair)
+    | $in[0:$r.offset] + s + $in[$r.offset+$r.length:]
+    end ;
+def gsub($re; s; $flags): sub($re; s; $flags + "g");
+def gsub($re; s): sub($re; s; "g");
+
+def combinations:
+    if length == 0 then [] else
+        .[0][] as $x
+          | (.[1:] | combinations) as $y
+          | [$x] + $y
+    end;
+def combinations(n):
+    . as $dot
+      | [range(n) | $dot]
+      | combinations;
+def transpose:
+  if . == [] then []
+  else . as $in
+  | (map(length) | max) as $max
+  | length as $length
+  | reduce range(0; $max) as $j
+      ([]; . + [reduce range(0;$length) as $i ([]; . + [ $in[$i][$j] ] )] )
+  end;
+def in(xs): . as $x | xs | has($x);
+def inside(xs): . as $x | xs | contains($x);
+def truncate_stream(stream):
+  . as $n | null | stream | . as $input | if (.[0]|length) > $n then setpath([0];$input[0][$n:]) else empty end;
+def fromstream(i):
+  foreach i as $item (
+    [null,false,null,false];
+    if ($item[0]|length) == 0 then [null,false,.[2],.[3]]
+    elif ($item|length) == 1 and ($item[0]|length) < 2 then [null,false,.[0],.[1]]
+    else . end |
+    . as $state |
+    if ($item|length) > 1 and ($item[0]|length) > 0 then
+      [.[0]|setpath(($item|.[0]); ($item|.[1])),
+      true,
+      $state[2],
+      $state[3]]
+    else .
+    end;
+    if ($item[0]|length) == 1 and ($item|length == 1) and .[3] then .[2] else empty end,
+    if ($item[0]|length) == 0 then $item[1] else empty end
+    );
+def bsearch(target):
+  if length == 0 then -1
+  elif length == 1 then
+     if target == .[0] then 0 elif target < .[0] then -1 else -2 end
+  else . as $in
+    | [0, length-1, null]
+    | until( .[0] > .[1] ;
+             if .[2] != null then (.[1] = -1)
+             else
+               ( ( (.[1] + .[0]) / 2 ) | floor ) as $mid
+               | $in[$mid] as $monkey
+               | if $monkey == target  then (.[2] = $mid)
+                 elif .[0] == .[1]     then (.[1] = -1)
+                 elif $monkey < target then (.[0] = ($mid + 1))
+                 else (.[1] = ($mid - 1))
+                 end
+             end )
+    | if .[2] == null then
+         if $in[ .[0] ] < target then (-2 -.[0])
+         else (-1 -.[0])
+         end
+      else .[2]
+      end
+  end;
+def IN(s): reduce (first(select(. == s)) | true) as $v (false; if . or $v then true else false end);
+def IN(src; s): reduce (src|IN(s)) as $v (false; if . or $v then true else false end);

@@ -97,6 +97,11 @@ impl Reader {
         self.pos
     }
 
+    /// Whether the data is empty or ends with a newline.
+    pub fn ends_with_newline(&self) -> bool {
+        self.data.last().is_none_or(|&b| b == b'\n')
+    }
+
     /// The text not consumed yet.
     pub fn rest(&self) -> &[u8] {
         self.data.get(self.pos..).unwrap_or(&[])

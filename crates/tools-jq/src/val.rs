@@ -71,7 +71,8 @@ pub fn desc(v: &Val) -> String {
     format!("{} ({})", kind(v), trunc(v))
 }
 
-fn index_err(t: &Val, k: &Val) -> Error<Val> {
+/// jq 1.6's error for indexing `t` with `k`.
+pub(crate) fn index_err(t: &Val, k: &Val) -> Error<Val> {
     match (t, k) {
         (Val::Obj(_), _) => err(format!("Cannot index object with {}", kind(k))),
         (_, Val::Str(s)) => err(format!("Cannot index {} with string \"{s}\"", kind(t))),
@@ -432,7 +433,7 @@ impl std::ops::Rem for Val {
                     Ok(Val::Num(x.wrapping_rem(y) as f64))
                 }
             }
-            (l, r) => Err(binop_err(&l, &r, "cannot be divided")),
+            (l, r) => Err(binop_err(&l, &r, "cannot be divided (remainder)")),
         }
     }
 }
@@ -540,7 +541,8 @@ impl jaq_core::ValT for Val {
         f: impl Fn(Self) -> I,
     ) -> ValX<'a, Self> {
         match self {
-            Val::Null => Ok(Val::Null),
+            // `null | .[] |= f` fails in jq 1.6 (`path(.[])` of null does).
+            Val::Null => opt.fail(Val::Null, |v| Exn::from(iter_err(&v))),
             Val::Arr(a) => {
                 // jq 1.6 visits the original indices while deleting in place,
                 // so a deletion shifts the next element past its visit.
@@ -697,7 +699,7 @@ impl jaq_core::ValT for Val {
 /// Positions where array `b` occurs in array `a` (jq's `.[[...]]`).
 pub fn indices_arr(a: &[Val], b: &[Val]) -> Val {
     if b.is_empty() {
-        return Val::Null;
+        return Val::from_iter(std::iter::empty());
     }
     let hits = a
         .windows(b.len())

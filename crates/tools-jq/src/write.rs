@@ -202,6 +202,46 @@ pub fn to_string_bytes(v: &Val) -> Vec<u8> {
     }
 }
 
+/// jq's standard output as C stdio buffers it when it is not a terminal:
+/// written in whole blocks of 4096 bytes (a pipe's or file's `st_blksize`)
+/// and the rest at exit, so messages on stderr (unbuffered) come before
+/// outputs still in the buffer, as they do from jq 1.6 (`jq … 2>&1`).
+pub struct BlockWriter<W: std::io::Write> {
+    inner: W,
+    buf: Vec<u8>,
+}
+
+/// glibc's buffer size for a pipe or a regular file.
+const BLOCK: usize = 4096;
+
+impl<W: std::io::Write> BlockWriter<W> {
+    /// A writer buffering for `inner`.
+    pub fn new(inner: W) -> Self {
+        BlockWriter {
+            inner,
+            buf: Vec::with_capacity(BLOCK),
+        }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for BlockWriter<W> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let n = data.len().min(BLOCK - self.buf.len());
+        self.buf.extend_from_slice(&data[..n]);
+        if self.buf.len() == BLOCK {
+            self.inner.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.write_all(&self.buf)?;
+        self.buf.clear();
+        self.inner.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,5 +265,18 @@ mod tests {
         assert_eq!(f(12345678901234567890.0), "12345678901234567000");
         assert_eq!(f(5e-324), "5e-324");
         assert_eq!(f(1.5e300), "1.5e+300");
+    }
+
+    #[test]
+    fn block_writer_writes_whole_blocks() {
+        use std::io::Write;
+        let mut sink = Vec::new();
+        let mut w = super::BlockWriter::new(&mut sink);
+        w.write_all(&[b'a'; 4000]).unwrap();
+        w.write_all(&[b'b'; 200]).unwrap();
+        assert_eq!(w.inner.len(), 4096, "a full block goes out");
+        w.flush().unwrap();
+        drop(w);
+        assert_eq!(sink.len(), 4200);
     }
 }

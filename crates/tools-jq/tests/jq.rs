@@ -5,6 +5,7 @@ mod jq {
     pub mod cases;
     pub mod clusters;
     pub mod deep;
+    pub mod matrix;
     pub mod modules;
     pub mod suite;
     pub mod table;

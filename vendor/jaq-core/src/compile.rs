@@ -100,6 +100,10 @@ pub(crate) enum Term<T = TermId> {
     ObjEmpty,
     /// Singleton object (`{f: g}`)
     ObjSingle(T, T),
+    // PATCH(safesh): `+` runs its right operand first (jq's order), but jq
+    // builds `{a: f, b: g}` with the first entry varying slowest.
+    /// Union of two objects of an object construction, the left varying slowest
+    ObjMerge(T, T),
 
     /// Bound variable (`$x`), label (`label $x`), or filter argument (`a`)
     Var(VarId),
@@ -748,8 +752,12 @@ impl<'s, F> Compiler<&'s str, F> {
                 self.sum_or(|| Term::Str(String::new()), parts)
             }
             Obj(o) => {
-                let kvs = o.into_iter().map(|(k, v)| self.obj_entry(k, v)).collect();
-                self.sum_or(|| Term::ObjEmpty, kvs)
+                let kvs: Vec<_> = o.into_iter().map(|(k, v)| self.obj_entry(k, v)).collect();
+                let mut iter = kvs.into_iter().rev();
+                let last = iter.next().unwrap_or(Term::ObjEmpty);
+                iter.fold(last, |acc, x| {
+                    Term::ObjMerge(self.lut.insert_term(x), self.lut.insert_term(acc))
+                })
             }
         };
         (t, Tr::new())

@@ -319,6 +319,25 @@ fn cartesian<'a, D: DataT>(l: &'a Id, r: &'a Id, cv: Cv<'a, D>) -> Pairs<'a, Val
     })
 }
 
+/// Like [`cartesian`], but `r` runs first and its outputs vary slowest; an
+/// error of `r` ends the pair without running `l`.
+// PATCH(safesh): jq 1.6 evaluates a binary operator's right operand first
+// (`(1,2) + (10,20)` is 11, 12, 21, 22; in `true | add / length` the error
+// is `length`'s).
+fn cartesian_rl<'a, D: DataT>(
+    l: &'a Id,
+    r: &'a Id,
+    cv: Cv<'a, D>,
+) -> box_iter::BoxIter<'a, ValR2<'a, D::V<'a>>> {
+    flat_map_with(r.run(cv.clone()), cv, move |r, cv| match r {
+        Ok(r) => map_with(l.run(cv), r, |l, r| Ok((l?, r))),
+        Err(e) => box_once(Err(e)),
+    })
+}
+
+/// A pair of values or an exception.
+type ValR2<'a, V> = Result<(V, V), Exn<'a, V>>;
+
 fn fold_update<'a, D: DataT>(
     fold_type: &'a Fold<Id>,
     path: &'a Id,
@@ -587,6 +606,9 @@ impl Id {
             Ast::Str(s) => box_once(Ok(D::V::from(s.clone()))),
             Ast::Arr(f) => box_once(f.run(cv).collect()),
             Ast::ObjEmpty => box_once(D::V::from_map([]).map_err(Exn::from)),
+            Ast::ObjMerge(l, r) => {
+                Box::new(cartesian(l, r, cv).map(|(x, y)| Ok(crate::ops::Math::Add.run(x?, y?)?)))
+            }
             Ast::ObjSingle(k, v) => {
                 Box::new(cartesian(k, v, cv).map(|(k, v)| Ok(D::V::from_map([(k?, v?)])?)))
             }
@@ -654,10 +676,14 @@ impl Id {
                     Box::new(r.run(cv).map(|r| Ok(D::V::from(r?.as_bool()))))
                 }
             }),
-            Ast::Math(l, op, r) => Box::new(cartesian(l, r, cv).map(|(x, y)| Ok(op.run(x?, y?)?))),
-            Ast::Cmp(l, op, r) => {
-                Box::new(cartesian(l, r, cv).map(|(x, y)| Ok(D::V::from(op.run(&x?, &y?)))))
-            }
+            Ast::Math(l, op, r) => Box::new(cartesian_rl(l, r, cv).map(|xy| {
+                let (x, y) = xy?;
+                Ok(op.run(x, y)?)
+            })),
+            Ast::Cmp(l, op, r) => Box::new(cartesian_rl(l, r, cv).map(|xy| {
+                let (x, y) = xy?;
+                Ok(D::V::from(op.run(&x, &y)))
+            })),
 
             Ast::Fold(xs, pat, init, update, fold_type) => {
                 let xs = rc_lazy_list::List::from_iter(run_and_bind(xs, cv.clone(), pat));
@@ -712,7 +738,7 @@ impl Id {
                 let ys = ys.map(|y| y.map(|(v, _)| v));
                 broken_paths(box_once(ys.collect()), cv.1)
             }
-            Ast::ObjEmpty | Ast::ObjSingle(..) => broken(cv),
+            Ast::ObjEmpty | Ast::ObjSingle(..) | Ast::ObjMerge(..) => broken(cv),
             Ast::Neg(_) | Ast::Logic(..) | Ast::Math(..) | Ast::Cmp(..) => broken(cv),
             Ast::Update(..) | Ast::Assign(..) => broken(cv),
             Ast::UpdateMath(..) | Ast::UpdateAlt(..) => broken(cv),
@@ -823,7 +849,7 @@ impl Id {
         match &cv.0.lut().terms[self.0] {
             Ast::ToString => err(cv.1),
             Ast::Int(_) | Ast::Num(_) | Ast::Str(_) => err(cv.1),
-            Ast::Arr(_) | Ast::ObjEmpty | Ast::ObjSingle(..) => err(cv.1),
+            Ast::Arr(_) | Ast::ObjEmpty | Ast::ObjSingle(..) | Ast::ObjMerge(..) => err(cv.1),
             Ast::Neg(_) | Ast::Logic(..) | Ast::Math(..) | Ast::Cmp(..) => err(cv.1),
             Ast::Update(..) | Ast::Assign(..) => err(cv.1),
             Ast::UpdateMath(..) | Ast::UpdateAlt(..) => err(cv.1),
