@@ -133,4 +133,28 @@ lazy_math! {
     Math: sinh(x: f64) -> f64;
     Math: tan(x: f64) -> f64;
     Math: tanh(x: f64) -> f64;
+    // jq 1.6's math builtins (tools-jq `math.rs`), glibc's as jq links them.
+    Math: cbrtf64(x: f64) -> f64;
+    Math: drem(x: f64, y: f64) -> f64;
+    Math: erf(x: f64) -> f64;
+    Math: erfc(x: f64) -> f64;
+    Math: exp10(x: f64) -> f64;
+    Math: gamma(x: f64) -> f64;
+    Math: j0(x: f64) -> f64;
+    Math: j1(x: f64) -> f64;
+    Math: jn(n: libc::c_int, x: f64) -> f64;
+    C: ldexp(x: f64, exp: libc::c_int) -> f64;
+    Math: lgamma(x: f64) -> f64;
+    Math: lgamma_r(x: f64, sign: *mut libc::c_int) -> f64;
+    Math: logb(x: f64) -> f64;
+    Math: nearbyint(x: f64) -> f64;
+    Math: nextafter(x: f64, y: f64) -> f64;
+    Math: remainder(x: f64, y: f64) -> f64;
+    Math: scalb(x: f64, y: f64) -> f64;
+    Math: scalbln(x: f64, n: libc::c_long) -> f64;
+    Math: significand(x: f64) -> f64;
+    Math: tgamma(x: f64) -> f64;
+    Math: y0(x: f64) -> f64;
+    Math: y1(x: f64) -> f64;
+    Math: yn(n: libc::c_int, x: f64) -> f64;
 }
