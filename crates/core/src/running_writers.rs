@@ -132,26 +132,25 @@ pub(crate) fn register(
 /// or its stdin brought a higher label): its readers' cells follow, before
 /// the data that raised it reaches the program.
 pub(crate) fn raised(cell: &LabelCell) {
-    let writer = lock(&REGISTRY)
+    if let Some(w) = writer_of(cell) {
+        raise_readers(&w);
+    }
+}
+
+/// The running writer whose output cell is `cell`.
+fn writer_of(cell: &LabelCell) -> Option<Arc<Writer>> {
+    lock(&REGISTRY)
         .writers
         .iter()
         .find(|w| w.cell.same(cell))
-        .cloned();
-    if let Some(w) = writer {
-        raise_readers(&w);
-    }
+        .cloned()
 }
 
 /// The writer whose output cell is `cell` fetched from the network (`label`:
 /// what that brings): what it writes from now on may hold it, and its
 /// readers follow before the first byte arrives.
 pub(crate) fn fetched(cell: &LabelCell, label: &Label) {
-    let writer = lock(&REGISTRY)
-        .writers
-        .iter()
-        .find(|w| w.cell.same(cell))
-        .cloned();
-    if let Some(w) = writer {
+    if let Some(w) = writer_of(cell) {
         {
             let mut n = lock(&w.network);
             *n = Some(n.as_ref().map_or_else(|| label.clone(), |o| o.join(label)));

@@ -20,6 +20,23 @@ pub struct Expanded {
     pub warnings: Vec<String>,
 }
 
+/// The byte of a one-letter escape both bash and coreutils read (`\n`,
+/// `\t`, `\e`, `\\`, …).
+fn letter_escape(c: u8) -> Option<u8> {
+    match c {
+        b'a' => Some(7),
+        b'b' => Some(8),
+        b'e' => Some(27),
+        b'f' => Some(12),
+        b'n' => Some(b'\n'),
+        b'r' => Some(b'\r'),
+        b't' => Some(b'\t'),
+        b'v' => Some(11),
+        b'\\' => Some(b'\\'),
+        _ => None,
+    }
+}
+
 /// Reads up to `max` digits of `radix` from `s` starting at `i`.
 fn digits(s: &[u8], i: usize, max: usize, radix: u32) -> (u32, usize) {
     let mut v: u32 = 0;
@@ -75,18 +92,9 @@ pub fn expand(s: &[u8], mode: Mode, utf8: bool, out: &mut Vec<u8>) -> Expanded {
         let c = s[i + 1];
         i += 2;
         let simple = match c {
-            b'a' => Some(7),
-            b'b' => Some(8),
-            b'e' | b'E' => Some(27),
-            b'f' => Some(12),
-            b'n' => Some(b'\n'),
-            b'r' => Some(b'\r'),
-            b't' => Some(b'\t'),
-            b'v' => Some(11),
-            b'\\' => Some(b'\\'),
-            b'\'' | b'"' if mode == Mode::Format => Some(c),
-            b'?' if mode == Mode::Format => Some(b'?'),
-            _ => None,
+            b'E' => Some(27),
+            b'\'' | b'"' | b'?' if mode == Mode::Format => Some(c),
+            _ => letter_escape(c),
         };
         if let Some(v) = simple {
             out.push(v);
@@ -175,16 +183,8 @@ pub fn expand_coreutils(
         let c = s[i + 1];
         i += 2;
         let simple = match c {
-            b'a' => Some(7),
-            b'b' => Some(8),
-            b'e' => Some(27),
-            b'f' => Some(12),
-            b'n' => Some(b'\n'),
-            b'r' => Some(b'\r'),
-            b't' => Some(b'\t'),
-            b'v' => Some(11),
-            b'\\' | b'"' => Some(c),
-            _ => None,
+            b'"' => Some(c),
+            _ => letter_escape(c),
         };
         if let Some(v) = simple {
             out.push(v);
