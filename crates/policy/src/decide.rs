@@ -80,12 +80,25 @@ pub struct Policy {
     config: Config,
     read_roots: Vec<PathBuf>,
     write_roots: Vec<PathBuf>,
-    self_exe: Option<PathBuf>,
     /// The state dir, resolved (`None` without one).
     state_real: Option<PathBuf>,
     /// The one owner directory of spill files and job logs this session's
     /// commands may read (see [`Policy::set_state_scope`]).
     state_scope: Option<String>,
+}
+
+/// The running executable, resolved: Linux names it by its resolved path
+/// already (`/proc/self/exe`); one that was deleted is not ours to resolve.
+/// Read when first asked (a procfs lookup most starts do not need).
+fn self_exe() -> Option<&'static Path> {
+    static SELF_EXE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    SELF_EXE
+        .get_or_init(|| {
+            std::env::current_exe()
+                .ok()
+                .filter(|p| p.is_absolute() && !p.to_string_lossy().ends_with(" (deleted)"))
+        })
+        .as_deref()
 }
 
 /// Inner commands nest at most this deep (`env env env …`).
@@ -118,11 +131,6 @@ impl Policy {
                 read_roots.push(w.clone());
             }
         }
-        // Linux names the running executable by its resolved path already
-        // (`/proc/self/exe`); one that was deleted is not ours to resolve.
-        let self_exe = std::env::current_exe()
-            .ok()
-            .filter(|p| p.is_absolute() && !p.to_string_lossy().ends_with(" (deleted)"));
         let state_real = config
             .state_dir
             .as_deref()
@@ -131,7 +139,6 @@ impl Policy {
             config,
             read_roots,
             write_roots,
-            self_exe,
             state_real,
             state_scope: None,
         }
@@ -492,7 +499,7 @@ impl Policy {
             }
             real = Some(c);
         }
-        let is_self = real.is_some() && real == self.self_exe;
+        let is_self = real.is_some() && real.as_deref() == self_exe();
         let why = if is_self {
             Some(blocklist::Blocked::Safesh)
         } else {
