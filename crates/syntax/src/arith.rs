@@ -49,11 +49,13 @@ pub fn looks_like_commands(text: &str) -> bool {
         && parse(text).is_err()
 }
 
-/// Removes the quotes inside subscripts (`A['x']`, `A["k"]`): bash expands a
+/// Removes the double quotes inside subscripts (`A["1"]`): bash expands a
 /// subscript like a word, so they are quote characters, not text, and the
-/// arithmetic grammar does not take them.
+/// arithmetic grammar does not take them. A single quote stays: an indexed
+/// array's subscript is arithmetic, where `'` is an error (`a['1']`); an
+/// associative array's key has its quotes removed before this.
 pub fn unquote_subscripts(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains(['\'', '"']) || !text.contains('[') {
+    if !text.contains('"') || !text.contains('[') {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -62,12 +64,94 @@ pub fn unquote_subscripts(text: &str) -> std::borrow::Cow<'_, str> {
         match c {
             '[' => depth += 1,
             ']' => depth = depth.saturating_sub(1),
-            '\'' | '"' if depth > 0 => continue,
+            '"' if depth > 0 => continue,
             _ => {}
         }
         out.push(c);
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// Quote removal for arithmetic written in a script (`$((…))`, `((…))`,
+/// `for ((…))`, a subscript or a `${x:off:len}` offset), done before its
+/// expansions: the text is read as if double-quoted, so a `"` is a quote
+/// character and goes (`$(( "1" + 1 ))` is 2, `"1 + 2" * 2` is 5) and `\"`
+/// is a literal `"` (an error in the expression, as in bash). A single quote
+/// is literal text. What is inside `$(…)`, `${…}` and backquotes is left to
+/// their own expansion; a quote in a value (`x='"1"'`) is never removed.
+pub fn remove_script_quotes(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('"') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut done) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'\\' if b.get(i + 1) == Some(&b'"') => {
+                out.push_str(&text[done..i]);
+                out.push('"');
+                i += 2;
+                done = i;
+            }
+            b'\\' => i += 2,
+            b'"' => {
+                out.push_str(&text[done..i]);
+                i += 1;
+                done = i;
+            }
+            b'$' if matches!(b.get(i + 1), Some(b'(' | b'{')) => i = nested_end(b, i + 1),
+            b'`' => {
+                i += 1;
+                while i < b.len() && b[i] != b'`' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[done.min(text.len())..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// The index just past the `)` or `}` closing the bracket at `open`, skipping
+/// quoted text and escapes inside (the end of `b` when it is not closed).
+fn nested_end(b: &[u8], open: usize) -> usize {
+    let (opening, closing) = if b[open] == b'(' {
+        (b'(', b')')
+    } else {
+        (b'{', b'}')
+    };
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'\'' => {
+                i += 1;
+                while i < b.len() && b[i] != b'\'' {
+                    i += 1;
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            c if c == opening => depth += 1,
+            c if c == closing => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    b.len()
 }
 
 /// Parses arithmetic text, checking its shape only: a subscript stands for `0`

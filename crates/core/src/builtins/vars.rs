@@ -743,7 +743,9 @@ pub(super) fn let_(sh: &mut Shell, argv: &[Field]) -> Exec {
     for f in &argv[1..] {
         last = match sh.eval_arith_data(&f.text, &f.label) {
             Ok(v) => v,
-            Err(Stop::Exit | Stop::Abort) => {
+            // An error abandons `let` alone; one in a subscript (`Exit`)
+            // ends the shell, as in bash.
+            Err(Stop::Abort) => {
                 sh.set_status(1);
                 return Ok(());
             }

@@ -40,7 +40,13 @@ impl Shell {
                     Some(n) => format!("value too great for base (error token is \"{n}\")"),
                     None => "syntax error in expression".to_string(),
                 };
-                Err(self.arith_fail(&t, &what))
+                let stop = self.arith_fail(&t, &what);
+                // The shape holds with every subscript read as `0`: the error
+                // is inside a subscript (`a['1']`, `a[1 + ]`).
+                if safesh_syntax::arith::parse(&t).is_ok() {
+                    return fatal_in_subscript(Err(stop));
+                }
+                Err(stop)
             }
         }
     }
@@ -150,11 +156,20 @@ impl Shell {
         }
     }
 
+    /// An indexed array's subscript, evaluated as arithmetic script text. An
+    /// error in it (`a[1+]`, `${a[1/0]}`, `a['1']`) ends the (sub)shell with
+    /// status 1, as in bash, where one elsewhere abandons only the command.
+    pub(crate) fn eval_subscript_labeled(&mut self, text: &str) -> Result<(i64, Label), Stop> {
+        let r = self.eval_arith_labeled(text);
+        fatal_in_subscript(r)
+    }
+
     /// [`Shell::eval_arith_text`] with the label of the result: what the text
     /// expanded (`a[$(cat f)]=1`) and every variable the expression read
     /// (`$((x + 1))` of a secret `x` is secret).
     pub(crate) fn eval_arith_labeled(&mut self, text: &str) -> Result<(i64, Label), Stop> {
-        self.eval_arith_seeded(text, Label::empty())
+        let text = safesh_syntax::arith::remove_script_quotes(text);
+        self.eval_arith_seeded(&text, Label::empty())
     }
 
     /// [`Shell::eval_arith_labeled`] of text that itself carries `seed` (a value,
@@ -251,7 +266,7 @@ impl Shell {
                 self.value_number(&s, depth)
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
-                let i = self.eval_arith(idx, depth)?;
+                let i = fatal_in_subscript(self.eval_arith(idx, depth))?;
                 let i = self.vars.element_index(n, i);
                 if let Some(v) = self.vars.get(n) {
                     self.arith_label.join_assign(&v.label);
@@ -280,7 +295,7 @@ impl Shell {
                     .map_err(|e| self.readonly_stop(&e.0))
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
-                let i = self.eval_arith(idx, depth)?;
+                let i = fatal_in_subscript(self.eval_arith(idx, depth))?;
                 let i = self.vars.element_index(n, i);
                 self.vars
                     .set_index(n, i, v.to_string(), label)
@@ -404,6 +419,15 @@ impl Shell {
 
 /// The key of an associative-array element inside arithmetic: the index text was
 /// already expanded, so a bare name is the key itself, not a variable.
+/// `r`, with an abandoned command (an arithmetic error, already reported,
+/// status 1) turned into leaving the shell: what an error in a subscript does.
+fn fatal_in_subscript<T>(r: Result<T, Stop>) -> Result<T, Stop> {
+    match r {
+        Err(Stop::Abort) => Err(Stop::Exit),
+        r => r,
+    }
+}
+
 fn assoc_key(idx: &E) -> String {
     match idx {
         E::Literal(n) => n.to_string(),

@@ -171,7 +171,7 @@ impl Shell {
                 .set_key(name, key.text, value, label)
                 .map_err(|e| self.readonly_stop(&e.0));
         }
-        let (i, index_label) = self.eval_arith_labeled(idx)?;
+        let (i, index_label) = self.eval_subscript_labeled(idx)?;
         let label = label.join(&index_label);
         let i = self.vars.element_index(name, i);
         self.vars

@@ -1159,12 +1159,12 @@ impl Shell {
                         label = v.label.clone();
                         match v.value.clone() {
                             Value::Str(s) => {
-                                let (i, l) = self.eval_arith_labeled(index)?;
+                                let (i, l) = self.eval_subscript_labeled(index)?;
                                 label.join_assign(&l);
                                 (i == 0).then_some(s)
                             }
                             Value::Array(a) => {
-                                let (mut i, l) = self.eval_arith_labeled(index)?;
+                                let (mut i, l) = self.eval_subscript_labeled(index)?;
                                 label.join_assign(&l);
                                 if i < 0 {
                                     let max = a.keys().next_back().copied().unwrap_or(-1);
