@@ -87,6 +87,8 @@ pub fn paths(argv: &[String]) -> Vec<(String, Access)> {
             None,
         ),
         "nl" => ("bdfhilnsvw", &[], 0, Read, None),
+        "fold" => ("w", &["--width"], 0, Read, None),
+        "expand" => ("t", &["--tabs"], 0, Read, None),
         "paste" => ("d", &["--delimiters"], 0, Read, None),
         "od" => (
             "AjNtw",

@@ -1,11 +1,13 @@
 //! In-process utilities: line and text filters (cat, head, tail, wc, sort, uniq,
-//! cut, tr, paste, tac, rev, nl), faithful to GNU coreutils in the C locale.
+//! cut, tr, paste, tac, rev, nl, fold, expand), faithful to GNU coreutils in the C locale.
 
 use safesh_utils::UtilFn;
 
 mod cat;
 mod common;
 mod cut;
+mod expand;
+mod fold;
 mod head;
 mod nl;
 mod paste;
@@ -21,6 +23,8 @@ mod wc;
 pub static UTILS: &[(&str, UtilFn)] = &[
     ("cat", cat::cat),
     ("cut", cut::cut),
+    ("expand", expand::expand),
+    ("fold", fold::fold),
     ("head", head::head),
     ("nl", nl::nl),
     ("paste", paste::paste),

@@ -9,6 +9,8 @@ use safesh_utils::testing::{run_real, run_util};
 mod text {
     pub mod cat;
     pub mod cut;
+    pub mod expand;
+    pub mod fold;
     pub mod fuzz;
     pub mod head;
     pub mod nl;

@@ -296,12 +296,22 @@ pub static UTILITIES: &[Description] = &[
     d("du", "[-shac] [FILE...]", "estimate file space usage"),
     d("echo", "[-neE] [ARG...]", "print the arguments"),
     d("egrep", "[OPTIONS] PATTERN [FILE...]", "grep -E"),
+    d(
+        "expand",
+        "[-i] [-t N|LIST] [FILE...]",
+        "convert tabs to spaces",
+    ),
     d("expr", "EXPR", "evaluate an expression"),
     d("fgrep", "[OPTIONS] STRING [FILE...]", "grep -F"),
     d(
         "find",
         "[PATH...] [EXPR]",
         "search for files in a directory tree",
+    ),
+    d(
+        "fold",
+        "[-bs] [-w WIDTH] [FILE...]",
+        "wrap lines to a width",
     ),
     d(
         "grep",
