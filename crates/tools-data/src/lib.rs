@@ -1,5 +1,5 @@
 //! In-process utilities: printing, encoding and comparing (`echo`, `printf`, `expr`,
-//! `seq`, `yes`, `base64`, `sha256sum`, `md5sum`, `cmp`, `comm`, `od`, `diff`),
+//! `seq`, `yes`, `base64`, `md5sum`, `sha1sum` … `sha512sum`, `cmp`, `comm`, `od`, `diff`),
 //! faithful to bash 5.2 builtins and GNU coreutils / diffutils in the C locale.
 
 use safesh_utils::UtilFn;
@@ -39,7 +39,11 @@ pub static UTILS: &[(&str, UtilFn)] = &[
     ("od", od::od),
     ("printf", printf::printf),
     ("seq", seq::seq),
+    ("sha1sum", sum::sha1sum),
+    ("sha224sum", sum::sha224sum),
     ("sha256sum", sum::sha256sum),
+    ("sha384sum", sum::sha384sum),
+    ("sha512sum", sum::sha512sum),
     ("yes", yes::yes),
 ];
 

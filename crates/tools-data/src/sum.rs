@@ -1,60 +1,77 @@
-//! `sha256sum` and `md5sum`: print digests (`hash  name`, `--tag`, `-z`, names with
-//! backslashes or newlines escaped as GNU does) or verify them (`-c`, `--quiet`,
-//! `--status`, `--strict`, `-w`, `--ignore-missing`).
+//! `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`:
+//! print digests (`hash  name`, `--tag`, `-z`, names with backslashes or
+//! newlines escaped as GNU does) or verify them (`-c`, `--quiet`, `--status`,
+//! `--strict`, `-w`, `--ignore-missing`).
 
 use crate::out::Out;
 use md5::Md5;
 use safesh_utils::args::{Spec, parse};
 use safesh_utils::{UtilCtx, UtilResult};
-use sha2::{Digest, Sha256};
+use sha1::Sha1;
+use sha2::{Digest, Sha224, Sha256, Sha384, Sha512};
 use std::io::{BufReader, Read};
 
 /// The digest algorithms.
 #[derive(Clone, Copy)]
 enum Algo {
     Md5,
+    Sha1,
+    Sha224,
     Sha256,
+    Sha384,
+    Sha512,
 }
 
 impl Algo {
     fn tag(self) -> &'static str {
         match self {
             Algo::Md5 => "MD5",
+            Algo::Sha1 => "SHA1",
+            Algo::Sha224 => "SHA224",
             Algo::Sha256 => "SHA256",
+            Algo::Sha384 => "SHA384",
+            Algo::Sha512 => "SHA512",
         }
     }
 
     fn hex_len(self) -> usize {
         match self {
             Algo::Md5 => 32,
+            Algo::Sha1 => 40,
+            Algo::Sha224 => 56,
             Algo::Sha256 => 64,
+            Algo::Sha384 => 96,
+            Algo::Sha512 => 128,
         }
     }
 
     /// Hashes a whole stream, returning lower-case hex.
     fn hash(self, r: &mut dyn Read) -> std::io::Result<String> {
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut md5 = Md5::new();
-        let mut sha = Sha256::new();
-        loop {
-            let n = match r.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            let chunk = &buf[..n];
-            match self {
-                Algo::Md5 => md5.update(chunk),
-                Algo::Sha256 => sha.update(chunk),
-            }
-        }
-        let bytes: Vec<u8> = match self {
-            Algo::Md5 => md5.finalize().to_vec(),
-            Algo::Sha256 => sha.finalize().to_vec(),
+        let bytes = match self {
+            Algo::Md5 => digest_of::<Md5>(r)?,
+            Algo::Sha1 => digest_of::<Sha1>(r)?,
+            Algo::Sha224 => digest_of::<Sha224>(r)?,
+            Algo::Sha256 => digest_of::<Sha256>(r)?,
+            Algo::Sha384 => digest_of::<Sha384>(r)?,
+            Algo::Sha512 => digest_of::<Sha512>(r)?,
         };
         Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
     }
+}
+
+/// The digest `D` of everything `r` gives.
+fn digest_of<D: Digest>(r: &mut dyn Read) -> std::io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut d = D::new();
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => d.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(d.finalize().to_vec())
 }
 
 const SPEC: Spec = Spec {
@@ -80,9 +97,29 @@ pub fn md5sum(ctx: &mut UtilCtx<'_>) -> UtilResult {
     run(ctx, Algo::Md5)
 }
 
+/// Runs `sha1sum`.
+pub fn sha1sum(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    run(ctx, Algo::Sha1)
+}
+
+/// Runs `sha224sum`.
+pub fn sha224sum(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    run(ctx, Algo::Sha224)
+}
+
 /// Runs `sha256sum`.
 pub fn sha256sum(ctx: &mut UtilCtx<'_>) -> UtilResult {
     run(ctx, Algo::Sha256)
+}
+
+/// Runs `sha384sum`.
+pub fn sha384sum(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    run(ctx, Algo::Sha384)
+}
+
+/// Runs `sha512sum`.
+pub fn sha512sum(ctx: &mut UtilCtx<'_>) -> UtilResult {
+    run(ctx, Algo::Sha512)
 }
 
 /// Escapes `\`, newline and carriage return; the bool says whether any was found.

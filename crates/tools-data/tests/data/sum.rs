@@ -24,10 +24,20 @@ fn tree() -> tempfile::TempDir {
     d
 }
 
+/// Every digest tool, against its GNU namesake.
+const TOOLS: [&str; 6] = [
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+];
+
 #[test]
 fn print_digests() {
     let d = tree();
-    for tool in ["md5sum", "sha256sum"] {
+    for tool in TOOLS {
         for args in [
             &["plain", "empty"][..],
             &["x\ny", "b\\c", "c\rr"],
@@ -72,7 +82,7 @@ fn check_mode() {
 #[test]
 fn check_round_trip() {
     let d = tree();
-    for tool in ["md5sum", "sha256sum"] {
+    for tool in TOOLS {
         let listed = same_in(
             d.path(),
             &[tool, "plain", "empty", "x\ny", "b\\c", "c\rr"],
@@ -92,8 +102,10 @@ fn check_round_trip() {
 
 #[test]
 fn stdin_only() {
-    same(&["sha256sum"], b"");
-    same(&["sha256sum"], b"abc");
+    for tool in TOOLS {
+        same(&[tool], b"");
+        same(&[tool], b"abc");
+    }
     same(&["md5sum", "-"], "héllo\n".as_bytes());
     same(&["md5sum", "-c"], b"garbage\n");
 }
