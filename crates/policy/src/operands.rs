@@ -88,6 +88,21 @@ pub fn paths(argv: &[String]) -> Vec<(String, Access)> {
         ),
         "nl" => ("bdfhilnsvw", &[], 0, Read, None),
         "fold" => ("w", &["--width"], 0, Read, None),
+        "column" => (
+            "cHNoRs",
+            &[
+                "--output-width",
+                "--columns",
+                "--table-hide",
+                "--table-columns",
+                "--output-separator",
+                "--table-right",
+                "--separator",
+            ],
+            0,
+            Read,
+            None,
+        ),
         "expand" => ("t", &["--tabs"], 0, Read, None),
         "paste" => ("d", &["--delimiters"], 0, Read, None),
         "od" => (

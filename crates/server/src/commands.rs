@@ -20,6 +20,7 @@ const DESCRIPTIONS: &[(&str, &str)] = &[
     ("cat", "concatenate files to stdout"),
     ("cd", "change the working directory"),
     ("chmod", "change file mode bits"),
+    ("column", "format lists and tables in columns"),
     ("comm", "compare two sorted files line by line"),
     ("cp", "copy files and directories"),
     ("cut", "select fields or bytes from each line"),

@@ -1,9 +1,10 @@
 //! In-process utilities: line and text filters (cat, head, tail, wc, sort, uniq,
-//! cut, tr, paste, tac, rev, nl, fold, expand), faithful to GNU coreutils in the C locale.
+//! cut, tr, paste, tac, rev, nl, fold, expand, column), faithful to GNU coreutils in the C locale.
 
 use safesh_utils::UtilFn;
 
 mod cat;
+mod column;
 mod common;
 mod cut;
 mod expand;
@@ -22,6 +23,7 @@ mod wc;
 /// The utilities of this crate, by name (sorted).
 pub static UTILS: &[(&str, UtilFn)] = &[
     ("cat", cat::cat),
+    ("column", column::column),
     ("cut", cut::cut),
     ("expand", expand::expand),
     ("fold", fold::fold),

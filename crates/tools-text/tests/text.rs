@@ -8,6 +8,7 @@ use safesh_utils::testing::{run_real, run_util};
 
 mod text {
     pub mod cat;
+    pub mod column;
     pub mod cut;
     pub mod expand;
     pub mod fold;

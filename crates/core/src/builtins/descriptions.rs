@@ -263,6 +263,11 @@ pub static UTILITIES: &[Description] = &[
     d("chmod", "MODE FILE...", "change file modes"),
     d("cmp", "[-ls] FILE1 FILE2", "compare two files byte by byte"),
     d(
+        "column",
+        "[-tx] [-s SEP] [-o SEP] [-c WIDTH] [-N NAMES] [FILE...]",
+        "format lists and tables in columns",
+    ),
+    d(
         "comm",
         "[-123] FILE1 FILE2",
         "compare two sorted files line by line",
