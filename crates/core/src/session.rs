@@ -547,6 +547,13 @@ impl Session {
         }
     }
 
+    /// Says whether the scripts this session runs came as one string (`-c`,
+    /// MCP, JSON-RPC: the default) or were read from a file or stdin, where
+    /// bash goes on after errors it exits on under `-c`.
+    pub fn set_script_is_string(&mut self, is_string: bool) {
+        self.shell.script_is_string = is_string;
+    }
+
     /// Sets `force` for the following requests: nudges are overridden (nothing else).
     pub fn set_force(&mut self, force: bool) {
         self.force = force;

@@ -12,6 +12,8 @@ enum Job {
         arg0: String,
         args: Vec<String>,
         stdin_is_script: bool,
+        /// `-c`: the script is one string (not a file or stdin).
+        is_string: bool,
     },
     Argv(Vec<String>),
 }
@@ -32,6 +34,7 @@ fn script_job(script: Option<Vec<String>>, file: Vec<String>) -> Result<Job, Str
             arg0,
             args: rest.collect(),
             stdin_is_script: false,
+            is_string: true,
         });
     }
     if let Some((path, args)) = file.split_first() {
@@ -54,6 +57,7 @@ fn script_job(script: Option<Vec<String>>, file: Vec<String>) -> Result<Job, Str
             arg0: path.clone(),
             args: args.to_vec(),
             stdin_is_script: false,
+            is_string: false,
         });
     }
     if std::io::stdin().is_terminal() {
@@ -72,6 +76,7 @@ fn script_job(script: Option<Vec<String>>, file: Vec<String>) -> Result<Job, Str
         arg0: "safesh".into(),
         args: Vec::new(),
         stdin_is_script: true,
+        is_string: false,
     })
 }
 
@@ -193,15 +198,22 @@ fn run_job(exec: ExecOpts, config: Option<&str>, job: Job) -> i32 {
             .unwrap_or(DEFAULT_MAX_TIMEOUT_MS);
         limits.script_timeout_ms = t.min(max);
     }
-    let (text, arg0, args, stdin_is_script) = match job {
+    let (text, arg0, args, stdin_is_script, is_string) = match job {
         Job::Script {
             text,
             arg0,
             args,
             stdin_is_script,
-        } => (text, arg0, args, stdin_is_script),
+            is_string,
+        } => (text, arg0, args, stdin_is_script, is_string),
         // An argv is run as one simple command: each element is one word, quoted.
-        Job::Argv(argv) => (quote_argv(&argv), "safesh".to_string(), Vec::new(), false),
+        Job::Argv(argv) => (
+            quote_argv(&argv),
+            "safesh".to_string(),
+            Vec::new(),
+            false,
+            true,
+        ),
     };
     // Decided before the policy moves into the session; only `--json` uses it:
     // the same shaping as MCP and JSON-RPC (cap, spill file, true totals, labels
@@ -209,6 +221,7 @@ fn run_job(exec: ExecOpts, config: Option<&str>, job: Job) -> i32 {
     let (capture, redaction) = json_capture(&exec, &policy);
     let mut session = terminal_session(policy, limits, arg0, args, raise_stack_limit(), !exec.json);
     session.set_force(exec.force);
+    session.set_script_is_string(is_string);
     let input = match exec.input {
         Some(text) => InputSource::Bytes(text.into_bytes()),
         None if stdin_is_script => InputSource::Empty,

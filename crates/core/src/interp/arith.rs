@@ -44,7 +44,7 @@ impl Shell {
                 // The shape holds with every subscript read as `0`: the error
                 // is inside a subscript (`a['1']`, `a[1 + ]`).
                 if safesh_syntax::arith::parse(&t).is_ok() {
-                    return fatal_in_subscript(Err(stop));
+                    return self.fatal_in_subscript(Err(stop));
                 }
                 Err(stop)
             }
@@ -161,7 +161,18 @@ impl Shell {
     /// status 1, as in bash, where one elsewhere abandons only the command.
     pub(crate) fn eval_subscript_labeled(&mut self, text: &str) -> Result<(i64, Label), Stop> {
         let r = self.eval_arith_labeled(text);
-        fatal_in_subscript(r)
+        self.fatal_in_subscript(r)
+    }
+
+    /// `r`, with an abandoned command (an arithmetic error, already reported,
+    /// status 1) turned into leaving the shell when the script is a string:
+    /// what an error in a subscript does under `bash -c` (from a file, bash
+    /// abandons the line only).
+    fn fatal_in_subscript<T>(&self, r: Result<T, Stop>) -> Result<T, Stop> {
+        match r {
+            Err(Stop::Abort) if self.script_is_string => Err(Stop::Exit),
+            r => r,
+        }
     }
 
     /// [`Shell::eval_arith_text`] with the label of the result: what the text
@@ -266,7 +277,10 @@ impl Shell {
                 self.value_number(&s, depth)
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
-                let i = fatal_in_subscript(self.eval_arith(idx, depth))?;
+                let i = {
+                    let r = self.eval_arith(idx, depth);
+                    self.fatal_in_subscript(r)?
+                };
                 let i = self.vars.element_index(n, i);
                 if let Some(v) = self.vars.get(n) {
                     self.arith_label.join_assign(&v.label);
@@ -295,7 +309,10 @@ impl Shell {
                     .map_err(|e| self.readonly_stop(&e.0))
             }
             ArithmeticTarget::ArrayElement(n, idx) => {
-                let i = fatal_in_subscript(self.eval_arith(idx, depth))?;
+                let i = {
+                    let r = self.eval_arith(idx, depth);
+                    self.fatal_in_subscript(r)?
+                };
                 let i = self.vars.element_index(n, i);
                 self.vars
                     .set_index(n, i, v.to_string(), label)
@@ -419,15 +436,6 @@ impl Shell {
 
 /// The key of an associative-array element inside arithmetic: the index text was
 /// already expanded, so a bare name is the key itself, not a variable.
-/// `r`, with an abandoned command (an arithmetic error, already reported,
-/// status 1) turned into leaving the shell: what an error in a subscript does.
-fn fatal_in_subscript<T>(r: Result<T, Stop>) -> Result<T, Stop> {
-    match r {
-        Err(Stop::Abort) => Err(Stop::Exit),
-        r => r,
-    }
-}
-
 fn assoc_key(idx: &E) -> String {
     match idx {
         E::Literal(n) => n.to_string(),

@@ -286,6 +286,10 @@ pub(crate) struct Shell {
     /// What the arithmetic being evaluated has read so far (variables, expanded
     /// text): the label of its result.
     pub arith_label: Label,
+    /// The script came as one string (`-c`, MCP, JSON-RPC), not read from a
+    /// file or stdin: bash then leaves the shell where it would abandon only
+    /// the line (an arithmetic error in an array subscript).
+    pub script_is_string: bool,
     pub fds: HashMap<i32, Fd>,
     pub traps: HashMap<String, (String, Label)>,
     /// In a subshell that has not set a trap yet: the traps of the shell it
@@ -418,6 +422,7 @@ impl Shell {
             diag_label: Label::empty(),
             pc: Label::empty(),
             arith_label: Label::empty(),
+            script_is_string: true,
             fds,
             traps: HashMap::new(),
             parent_traps: None,

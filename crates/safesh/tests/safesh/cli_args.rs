@@ -195,3 +195,55 @@ fn zsh_and_fish_completions_are_generated() {
     assert_eq!(code, 2);
     assert!(err.contains("possible values"), "{err}");
 }
+
+/// An arithmetic error in an array subscript: `bash -c` leaves the shell,
+/// `bash FILE` and a script on stdin abandon the line and go on. safesh does
+/// each, as bash does (bash the oracle, same script).
+#[test]
+fn subscript_errors_end_a_string_script_and_not_a_file_script() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("s.sh");
+    let script = "a=(1 2)\necho ${a[1/0]}\necho \"next $?\"\na[1+]=3\necho \"after $?\"\n";
+    std::fs::write(&f, script).unwrap();
+    let path = f.to_str().unwrap();
+    let bash = |args: &[&str], stdin: Stdio| {
+        let o = Command::new("bash")
+            .args(args)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("LC_ALL", "C")
+            .stdin(stdin)
+            .output()
+            .expect("bash runs");
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    let ours = |args: &[&str], stdin: Stdio| {
+        let o = Command::new(env!("CARGO_BIN_EXE_safesh"))
+            .args(args)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("LC_ALL", "C")
+            .stdin(stdin)
+            .output()
+            .expect("safesh runs");
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    let from_string = bash(&["-c", script], Stdio::null());
+    assert_eq!(from_string, (1, String::new()), "the oracle under -c");
+    assert_eq!(ours(&["-c", script], Stdio::null()), from_string);
+    let from_file = bash(&[path], Stdio::null());
+    assert_eq!(
+        from_file,
+        (0, "next 1\nafter 1\n".to_string()),
+        "the oracle on a file"
+    );
+    assert_eq!(ours(&[path], Stdio::null()), from_file);
+    let stdin = || Stdio::from(std::fs::File::open(&f).unwrap());
+    assert_eq!(ours(&[], stdin()), bash(&[], stdin()));
+}
