@@ -88,6 +88,7 @@ pub fn paths(argv: &[String]) -> Vec<(String, Access)> {
         ),
         "nl" => ("bdfhilnsvw", &[], 0, Read, None),
         "fold" => ("w", &["--width"], 0, Read, None),
+        "join" => ("aejot12v", &[], 0, Read, None),
         "column" => (
             "cHNoRs",
             &[

@@ -39,6 +39,7 @@ const DESCRIPTIONS: &[(&str, &str)] = &[
     ("fold", "wrap lines to a width"),
     ("grep", "print lines matching a pattern"),
     ("head", "print the first lines of files"),
+    ("join", "join lines of two sorted files on a common field"),
     ("jq", "JSON processor"),
     ("ln", "make links between files"),
     ("ls", "list directory contents"),

@@ -183,12 +183,14 @@ fn run(ctx: &mut UtilCtx<'_>, o: &Opts, files: &[String]) -> io::Result<i32> {
                     break;
                 }
             }
-            let blank = line
+            // util-linux reads C strings: a line ends at its first NUL.
+            let end = memchr::memchr2(b'\n', 0, &line).unwrap_or(line.len());
+            let text = &line[..end];
+            let blank = text
                 .iter()
-                .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'));
-            let end = memchr::memchr(b'\n', &line).unwrap_or(line.len());
+                .all(|b| matches!(b, b' ' | b'\t' | b'\x0b' | b'\x0c' | b'\r'));
             if !blank {
-                entries.push(shown(&line[..end], o.utf8));
+                entries.push(shown(text, o.utf8));
             }
         }
     }

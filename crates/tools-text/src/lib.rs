@@ -1,5 +1,5 @@
 //! In-process utilities: line and text filters (cat, head, tail, wc, sort, uniq,
-//! cut, tr, paste, tac, rev, nl, fold, expand, column), faithful to GNU coreutils in the C locale.
+//! cut, tr, paste, tac, rev, nl, fold, expand, column, join), faithful to GNU coreutils in the C locale.
 
 use safesh_utils::UtilFn;
 
@@ -10,6 +10,7 @@ mod cut;
 mod expand;
 mod fold;
 mod head;
+mod join;
 mod nl;
 mod paste;
 mod rev;
@@ -28,6 +29,7 @@ pub static UTILS: &[(&str, UtilFn)] = &[
     ("expand", expand::expand),
     ("fold", fold::fold),
     ("head", head::head),
+    ("join", join::join),
     ("nl", nl::nl),
     ("paste", paste::paste),
     ("rev", rev::rev),

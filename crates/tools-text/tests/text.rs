@@ -14,6 +14,7 @@ mod text {
     pub mod fold;
     pub mod fuzz;
     pub mod head;
+    pub mod join;
     pub mod nl;
     pub mod paste;
     pub mod rev;

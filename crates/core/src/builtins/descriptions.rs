@@ -329,6 +329,11 @@ pub static UTILITIES: &[Description] = &[
         "print the first lines of files",
     ),
     d(
+        "join",
+        "[-a N] [-v N] [-t C] [-1 F] [-2 F] [-o LIST] FILE1 FILE2",
+        "join lines of two sorted files on a common field",
+    ),
+    d(
         "jq",
         "[OPTIONS] FILTER [FILE...]",
         "process JSON (jq 1.6 behaviour)",

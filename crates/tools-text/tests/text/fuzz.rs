@@ -174,8 +174,56 @@ fn binary_inputs() {
             &["nl", "-ba"],
             &["paste", "-s", "-d", ",|"],
             &["paste", "-", "-", "-"],
+            &["fold", "-w", "7"],
+            &["fold", "-s", "-w", "11"],
+            &["expand", "-t", "3,7,/4"],
+            &["column", "-t"],
+            &["column", "-t", "-s", ",:"],
+            &["column", "-c", "60"],
         ] {
             check_in(argv, &input);
+        }
+    }
+}
+
+/// `join` on pseudo-random keyed lines: sorted inputs (every pairing,
+/// unpaired, formats) and unsorted ones (the order checks).
+#[test]
+fn join_seeds() {
+    for seed in 40..46 {
+        let keyed = |seed: u64, sorted: bool| {
+            let mut r = Rng(seed);
+            let keys = ["a", "b", "b", "c", "d", "d", "e", "B", "", "10", "9"];
+            let mut rows: Vec<String> = (0..12)
+                .map(|i| {
+                    let k = r.pick(&keys);
+                    let extra = r.pick(&["x", "y z", "", "1 2 3"]);
+                    format!("{k} {i} {extra}")
+                })
+                .collect();
+            if sorted {
+                rows.sort();
+            }
+            rows.join("\n").into_bytes()
+        };
+        for sorted in [true, false] {
+            let files = [("a", keyed(seed, sorted)), ("b", keyed(seed + 100, sorted))];
+            let files: Vec<(&str, &[u8])> = files.iter().map(|(n, d)| (*n, d.as_slice())).collect();
+            for args in [
+                &[][..],
+                &["-a1", "-a2", "-e", "-", "-o", "auto"],
+                &["-v1"],
+                &["-v2", "-j2"],
+                &["-1", "2", "-2", "1", "-a2"],
+                &["-o", "0,1.2,2.3"],
+                &["--check-order"],
+                &["--nocheck-order", "-a1"],
+            ] {
+                let mut argv = vec!["join"];
+                argv.extend_from_slice(args);
+                argv.extend_from_slice(&["a", "b"]);
+                crate::check(&files, &argv, b"");
+            }
         }
     }
 }
