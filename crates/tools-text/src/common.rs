@@ -258,6 +258,68 @@ pub fn strip_delim(line: &[u8], delim: u8) -> (&[u8], bool) {
     }
 }
 
+/// GNU's obsolete `-N…` option (`fold -20`, `expand -4,8`): each argument
+/// before `--` that is `-` and a digit becomes `option` and the rest.
+pub fn obsolete_number_option(argv: &[String], option: &str) -> Vec<String> {
+    let mut out = Vec::with_capacity(argv.len() + 1);
+    let mut options = true;
+    for a in argv {
+        if a == "--" {
+            options = false;
+        }
+        match a.strip_prefix('-') {
+            Some(rest) if options && rest.bytes().next().is_some_and(|b| b.is_ascii_digit()) => {
+                out.push(option.to_string());
+                out.push(rest.to_string());
+            }
+            _ => out.push(a.clone()),
+        }
+    }
+    out
+}
+
+/// Feeds the bytes of every operand (`-`: stdin) to `each` in chunks, in
+/// order, with buffered stdout: `Some(bytes)`, then `None` at the end of each
+/// operand read. An operand that cannot be opened or read is reported
+/// (`name: operand: error`) and gives status 1; a write error ends the tool.
+pub fn each_chunk(
+    ctx: &mut UtilCtx<'_>,
+    files: &[String],
+    mut each: impl FnMut(Option<&[u8]>, &mut dyn Write) -> io::Result<()>,
+) -> io::Result<i32> {
+    let name = ctx.name().to_string();
+    let host = ctx.host;
+    let cwd = ctx.cwd.clone();
+    let mut out = io::BufWriter::with_capacity(BUF, &mut *ctx.stdout);
+    let mut status = 0;
+    let mut buf = vec![0u8; BUF];
+    for f in files {
+        let mut input = match open_input(&mut *ctx.stdin, host, &cwd, f) {
+            Ok(i) => i,
+            Err(e) => {
+                warn_io(&mut *ctx.stderr, &name, f, &e);
+                status = 1;
+                continue;
+            }
+        };
+        loop {
+            match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => each(Some(&buf[..n]), &mut out)?,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    warn_io(&mut *ctx.stderr, &name, f, &e);
+                    status = 1;
+                    break;
+                }
+            }
+        }
+        each(None, &mut out)?;
+    }
+    out.flush()?;
+    Ok(status)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,10 +4,10 @@
 //! of a plain list a tab is one space), `-i` only in a line's leading blanks,
 //! a backspace moving back a column. The inputs are one stream, as in GNU.
 
-use crate::common::{BUF, finish, open_input, usage, warn_io};
+use crate::common::{each_chunk, finish, obsolete_number_option, usage};
 use safesh_utils::args::{self, Spec};
 use safesh_utils::{UtilCtx, UtilResult};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Write};
 
 const SPEC: Spec = Spec {
     flags: "i",
@@ -18,7 +18,7 @@ const SPEC: Spec = Spec {
 
 /// Runs `expand`.
 pub fn expand(ctx: &mut UtilCtx<'_>) -> UtilResult {
-    let argv = obsolete_tabs(ctx.args());
+    let argv = obsolete_number_option(ctx.args(), "-t");
     let p = match args::parse(&argv, &SPEC) {
         Ok(p) => p,
         Err(e) => return Ok(usage(ctx, &e, 1)),
@@ -45,25 +45,6 @@ pub fn expand(ctx: &mut UtilCtx<'_>) -> UtilResult {
     };
     let r = run(ctx, &stops, p.has("i"), &files);
     finish(ctx, r)
-}
-
-/// GNU's obsolete `expand -N` and `-N,M` for `-t`, before any `--`.
-fn obsolete_tabs(argv: &[String]) -> Vec<String> {
-    let mut out = Vec::with_capacity(argv.len() + 1);
-    let mut options = true;
-    for a in argv {
-        if a == "--" {
-            options = false;
-        }
-        match a.strip_prefix('-') {
-            Some(list) if options && list.bytes().next().is_some_and(|b| b.is_ascii_digit()) => {
-                out.push("-t".to_string());
-                out.push(list.to_string());
-            }
-            _ => out.push(a.clone()),
-        }
-    }
-    out
 }
 
 /// Where tabs stop.
@@ -168,44 +149,18 @@ fn run(
     initial: bool,
     files: &[String],
 ) -> io::Result<i32> {
-    let name = ctx.name().to_string();
-    let host = ctx.host;
-    let cwd = ctx.cwd.clone();
-    let mut out = BufWriter::with_capacity(BUF, &mut *ctx.stdout);
-    let mut status = 0;
-    let mut buf = vec![0u8; BUF];
+    // The inputs are one stream: a line may go on in the next file.
     let mut at = Cursor {
         column: 0,
         index: 0,
         converting: true,
     };
-    for f in files {
-        let mut input = match open_input(&mut *ctx.stdin, host, &cwd, f) {
-            Ok(i) => i,
-            Err(e) => {
-                warn_io(&mut *ctx.stderr, &name, f, &e);
-                status = 1;
-                continue;
-            }
-        };
-        loop {
-            let n = match input.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    warn_io(&mut *ctx.stderr, &name, f, &e);
-                    status = 1;
-                    break;
-                }
-            };
-            for &c in &buf[..n] {
-                put(c, stops, initial, &mut at, &mut out)?;
-            }
-        }
-    }
-    out.flush()?;
-    Ok(status)
+    each_chunk(ctx, files, |chunk, out| {
+        chunk
+            .unwrap_or_default()
+            .iter()
+            .try_for_each(|&c| put(c, stops, initial, &mut at, out))
+    })
 }
 
 /// Writes `c` (a tab as spaces), moving the cursor.
@@ -214,7 +169,7 @@ fn put(
     stops: &TabStops,
     initial: bool,
     at: &mut Cursor,
-    out: &mut impl Write,
+    out: &mut dyn Write,
 ) -> io::Result<()> {
     let mut c = c;
     if at.converting {

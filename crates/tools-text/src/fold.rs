@@ -3,10 +3,10 @@
 //! the next multiple of 8 and a backspace or carriage return moving back unless
 //! `-b` counts bytes; `-s` breaks after the last blank that fits.
 
-use crate::common::{BUF, finish, open_input, usage, warn_io};
+use crate::common::{each_chunk, finish, obsolete_number_option, usage};
 use safesh_utils::args::{self, Spec};
 use safesh_utils::{UtilCtx, UtilResult};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Write};
 
 const SPEC: Spec = Spec {
     flags: "bs",
@@ -21,7 +21,7 @@ const SPEC: Spec = Spec {
 
 /// Runs `fold`.
 pub fn fold(ctx: &mut UtilCtx<'_>) -> UtilResult {
-    let argv = obsolete_width(ctx.args());
+    let argv = obsolete_number_option(ctx.args(), "-w");
     let p = match args::parse(&argv, &SPEC) {
         Ok(p) => p,
         Err(e) => return Ok(usage(ctx, &e, 1)),
@@ -62,27 +62,6 @@ pub fn fold(ctx: &mut UtilCtx<'_>) -> UtilResult {
     finish(ctx, r)
 }
 
-/// GNU's obsolete `fold -N` for `-w N`, before any `--`.
-fn obsolete_width(argv: &[String]) -> Vec<String> {
-    let mut out = Vec::with_capacity(argv.len() + 1);
-    let mut options = true;
-    for a in argv {
-        if a == "--" {
-            options = false;
-        }
-        match a.strip_prefix('-') {
-            Some(digits)
-                if options && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) =>
-            {
-                out.push("-w".to_string());
-                out.push(digits.to_string());
-            }
-            _ => out.push(a.clone()),
-        }
-    }
-    out
-}
-
 struct Opts {
     width: usize,
     count_bytes: bool,
@@ -110,7 +89,7 @@ struct Line {
 
 impl Line {
     /// Adds `c`, writing out what no longer fits.
-    fn push(&mut self, c: u8, o: &Opts, out: &mut impl Write) -> io::Result<()> {
+    fn push(&mut self, c: u8, o: &Opts, out: &mut dyn Write) -> io::Result<()> {
         if c == b'\n' {
             self.bytes.push(c);
             out.write_all(&self.bytes)?;
@@ -151,44 +130,19 @@ impl Line {
 }
 
 fn run(ctx: &mut UtilCtx<'_>, o: &Opts, files: &[String]) -> io::Result<i32> {
-    let name = ctx.name().to_string();
-    let host = ctx.host;
-    let cwd = ctx.cwd.clone();
-    let mut out = BufWriter::with_capacity(BUF, &mut *ctx.stdout);
-    let mut status = 0;
-    let mut buf = vec![0u8; BUF];
-    for f in files {
-        let mut input = match open_input(&mut *ctx.stdin, host, &cwd, f) {
-            Ok(i) => i,
-            Err(e) => {
-                warn_io(&mut *ctx.stderr, &name, f, &e);
-                status = 1;
-                continue;
-            }
-        };
+    let mut line = Line {
+        bytes: Vec::new(),
+        column: 0,
+    };
+    each_chunk(ctx, files, |chunk, out| match chunk {
+        Some(bytes) => bytes.iter().try_for_each(|&c| line.push(c, o, out)),
         // Each file is folded on its own: a last line without a newline is
         // written as it is.
-        let mut line = Line {
-            bytes: Vec::new(),
-            column: 0,
-        };
-        loop {
-            let n = match input.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    warn_io(&mut *ctx.stderr, &name, f, &e);
-                    status = 1;
-                    break;
-                }
-            };
-            for &c in &buf[..n] {
-                line.push(c, o, &mut out)?;
-            }
+        None => {
+            out.write_all(&line.bytes)?;
+            line.bytes.clear();
+            line.column = 0;
+            Ok(())
         }
-        out.write_all(&line.bytes)?;
-    }
-    out.flush()?;
-    Ok(status)
+    })
 }

@@ -206,34 +206,22 @@ fn subscript_errors_end_a_string_script_and_not_a_file_script() {
     let script = "a=(1 2)\necho ${a[1/0]}\necho \"next $?\"\na[1+]=3\necho \"after $?\"\n";
     std::fs::write(&f, script).unwrap();
     let path = f.to_str().unwrap();
-    let bash = |args: &[&str], stdin: Stdio| {
-        let o = Command::new("bash")
+    let run = |program: &str, args: &[&str], stdin: Stdio| {
+        let o = Command::new(program)
             .args(args)
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .env("LC_ALL", "C")
             .stdin(stdin)
             .output()
-            .expect("bash runs");
+            .expect("the shell runs");
         (
             o.status.code().unwrap_or(-1),
             String::from_utf8_lossy(&o.stdout).into_owned(),
         )
     };
-    let ours = |args: &[&str], stdin: Stdio| {
-        let o = Command::new(env!("CARGO_BIN_EXE_safesh"))
-            .args(args)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("LC_ALL", "C")
-            .stdin(stdin)
-            .output()
-            .expect("safesh runs");
-        (
-            o.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&o.stdout).into_owned(),
-        )
-    };
+    let bash = |args: &[&str], stdin: Stdio| run("bash", args, stdin);
+    let ours = |args: &[&str], stdin: Stdio| run(env!("CARGO_BIN_EXE_safesh"), args, stdin);
     let from_string = bash(&["-c", script], Stdio::null());
     assert_eq!(from_string, (1, String::new()), "the oracle under -c");
     assert_eq!(ours(&["-c", script], Stdio::null()), from_string);
