@@ -535,6 +535,16 @@ pub(super) fn printf(sh: &mut Shell, argv: &[Field]) -> Exec {
             sh.set_status(2);
             return Ok(());
         };
+        // bash checks the name first: `printf -v 1a …` assigns nothing.
+        let base = var
+            .strip_suffix(']')
+            .and_then(|v| v.split_once('['))
+            .map_or(var.as_str(), |(name, _)| name);
+        if !crate::interp::vars::valid_name(base) {
+            sh.diag(format!("printf: `{var}': not a valid identifier"));
+            sh.set_status(2);
+            return Ok(());
+        }
         let mut args = vec!["printf".to_string()];
         args.extend(texts(&argv[3..]));
         let sink = crate::io::Sink::capture(sh.shared.limits.string_bytes);
