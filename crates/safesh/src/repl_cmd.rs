@@ -62,6 +62,8 @@ pub(crate) fn run(exec: ExecOpts, config: Option<&str>) -> i32 {
         true,
     );
     session.set_force(exec.force);
+    // Lines typed at a prompt: an error bash -c exits on abandons the line.
+    session.set_script_is_string(false);
     let config_file = config.map(str::to_string);
     let task = safesh_repl::ReplCommand {
         name: "task".into(),

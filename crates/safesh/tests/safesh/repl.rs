@@ -480,6 +480,18 @@ fn a_refused_command_shows_code_and_suggestion_and_the_repl_continues() {
     t.wait_for("the next command", |s| s.lines().any(|l| l == "still-here"));
 }
 
+/// An error in an array subscript ends `bash -c`, but at a prompt it
+/// abandons only the line, as interactive bash does.
+#[test]
+fn a_subscript_error_at_the_prompt_keeps_the_repl() {
+    let t = Term::new("subscript");
+    t.start("");
+    t.line("a=(1 2); echo ${a[1/0]}");
+    t.wait_for("the error", |s| s.contains("division by 0"));
+    t.line("echo still-here");
+    t.wait_for("the next command", |s| s.lines().any(|l| l == "still-here"));
+}
+
 #[test]
 fn a_secret_value_never_lands_in_the_history_file() {
     let t = Term::new("secret");
