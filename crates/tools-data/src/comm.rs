@@ -3,7 +3,7 @@
 //! check (warn once per file, fail at the end; fatal with `--check-order`).
 
 use crate::out::Out;
-use safesh_utils::args::{Spec, parse};
+use safesh_utils::args::{OrderCheck, Spec, parse};
 use safesh_utils::{UtilCtx, UtilResult};
 use std::io::{BufRead, BufReader, Read};
 
@@ -19,13 +19,6 @@ const SPEC: Spec = Spec {
     ],
     stop_at_operand: false,
 };
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Check {
-    Default,
-    Enabled,
-    Disabled,
-}
 
 fn fail(ctx: &mut UtilCtx<'_>, msg: &str) -> UtilResult {
     ctx.warn(msg);
@@ -64,13 +57,7 @@ pub fn comm(ctx: &mut UtilCtx<'_>) -> UtilResult {
     };
     let show = [!p.has("1"), !p.has("2"), !p.has("3")];
     let delim = if p.has("z") { 0u8 } else { b'\n' };
-    let check = if p.has("nocheck-order") {
-        Check::Disabled
-    } else if p.has("check-order") {
-        Check::Enabled
-    } else {
-        Check::Default
-    };
+    let check = OrderCheck::from_options(&p);
     let seps = p.values("output-delimiter");
     if seps.windows(2).any(|w| w[0] != w[1]) {
         ctx.warn("multiple output delimiters specified");
@@ -180,14 +167,9 @@ pub fn comm(ctx: &mut UtilCtx<'_>) -> UtilResult {
                 break 'outer;
             }
             let inp = &mut inputs[k];
-            if inp.has
-                && check != Check::Disabled
-                && (check == Check::Enabled || seen_unpairable)
-                && !inp.warned
-                && inp.prev > inp.cur
-            {
+            if inp.has && check.active(seen_unpairable) && !inp.warned && inp.prev > inp.cur {
                 let msg = format!("file {} is not in sorted order", k + 1);
-                if check == Check::Enabled {
+                if check == OrderCheck::Enabled {
                     fatal = Some(msg);
                     break 'outer;
                 }

@@ -7,7 +7,7 @@
 //! paired, an error with `--check-order`).
 
 use crate::common::{BUF, Input, finish, open_file, usage};
-use safesh_utils::args::{self, Spec};
+use safesh_utils::args::{self, OrderCheck, Spec};
 use safesh_utils::{UtilCtx, UtilResult, io_error_text};
 use std::cmp::Ordering;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
@@ -24,17 +24,6 @@ const SPEC: Spec = Spec {
     ],
     stop_at_operand: false,
 };
-
-/// How the order of the inputs is checked.
-#[derive(Clone, Copy, PartialEq)]
-enum Check {
-    /// Once a line could not be paired: a warning, status 1 at the end.
-    Default,
-    /// Always, and a disorder is fatal.
-    Enabled,
-    /// Never.
-    Disabled,
-}
 
 /// One field of an `-o` list: the join field, or field `.1` of file `.0`.
 #[derive(Clone, Copy)]
@@ -56,7 +45,7 @@ struct Opts {
     /// `-o` as a list; `auto` is [`Opts::auto`].
     format: Option<Vec<OutField>>,
     auto: bool,
-    check: Check,
+    check: OrderCheck,
     header: bool,
 }
 
@@ -158,13 +147,7 @@ fn options(p: &args::Parsed) -> Result<Opts, String> {
             _ => {}
         }
     }
-    let check = if p.has("nocheck-order") {
-        Check::Disabled
-    } else if p.has("check-order") {
-        Check::Enabled
-    } else {
-        Check::Default
-    };
+    let check = OrderCheck::from_options(p);
     Ok(Opts {
         key,
         tab,
@@ -295,11 +278,7 @@ impl<W: Write> Join<'_, W> {
         }
         src.line_no += 1;
         let line = Line::new(buf, self.o.tab);
-        let checking = match self.o.check {
-            Check::Enabled => true,
-            Check::Default => self.seen_unpairable,
-            Check::Disabled => false,
-        };
+        let checking = self.o.check.active(self.seen_unpairable);
         let key = self.o.key[src.which];
         if checking
             && !src.warned
@@ -313,7 +292,7 @@ impl<W: Write> Join<'_, W> {
                 String::from_utf8_lossy(&line.text)
             ));
             src.warned = true;
-            if self.o.check == Check::Enabled {
+            if self.o.check == OrderCheck::Enabled {
                 return Err(Halt::Disorder);
             }
         }
@@ -484,7 +463,7 @@ impl<W: Write> Join<'_, W> {
         }
         // The tails are read to check their order too, unless that is off
         // or both inputs were found out of order already.
-        let check_tail = self.o.check != Check::Disabled && !(s1.warned && s2.warned);
+        let check_tail = self.o.check != OrderCheck::Disabled && !(s1.warned && s2.warned);
         let (left2, left1) = (cur2.is_some(), cur1.is_some());
         if let Some(l) = cur1 {
             self.tail(s1, l, left2, check_tail)?;

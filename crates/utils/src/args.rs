@@ -27,6 +27,43 @@ pub struct Opt {
     pub value: Option<String>,
 }
 
+/// GNU's input order check for tools that merge sorted inputs (`comm`,
+/// `join`): `--check-order`, `--nocheck-order`, or by default only once a
+/// line could not be paired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderCheck {
+    /// Neither option: check once a line was unpairable; a disorder warns.
+    Default,
+    /// `--check-order`: always check; a disorder is fatal.
+    Enabled,
+    /// `--nocheck-order`: never check.
+    Disabled,
+}
+
+impl OrderCheck {
+    /// The check the options ask for (the long names `check-order` and
+    /// `nocheck-order`; the latter wins).
+    pub fn from_options(p: &Parsed) -> OrderCheck {
+        if p.has("nocheck-order") {
+            OrderCheck::Disabled
+        } else if p.has("check-order") {
+            OrderCheck::Enabled
+        } else {
+            OrderCheck::Default
+        }
+    }
+
+    /// Whether a line read now is checked, given whether an unpairable line
+    /// was seen already.
+    pub fn active(self, seen_unpairable: bool) -> bool {
+        match self {
+            OrderCheck::Enabled => true,
+            OrderCheck::Default => seen_unpairable,
+            OrderCheck::Disabled => false,
+        }
+    }
+}
+
 /// The result of parsing: options in order, then operands.
 #[derive(Clone, Debug, Default)]
 pub struct Parsed {
