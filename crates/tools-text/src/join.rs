@@ -219,8 +219,15 @@ impl Line {
 
 /// GNU's key order: a missing or empty key first, then bytes (`-i`: upper-cased).
 fn key_cmp(a: &Line, fa: usize, b: &Line, fb: usize, ignore_case: bool) -> Ordering {
-    let ka = a.field(fa).unwrap_or_default();
-    let kb = b.field(fb).unwrap_or_default();
+    key_order(
+        a.field(fa).unwrap_or_default(),
+        b.field(fb).unwrap_or_default(),
+        ignore_case,
+    )
+}
+
+/// [`key_cmp`] of two keys.
+fn key_order(ka: &[u8], kb: &[u8], ignore_case: bool) -> Ordering {
     match (ka.is_empty(), kb.is_empty()) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
@@ -253,7 +260,8 @@ struct Source<'a> {
     which: usize,
     reader: BufReader<Input<'a>>,
     line_no: u64,
-    prev: Option<Line>,
+    /// The key of the line read before, kept while the order may be checked.
+    prev_key: Option<Vec<u8>>,
     warned: bool,
 }
 
@@ -282,8 +290,12 @@ impl<W: Write> Join<'_, W> {
         let key = self.o.key[src.which];
         if checking
             && !src.warned
-            && let Some(prev) = &src.prev
-            && key_cmp(prev, key, &line, key, self.o.ignore_case) == Ordering::Greater
+            && let Some(prev) = &src.prev_key
+            && key_order(
+                prev,
+                line.field(key).unwrap_or_default(),
+                self.o.ignore_case,
+            ) == Ordering::Greater
         {
             self.warnings.push(format!(
                 "{}:{}: is not sorted: {}",
@@ -296,7 +308,12 @@ impl<W: Write> Join<'_, W> {
                 return Err(Halt::Disorder);
             }
         }
-        src.prev = Some(line.clone());
+        if self.o.check != OrderCheck::Disabled {
+            let k = line.field(key).unwrap_or_default();
+            let prev = src.prev_key.get_or_insert_with(Vec::new);
+            prev.clear();
+            prev.extend_from_slice(k);
+        }
         Ok(Some(line))
     }
 
@@ -416,8 +433,8 @@ impl<W: Write> Join<'_, W> {
         }
         if self.o.header && (cur1.is_some() || cur2.is_some()) {
             self.write(cur1.as_ref(), cur2.as_ref())?;
-            s1.prev = None;
-            s2.prev = None;
+            s1.prev_key = None;
+            s2.prev_key = None;
             if cur1.is_some() {
                 cur1 = self.next_line(s1)?;
             }
@@ -513,7 +530,7 @@ fn run(ctx: &mut UtilCtx<'_>, o: &Opts, names: [&String; 2]) -> io::Result<i32> 
             which,
             reader: BufReader::with_capacity(BUF, input),
             line_no: 0,
-            prev: None,
+            prev_key: None,
             warned: false,
         });
     }
