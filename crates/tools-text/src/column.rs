@@ -265,6 +265,7 @@ fn write_table(out: &mut impl Write, o: &Opts, entries: &[String]) -> io::Result
     let visible: Vec<usize> = (0..ncols)
         .filter(|&i| !listed(&o.hidden, &o.names, i))
         .collect();
+    let right: Vec<bool> = (0..ncols).map(|i| listed(&o.right, &o.names, i)).collect();
     let empty = Cell::default();
     for row in &rows {
         let mut text = String::new();
@@ -272,7 +273,7 @@ fn write_table(out: &mut impl Write, o: &Opts, entries: &[String]) -> io::Result
             let cell = row.get(i).unwrap_or(&empty);
             let pad = " ".repeat(widths[i] - cell.width);
             let last = k + 1 == visible.len();
-            if listed(&o.right, &o.names, i) {
+            if right[i] {
                 if !(last && cell.text.is_empty()) {
                     text.push_str(&pad);
                 }
