@@ -563,7 +563,7 @@ pub(super) fn printf(sh: &mut Shell, argv: &[Field]) -> Exec {
         let captured = sink.take_captured();
         let text = safesh_utils::word_bytes::word_from_bytes(&captured.data).into_owned();
         if let Some((name, idx)) = var.strip_suffix(']').and_then(|v| v.split_once('[')) {
-            let i = sh.eval_arith_text(idx)?;
+            let i = sh.eval_subscript(idx)?;
             sh.vars
                 .set_index(name, i, text, captured.label)
                 .map_err(|e| sh.readonly_stop(&e.0))?;

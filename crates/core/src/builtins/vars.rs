@@ -671,7 +671,7 @@ pub(super) fn unset(sh: &mut Shell, argv: &[Field]) -> Exec {
             let i = if is_assoc {
                 0
             } else {
-                let i = sh.eval_arith_text(idx)?;
+                let i = sh.eval_subscript(idx)?;
                 sh.vars.element_index(name, i)
             };
             let pc = sh.pc.clone();

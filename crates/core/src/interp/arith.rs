@@ -10,9 +10,10 @@ use safesh_label::Label;
 type R = Result<i64, Stop>;
 
 impl Shell {
-    /// Expands and evaluates arithmetic text.
-    pub(crate) fn eval_arith_text(&mut self, text: &str) -> R {
-        Ok(self.eval_arith_labeled(text)?.0)
+    /// Expands and evaluates an indexed array's subscript (`a[i]=`, `unset
+    /// 'a[i]'`, `printf -v 'a[i]'`): see [`Shell::eval_subscript_labeled`].
+    pub(crate) fn eval_subscript(&mut self, text: &str) -> R {
+        Ok(self.eval_subscript_labeled(text)?.0)
     }
 
     /// Evaluates arithmetic text already expanded.
@@ -175,7 +176,7 @@ impl Shell {
         }
     }
 
-    /// [`Shell::eval_arith_text`] with the label of the result: what the text
+    /// Arithmetic script text evaluated, with the label of the result: what the text
     /// expanded (`a[$(cat f)]=1`) and every variable the expression read
     /// (`$((x + 1))` of a secret `x` is secret).
     pub(crate) fn eval_arith_labeled(&mut self, text: &str) -> Result<(i64, Label), Stop> {

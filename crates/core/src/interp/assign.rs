@@ -187,11 +187,11 @@ impl Shell {
                 Ok(m.get(&key).cloned().unwrap_or_default())
             }
             Some(super::Value::Array(m)) => {
-                let i = self.eval_arith_text(idx)?;
+                let i = self.eval_subscript(idx)?;
                 let i = self.vars.element_index(name, i);
                 Ok(m.get(&i).cloned().unwrap_or_default())
             }
-            Some(super::Value::Str(s)) => Ok(if self.eval_arith_text(idx)? == 0 {
+            Some(super::Value::Str(s)) => Ok(if self.eval_subscript(idx)? == 0 {
                 s
             } else {
                 String::new()

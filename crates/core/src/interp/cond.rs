@@ -97,6 +97,25 @@ impl Shell {
         }
     }
 
+    /// `-v NAME[SUBSCRIPT]`: an indexed array's subscript is arithmetic, as
+    /// anywhere else (`a[i]`, `a[1+1]`, `a[-1]`), and an error in it ends a
+    /// string script; everything else is [`Shell::var_is_set`].
+    fn element_is_set(&mut self, s: &str) -> Result<bool, Stop> {
+        if let Some((name, idx)) = s.strip_suffix(']').and_then(|x| x.split_once('['))
+            && idx != "@"
+            && idx != "*"
+            && let Some(super::Value::Array(_)) = self.vars.get(name).map(|v| &v.value)
+        {
+            let i = self.eval_subscript(idx)?;
+            let i = self.vars.element_index(name, i);
+            return Ok(matches!(
+                self.vars.get(name).map(|v| &v.value),
+                Some(super::Value::Array(a)) if a.contains_key(&i)
+            ));
+        }
+        Ok(self.var_is_set(s))
+    }
+
     fn var_is_set(&self, s: &str) -> bool {
         // `-v 1`: a positional parameter.
         if let Ok(n) = s.parse::<usize>() {
@@ -159,7 +178,11 @@ impl Shell {
             X::UnaryTest(pred, w) => {
                 let v = self.expand_word_single(w)?;
                 self.pc.join_assign(&v.label);
-                Some(self.unary_test(pred, &v.text).map_err(refused)?)
+                if matches!(pred, UP::ShellVariableIsSetAndAssigned) {
+                    Some(self.element_is_set(&v.text)?)
+                } else {
+                    Some(self.unary_test(pred, &v.text).map_err(refused)?)
+                }
             }
             X::BinaryTest(pred, l, r) => {
                 let left = self.expand_word_single(l)?;
@@ -320,6 +343,7 @@ impl Shell {
             Ok(false) => 1,
             Err(TestError::Usage) => 2,
             Err(TestError::Refused(r)) => return Err(refused(r)),
+            Err(TestError::Stop(stop)) => return Err(stop),
         })
     }
 
@@ -331,6 +355,9 @@ impl Shell {
             T::Or(a, b) => self.eval_test_expr(a, name)? || self.eval_test_expr(b, name)?,
             T::Not(a) => !self.eval_test_expr(a, name)?,
             T::Parenthesized(a) => self.eval_test_expr(a, name)?,
+            T::UnaryTest(UP::ShellVariableIsSetAndAssigned, s) => {
+                self.element_is_set(s).map_err(TestError::Stop)?
+            }
             T::UnaryTest(p, s) => self.unary_test(p, s)?,
             T::BinaryTest(p, a, b) => match p {
                 BP::ArithmeticEqualTo
@@ -366,6 +393,8 @@ impl Shell {
 enum TestError {
     /// A usage error (status 2, already reported).
     Usage,
+    /// Evaluating an operand stopped the command (an error in a subscript).
+    Stop(Stop),
     /// A file test on a path the script may not look at: the script stops.
     Refused(Refusal),
 }
