@@ -98,7 +98,10 @@ impl Var {
 /// All variables of a shell.
 #[derive(Debug, Clone, Default)]
 pub struct Vars {
-    map: super::FastMap<String, Var>,
+    /// Shared with the clones of this shell until one of them changes a
+    /// variable: a subshell (`$(…)`, a pipeline stage, the policy's pre-check)
+    /// that only reads them never copies the table.
+    map: std::sync::Arc<super::FastMap<String, Var>>,
     /// One frame per active function call: the outer values `local` displaced.
     frames: Vec<Vec<(String, Option<Var>)>>,
     /// `x=v cmd` bindings in force, innermost last (see [`Vars::push_temp`]).
@@ -161,13 +164,22 @@ impl Vars {
 
     /// Mutable access.
     pub fn get_mut(&mut self, name: &str) -> Option<&mut Var> {
-        self.map.get_mut(name)
+        if !self.map.contains_key(name) {
+            // Nothing to change: keep sharing the table.
+            return None;
+        }
+        self.table().get_mut(name)
+    }
+
+    /// The table, to change: copied first when a clone of the shell shares it.
+    fn table(&mut self) -> &mut super::FastMap<String, Var> {
+        std::sync::Arc::make_mut(&mut self.map)
     }
 
     /// Sets a scalar, keeping the export flag.
     pub fn set(&mut self, name: &str, value: String, label: Label) -> Result<(), ReadonlyError> {
         self.assigned(name);
-        match self.map.get_mut(name) {
+        match self.table().get_mut(name) {
             Some(v) if v.readonly => Err(ReadonlyError(name.to_string())),
             Some(v) => {
                 match &mut v.value {
@@ -187,7 +199,8 @@ impl Vars {
                 Ok(())
             }
             None => {
-                self.map.insert(name.to_string(), Var::scalar(value, label));
+                self.table()
+                    .insert(name.to_string(), Var::scalar(value, label));
                 Ok(())
             }
         }
@@ -203,7 +216,7 @@ impl Vars {
     ) -> Result<(), ReadonlyError> {
         self.assigned(name);
         let v = self
-            .map
+            .table()
             .entry(name.to_string())
             .or_insert_with(|| Var::new(Value::Array(BTreeMap::new()), label.clone()));
         if v.readonly {
@@ -237,7 +250,7 @@ impl Vars {
     ) -> Result<(), ReadonlyError> {
         self.assigned(name);
         let v = self
-            .map
+            .table()
             .entry(name.to_string())
             .or_insert_with(|| Var::new(Value::Assoc(BTreeMap::new()), label.clone()));
         if v.readonly {
@@ -258,7 +271,7 @@ impl Vars {
         }
         let mut var = Var::new(Value::Assoc(BTreeMap::new()), Label::empty());
         var.name_label = label;
-        self.map.insert(name.to_string(), var);
+        self.table().insert(name.to_string(), var);
     }
 
     /// Replaces a variable's value with a whole array.
@@ -269,7 +282,7 @@ impl Vars {
         label: Label,
     ) -> Result<(), ReadonlyError> {
         self.assigned(name);
-        match self.map.get_mut(name) {
+        match self.table().get_mut(name) {
             Some(v) if v.readonly => Err(ReadonlyError(name.to_string())),
             Some(v) => {
                 v.value = Value::Array(items);
@@ -277,7 +290,7 @@ impl Vars {
                 Ok(())
             }
             None => {
-                self.map
+                self.table()
                     .insert(name.to_string(), Var::new(Value::Array(items), label));
                 Ok(())
             }
@@ -289,7 +302,9 @@ impl Vars {
         if self.map.get(name).is_some_and(|v| v.readonly) {
             return Err(ReadonlyError(name.to_string()));
         }
-        self.map.remove(name);
+        if self.map.contains_key(name) {
+            self.table().remove(name);
+        }
         Ok(())
     }
 
@@ -363,10 +378,10 @@ impl Vars {
             }
             match t.outer {
                 Some(v) => {
-                    self.map.insert(t.name, v);
+                    self.table().insert(t.name, v);
                 }
                 None => {
-                    self.map.remove(&t.name);
+                    self.table().remove(&t.name);
                 }
             }
         }
@@ -401,10 +416,10 @@ impl Vars {
         t.live = false;
         match t.outer.take() {
             Some(v) => {
-                self.map.insert(name.to_string(), v);
+                self.table().insert(name.to_string(), v);
             }
             None => {
-                self.map.remove(name);
+                self.table().remove(name);
             }
         }
         Ok(())
@@ -423,7 +438,7 @@ impl Vars {
 
     /// Inserts a variable whole.
     pub fn insert(&mut self, name: &str, var: Var) {
-        self.map.insert(name.to_string(), var);
+        self.table().insert(name.to_string(), var);
     }
 
     /// Starts a function-call frame.
@@ -438,10 +453,10 @@ impl Vars {
                 self.declared.remove(&name);
                 match old {
                     Some(v) => {
-                        self.map.insert(name, v);
+                        self.table().insert(name, v);
                     }
                     None => {
-                        self.map.remove(&name);
+                        self.table().remove(&name);
                     }
                 }
             }
@@ -490,7 +505,7 @@ impl Vars {
     /// Joins `label` into the name label of `name` (when it exists): the name was
     /// given by a word carrying `label` (`declare "$n=…"`, `read "$n"`).
     pub fn name_from(&mut self, name: &str, label: &Label) {
-        if let Some(v) = self.map.get_mut(name) {
+        if let Some(v) = self.get_mut(name) {
             v.name_label.join_assign(label);
         }
     }

@@ -49,8 +49,12 @@ pub struct LazyMatcher {
 #[derive(Clone, Debug)]
 struct Literals {
     prefix: Vec<u8>,
-    /// (Searchers built once: building one costs more than the search.)
-    middle: Vec<memchr::memmem::Finder<'static>>,
+    middle: Vec<Vec<u8>>,
+    /// Searchers for `middle`, built once on first need: building one costs
+    /// more than the search, and the first build asks the CPU for its
+    /// features (`cpuid`, a VM exit each under a hypervisor): a start that
+    /// matches nothing past a prefix or suffix should not pay for it.
+    finders: std::sync::OnceLock<Vec<memchr::memmem::Finder<'static>>>,
     suffix: Vec<u8>,
 }
 
@@ -75,8 +79,9 @@ impl Literals {
                 .iter()
                 .map(|m| m.trim_matches('/'))
                 .filter(|m| !m.is_empty())
-                .map(|m| memchr::memmem::Finder::new(m.as_bytes()).into_owned())
+                .map(|m| m.as_bytes().to_vec())
                 .collect(),
+            finders: std::sync::OnceLock::new(),
             suffix: last.trim_start_matches('/').as_bytes().to_vec(),
         })
     }
@@ -84,7 +89,17 @@ impl Literals {
     fn may_match(&self, text: &[u8]) -> bool {
         text.starts_with(&self.prefix)
             && text.ends_with(&self.suffix)
-            && self.middle.iter().all(|m| m.find(text).is_some())
+            && (self.middle.is_empty()
+                || self
+                    .finders
+                    .get_or_init(|| {
+                        self.middle
+                            .iter()
+                            .map(|m| memchr::memmem::Finder::new(m).into_owned())
+                            .collect()
+                    })
+                    .iter()
+                    .all(|m| m.find(text).is_some()))
     }
 }
 
