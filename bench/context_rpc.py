@@ -2,7 +2,7 @@
 """context.set + context.get round trips per second over JSON-RPC (issue 17).
 
 Usage: bench/context_rpc.py [SAFESH] [N]
-  SAFESH  the binary (default: target/release/safesh)
+  SAFESH  the binary (default: the release build, bench/release_path.sh)
   N       set+get pairs (default: 5000)
 
 Starts one `safesh rpc` in a fresh state dir (XDG_STATE_HOME in a temp dir) and
@@ -13,6 +13,7 @@ request (user + system, from wait4) and the client's, with the load average:
 on a shared machine the rate moves with the load, the server's CPU much less.
 """
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,7 +21,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rpc_client import Rpc  # noqa: E402
 
-safesh = sys.argv[1] if len(sys.argv) > 1 else "target/release/safesh"
+safesh = sys.argv[1] if len(sys.argv) > 1 else subprocess.run(
+    [os.path.join(os.path.dirname(os.path.abspath(__file__)), "release_path.sh")],
+    capture_output=True, text=True, check=True).stdout.strip()
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -4,7 +4,7 @@
 # and through safesh's in-process jq, and prints every case whose stdout,
 # stderr or exit status differ, then the count.
 #
-#   bench/jq_matrix.sh [SAFESH] [JQ]     (defaults: target/debug/safesh, /usr/bin/jq)
+#   bench/jq_matrix.sh [SAFESH] [JQ]     (defaults: the debug build, /usr/bin/jq)
 #   bench/jq_matrix.sh --cases FILE [SAFESH] [JQ]
 #                                        re-run the cases listed in FILE, a
 #                                        report of this script (DIFF lines)
@@ -23,7 +23,7 @@ if [ "${1:-}" = --cases ]; then
   cases_file=$2
   shift 2
 fi
-safesh=${1:-$root/target/debug/safesh}
+safesh=${1:-$root/target/$(rustc -vV | sed -n 's/^host: //p')/debug/safesh}
 jq=${2:-/usr/bin/jq}
 matrix=$root/crates/tools-jq/tests/data/builtin_matrix.txt
 export LC_ALL=C

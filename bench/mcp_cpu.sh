@@ -5,7 +5,7 @@
 #   bench/mcp_cpu.sh [SAFESH] [CLIENTS] [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-S="${1:-$PWD/target/release/safesh}"
+S="${1:-$(bench/release_path.sh)}"
 clients="${2:-100}"
 secs="${3:-5}"
 B="${BENCH_DIR:-/tmp/safesh-bench}"

@@ -3,7 +3,7 @@
 # session on one keep-alive connection, call `exec` with a trivial script for
 # SECONDS seconds (bench/mcp_load.rs, built here with a bare `rustc -O`).
 #   bench/mcp_http.sh [SAFESH] [CLIENTS] [SECONDS] [SCRIPT]
-# SAFESH defaults to target/release/safesh (build it first: bench/run.sh does).
+# SAFESH defaults to the release build (bench/release_path.sh) (build it first: bench/run.sh does).
 # Prints calls/s and latency percentiles (p50/p90/p99/max).
 # Environment: RATE=N offers N calls/s in all (open load, latency counted from
 # each call's scheduled time; without it each client waits for its answer:
@@ -14,7 +14,7 @@
 # the same two cores otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-S="${1:-$PWD/target/release/safesh}"
+S="${1:-$(bench/release_path.sh)}"
 clients="${2:-100}"
 seconds="${3:-10}"
 script="${4:-true}"

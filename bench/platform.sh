@@ -7,7 +7,7 @@
 #   bench/platform.sh            (SAFESH=path to the binary, default the release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-S="${SAFESH:-$PWD/target/release/safesh}"
+S="${SAFESH:-$(bench/release_path.sh)}"
 B="${BENCH_DIR:-/tmp/safesh-bench}/platform"
 rm -rf "$B" && mkdir -p "$B/proj/big" "$B/home" "$B/state"
 export LC_ALL=C XDG_STATE_HOME="$B/state" HOME="$B/home"

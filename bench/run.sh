@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p safesh
-S="$PWD/target/release/safesh"
+S="$(bench/release_path.sh)"
 B="${BENCH_DIR:-/tmp/safesh-bench}"
 mkdir -p "$B"
 export LC_ALL=C
@@ -67,7 +67,7 @@ labels() {
     # What label tracking costs: the same corpus with a build whose joins do nothing
     # (feature `untracked`, a separate target dir; never reachable from a config).
     CARGO_TARGET_DIR="$PWD/target/untracked" cargo build --release -q -p safesh --features untracked
-    local U="$PWD/target/untracked/release/safesh"
+    local U; U="$(CARGO_TARGET_DIR="$PWD/target/untracked" bench/release_path.sh)"
     local p; p=$(project)
     for f in bench/corpus/*.sh; do
         hyperfine -N --warmup 3 --runs "$runs" --export-markdown "$B/labels-$(basename "$f" .sh).md" \
@@ -81,7 +81,7 @@ labels_callgrind() {
     # up to thread interleaving, so each script runs $CG_RUNS times per build and
     # the smallest total is kept. Needs valgrind.
     CARGO_TARGET_DIR="$PWD/target/untracked" cargo build --release -q -p safesh --features untracked
-    local U="$PWD/target/untracked/release/safesh"
+    local U; U="$(CARGO_TARGET_DIR="$PWD/target/untracked" bench/release_path.sh)"
     local p; p=$(project)
     local out="$B/callgrind"; mkdir -p "$out"
     echo "| script | tracked (Ir) | untracked (Ir) | overhead |"

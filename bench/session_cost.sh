@@ -7,7 +7,7 @@
 #   bench/session_cost.sh [N]        (default 100; SAFESH=path to the binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-S="${SAFESH:-$PWD/target/release/safesh}"
+S="${SAFESH:-$(bench/release_path.sh)}"
 N="${1:-100}"
 B="${BENCH_DIR:-/tmp/safesh-bench}/session"
 mkdir -p "$B/proj" "$B/home"

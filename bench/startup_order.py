@@ -27,25 +27,42 @@ import tempfile
 root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 env = dict(os.environ, SAFESH_LINK_MAP="1")
 subprocess.run(["cargo", "build", "--release", "-p", "safesh"], cwd=root, env=env, check=True)
-safesh = os.path.join(root, "target", "release", "safesh")
-maps = glob.glob(os.path.join(root, "target", "release", "build", "safesh-*", "out", "safesh.map"))
+safesh = subprocess.run([os.path.join(root, "bench", "release_path.sh")], capture_output=True,
+                        text=True, check=True).stdout.strip()
+maps = glob.glob(os.path.join(os.path.dirname(safesh), "build", "safesh-*", "out", "safesh.map"))
 link_map = max(maps, key=os.path.getmtime)
 
-# Input sections of the code: (start, end, symbol), from lld's map lines
+# Input sections of the code: (start, end, name), from lld's map lines
 # `VMA LMA SIZE ALIGN file:(.text.<symbol>)` (function sections: one each).
+# C code linked from archives (glibc's libc.a in the static build) has plain
+# `.text` (or `.text.<variant>`: `.text.evex`) sections, a function or a few
+# each: those are named by the first symbol the map lists in them.
 sections = []
-line_re = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+.*:\((\.text\.[^)]+)\)\s*$")
+line_re = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+(.*):\((\.text(?:\.[^)]+)?)\)\s*$")
+symbol_re = re.compile(r"^\s*[0-9a-f]+\s+[0-9a-f]+\s+[0-9a-f]+\s+\d+\s+(\S+)\s*$")
+pending = None  # (start, end) of a section waiting for its first symbol's name
 with open(link_map, errors="replace") as f:
     for line in f:
         m = line_re.match(line)
         if not m:
+            if pending:
+                s = symbol_re.match(line)
+                if s:
+                    sections.append((*pending, s.group(1)))
+                pending = None
             continue
-        start, size, name = int(m.group(1), 16), int(m.group(2), 16), m.group(3)
+        pending = None
+        start, size, obj, name = int(m.group(1), 16), int(m.group(2), 16), m.group(3), m.group(4)
+        if not size:
+            continue
+        if name == ".text" or (obj.endswith(".o)") and ".rlib(" not in obj):
+            pending = (start, start + size)
+            continue
         for prefix in (".text.unlikely.", ".text.hot.", ".text.startup.", ".text.split.", ".text."):
             if name.startswith(prefix):
                 name = name[len(prefix):]
                 break
-        if size and name:
+        if name:
             sections.append((start, start + size, name))
 sections.sort()
 starts = [s[0] for s in sections]

@@ -3,7 +3,7 @@
 # hits all of them alike): `perf stat -r 500 -e task-clock CMD -c true` per
 # round and shell, then the median and minimum of each.
 #   bench/startup_rounds.sh ROUNDS SHELL...
-#   LC_ALL=C bench/startup_rounds.sh 6 target/release/safesh bash
+#   LC_ALL=C bench/startup_rounds.sh 6 "$(bench/release_path.sh)" bash
 # Run from /tmp or another directory without a safesh.toml. Needs perf.
 set -euo pipefail
 rounds="$1"

@@ -6,7 +6,7 @@
 # Per call = (time of the run) / N; the difference is what a worker costs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-S="${SAFESH:-$PWD/target/release/safesh}"
+S="${SAFESH:-$(bench/release_path.sh)}"
 N="${1:-100}"
 B="${BENCH_DIR:-/tmp/safesh-bench}/worker"
 mkdir -p "$B/proj"

@@ -4,7 +4,7 @@ vendored here) in bash and in safesh and counts the cases whose stdout and
 exit status agree under both LC_ALL=C and C.UTF-8 (bash is the oracle; the
 `## STDOUT:` expectations in the files are not used).
 
-    SAFESH=target/release/safesh bench/oils/run.py SPEC_DIR/*.test.sh
+    SAFESH=$(bench/release_path.sh) bench/oils/run.py SPEC_DIR/*.test.sh
     V=1 ...        # print each differing case's outputs
     LOCS=C ...     # one locale only
 
@@ -15,7 +15,8 @@ a fresh temp dir as cwd and HOME, with a 20 s limit. Last count: 954/957
 """
 import sys, os, subprocess, tempfile, re, shutil
 HERE = os.path.dirname(os.path.abspath(__file__))
-SAFESH = os.environ.get('SAFESH', os.path.join(HERE, '..', '..', 'target', 'release', 'safesh'))
+SAFESH = os.environ.get('SAFESH') or subprocess.run(
+    [os.path.join(HERE, '..', 'release_path.sh')], capture_output=True, text=True, check=True).stdout.strip()
 prelude = open(os.path.join(HERE, 'prelude.sh')).read()
 def cases(path):
     name=None; body=[]

@@ -1,14 +1,18 @@
 //! Links the `safesh` binary for a fast start on Linux:
-//! * as a non-PIE executable: its relocations are then resolved at link time
-//!   instead of at every start (~17k of them);
+//! * statically, where .cargo/config.toml asks for it (x86_64 glibc: `crt-static`
+//!   and `relocation-model=static`): no shared library to map, no symbol to
+//!   look up (~270 of them), no relocation to apply;
+//! * as a non-PIE executable otherwise too: its relocations are then resolved
+//!   at link time instead of at every start (~17k of them);
 //! * in an optimized build linked by rust-lld (rustc's default linker for
 //!   x86_64 Linux since 1.90), with the functions a start runs
 //!   (`startup.order`, written by `bench/startup_order.py`) placed together:
 //!   a start then faults in a few pages of code instead of ~75 scattered over
 //!   27 MB. With another linker the build is the same, those pages cost more;
-//! * with gcc's unwinder linked in statically (`libgcc_eh.a`) where cc has it:
-//!   libgcc_s.so is then not loaded, and its constructor's `cpuid`s (each a
-//!   VM exit on a virtual machine: ~40 µs of every start) do not run.
+//! * when linked dynamically, with gcc's unwinder linked in statically
+//!   (`libgcc_eh.a`) where cc has it: libgcc_s.so is then not loaded, and its
+//!   constructor's `cpuid`s (each a VM exit on a virtual machine: ~40 µs of
+//!   every start) do not run.
 
 use std::path::Path;
 
@@ -21,7 +25,11 @@ fn main() {
         return;
     }
     println!("cargo:rustc-link-arg-bins=-no-pie");
+    // (A static build links the unwinder statically already.)
+    let static_crt = std::env::var("CARGO_CFG_TARGET_FEATURE")
+        .is_ok_and(|f| f.split(',').any(|f| f == "crt-static"));
     if target.ends_with("-linux-gnu")
+        && !static_crt
         && let Some(dir) = libgcc_eh_dir()
     {
         println!("cargo:rustc-link-search=native={}", dir.display());

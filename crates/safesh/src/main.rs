@@ -21,6 +21,8 @@
 mod args;
 mod cli;
 mod code_cmd;
+// A static build links glibc's libm.a: nothing is loaded at start either way.
+#[cfg(not(target_feature = "crt-static"))]
 mod lazy_libm;
 mod repl_cmd;
 mod serve;

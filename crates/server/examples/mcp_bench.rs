@@ -3,9 +3,10 @@
 //!
 //! ```text
 //! cargo build --release -p safesh
-//! cargo run --release -p safesh-server --example mcp_bench -- target/release/safesh [N] [CONCURRENCY] [SCRIPT]
+//! cargo run --release -p safesh-server --example mcp_bench -- [SAFESH] [N] [CONCURRENCY] [SCRIPT]
 //! ```
 //!
+//! SAFESH defaults to the `safesh` of the same build (next to `examples/`).
 //! Prints the sequential rate (one call at a time) and the rate with
 //! CONCURRENCY calls in flight (default 8). `BENCH_IN_SESSION=1`: every call in
 //! one named session (no fresh session per call). `BENCH_CONFIG=FILE`: pass
@@ -51,7 +52,12 @@ async fn main() {
     let bin = argv
         .get(1)
         .cloned()
-        .unwrap_or_else(|| "target/release/safesh".into());
+        .or_else(|| {
+            let exe = std::env::current_exe().ok()?;
+            let dir = exe.parent()?.parent()?;
+            Some(dir.join("safesh").to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "safesh".into());
     let n: usize = argv.get(2).and_then(|s| s.parse().ok()).unwrap_or(5000);
     let conc: usize = argv.get(3).and_then(|s| s.parse().ok()).unwrap_or(8);
     let script = argv.get(4).cloned().unwrap_or_else(|| "echo hi".into());

@@ -499,10 +499,12 @@ fn a_parser_panic_is_caught_in_the_shipped_binary() {
     assert_eq!(r["result"]["output"], "alive\n", "{r}");
 }
 
-/// The binary forwards the math functions to libm.so.6, opened on first use
-/// (`src/lazy_libm.rs`): a start that computes nothing does not load it (the
-/// dynamic loader's own trace says which libraries it opens), and math gives
-/// glibc's results bit for bit, as awk and jq on this machine print them.
+/// A dynamically linked binary forwards the math functions to libm.so.6,
+/// opened on first use (`src/lazy_libm.rs`): a start that computes nothing does
+/// not load it (the dynamic loader's own trace says which libraries it opens).
+/// A statically linked one (x86_64 glibc, .cargo/config.toml) has libm inside
+/// and loads nothing. Either way math gives glibc's results bit for bit, as awk
+/// and jq on this machine print them.
 #[test]
 fn the_math_library_is_loaded_only_when_math_is_used() {
     let home = Home::new();
@@ -518,20 +520,29 @@ fn the_math_library_is_loaded_only_when_math_is_used() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
+    let dynamic = has_interpreter(std::path::Path::new(env!("CARGO_BIN_EXE_safesh")));
     let (_, trace) = traced("true");
-    assert!(
-        trace.contains("libc.so.6"),
-        "LD_DEBUG traced nothing: {trace}"
-    );
-    assert!(!trace.contains("libm.so"), "libm loaded at start: {trace}");
+    if dynamic {
+        assert!(
+            trace.contains("libc.so.6"),
+            "LD_DEBUG traced nothing: {trace}"
+        );
+        assert!(!trace.contains("libm.so"), "libm loaded at start: {trace}");
+    } else {
+        assert!(!trace.contains(".so"), "a static binary loaded: {trace}");
+    }
 
     let awk = "BEGIN { print sin(1), cos(2), exp(3), log(7), atan2(1, 3), 2 ^ 0.5; printf \"%.17g %.17g\\n\", exp(1), sin(1e22) }";
     let jq = "[1|sin, (2|cos), (0.5|asin), (3|log2), (1e-10|log1p), pow(2; 0.5), (8|cbrt), (3|frexp), (2.5|modf)]";
     let (out, trace) = traced(&format!("awk '{awk}'; jq -nc '{jq}'"));
-    assert!(
-        trace.contains("libm.so.6"),
-        "math ran without libm: {trace}"
-    );
+    if dynamic {
+        assert!(
+            trace.contains("libm.so.6"),
+            "math ran without libm: {trace}"
+        );
+    } else {
+        assert!(!trace.contains(".so"), "a static binary loaded: {trace}");
+    }
     let oracle = |program: &str, args: &[&str]| {
         let out = std::process::Command::new(program)
             .args(args)
@@ -541,4 +552,17 @@ fn the_math_library_is_loaded_only_when_math_is_used() {
     };
     let want = oracle("awk", &[awk]) + &oracle("jq", &["-nc", jq]);
     assert_eq!(out, want);
+}
+
+/// True when the ELF executable at `path` names a program interpreter
+/// (`PT_INTERP`: it is linked dynamically).
+fn has_interpreter(path: &std::path::Path) -> bool {
+    let elf = std::fs::read(path).expect("the binary reads");
+    let u16_at = |o: usize| u16::from_le_bytes([elf[o], elf[o + 1]]) as usize;
+    let phoff = u64::from_le_bytes(elf[0x20..0x28].try_into().expect("8 bytes")) as usize;
+    let (size, count) = (u16_at(0x36), u16_at(0x38));
+    (0..count).any(|i| {
+        let at = phoff + i * size;
+        u32::from_le_bytes(elf[at..at + 4].try_into().expect("4 bytes")) == 3
+    })
 }

@@ -312,6 +312,14 @@ fn cargo_spec(w: &World, args: &[&str]) -> Option<safesh_sandbox::Spec> {
     ));
     s.env.push(("CARGO_TERM_COLOR".into(), "never".into()));
     s.read = vec![home.join(".cargo"), home.join(".rustup")];
+    // cargo also reads the `.cargo/config.toml` of every directory above the
+    // project (this suite's projects live under the repository's target dir).
+    s.read.extend(
+        w.root
+            .ancestors()
+            .map(|a| a.join(".cargo"))
+            .filter(|c| c.is_dir() && *c != home.join(".cargo")),
+    );
     s.write.push(home.join(".cargo/registry"));
     s.exec = vec![
         home.join(".rustup/toolchains"),
