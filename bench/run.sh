@@ -110,6 +110,9 @@ big() {
         awk 'BEGIN { srand(3); for (i = 1; i <= 4000000; i++) printf "%d,user%d,city%d,%d,some padding text to make lines longer %d\n", i, int(rand()*5000), int(rand()*300), int(rand()*100000), i % 977 }' > "$f"
     fi
     ls -la "$f"
+    # From $B: safesh's default policy reads and writes only under the
+    # directory it starts in (the repository's root would refuse $B).
+    cd "$B"
     for pair in \
         "grep -c city12 $f" \
         "wc -l $f" \
@@ -140,6 +143,9 @@ log3m() {
                     w[int(rand()*12)+1], w[int(rand()*12)+1], w[int(rand()*12)+1] }' > "$f"
     fi
     ls -la "$f"
+    # From $B: safesh's default policy reads and writes only under the
+    # directory it starts in (the repository's root would refuse $B).
+    cd "$B"
     for pair in \
         "wc -l $f" \
         "wc -c $f" \
@@ -157,6 +163,7 @@ log3m() {
         printf '    GNU '
         /usr/bin/time -f "%M" bash -c "$cmd > $B/out.txt" 2>&1 | tail -1
     done
+    cd - >/dev/null
 }
 
 mcp_http() {
