@@ -104,7 +104,7 @@ pub fn paths(argv: &[String]) -> Vec<(String, Access)> {
             Read,
             None,
         ),
-        "expand" => ("t", &["--tabs"], 0, Read, None),
+        "expand" | "unexpand" => ("t", &["--tabs"], 0, Read, None),
         "paste" => ("d", &["--delimiters"], 0, Read, None),
         "od" => (
             "AjNtw",

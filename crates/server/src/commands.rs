@@ -83,6 +83,7 @@ const DESCRIPTIONS: &[(&str, &str)] = &[
     ("touch", "change file timestamps or create empty files"),
     ("tr", "translate or delete characters"),
     ("tree", "list a directory tree"),
+    ("unexpand", "convert blanks to tabs"),
     ("uniq", "report or omit repeated lines"),
     ("wc", "count lines, words and bytes"),
     ("xargs", "build and run commands from stdin"),

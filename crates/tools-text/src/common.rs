@@ -297,6 +297,8 @@ pub fn each_chunk(
         let mut input = match open_input(&mut *ctx.stdin, host, &cwd, f) {
             Ok(i) => i,
             Err(e) => {
+                // What was written comes first, as GNU's error() flushes stdout.
+                out.flush()?;
                 warn_io(&mut *ctx.stderr, &name, f, &e);
                 status = 1;
                 continue;
@@ -308,6 +310,7 @@ pub fn each_chunk(
                 Ok(n) => each(Some(&buf[..n]), &mut out)?,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
+                    out.flush()?;
                     warn_io(&mut *ctx.stderr, &name, f, &e);
                     status = 1;
                     break;

@@ -47,8 +47,8 @@ pub fn expand(ctx: &mut UtilCtx<'_>) -> UtilResult {
     finish(ctx, r)
 }
 
-/// Where tabs stop.
-struct TabStops {
+/// Where tabs stop (`-t`'s list; `unexpand` reads the same).
+pub(crate) struct TabStops {
     /// Every this many columns (a single size, or none given: 8).
     every: Option<u64>,
     /// Explicit stops, ascending.
@@ -60,7 +60,8 @@ struct TabStops {
 }
 
 impl TabStops {
-    fn parse(text: &str) -> Result<TabStops, String> {
+    /// Parses a `-t` list (items joined by `,`); the message is GNU's.
+    pub(crate) fn parse(text: &str) -> Result<TabStops, String> {
         let mut list = Vec::new();
         let (mut extend, mut increment) = (None, None);
         for item in text.split([',', ' ', '\t']).filter(|s| !s.is_empty()) {
@@ -115,7 +116,7 @@ impl TabStops {
 
     /// The column of the next stop after `column` (`index`: the first list
     /// entry not yet passed on this line), or `None` past the last one.
-    fn next(&self, column: u64, index: &mut usize) -> Option<u64> {
+    pub(crate) fn next(&self, column: u64, index: &mut usize) -> Option<u64> {
         if let Some(n) = self.every {
             return Some(column + (n - column % n));
         }

@@ -1,5 +1,5 @@
 //! In-process utilities: line and text filters (cat, head, tail, wc, sort, uniq,
-//! cut, tr, paste, tac, rev, nl, fold, expand, column, join), faithful to GNU coreutils in the C locale.
+//! cut, tr, paste, tac, rev, nl, fold, expand, unexpand, column, join), faithful to GNU coreutils in the C locale.
 
 use safesh_utils::UtilFn;
 
@@ -18,6 +18,7 @@ mod sort;
 mod tac;
 mod tail;
 mod tr;
+mod unexpand;
 mod uniq;
 mod wc;
 
@@ -37,6 +38,7 @@ pub static UTILS: &[(&str, UtilFn)] = &[
     ("tac", tac::tac),
     ("tail", tail::tail),
     ("tr", tr::tr),
+    ("unexpand", unexpand::unexpand),
     ("uniq", uniq::uniq),
     ("wc", wc::wc),
 ];

@@ -22,6 +22,7 @@ mod text {
     pub mod tac;
     pub mod tail;
     pub mod tr;
+    pub mod unexpand;
     pub mod uniq;
     pub mod wc;
 }

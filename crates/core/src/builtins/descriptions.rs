@@ -398,6 +398,11 @@ pub static UTILITIES: &[Description] = &[
     ),
     d("tr", "[-dsc] SET1 [SET2]", "translate or delete characters"),
     d("tree", "[-a] [-L N] [DIR]", "list a directory as a tree"),
+    d(
+        "unexpand",
+        "[-a] [--first-only] [-t N|LIST] [FILE...]",
+        "convert blanks to tabs",
+    ),
     d("uniq", "[-cdu] [FILE]", "drop repeated adjacent lines"),
     d("wc", "[-lwcm] [FILE...]", "count lines, words and bytes"),
     d(
