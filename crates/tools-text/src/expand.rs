@@ -23,20 +23,8 @@ pub fn expand(ctx: &mut UtilCtx<'_>) -> UtilResult {
         Ok(p) => p,
         Err(e) => return Ok(usage(ctx, &e, 1)),
     };
-    let mut list = String::new();
-    for t in p.values("t") {
-        if !list.is_empty() {
-            list.push(',');
-        }
-        list.push_str(t);
-    }
-    let stops = match TabStops::parse(&list) {
-        Ok(s) => s,
-        Err(msg) => {
-            let name = ctx.name().to_string();
-            let _ = writeln!(ctx.stderr, "{name}: {msg}");
-            return Ok(1);
-        }
+    let Some(stops) = TabStops::from_options(ctx, &p.values("t")) else {
+        return Ok(1);
     };
     let files = if p.operands.is_empty() {
         vec!["-".to_string()]
@@ -60,6 +48,17 @@ pub(crate) struct TabStops {
 }
 
 impl TabStops {
+    /// The stops the `-t` values list (each a list itself), or `None` after
+    /// GNU's message on stderr.
+    pub(crate) fn from_options(ctx: &mut UtilCtx<'_>, values: &[&str]) -> Option<TabStops> {
+        TabStops::parse(&values.join(","))
+            .map_err(|msg| {
+                let name = ctx.name().to_string();
+                let _ = writeln!(ctx.stderr, "{name}: {msg}");
+            })
+            .ok()
+    }
+
     /// Parses a `-t` list (items joined by `,`); the message is GNU's.
     pub(crate) fn parse(text: &str) -> Result<TabStops, String> {
         let mut list = Vec::new();

@@ -35,13 +35,8 @@ pub fn unexpand(ctx: &mut UtilCtx<'_>) -> UtilResult {
     };
     let lists = p.values("t");
     let whole_lines = !p.has("first-only") && (p.has("a") || lists.len() > obsolete);
-    let stops = match TabStops::parse(&lists.join(",")) {
-        Ok(s) => s,
-        Err(msg) => {
-            let name = ctx.name().to_string();
-            let _ = writeln!(ctx.stderr, "{name}: {msg}");
-            return Ok(1);
-        }
+    let Some(stops) = TabStops::from_options(ctx, &lists) else {
+        return Ok(1);
     };
     let files = if p.operands.is_empty() {
         vec!["-".to_string()]
