@@ -9,10 +9,10 @@
 //! a byte that is not text there (any byte past 0x7f in the C locale) is shown
 //! as `\xHH`.
 
-use crate::common::{BUF, Input, finish, open_file, usage, warn_io};
+use crate::common::{BUF, Input, each_line, finish, open_file, usage, warn_io};
 use safesh_utils::args::{self, Spec};
 use safesh_utils::{UtilCtx, UtilResult};
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use unicode_width::UnicodeWidthChar;
 
 const SPEC: Spec = Spec {
@@ -148,7 +148,6 @@ fn run(ctx: &mut UtilCtx<'_>, o: &Opts, files: &[String]) -> io::Result<i32> {
     let cwd = ctx.cwd.clone();
     let mut status = 0;
     let mut entries: Vec<String> = Vec::new();
-    let mut line = Vec::new();
     // No operand: stdin. util-linux opens every operand as a file, `-` too.
     let stdin_only = [None];
     let named: Vec<Option<&String>> = files.iter().map(Some).collect();
@@ -171,20 +170,9 @@ fn run(ctx: &mut UtilCtx<'_>, o: &Opts, files: &[String]) -> io::Result<i32> {
                 continue;
             }
         };
-        let mut r = BufReader::with_capacity(BUF, input);
-        loop {
-            line.clear();
-            match r.read_until(b'\n', &mut line) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) => {
-                    warn_io(&mut *ctx.stderr, &name, f, &e);
-                    status = 1;
-                    break;
-                }
-            }
+        status |= each_line(input, &mut *ctx.stderr, &name, f, |line| {
             // util-linux reads C strings: a line ends at its first NUL.
-            let end = memchr::memchr2(b'\n', 0, &line).unwrap_or(line.len());
+            let end = memchr::memchr2(b'\n', 0, line).unwrap_or(line.len());
             let text = &line[..end];
             let blank = text
                 .iter()
@@ -192,7 +180,8 @@ fn run(ctx: &mut UtilCtx<'_>, o: &Opts, files: &[String]) -> io::Result<i32> {
             if !blank {
                 entries.push(shown(text, o.utf8));
             }
-        }
+            Ok(())
+        })?;
     }
     let mut out = BufWriter::with_capacity(BUF, &mut *ctx.stdout);
     if o.table {

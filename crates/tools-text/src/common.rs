@@ -278,6 +278,32 @@ pub fn obsolete_number_option(argv: &[String], option: &str) -> Vec<String> {
     out
 }
 
+/// Calls `each` with every line of `input` (its `\n` kept; the last may lack
+/// one). A read error is reported (`name: file: error`) and ends the input
+/// with status 1; an error of `each` (a write) ends the tool.
+pub fn each_line(
+    input: impl Read,
+    stderr: &mut dyn Write,
+    name: &str,
+    file: &str,
+    mut each: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<i32> {
+    use std::io::BufRead;
+    let mut r = io::BufReader::with_capacity(BUF, input);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match r.read_until(b'\n', &mut line) {
+            Ok(0) => return Ok(0),
+            Ok(_) => each(&line)?,
+            Err(e) => {
+                warn_io(stderr, name, file, &e);
+                return Ok(1);
+            }
+        }
+    }
+}
+
 /// Feeds the bytes of every operand (`-`: stdin) to `each` in chunks, in
 /// order, with buffered stdout: `Some(bytes)`, then `None` at the end of each
 /// operand read. An operand that cannot be opened or read is reported

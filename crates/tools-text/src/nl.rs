@@ -2,11 +2,11 @@
 //! `\:\:`, `\:` lines), with GNU's styles, formats and the padding of unnumbered
 //! lines (width plus separator length, in spaces).
 
-use crate::common::{BUF, finish, open_input, usage, warn_io};
+use crate::common::{BUF, each_line, finish, open_input, usage, warn_io};
 use safesh_utils::args::{self, Spec};
 use safesh_utils::posix_regex::{Dialect, Options, Target, translate_with};
 use safesh_utils::{UtilCtx, UtilResult};
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 
 const SPEC: Spec = Spec {
     flags: "p",
@@ -178,7 +178,6 @@ fn run(ctx: &mut UtilCtx<'_>, o: &Opts, files: &[String]) -> io::Result<i32> {
     let cwd = ctx.cwd.clone();
     let mut out = BufWriter::with_capacity(BUF, &mut *ctx.stdout);
     let mut status = 0;
-    let mut line = Vec::new();
     let mut section = 1usize;
     let mut number = o.start;
     let mut blanks = 0u64;
@@ -194,19 +193,8 @@ fn run(ctx: &mut UtilCtx<'_>, o: &Opts, files: &[String]) -> io::Result<i32> {
                 continue;
             }
         };
-        let mut r = BufReader::with_capacity(BUF, input);
-        loop {
-            line.clear();
-            match r.read_until(b'\n', &mut line) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) => {
-                    warn_io(&mut *ctx.stderr, &name, f, &e);
-                    status = 1;
-                    break;
-                }
-            }
-            let (content, _) = crate::common::strip_delim(&line, b'\n');
+        status |= each_line(input, &mut *ctx.stderr, &name, f, |line| {
+            let (content, _) = crate::common::strip_delim(line, b'\n');
             let new_section = if o.delim.is_empty() {
                 None
             } else if content == header.as_slice() {
@@ -223,8 +211,7 @@ fn run(ctx: &mut UtilCtx<'_>, o: &Opts, files: &[String]) -> io::Result<i32> {
                 if o.renumber {
                     number = o.start;
                 }
-                out.write_all(b"\n")?;
-                continue;
+                return out.write_all(b"\n");
             }
             let numbered = match &o.styles[section] {
                 Style::All => {
@@ -259,8 +246,8 @@ fn run(ctx: &mut UtilCtx<'_>, o: &Opts, files: &[String]) -> io::Result<i32> {
                 out.write_all(&pad)?;
             }
             out.write_all(content)?;
-            out.write_all(b"\n")?;
-        }
+            out.write_all(b"\n")
+        })?;
     }
     out.flush()?;
     Ok(status)
