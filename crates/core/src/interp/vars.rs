@@ -164,8 +164,9 @@ impl Vars {
 
     /// Mutable access.
     pub fn get_mut(&mut self, name: &str) -> Option<&mut Var> {
-        if !self.map.contains_key(name) {
-            // Nothing to change: keep sharing the table.
+        // Shared with a clone and no such variable: nothing to change, keep
+        // sharing (an unshared table takes one lookup, as before).
+        if std::sync::Arc::get_mut(&mut self.map).is_none() && !self.map.contains_key(name) {
             return None;
         }
         self.table().get_mut(name)
@@ -302,7 +303,7 @@ impl Vars {
         if self.map.get(name).is_some_and(|v| v.readonly) {
             return Err(ReadonlyError(name.to_string()));
         }
-        if self.map.contains_key(name) {
+        if std::sync::Arc::get_mut(&mut self.map).is_some() || self.map.contains_key(name) {
             self.table().remove(name);
         }
         Ok(())
